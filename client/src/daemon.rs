@@ -1,0 +1,231 @@
+//! Talking to the daemon: connect, start it when absent (detached, logging to a file), check that
+//! it speaks our protocol, and the typed calls the commands use.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use patina_proto::v1 as pb;
+use pb::health_client::HealthClient;
+use pb::repos_client::ReposClient;
+use pb::search_client::SearchClient;
+use tonic::transport::Channel;
+
+/// How long a freshly started daemon may take to accept connections.
+const START_TIMEOUT: Duration = Duration::from_secs(15);
+
+pub(crate) struct Client {
+    channel: Channel,
+}
+
+/// Turn a gRPC status into an error whose message is the daemon's explanation.
+pub(crate) fn status_error(s: tonic::Status) -> anyhow::Error {
+    match s.code() {
+        tonic::Code::Unavailable => anyhow!("the daemon went away: {}", s.message()),
+        _ => anyhow!("{}", s.message()),
+    }
+}
+
+impl Client {
+    /// Connect to a running daemon; fails when none listens.
+    pub async fn connect(socket: &Path) -> Result<Client> {
+        let channel = patina_proto::endpoint::connect(socket)
+            .await
+            .with_context(|| format!("no daemon at {}", socket.display()))?;
+        let mut c = Client { channel };
+        let h = c.health().await?;
+        if h.protocol != patina_proto::PROTOCOL_VERSION {
+            bail!(
+                "the running daemon (version {}, protocol {}) does not speak this client's protocol {}; \
+                 restart it with `patina daemon stop` (the next command starts the new one)",
+                h.version,
+                h.protocol,
+                patina_proto::PROTOCOL_VERSION
+            );
+        }
+        Ok(c)
+    }
+
+    /// Connect, starting the daemon first if nothing listens on `socket`.
+    pub async fn connect_or_start(socket: &Path) -> Result<Client> {
+        match patina_proto::endpoint::connect(socket).await {
+            Ok(_) => return Client::connect(socket).await,
+            Err(_) => start(socket)?,
+        }
+        let deadline = Instant::now() + START_TIMEOUT;
+        let mut delay = Duration::from_millis(5);
+        loop {
+            if let Ok(c) = Client::connect(socket).await {
+                return Ok(c);
+            }
+            if Instant::now() > deadline {
+                bail!(
+                    "started patinad but it did not answer on {} within {}s; see {}",
+                    socket.display(),
+                    START_TIMEOUT.as_secs(),
+                    log_path().display()
+                );
+            }
+            tokio::time::sleep(delay).await;
+            delay = (delay * 2).min(Duration::from_millis(100));
+        }
+    }
+
+    pub async fn health(&mut self) -> Result<pb::CheckResponse> {
+        let r = HealthClient::new(self.channel.clone())
+            .check(pb::CheckRequest { client_protocol: patina_proto::PROTOCOL_VERSION })
+            .await
+            .map_err(status_error)?;
+        Ok(r.into_inner())
+    }
+
+    pub async fn list(&mut self) -> Result<pb::ListResponse> {
+        Ok(ReposClient::new(self.channel.clone()).list(pb::ListRequest {}).await.map_err(status_error)?.into_inner())
+    }
+
+    pub async fn remove(&mut self, key: &str) -> Result<pb::RepoInfo> {
+        let r = ReposClient::new(self.channel.clone())
+            .remove(pb::RemoveRequest { repo: key.into() })
+            .await
+            .map_err(status_error)?;
+        r.into_inner().removed.context("daemon returned no repository")
+    }
+
+    pub async fn query(&mut self, req: pb::QueryRequest) -> Result<pb::QueryResponse, tonic::Status> {
+        Ok(SearchClient::new(self.channel.clone()).query(req).await?.into_inner())
+    }
+
+    /// Register/reindex `path`; with `wait`, follow the progress (a bar on a terminal) to the end.
+    pub async fn add(&mut self, path: &Path, wait: bool) -> Result<pb::RepoInfo> {
+        let mut stream = ReposClient::new(self.channel.clone())
+            .add(pb::AddRequest { path: path.to_string_lossy().into_owned() })
+            .await
+            .map_err(status_error)?
+            .into_inner();
+        let first = stream.message().await.map_err(status_error)?.context("daemon sent no progress")?;
+        let mut info = first.repo.clone().map(|b| *b).unwrap_or_default();
+        if !wait {
+            return Ok(info);
+        }
+        let started = Instant::now();
+        let bar = progress_bar();
+        let mut last = first;
+        loop {
+            bar.set_length(last.files_total.max(1));
+            bar.set_position(last.files_done);
+            bar.set_message(format!("{} chunks", last.chunks));
+            if last.phase == pb::IndexPhase::Done as i32 || last.phase == pb::IndexPhase::Failed as i32 {
+                break;
+            }
+            match stream.message().await.map_err(status_error)? {
+                Some(p) => last = p,
+                None => break,
+            }
+        }
+        bar.finish_and_clear();
+        if let Some(r) = last.repo.clone() {
+            info = *r;
+        }
+        if last.phase == pb::IndexPhase::Failed as i32 {
+            bail!("indexing {} failed: {}", info.root, last.message);
+        }
+        eprintln!(
+            "indexed {}: {} files examined, {} changed, {} removed, {} chunks written in {:.1}s",
+            info.root,
+            last.files_done,
+            last.files_changed,
+            last.files_removed,
+            last.chunks,
+            started.elapsed().as_secs_f64()
+        );
+        Ok(info)
+    }
+}
+
+fn progress_bar() -> indicatif::ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(1);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} indexing [{bar:30}] {pos}/{len} files, {msg} ({elapsed})")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
+}
+
+/// Where a daemon started by a client writes its log.
+pub(crate) fn log_path() -> PathBuf {
+    patina_proto::endpoint::state_root().join("patinad.log")
+}
+
+/// `patinad` next to this executable, else on PATH.
+fn daemon_binary() -> PathBuf {
+    if let Some(p) = std::env::var_os("PATINA_DAEMON_BIN") {
+        return PathBuf::from(p);
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        let sibling = exe.with_file_name("patinad");
+        if sibling.is_file() {
+            return sibling;
+        }
+    }
+    PathBuf::from("patinad")
+}
+
+/// Launch a detached daemon serving `socket`.
+fn start(socket: &Path) -> Result<()> {
+    use std::os::unix::process::CommandExt;
+    let log = log_path();
+    if let Some(dir) = log.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let log_file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .with_context(|| format!("opening {}", log.display()))?;
+    let bin = daemon_binary();
+    Command::new(&bin)
+        .arg("--socket")
+        .arg(socket)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log_file)
+        // Own process group: a Ctrl-C aimed at this client must not kill the daemon.
+        .process_group(0)
+        .spawn()
+        .with_context(|| format!("cannot start the daemon ({})", bin.display()))?;
+    Ok(())
+}
+
+/// Ask the daemon to stop and wait until its socket is gone.
+pub(crate) async fn stop(socket: &Path) -> Result<()> {
+    let Ok(mut c) = Client::connect(socket).await else {
+        println!("patinad is not running");
+        return Ok(());
+    };
+    let pid = c.health().await.map(|h| h.pid).unwrap_or(0);
+    HealthClient::new(c.channel.clone())
+        .shutdown(pb::ShutdownRequest {})
+        .await
+        .map_err(status_error)?;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if patina_proto::endpoint::connect(socket).await.is_err() && !pid_alive(pid) {
+            println!("patinad stopped (pid {pid})");
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    bail!("patinad (pid {pid}) did not stop within 30s")
+}
+
+fn pid_alive(pid: u32) -> bool {
+    // SAFETY: signal 0 only checks for existence.
+    pid != 0 && unsafe { libc::kill(pid as i32, 0) } == 0
+}

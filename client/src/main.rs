@@ -1,0 +1,239 @@
+//! `patina`: the shell client. Every command is a few RPCs to `patinad` over its Unix socket; a
+//! missing daemon is started on the fly. Exit codes follow grep: 0 hits, 1 no hits, 2 error.
+
+mod bench;
+mod daemon;
+mod output;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use patina_proto::v1 as pb;
+
+use daemon::Client;
+
+#[derive(Parser)]
+#[command(name = "patina", version, about = "Local code search for you and your agents.")]
+struct Cli {
+    /// Socket of the daemon (default: $PATINA_SOCKET, else $XDG_RUNTIME_DIR/patina/patina.sock).
+    #[arg(long, global = true)]
+    socket: Option<PathBuf>,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Register a repository (default: the current one) and index it.
+    Add {
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Return at once instead of waiting for the index.
+        #[arg(long)]
+        no_wait: bool,
+    },
+    /// Unregister a repository and delete its index.
+    #[command(alias = "remove")]
+    Rm { repo: String },
+    /// List registered repositories.
+    Repos {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Daemon and per-repository status: files, chunks, skipped files, indexing progress.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search: ranked `path:start-end` hits.
+    #[command(alias = "query")]
+    Q(QueryArgs),
+    /// Manage the daemon.
+    Daemon {
+        #[command(subcommand)]
+        cmd: DaemonCmd,
+    },
+    /// Benchmarks through the real daemon.
+    Bench {
+        #[command(subcommand)]
+        cmd: BenchCmd,
+    },
+}
+
+#[derive(Args)]
+struct QueryArgs {
+    /// What to look for: words, an identifier, a file name.
+    #[arg(required = true, num_args = 1..)]
+    query: Vec<String>,
+    /// Number of hits.
+    #[arg(short = 'n', long, default_value_t = 10)]
+    limit: u32,
+    /// Restrict to these repositories (id, name or path); default: the current repository.
+    #[arg(long)]
+    repo: Vec<String>,
+    /// Search every registered repository.
+    #[arg(long, conflicts_with = "repo")]
+    all: bool,
+    /// Restrict to paths matching these globs (`*.rs`, `src/index`, …).
+    #[arg(long = "path")]
+    path: Vec<String>,
+    /// One hit per file.
+    #[arg(long)]
+    files: bool,
+    /// Use only these oracles (repeat or comma-separate).
+    #[arg(long, value_delimiter = ',')]
+    oracle: Vec<String>,
+    /// Snippet lines per hit.
+    #[arg(long, default_value_t = 2)]
+    snippet: u32,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+enum DaemonCmd {
+    /// Start the daemon if it is not running.
+    Start,
+    /// Stop the daemon (it flushes its state first).
+    Stop,
+    /// Is it running? Version, pid, uptime, memory.
+    Status,
+}
+
+#[derive(Subcommand)]
+enum BenchCmd {
+    /// Retrieval quality and latency on a query set (see bench/README.md for the format).
+    Retrieval(bench::RetrievalArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("patina: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match rt.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("patina: {}", output::error_text(&e));
+            ExitCode::from(2)
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Result<ExitCode> {
+    let socket = patina_proto::endpoint::socket_path(cli.socket.as_deref());
+    match cli.cmd {
+        Cmd::Daemon { cmd: DaemonCmd::Start } => {
+            let mut c = Client::connect_or_start(&socket).await?;
+            output::print_health(&c.health().await?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Daemon { cmd: DaemonCmd::Stop } => {
+            daemon::stop(&socket).await?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Daemon { cmd: DaemonCmd::Status } => match Client::connect(&socket).await {
+            Ok(mut c) => {
+                output::print_health(&c.health().await?);
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(_) => {
+                println!("patinad is not running (socket {})", socket.display());
+                Ok(ExitCode::from(1))
+            }
+        },
+        Cmd::Add { path, no_wait } => {
+            let mut c = Client::connect_or_start(&socket).await?;
+            let path = std::fs::canonicalize(&path).with_context(|| format!("cannot use '{}'", path.display()))?;
+            let info = c.add(&path, !no_wait).await?;
+            if no_wait {
+                eprintln!("indexing {} in the background; `patina status` shows progress", info.root);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Rm { repo } => {
+            let mut c = Client::connect_or_start(&socket).await?;
+            let key = repo_key(&repo);
+            let removed = c.remove(&key).await?;
+            println!("removed {} ({})", removed.name, removed.root);
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Repos { json } => {
+            let mut c = Client::connect_or_start(&socket).await?;
+            let list = c.list().await?;
+            output::print_repos(&list, json)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Status { json } => {
+            let mut c = Client::connect_or_start(&socket).await?;
+            let health = c.health().await?;
+            let list = c.list().await?;
+            output::print_status(&health, &list, json)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Q(args) => query(&socket, args).await,
+        Cmd::Bench { cmd: BenchCmd::Retrieval(args) } => {
+            let mut c = Client::connect_or_start(&socket).await?;
+            bench::retrieval(&mut c, args).await
+        }
+    }
+}
+
+/// A repository argument that names an existing directory is sent as an absolute path.
+fn repo_key(arg: &str) -> String {
+    match std::fs::canonicalize(arg) {
+        Ok(p) if p.is_dir() => p.to_string_lossy().into_owned(),
+        _ => arg.to_string(),
+    }
+}
+
+/// The root of the git repository containing `dir`, if any.
+fn git_root(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors().find(|d| d.join(".git").exists()).map(Path::to_path_buf)
+}
+
+async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
+    let text = args.query.join(" ");
+    if text.trim().is_empty() {
+        bail!("empty query");
+    }
+    let mut c = Client::connect_or_start(socket).await?;
+    let cwd = std::env::current_dir().context("no current directory")?;
+    let (repos, here) = if args.all {
+        (Vec::new(), None)
+    } else if !args.repo.is_empty() {
+        (args.repo.iter().map(|r| repo_key(r)).collect(), None)
+    } else if let Some(root) = git_root(&cwd) {
+        (vec![root.to_string_lossy().into_owned()], Some(root))
+    } else {
+        (Vec::new(), None)
+    };
+    let req = pb::QueryRequest {
+        query: text,
+        limit: args.limit,
+        repos,
+        path_globs: args.path.clone(),
+        granularity: if args.files { pb::Granularity::File } else { pb::Granularity::Chunk } as i32,
+        oracles: args.oracle.clone(),
+        snippet_lines: if args.json || !args.files { args.snippet } else { 0 },
+    };
+    let resp = match c.query(req.clone()).await {
+        Err(status) if status.code() == tonic::Code::NotFound && here.is_some() => {
+            // First query in an unregistered repository: register it, wait for the index, retry.
+            let root = here.expect("checked");
+            eprintln!("patina: registering {} …", root.display());
+            c.add(&root, true).await?;
+            c.query(req).await.map_err(daemon::status_error)?
+        }
+        other => other.map_err(daemon::status_error)?,
+    };
+    output::print_hits(&resp, &cwd, args.json, args.files)?;
+    Ok(if resp.hits.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}

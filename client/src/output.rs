@@ -1,0 +1,250 @@
+//! Rendering for humans (ripgrep-like: `path:start-end` first, colour only on a terminal) and for
+//! machines (`--json`).
+
+use std::io::{IsTerminal, Write};
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::Result;
+use patina_proto::v1 as pb;
+use serde_json::json;
+
+struct Style {
+    on: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.on { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() }
+    }
+    fn path(&self, s: &str) -> String {
+        self.paint("35", s)
+    }
+    fn lines(&self, s: &str) -> String {
+        self.paint("32", s)
+    }
+    fn symbol(&self, s: &str) -> String {
+        self.paint("1", s)
+    }
+    fn dim(&self, s: &str) -> String {
+        self.paint("2", s)
+    }
+}
+
+fn stdout_style() -> Style {
+    Style { on: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none() }
+}
+
+/// The error chain as one line, without gRPC noise.
+pub(crate) fn error_text(e: &anyhow::Error) -> String {
+    format!("{e:#}")
+}
+
+/// `target` relative to `base` (`../x/y` when needed), or absolute when they share nothing.
+fn relative(target: &Path, base: &Path) -> PathBuf {
+    let t: Vec<Component> = target.components().collect();
+    let b: Vec<Component> = base.components().collect();
+    let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if common <= 1 {
+        return target.to_path_buf();
+    }
+    let mut out = PathBuf::new();
+    for _ in common..b.len() {
+        out.push("..");
+    }
+    for c in &t[common..] {
+        out.push(c.as_os_str());
+    }
+    out
+}
+
+pub(crate) fn display_path(hit: &pb::Hit, cwd: &Path) -> String {
+    let abs = Path::new(&hit.repo_root).join(&hit.path);
+    relative(&abs, cwd).to_string_lossy().into_owned()
+}
+
+pub(crate) fn print_hits(resp: &pb::QueryResponse, cwd: &Path, json: bool, files: bool) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        let hits: Vec<_> = resp
+            .hits
+            .iter()
+            .map(|h| {
+                json!({
+                    "path": display_path(h, cwd),
+                    "repo_path": h.path,
+                    "repo_root": h.repo_root,
+                    "repo_id": h.repo_id,
+                    "start_line": h.start_line,
+                    "end_line": h.end_line,
+                    "symbol": h.symbol,
+                    "kind": h.kind,
+                    "parent": h.parent,
+                    "language": h.language,
+                    "score": h.score,
+                    "oracles": h.provenance.iter().map(|p| json!({"oracle": p.oracle, "rank": p.rank, "score": p.score})).collect::<Vec<_>>(),
+                    "snippet": h.snippet,
+                })
+            })
+            .collect();
+        let oracles: Vec<_> = resp
+            .oracles
+            .iter()
+            .map(|o| json!({"oracle": o.oracle, "status": o.status, "hits": o.hits, "took_us": o.took_us, "message": o.message}))
+            .collect();
+        let v = json!({"hits": hits, "oracles": oracles, "took_us": resp.took_us, "notices": resp.notices});
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(());
+    }
+    for n in &resp.notices {
+        eprintln!("patina: {n}");
+    }
+    for o in resp.oracles.iter().filter(|o| o.status != "ok") {
+        eprintln!("patina: oracle {} {}: {}", o.oracle, o.status, o.message);
+    }
+    let st = stdout_style();
+    for h in &resp.hits {
+        let loc = format!(
+            "{}:{}",
+            st.path(&display_path(h, cwd)),
+            st.lines(&format!("{}-{}", h.start_line, h.end_line))
+        );
+        let what = if h.symbol.is_empty() {
+            st.dim(&h.kind)
+        } else if h.parent.is_empty() {
+            format!("{} {}", st.dim(&h.kind), st.symbol(&h.symbol))
+        } else {
+            format!("{} {}{}", st.dim(&h.kind), st.dim(&format!("{}::", h.parent)), st.symbol(&h.symbol))
+        };
+        let prov: Vec<String> = h.provenance.iter().map(|p| format!("{}#{}", p.oracle, p.rank)).collect();
+        writeln!(out, "{loc}  {what}  {}", st.dim(&format!("[{}]", prov.join(" "))))?;
+        if !files {
+            for line in h.snippet.lines() {
+                let line: String = line.chars().take(160).collect();
+                writeln!(out, "    {}", line.trim_end())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn human_bytes(b: u64) -> String {
+    format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0))
+}
+
+fn human_duration_ms(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        0 => format!("{ms}ms"),
+        1..=59 => format!("{:.1}s", ms as f64 / 1000.0),
+        60..=3599 => format!("{}m{}s", s / 60, s % 60),
+        3600..=86399 => format!("{}h{}m", s / 3600, (s % 3600) / 60),
+        _ => format!("{}d{}h", s / 86400, (s % 86400) / 3600),
+    }
+}
+
+fn ago(unix_ms: i64) -> String {
+    if unix_ms <= 0 {
+        return "never".into();
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0);
+    format!("{} ago", human_duration_ms((now - unix_ms).max(0) as u64))
+}
+
+pub(crate) fn print_health(h: &pb::CheckResponse) {
+    println!(
+        "patinad {} running: pid {}, up {}, {} resident, socket {}{}",
+        h.version,
+        h.pid,
+        human_duration_ms(h.uptime_ms),
+        human_bytes(h.rss_bytes),
+        h.socket,
+        if h.socket_activated { " (socket-activated)" } else { "" }
+    );
+}
+
+fn repo_json(r: &pb::RepoInfo) -> serde_json::Value {
+    json!({
+        "id": r.id, "name": r.name, "root": r.root, "files": r.files, "chunks": r.chunks,
+        "skipped": r.skipped.iter().map(|s| json!({"reason": s.reason, "files": s.files, "examples": s.examples})).collect::<Vec<_>>(),
+        "languages": r.languages,
+        "last_indexed_unix_ms": r.last_indexed_unix_ms,
+        "last_index_ms": r.last_index_ms,
+        "indexing": r.indexing,
+        "progress": r.progress.as_ref().map(|p| json!({"files_done": p.files_done, "files_total": p.files_total, "chunks": p.chunks})),
+        "last_error": r.last_error,
+    })
+}
+
+pub(crate) fn print_repos(list: &pb::ListResponse, json: bool) -> Result<()> {
+    if json {
+        let v: Vec<_> = list.repos.iter().map(repo_json).collect();
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    if list.repos.is_empty() {
+        println!("no repositories registered; add one with `patina add PATH`");
+    }
+    for r in &list.repos {
+        println!("{}  {}  {}  {} files, {} chunks", r.id, r.name, r.root, r.files, r.chunks);
+    }
+    Ok(())
+}
+
+pub(crate) fn print_status(h: &pb::CheckResponse, list: &pb::ListResponse, json: bool) -> Result<()> {
+    if json {
+        let v = json!({
+            "daemon": {"version": h.version, "protocol": h.protocol, "pid": h.pid, "uptime_ms": h.uptime_ms,
+                        "rss_bytes": h.rss_bytes, "socket": h.socket, "data_dir": h.data_dir, "socket_activated": h.socket_activated},
+            "repos": list.repos.iter().map(repo_json).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    print_health(h);
+    println!("state in {}", h.data_dir);
+    if list.repos.is_empty() {
+        println!("\nno repositories registered; add one with `patina add PATH`");
+    }
+    for r in &list.repos {
+        println!("\n{} ({})  {}", r.name, r.id, r.root);
+        println!(
+            "  {} files, {} chunks; last indexed {} (took {})",
+            r.files,
+            r.chunks,
+            ago(r.last_indexed_unix_ms),
+            human_duration_ms(r.last_index_ms)
+        );
+        if !r.languages.is_empty() {
+            let mut langs: Vec<_> = r.languages.iter().collect();
+            langs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            let s: Vec<String> = langs.iter().map(|(l, n)| format!("{l} {n}")).collect();
+            println!("  languages: {}", s.join(", "));
+        }
+        for s in &r.skipped {
+            let ex = if s.examples.is_empty() { String::new() } else { format!(" (e.g. {})", s.examples.join(", ")) };
+            println!("  skipped {}: {}{}", s.reason, s.files, ex);
+        }
+        if let Some(p) = &r.progress {
+            println!("  indexing: {}/{} files, {} chunks written", p.files_done, p.files_total, p.chunks);
+        }
+        if !r.last_error.is_empty() {
+            println!("  last error: {}", r.last_error);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths() {
+        assert_eq!(relative(Path::new("/r/src/a.rs"), Path::new("/r")), PathBuf::from("src/a.rs"));
+        assert_eq!(relative(Path::new("/r/src/a.rs"), Path::new("/r/tests")), PathBuf::from("../src/a.rs"));
+        assert_eq!(relative(Path::new("/r/a.rs"), Path::new("/other")), PathBuf::from("/r/a.rs"));
+    }
+}

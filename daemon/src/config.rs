@@ -1,0 +1,103 @@
+//! `config.toml`: indexing limits and retrieval weights. Every key is optional; a missing file
+//! means defaults. Unknown keys are rejected so typos do not silently do nothing.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub index: IndexConfig,
+    pub retrieval: RetrievalConfig,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct IndexConfig {
+    /// Files larger than this are skipped (reason `too_large`).
+    pub max_file_bytes: u64,
+    /// Chunks longer than this many lines are split.
+    pub max_chunk_lines: usize,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RetrievalConfig {
+    /// Reciprocal Rank Fusion constant.
+    pub rrf_k: f64,
+    /// Each oracle is asked for `limit × overfetch` candidates before fusion.
+    pub overfetch: usize,
+    /// An oracle that has not answered within this budget is left out of the fusion.
+    pub oracle_timeout_ms: u64,
+    /// Fusion weight per oracle name.
+    pub weights: BTreeMap<String, f64>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { index: IndexConfig::default(), retrieval: RetrievalConfig::default() }
+    }
+}
+
+impl Default for IndexConfig {
+    fn default() -> Self {
+        IndexConfig { max_file_bytes: 1024 * 1024, max_chunk_lines: 150 }
+    }
+}
+
+impl Default for RetrievalConfig {
+    fn default() -> Self {
+        RetrievalConfig {
+            rrf_k: 60.0,
+            overfetch: 5,
+            oracle_timeout_ms: 2000,
+            weights: BTreeMap::from([("lexical".into(), 1.0), ("symbol".into(), 1.5)]),
+        }
+    }
+}
+
+impl RetrievalConfig {
+    pub fn weight(&self, oracle: &str) -> f64 {
+        self.weights.get(oracle).copied().unwrap_or(1.0)
+    }
+}
+
+impl Config {
+    /// Read `path`, or defaults when it does not exist.
+    pub fn load(path: &Path) -> Result<Config> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+        };
+        let mut cfg: Config =
+            toml::from_str(&text).with_context(|| format!("invalid config file {}", path.display()))?;
+        // Keep the defaults' weights for oracles the file does not mention.
+        for (k, v) in RetrievalConfig::default().weights {
+            cfg.retrieval.weights.entry(k).or_insert(v);
+        }
+        Ok(cfg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_files_keep_defaults_and_typos_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        std::fs::write(&p, "[index]\nmax_file_bytes = 10\n[retrieval.weights]\nlexical = 2.0\n").unwrap();
+        let c = Config::load(&p).unwrap();
+        assert_eq!(c.index.max_file_bytes, 10);
+        assert_eq!(c.retrieval.weight("lexical"), 2.0);
+        assert_eq!(c.retrieval.weight("symbol"), 1.5);
+        std::fs::write(&p, "[index]\nmax_file_byte = 10\n").unwrap();
+        assert!(Config::load(&p).is_err());
+        assert!(Config::load(&dir.path().join("missing.toml")).is_ok());
+    }
+}

@@ -1,0 +1,78 @@
+//! Weighted Reciprocal Rank Fusion: `score(d) = Σ_o w_o / (k + rank_o(d))`, ranks 1-based.
+//! Rank-based, so oracles with incomparable scores (BM25, cosine, exact-match) fuse fairly.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+/// One oracle's contribution to a fused result.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Contribution {
+    pub oracle: &'static str,
+    pub rank: u32,
+    pub score: f32,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Fused<K> {
+    pub key: K,
+    pub score: f64,
+    pub provenance: Vec<Contribution>,
+}
+
+/// A ranked list from one oracle: keys best first, with the oracle's own scores.
+pub(crate) struct Ranking<K> {
+    pub oracle: &'static str,
+    pub weight: f64,
+    pub items: Vec<(K, f32)>,
+}
+
+/// Fuse rankings; ties break on the best single rank, then on key order, so output is deterministic.
+pub(crate) fn rrf<K: Clone + Eq + Hash + Ord>(rankings: &[Ranking<K>], k: f64) -> Vec<Fused<K>> {
+    let mut acc: HashMap<K, Fused<K>> = HashMap::new();
+    for r in rankings {
+        for (i, (key, score)) in r.items.iter().enumerate() {
+            let rank = i as u32 + 1;
+            let e = acc.entry(key.clone()).or_insert_with(|| Fused { key: key.clone(), score: 0.0, provenance: Vec::new() });
+            e.score += r.weight / (k + rank as f64);
+            e.provenance.push(Contribution { oracle: r.oracle, rank, score: *score });
+        }
+    }
+    let mut out: Vec<Fused<K>> = acc.into_values().collect();
+    let best_rank = |f: &Fused<K>| f.provenance.iter().map(|c| c.rank).min().unwrap_or(u32::MAX);
+    out.sort_by(|a, b| {
+        b.score.total_cmp(&a.score).then(best_rank(a).cmp(&best_rank(b))).then(a.key.cmp(&b.key))
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranking(oracle: &'static str, weight: f64, keys: &[u32]) -> Ranking<u32> {
+        Ranking { oracle, weight, items: keys.iter().map(|&k| (k, 0.0)).collect() }
+    }
+
+    #[test]
+    fn agreement_beats_a_single_first_place() {
+        let fused = rrf(&[ranking("a", 1.0, &[1, 2, 3]), ranking("b", 1.0, &[2, 3, 1])], 60.0);
+        assert_eq!(fused[0].key, 2);
+        assert_eq!(fused[0].provenance.len(), 2);
+        let expected = 1.0 / 62.0 + 1.0 / 61.0;
+        assert!((fused[0].score - expected).abs() < 1e-12);
+    }
+
+    #[test]
+    fn weights_scale_contributions() {
+        let fused = rrf(&[ranking("a", 1.0, &[1]), ranking("b", 1.5, &[2])], 60.0);
+        assert_eq!(fused[0].key, 2);
+        assert_eq!(fused[1].key, 1);
+    }
+
+    #[test]
+    fn empty_and_disjoint_inputs() {
+        assert!(rrf::<u32>(&[], 60.0).is_empty());
+        let fused = rrf(&[ranking("a", 1.0, &[5, 4]), ranking("b", 1.0, &[])], 60.0);
+        assert_eq!(fused.iter().map(|f| f.key).collect::<Vec<_>>(), [5, 4]);
+    }
+}

@@ -1,0 +1,1326 @@
+//! Splits a file's text into chunks: the units that are indexed and returned by search.
+//!
+//! Code is parsed with tree-sitter and cut at symbol level: one chunk per
+//! definition (function, method, type, …), including the comments, attributes
+//! and decorators directly above it. A container (class, impl, trait,
+//! namespace, …) yields a chunk for its header, up to its first member
+//! definition, and each member gets its own chunk naming the container as its
+//! parent. Lines outside every definition (imports, top-level statements)
+//! become [`ChunkKind::Block`] chunks; lone closing brackets join the chunk
+//! above them. Markdown is cut into heading sections; plain text, and code in
+//! which parsing finds no definition, into overlapping line windows. Chunks
+//! longer than [`ChunkOptions::max_lines`] are split into overlapping pieces.
+//!
+//! Every non-blank line of a file lands in at least one chunk, and chunking
+//! never fails: malformed input still yields chunks.
+
+use std::cmp::Reverse;
+
+use serde::{Deserialize, Serialize};
+use tree_sitter::{Node, Parser};
+
+pub use super::languages::Language;
+use super::languages::{Definition, Syntax};
+
+/// A contiguous range of lines of a file, with what it defines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    /// First line, 1-based, inclusive.
+    pub start_line: u32,
+    /// Last line, 1-based, inclusive.
+    pub end_line: u32,
+    /// Name of the definition, e.g. "parse_args", "HttpClient", or a Markdown heading's text.
+    pub symbol: Option<String>,
+    pub kind: ChunkKind,
+    /// Enclosing symbol: the class or impl type of a method, the parent heading of a section.
+    pub parent: Option<String>,
+    /// The exact source lines `start_line..=end_line` joined with '\n' (no '\r').
+    pub text: String,
+}
+
+/// What a chunk holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChunkKind {
+    Function,
+    Method,
+    Class,
+    Struct,
+    Enum,
+    Trait,
+    Interface,
+    Impl,
+    Module,
+    Type,
+    Const,
+    /// A Markdown section: a heading and the text up to the next heading.
+    Section,
+    /// Code outside any definition: imports, top-level statements, loose members.
+    Block,
+    /// A window of lines of a file without recognised structure.
+    Window,
+}
+
+impl ChunkKind {
+    /// Stable lowercase name, also used as the serialized form.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChunkKind::Function => "function",
+            ChunkKind::Method => "method",
+            ChunkKind::Class => "class",
+            ChunkKind::Struct => "struct",
+            ChunkKind::Enum => "enum",
+            ChunkKind::Trait => "trait",
+            ChunkKind::Interface => "interface",
+            ChunkKind::Impl => "impl",
+            ChunkKind::Module => "module",
+            ChunkKind::Type => "type",
+            ChunkKind::Const => "const",
+            ChunkKind::Section => "section",
+            ChunkKind::Block => "block",
+            ChunkKind::Window => "window",
+        }
+    }
+
+    /// Whether functions defined inside a container of this kind are methods.
+    fn holds_methods(self) -> bool {
+        matches!(
+            self,
+            ChunkKind::Class
+                | ChunkKind::Struct
+                | ChunkKind::Enum
+                | ChunkKind::Trait
+                | ChunkKind::Interface
+                | ChunkKind::Impl
+        )
+    }
+}
+
+/// Size limits for chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkOptions {
+    /// Longest chunk, in lines; longer ones are split into pieces.
+    pub max_lines: usize,
+    /// Length of the windows plain text is cut into, in lines.
+    pub window_lines: usize,
+    /// Lines shared by consecutive windows and pieces (at most half their length).
+    pub window_overlap: usize,
+}
+
+impl Default for ChunkOptions {
+    fn default() -> Self {
+        ChunkOptions {
+            max_lines: 150,
+            window_lines: 60,
+            window_overlap: 10,
+        }
+    }
+}
+
+/// Splits a file's text into chunks, sorted by `(start_line, end_line)`.
+///
+/// Never panics, on any input. Empty or whitespace-only text yields no chunks.
+pub fn chunk_file(language: Language, text: &str, opts: &ChunkOptions) -> Vec<Chunk> {
+    let lines = split_lines(text);
+    if lines.iter().all(|line| is_blank(line)) {
+        return Vec::new();
+    }
+    let spans = match language {
+        Language::Markdown => markdown_sections(&lines),
+        Language::Text => line_windows(&lines, opts),
+        code => code_spans(code, text, &lines).unwrap_or_else(|| line_windows(&lines, opts)),
+    };
+    let mut chunks: Vec<Chunk> = spans
+        .into_iter()
+        .flat_map(|span| split_long(span, opts))
+        .map(|span| span.into_chunk(&lines))
+        .collect();
+    chunks.sort_by_key(|chunk| (chunk.start_line, chunk.end_line));
+    chunks
+}
+
+/// A chunk before its text is cut out, over 0-based inclusive rows.
+#[derive(Clone, Debug)]
+struct Span {
+    start: usize,
+    end: usize,
+    kind: ChunkKind,
+    symbol: Option<String>,
+    parent: Option<String>,
+}
+
+impl Span {
+    fn anonymous(start: usize, end: usize, kind: ChunkKind) -> Span {
+        Span {
+            start,
+            end,
+            kind,
+            symbol: None,
+            parent: None,
+        }
+    }
+
+    fn into_chunk(self, lines: &[&str]) -> Chunk {
+        Chunk {
+            start_line: line_number(self.start),
+            end_line: line_number(self.end),
+            symbol: self.symbol,
+            kind: self.kind,
+            parent: self.parent,
+            text: lines[self.start..=self.end].join("\n"),
+        }
+    }
+}
+
+fn line_number(row: usize) -> u32 {
+    u32::try_from(row + 1).unwrap_or(u32::MAX)
+}
+
+/// Splits on '\n', dropping a '\r' before it and the empty line after a final newline.
+fn split_lines(text: &str) -> Vec<&str> {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    body.split('\n')
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+        .collect()
+}
+
+fn is_blank(line: &str) -> bool {
+    line.trim().is_empty()
+}
+
+/// The first and last non-blank rows within `start..=end`.
+fn non_blank_bounds(lines: &[&str], start: usize, end: usize) -> Option<(usize, usize)> {
+    let first = (start..=end).find(|&row| !is_blank(lines[row]))?;
+    let last = (first..=end).rev().find(|&row| !is_blank(lines[row]))?;
+    Some((first, last))
+}
+
+/// Whether a line carries nothing of its own: closing brackets such as `}` or
+/// `});` (perhaps with a trailing comment), or a C++ access label.
+fn is_closing(line: &str) -> bool {
+    let line = line.trim();
+    let rest = line.trim_start_matches(['}', ')', ']', ';', ',', ' ', '\t']);
+    let only_closers = rest.len() < line.len() && (rest.is_empty() || rest.starts_with("//"));
+    only_closers || matches!(line, "public:" | "protected:" | "private:")
+}
+
+/// Cuts `span` into consecutive pieces of at most `max_lines` lines.
+fn split_long(span: Span, opts: &ChunkOptions) -> Vec<Span> {
+    let max = opts.max_lines.max(1);
+    if span.end - span.start < max {
+        return vec![span];
+    }
+    let step = max - opts.window_overlap.min(max / 2);
+    let mut pieces = Vec::with_capacity((span.end - span.start) / step + 1);
+    let mut start = span.start;
+    loop {
+        let end = (start + max - 1).min(span.end);
+        pieces.push(Span {
+            start,
+            end,
+            ..span.clone()
+        });
+        if end == span.end {
+            return pieces;
+        }
+        start += step;
+    }
+}
+
+/// Overlapping windows of `window_lines` lines, trimmed of blank lines at their edges.
+fn line_windows(lines: &[&str], opts: &ChunkOptions) -> Vec<Span> {
+    let size = opts.window_lines.max(1);
+    let step = size - opts.window_overlap.min(size / 2);
+    let mut windows = Vec::with_capacity(lines.len() / step + 1);
+    let mut covered_to = None;
+    let mut start = 0;
+    loop {
+        let end = (start + size).min(lines.len()) - 1;
+        if let Some((first, last)) = non_blank_bounds(lines, start, end)
+            && covered_to.is_none_or(|covered| last > covered)
+        {
+            windows.push(Span::anonymous(first, last, ChunkKind::Window));
+            covered_to = Some(last);
+        }
+        if end + 1 >= lines.len() {
+            return windows;
+        }
+        start += step;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Markdown
+
+/// One section per ATX heading, plus the text before the first heading.
+fn markdown_sections(lines: &[&str]) -> Vec<Span> {
+    let headings = markdown_headings(lines);
+    let mut sections = Vec::with_capacity(headings.len() + 1);
+    let preamble_end = headings.first().map_or(lines.len(), |heading| heading.row);
+    if preamble_end > 0
+        && let Some((first, last)) = non_blank_bounds(lines, 0, preamble_end - 1)
+    {
+        sections.push(Span::anonymous(first, last, ChunkKind::Section));
+    }
+    // Headings enclosing the current one: (level, title).
+    let mut enclosing: Vec<(usize, Option<&str>)> = Vec::new();
+    for (index, heading) in headings.iter().enumerate() {
+        while enclosing.last().is_some_and(|&(level, _)| level >= heading.level) {
+            enclosing.pop();
+        }
+        let next = headings.get(index + 1).map_or(lines.len(), |next| next.row);
+        let end = non_blank_bounds(lines, heading.row, next - 1).map_or(heading.row, |(_, last)| last);
+        sections.push(Span {
+            start: heading.row,
+            end,
+            kind: ChunkKind::Section,
+            symbol: heading.title.map(str::to_owned),
+            parent: enclosing.last().and_then(|&(_, title)| title).map(str::to_owned),
+        });
+        enclosing.push((heading.level, heading.title));
+    }
+    sections
+}
+
+struct Heading<'a> {
+    row: usize,
+    level: usize,
+    title: Option<&'a str>,
+}
+
+/// ATX headings outside fenced code blocks.
+fn markdown_headings<'a>(lines: &[&'a str]) -> Vec<Heading<'a>> {
+    let mut headings = Vec::new();
+    let mut fence: Option<Fence> = None;
+    for (row, line) in lines.iter().enumerate() {
+        match &fence {
+            Some(open) => {
+                if open.is_closed_by(line) {
+                    fence = None;
+                }
+            }
+            None => {
+                if let Some(opened) = Fence::opened_by(line) {
+                    fence = Some(opened);
+                } else if let Some((level, title)) = atx_heading(line) {
+                    headings.push(Heading { row, level, title });
+                }
+            }
+        }
+    }
+    headings
+}
+
+/// An open ``` or ~~~ code fence.
+struct Fence {
+    marker: char,
+    len: usize,
+}
+
+impl Fence {
+    fn opened_by(line: &str) -> Option<Fence> {
+        let body = strip_markdown_indent(line)?;
+        let marker = body.chars().next().filter(|&c| c == '`' || c == '~')?;
+        let len = body.chars().take_while(|&c| c == marker).count();
+        // A backtick fence's info string cannot contain backticks (that is inline code).
+        let valid = len >= 3 && !(marker == '`' && body[len..].contains('`'));
+        valid.then_some(Fence { marker, len })
+    }
+
+    fn is_closed_by(&self, line: &str) -> bool {
+        let Some(body) = strip_markdown_indent(line) else {
+            return false;
+        };
+        let len = body.chars().take_while(|&c| c == self.marker).count();
+        len >= self.len && body[len..].trim().is_empty()
+    }
+}
+
+/// The line without its indentation, if that is at most three spaces (more makes a code block).
+fn strip_markdown_indent(line: &str) -> Option<&str> {
+    let body = line.trim_start_matches(' ');
+    (line.len() - body.len() <= 3).then_some(body)
+}
+
+/// The level and title of an ATX heading line (`## Title ##`).
+fn atx_heading(line: &str) -> Option<(usize, Option<&str>)> {
+    let body = strip_markdown_indent(line)?;
+    let level = body.bytes().take_while(|&b| b == b'#').count();
+    let rest = &body[level..];
+    if !(1..=6).contains(&level) || !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
+        return None;
+    }
+    let mut title = rest.trim();
+    let unclosed = title.trim_end_matches('#');
+    if unclosed.is_empty() || unclosed.ends_with([' ', '\t']) {
+        title = unclosed.trim_end();
+    }
+    Some((level, (!title.is_empty()).then_some(title)))
+}
+
+// ---------------------------------------------------------------------------
+// Code
+
+/// Symbol-level spans of a source file, or `None` if it has no definitions to cut at.
+fn code_spans(language: Language, text: &str, lines: &[&str]) -> Option<Vec<Span>> {
+    let syntax = language.syntax()?;
+    let mut parser = Parser::new();
+    parser.set_language(&syntax.grammar()).ok()?;
+    let tree = parser.parse(text, None)?;
+    let finder = DefinitionFinder {
+        syntax,
+        src: text,
+        lines,
+    };
+    let found = finder.find(tree.root_node());
+    if found.is_empty() {
+        return None;
+    }
+    Some(lay_out(&found, lines))
+}
+
+/// A definition located in the file.
+struct Found {
+    /// First row, including leading comments and attributes.
+    start: usize,
+    /// First row of the definition proper.
+    own_start: usize,
+    end: usize,
+    definition: Definition,
+    /// Index of the enclosing container definition.
+    container: Option<usize>,
+}
+
+struct DefinitionFinder<'a> {
+    syntax: &'static Syntax,
+    src: &'a str,
+    lines: &'a [&'a str],
+}
+
+/// A node whose children are still to be searched.
+struct Visit<'t> {
+    node: Node<'t>,
+    /// Index of the innermost container definition around `node`.
+    container: Option<usize>,
+    /// First row of `node` including the comments attached above it.
+    start: usize,
+}
+
+impl DefinitionFinder<'_> {
+    /// All definitions outside function bodies, each container before its members.
+    ///
+    /// Linear in the size of the tree: it never asks tree-sitter for parents or
+    /// previous siblings, which cost time proportional to the depth.
+    fn find(&self, root: Node<'_>) -> Vec<Found> {
+        let mut found = Vec::new();
+        // An explicit stack: trees of hostile input can be deeper than the call stack.
+        let mut pending = vec![Visit {
+            node: root,
+            container: None,
+            start: root.start_position().row,
+        }];
+        while let Some(visit) = pending.pop() {
+            // A wrapper around a single definition (`export`, decorators,
+            // `template<…>`) belongs to that definition's chunk.
+            let wrapper = self.syntax.is_wrapper(visit.node.kind())
+                && self.definitions_in(visit.node) == 1;
+            let mut trivia = TriviaRun::default();
+            let mut cursor = visit.node.walk();
+            for child in visit.node.children(&mut cursor) {
+                if child.is_named() && self.syntax.is_trivia(child.kind()) {
+                    trivia.push(child, self.starts_line(child));
+                    continue;
+                }
+                let start = trivia.attached_to(child);
+                trivia = TriviaRun::default();
+                if !child.is_named() {
+                    continue;
+                }
+                let definition = self.syntax.definition(child, self.src, visit.container.is_some());
+                let Some(definition) = definition else {
+                    pending.push(Visit {
+                        node: child,
+                        container: visit.container,
+                        start,
+                    });
+                    continue;
+                };
+                let (anchor, start) = if wrapper { (visit.node, visit.start) } else { (child, start) };
+                if definition.container {
+                    pending.push(Visit {
+                        node: child,
+                        container: Some(found.len()),
+                        start,
+                    });
+                }
+                let end = end_row(anchor).min(self.lines.len() - 1);
+                let own_start = anchor.start_position().row.min(end);
+                found.push(Found {
+                    start: start.min(own_start),
+                    own_start,
+                    end,
+                    definition,
+                    container: visit.container,
+                });
+            }
+        }
+        found
+    }
+
+    fn definitions_in(&self, node: Node<'_>) -> usize {
+        let mut cursor = node.walk();
+        node.named_children(&mut cursor)
+            .filter(|child| self.syntax.is_definition_kind(child.kind()))
+            .count()
+    }
+
+    /// Whether only whitespace precedes `node` on its first line.
+    fn starts_line(&self, node: Node<'_>) -> bool {
+        let position = node.start_position();
+        self.lines
+            .get(position.row)
+            .and_then(|line| line.get(..position.column))
+            .is_some_and(|before| before.trim().is_empty())
+    }
+}
+
+/// Consecutive comments and attributes among siblings that would attach to
+/// the next sibling: each on lines of its own, with no blank line in between.
+#[derive(Default)]
+struct TriviaRun {
+    /// First and last row of the run.
+    rows: Option<(usize, usize)>,
+}
+
+impl TriviaRun {
+    fn push(&mut self, node: Node<'_>, starts_line: bool) {
+        let (start, end) = (node.start_position().row, end_row(node));
+        self.rows = match self.rows {
+            _ if !starts_line => None,
+            Some((first, last)) if last + 1 >= start => Some((first, end)),
+            _ => Some((start, end)),
+        };
+    }
+
+    /// The first row of `node` including the run, if the run touches it.
+    fn attached_to(&self, node: Node<'_>) -> usize {
+        let start = node.start_position().row;
+        match self.rows {
+            Some((first, last)) if last + 1 >= start => first.min(start),
+            _ => start,
+        }
+    }
+}
+
+/// The last row holding part of `node` (a node ending at a line break ends on that line).
+fn end_row(node: Node<'_>) -> usize {
+    let end = node.end_position();
+    if end.column == 0 && end.row > node.start_position().row {
+        end.row - 1
+    } else {
+        end.row
+    }
+}
+
+/// The line range of a container whose members have chunks of their own.
+struct Scope {
+    start: usize,
+    end: usize,
+    name: Option<String>,
+}
+
+/// Turns found definitions into spans: containers with members keep only their
+/// header, members get their parents, and the remaining lines are filled in.
+fn lay_out(found: &[Found], lines: &[&str]) -> Vec<Span> {
+    let mut first_member = vec![usize::MAX; found.len()];
+    for member in found {
+        if let Some(container) = member.container {
+            first_member[container] = first_member[container].min(member.start);
+        }
+    }
+    let mut spans = Vec::with_capacity(found.len());
+    let mut scopes = Vec::new();
+    // Definitions whose span holds their members' text too.
+    let mut whole = vec![false; found.len()];
+    for (index, item) in found.iter().enumerate() {
+        let container = item.container.map(|container| (container, &found[container]));
+        if let Some((container, _)) = container
+            && whole[container]
+        {
+            whole[index] = true;
+            continue;
+        }
+        let definition = &item.definition;
+        let kind = match container {
+            Some((_, outer))
+                if definition.kind == ChunkKind::Function && outer.definition.kind.holds_methods() =>
+            {
+                ChunkKind::Method
+            }
+            _ => definition.kind,
+        };
+        let parent = definition.owner.clone().or_else(|| {
+            container.and_then(|(_, outer)| outer.definition.member_parent.clone())
+        });
+        let mut end = item.end;
+        if definition.container {
+            if first_member[index] <= item.own_start {
+                // Members share the container's first line: keep it in one piece.
+                whole[index] = true;
+            } else if first_member[index] != usize::MAX {
+                end = non_blank_bounds(lines, item.start, first_member[index] - 1)
+                    .map_or(item.start, |(_, last)| last);
+                scopes.push(Scope {
+                    start: item.start,
+                    end: item.end,
+                    name: definition.member_parent.clone(),
+                });
+            }
+        }
+        spans.push(Span {
+            start: item.start,
+            end,
+            kind,
+            symbol: definition.symbol.clone(),
+            parent,
+        });
+    }
+    // Several definitions on the same lines (one-liners, minified code) make one chunk.
+    spans.sort_by_key(|span| (span.start, span.end));
+    spans.dedup_by(|later, earlier| later.start == earlier.start && later.end == earlier.end);
+    fill_gaps(&mut spans, lines, &scopes);
+    spans
+}
+
+/// Covers the lines outside every definition. Runs of closing brackets join
+/// the chunk above (or below); other runs become `Block` chunks, parented by
+/// the container they lie in.
+fn fill_gaps(spans: &mut Vec<Span>, lines: &[&str], scopes: &[Scope]) {
+    let mut owner: Vec<Option<usize>> = vec![None; lines.len()];
+    for (index, span) in spans.iter().enumerate() {
+        owner[span.start..=span.end].fill(Some(index));
+    }
+    let scope_of_row = innermost_scopes(scopes, lines.len());
+    let mut blocks = Vec::new();
+    let mut row = 0;
+    while row < lines.len() {
+        if owner[row].is_some() {
+            row += 1;
+            continue;
+        }
+        let run_start = row;
+        let scope = scope_of_row[row];
+        while row < lines.len() && owner[row].is_none() && scope_of_row[row] == scope {
+            row += 1;
+        }
+        let Some((first, last)) = non_blank_bounds(lines, run_start, row - 1) else {
+            continue;
+        };
+        if (first..=last).all(|r| is_blank(lines[r]) || is_closing(lines[r])) {
+            if let Some(above) = run_start.checked_sub(1).and_then(|r| owner[r]) {
+                spans[above].end = last;
+                owner[run_start..row].fill(Some(above));
+                continue;
+            }
+            if let Some(below) = owner.get(row).copied().flatten() {
+                spans[below].start = first;
+                continue;
+            }
+        }
+        blocks.push(Span {
+            parent: scope.and_then(|scope| scopes[scope].name.clone()),
+            ..Span::anonymous(first, last, ChunkKind::Block)
+        });
+    }
+    spans.extend(blocks);
+}
+
+/// For each row, the innermost scope containing it (scopes nest like the code does).
+fn innermost_scopes(scopes: &[Scope], rows: usize) -> Vec<Option<usize>> {
+    let mut order: Vec<usize> = (0..scopes.len()).collect();
+    order.sort_by_key(|&index| (scopes[index].start, Reverse(scopes[index].end)));
+    let mut order = order.into_iter().peekable();
+    let mut open: Vec<usize> = Vec::new();
+    let mut scope_of_row = Vec::with_capacity(rows);
+    for row in 0..rows {
+        while open.last().is_some_and(|&scope| scopes[scope].end < row) {
+            open.pop();
+        }
+        while let Some(scope) = order.next_if(|&scope| scopes[scope].start <= row) {
+            open.push(scope);
+        }
+        scope_of_row.push(open.last().copied());
+    }
+    scope_of_row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RUST: &str = r#"//! Crate docs.
+use std::fmt;
+
+/// A point.
+#[derive(Debug)]
+pub struct Point {
+    x: i32,
+}
+
+impl Point {
+    /// Makes one.
+    pub fn new(x: i32) -> Self {
+        Point { x }
+    }
+
+    pub fn x(&self) -> i32 {
+        self.x
+    }
+}
+
+impl fmt::Display for Point {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.x)
+    }
+}
+
+/// Parses the arguments.
+fn parse_args() -> Vec<String> {
+    fn nested() {}
+    std::env::args().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn works() {}
+}
+"#;
+
+    const PYTHON: &str = r#""""Greeting helpers."""
+import functools
+
+
+class Greeter(Base):
+    """Greets people."""
+
+    greeting = "hello"
+
+    def __init__(self, name):
+        self.name = name
+
+    # The full greeting.
+    @property
+    def message(self):
+        return f"{self.greeting}, {self.name}"
+
+
+@functools.cache
+def shout(text):
+    def inner():
+        pass
+    return text.upper()
+
+
+if __name__ == "__main__":
+    print(shout("hi"))
+"#;
+
+    const JAVASCRIPT: &str = r#"import { render } from "./dom.js";
+
+/** A clickable widget. */
+export class Widget extends Base {
+  constructor(label) {
+    super();
+    this.label = label;
+  }
+
+  render() {
+    return render(this.label);
+  }
+
+  onClick = (event) => {
+    event.preventDefault();
+  };
+}
+
+// Adds two numbers.
+export const add = (a, b) => a + b;
+
+const double = function (x) {
+  return x * 2;
+};
+
+module.exports = {
+  helper() {
+    return 1;
+  },
+};
+"#;
+
+    const TYPESCRIPT: &str = r#"import { Request } from "./http";
+
+/** Client options. */
+export interface Options {
+  baseUrl: string;
+  retries?: number;
+}
+
+export type Handler = (req: Request) => Promise<void>;
+
+export enum Method {
+  Get,
+  Post,
+}
+
+export function createClient(options: Options): Client {
+  return new Client(options);
+}
+
+@Injectable()
+export class Client {
+  private readonly options: Options;
+
+  constructor(options: Options) {
+    this.options = options;
+  }
+
+  async send(req: Request): Promise<void> {
+    await fetch(this.options.baseUrl);
+  }
+}
+"#;
+
+    const TSX: &str = r#"import React from "react";
+
+type Props = { items: string[] };
+
+export const List = ({ items }: Props) => {
+  return <ul>{items.map((item) => <li key={item}>{item}</li>)}</ul>;
+};
+
+export default function Page() {
+  return <List items={["a", "b"]} />;
+}
+"#;
+
+    const GO: &str = r#"package server
+
+import "net/http"
+
+// Server serves HTTP.
+type Server struct {
+	addr string
+}
+
+type (
+	// Handler handles a request.
+	Handler interface {
+		Serve(w http.ResponseWriter)
+	}
+	ID int
+)
+
+// Start starts the server.
+func (s *Server) Start() error {
+	return http.ListenAndServe(s.addr, nil)
+}
+
+func (s Stack[T]) Push(v T) {}
+
+func New(addr string) *Server {
+	return &Server{addr: addr}
+}
+"#;
+
+    const JAVA: &str = r#"package bank;
+
+import java.util.List;
+
+/** A bank account. */
+public class Account {
+    private long balance;
+
+    /** Opens an account. */
+    public Account(long balance) {
+        this.balance = balance;
+    }
+
+    @Override
+    public String toString() {
+        return "Account(" + balance + ")";
+    }
+
+    public interface Listener {
+        void changed(long balance);
+    }
+}
+"#;
+
+    const C: &str = r#"#include <stdio.h>
+
+/* A point in the plane. */
+struct point {
+    int x;
+    int y;
+};
+
+typedef struct {
+    int fd;
+} conn_t;
+
+typedef int (*handler_t)(int);
+
+static int *alloc_ints(size_t n);
+
+/* Allocates n ints. */
+static int *alloc_ints(size_t n) {
+    return calloc(n, sizeof(int));
+}
+
+int main(void) {
+    return 0;
+}
+"#;
+
+    const CPP: &str = r#"#include <vector>
+
+namespace geo {
+
+/// A shape.
+class Shape {
+public:
+    Shape();
+
+    double area() const {
+        return w_ * h_;
+    }
+
+private:
+    double w_, h_;
+};
+
+Shape::Shape() : w_(0), h_(0) {}
+
+template <typename T>
+T clamp(T v, T lo, T hi) {
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+}  // namespace geo
+
+double geo::Shape::perimeter() const {
+    return 2 * (w_ + h_);
+}
+"#;
+
+    const MARKDOWN: &str = r#"Intro text.
+
+# Patina
+
+A #hashtag is not a heading.
+
+## Install
+
+```sh
+# not a heading either
+make install
+```
+
+### From source
+
+~~~
+## still code
+~~~
+
+## Usage ##
+
+Run it.
+"#;
+
+    /// (start_line, end_line, kind, symbol, parent)
+    type Summary<'a> = (u32, u32, ChunkKind, Option<&'a str>, Option<&'a str>);
+
+    fn summarize(chunks: &[Chunk]) -> Vec<Summary<'_>> {
+        chunks
+            .iter()
+            .map(|chunk| {
+                (
+                    chunk.start_line,
+                    chunk.end_line,
+                    chunk.kind,
+                    chunk.symbol.as_deref(),
+                    chunk.parent.as_deref(),
+                )
+            })
+            .collect()
+    }
+
+    fn checked(language: Language, text: &str) -> Vec<Chunk> {
+        checked_with(language, text, &ChunkOptions::default())
+    }
+
+    fn checked_with(language: Language, text: &str, opts: &ChunkOptions) -> Vec<Chunk> {
+        let chunks = chunk_file(language, text, opts);
+        assert_invariants(text, &chunks);
+        chunks
+    }
+
+    /// Every non-blank line is in some chunk, each chunk's text is exactly its
+    /// lines, and chunks are sorted.
+    fn assert_invariants(text: &str, chunks: &[Chunk]) {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut covered = vec![false; lines.len()];
+        for chunk in chunks {
+            assert!(1 <= chunk.start_line && chunk.start_line <= chunk.end_line, "{chunk:?}");
+            let start = chunk.start_line as usize - 1;
+            let end = chunk.end_line as usize - 1;
+            assert!(end < lines.len(), "{chunk:?} past the last line");
+            assert_eq!(chunk.text, lines[start..=end].join("\n"));
+            covered[start..=end].fill(true);
+        }
+        for (row, line) in lines.iter().enumerate() {
+            assert!(covered[row] || line.trim().is_empty(), "line {} not covered: {line:?}", row + 1);
+        }
+        assert!(chunks.is_sorted_by_key(|chunk| (chunk.start_line, chunk.end_line)));
+    }
+
+    use ChunkKind::*;
+
+    #[test]
+    fn rust_items_impls_and_modules() {
+        let chunks = checked(Language::Rust, RUST);
+        assert_eq!(
+            summarize(&chunks),
+            [
+                (1, 2, Block, None, None),
+                (4, 8, Struct, Some("Point"), None),
+                (10, 10, Impl, Some("Point"), None),
+                (11, 14, Method, Some("new"), Some("Point")),
+                (16, 19, Method, Some("x"), Some("Point")),
+                (21, 21, Impl, Some("fmt::Display for Point"), None),
+                (22, 25, Method, Some("fmt"), Some("Point")),
+                (27, 31, Function, Some("parse_args"), None),
+                (33, 35, Module, Some("tests"), None),
+                (37, 39, Function, Some("works"), Some("tests")),
+            ]
+        );
+        assert!(chunks[3].text.starts_with("    /// Makes one.\n    pub fn new"));
+        assert!(chunks[7].text.contains("fn nested() {}"));
+    }
+
+    #[test]
+    fn python_classes_and_decorated_functions() {
+        assert_eq!(
+            summarize(&checked(Language::Python, PYTHON)),
+            [
+                (1, 2, Block, None, None),
+                (5, 8, Class, Some("Greeter"), None),
+                (10, 11, Method, Some("__init__"), Some("Greeter")),
+                (13, 16, Method, Some("message"), Some("Greeter")),
+                (19, 23, Function, Some("shout"), None),
+                (26, 27, Block, None, None),
+            ]
+        );
+    }
+
+    #[test]
+    fn javascript_classes_and_function_constants() {
+        assert_eq!(
+            summarize(&checked(Language::JavaScript, JAVASCRIPT)),
+            [
+                (1, 1, Block, None, None),
+                (3, 4, Class, Some("Widget"), None),
+                (5, 8, Method, Some("constructor"), Some("Widget")),
+                (10, 12, Method, Some("render"), Some("Widget")),
+                (14, 17, Method, Some("onClick"), Some("Widget")),
+                (19, 20, Function, Some("add"), None),
+                (22, 24, Function, Some("double"), None),
+                // Object literal methods are not definitions of their own.
+                (26, 30, Block, None, None),
+            ]
+        );
+    }
+
+    #[test]
+    fn typescript_interfaces_aliases_and_classes() {
+        assert_eq!(
+            summarize(&checked(Language::TypeScript, TYPESCRIPT)),
+            [
+                (1, 1, Block, None, None),
+                (3, 7, Interface, Some("Options"), None),
+                (9, 9, Type, Some("Handler"), None),
+                (11, 14, Enum, Some("Method"), None),
+                (16, 18, Function, Some("createClient"), None),
+                (20, 22, Class, Some("Client"), None),
+                (24, 26, Method, Some("constructor"), Some("Client")),
+                (28, 31, Method, Some("send"), Some("Client")),
+            ]
+        );
+    }
+
+    #[test]
+    fn tsx_components() {
+        assert_eq!(
+            summarize(&checked(Language::Tsx, TSX)),
+            [
+                (1, 1, Block, None, None),
+                (3, 3, Type, Some("Props"), None),
+                (5, 7, Function, Some("List"), None),
+                (9, 11, Function, Some("Page"), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn go_functions_methods_and_types() {
+        assert_eq!(
+            summarize(&checked(Language::Go, GO)),
+            [
+                (1, 3, Block, None, None),
+                (5, 8, Struct, Some("Server"), None),
+                (10, 10, Block, None, None),
+                (11, 14, Interface, Some("Handler"), None),
+                (15, 16, Type, Some("ID"), None),
+                (18, 21, Method, Some("Start"), Some("Server")),
+                (23, 23, Method, Some("Push"), Some("Stack")),
+                (25, 27, Function, Some("New"), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn java_classes_constructors_and_methods() {
+        assert_eq!(
+            summarize(&checked(Language::Java, JAVA)),
+            [
+                (1, 3, Block, None, None),
+                (5, 7, Class, Some("Account"), None),
+                (9, 12, Method, Some("Account"), Some("Account")),
+                (14, 17, Method, Some("toString"), Some("Account")),
+                (19, 22, Interface, Some("Listener"), Some("Account")),
+            ]
+        );
+    }
+
+    #[test]
+    fn c_functions_structs_and_typedefs() {
+        assert_eq!(
+            summarize(&checked(Language::C, C)),
+            [
+                (1, 1, Block, None, None),
+                (3, 7, Struct, Some("point"), None),
+                (9, 11, Struct, Some("conn_t"), None),
+                (13, 13, Type, Some("handler_t"), None),
+                (15, 15, Block, None, None),
+                (17, 20, Function, Some("alloc_ints"), None),
+                (22, 24, Function, Some("main"), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn cpp_namespaces_classes_and_out_of_line_methods() {
+        assert_eq!(
+            summarize(&checked(Language::Cpp, CPP)),
+            [
+                (1, 1, Block, None, None),
+                (3, 3, Module, Some("geo"), None),
+                (5, 8, Class, Some("Shape"), Some("geo")),
+                (10, 12, Method, Some("area"), Some("Shape")),
+                (14, 16, Block, None, Some("Shape")),
+                (18, 18, Method, Some("Shape"), Some("Shape")),
+                (20, 25, Function, Some("clamp"), Some("geo")),
+                (27, 29, Method, Some("perimeter"), Some("Shape")),
+            ]
+        );
+    }
+
+    #[test]
+    fn markdown_sections_follow_headings_outside_fences() {
+        assert_eq!(
+            summarize(&checked(Language::Markdown, MARKDOWN)),
+            [
+                (1, 1, Section, None, None),
+                (3, 5, Section, Some("Patina"), None),
+                (7, 12, Section, Some("Install"), Some("Patina")),
+                (14, 18, Section, Some("From source"), Some("Install")),
+                (20, 22, Section, Some("Usage"), Some("Patina")),
+            ]
+        );
+    }
+
+    #[test]
+    fn plain_text_is_cut_into_overlapping_windows() {
+        let text: String = (1..=130).map(|n| format!("line {n}\n")).collect();
+        let chunks = checked(Language::Text, &text);
+        assert_eq!(
+            summarize(&chunks),
+            [(1, 60, Window, None, None), (51, 110, Window, None, None), (101, 130, Window, None, None)]
+        );
+        assert!(chunks[2].text.ends_with("line 130"));
+    }
+
+    #[test]
+    fn code_without_definitions_falls_back_to_windows() {
+        let script = "import sys\n\nprint(sys.argv)\nsys.exit(0)\n";
+        assert_eq!(summarize(&checked(Language::Python, script)), [(1, 4, Window, None, None)]);
+    }
+
+    #[test]
+    fn long_definitions_are_split_into_overlapping_pieces() {
+        let body: String = (0..400).map(|n| format!("    let v{n} = {n};\n")).collect();
+        let text = format!("/// Long.\nfn long() {{\n{body}}}\n");
+        assert_eq!(
+            summarize(&checked(Language::Rust, &text)),
+            [
+                (1, 150, Function, Some("long"), None),
+                (141, 290, Function, Some("long"), None),
+                (281, 403, Function, Some("long"), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn long_sections_are_split_too() {
+        let body: String = (0..40).map(|n| format!("para {n}\n")).collect();
+        let text = format!("# Big\n{body}");
+        let opts = ChunkOptions { max_lines: 20, window_lines: 10, window_overlap: 5 };
+        assert_eq!(
+            summarize(&checked_with(Language::Markdown, &text, &opts)),
+            [
+                (1, 20, Section, Some("Big"), None),
+                (16, 35, Section, Some("Big"), None),
+                (31, 41, Section, Some("Big"), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn definitions_sharing_lines_make_one_chunk() {
+        let text = "impl Foo { fn a() {} fn b() {} }\nfn x() {} fn y() {}\n";
+        assert_eq!(
+            summarize(&checked(Language::Rust, text)),
+            [(1, 1, Impl, Some("Foo"), None), (2, 2, Function, Some("x"), None)]
+        );
+    }
+
+    #[test]
+    fn empty_and_blank_input_yield_nothing() {
+        for language in ALL_LANGUAGES {
+            for text in ["", "\n", "  \n\t\n", "\r\n\r\n"] {
+                assert!(chunk_file(language, text, &ChunkOptions::default()).is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn crlf_line_breaks_give_the_same_chunks() {
+        for (language, text) in SAMPLES {
+            let crlf = text.replace('\n', "\r\n");
+            assert_eq!(checked(language, &crlf), checked(language, text), "{}", language.name());
+        }
+    }
+
+    #[test]
+    fn missing_final_newline_is_fine() {
+        let text = RUST.trim_end();
+        assert_eq!(checked(Language::Rust, text), checked(Language::Rust, RUST));
+    }
+
+    #[test]
+    fn huge_single_line() {
+        let line = "x".repeat(1 << 20);
+        let chunks = checked(Language::Text, &line);
+        assert_eq!(summarize(&chunks), [(1, 1, Window, None, None)]);
+        assert_eq!(chunks[0].text.len(), 1 << 20);
+
+        // Minified code: thousands of definitions on one line make one chunk.
+        let minified: String = (0..20_000).map(|n| format!("function f{n}(a){{return a+{n}}}")).collect();
+        let chunks = checked(Language::JavaScript, &minified);
+        assert_eq!(summarize(&chunks), [(1, 1, Function, Some("f0"), None)]);
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let deep = |open: &str, close: &str, depth| format!("{}{}", open.repeat(depth), close.repeat(3));
+        let inputs = [
+            "}}}{{{(((\n)))]]]".to_owned(),
+            "fn (\nclass {\ndef\n#\n```\nstruct ;;; impl for".to_owned(),
+            "\0\u{1}\u{7f}ü€𝄞\r\r\n\t\u{feff}".to_owned(),
+            "/* unterminated comment\nfn a() {}".to_owned(),
+            "\"unterminated string\nfn a() {}".to_owned(),
+            "@@@\n@decorator\n@".to_owned(),
+            "# \n## \n###### x ######\n####### seven\n```\nunclosed fence".to_owned(),
+            deep("(", ")", 20_000),
+            deep("{", "}", 20_000),
+            deep("[", "]", 20_000),
+            // Error recovery makes these slow to parse; they are deep enough as it is.
+            deep("fn a() {", "}", 2_000),
+            deep("class A:\n", "", 2_000),
+        ];
+        for language in ALL_LANGUAGES {
+            for input in &inputs {
+                checked(language, input);
+            }
+        }
+    }
+
+    #[test]
+    fn coverage_holds_for_every_sample_in_every_language() {
+        let tiny = ChunkOptions { max_lines: 3, window_lines: 4, window_overlap: 9 };
+        for (_, text) in SAMPLES {
+            for language in ALL_LANGUAGES {
+                checked(language, text);
+                checked_with(language, text, &tiny);
+            }
+        }
+    }
+
+    #[test]
+    fn kind_names_match_serialized_form() {
+        for kind in [Function, Method, Const, Section, Block, Window] {
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.name()));
+        }
+    }
+
+    const ALL_LANGUAGES: [Language; 11] = [
+        Language::Rust,
+        Language::Python,
+        Language::JavaScript,
+        Language::TypeScript,
+        Language::Tsx,
+        Language::Go,
+        Language::Java,
+        Language::C,
+        Language::Cpp,
+        Language::Markdown,
+        Language::Text,
+    ];
+
+    const SAMPLES: [(Language, &str); 10] = [
+        (Language::Rust, RUST),
+        (Language::Python, PYTHON),
+        (Language::JavaScript, JAVASCRIPT),
+        (Language::TypeScript, TYPESCRIPT),
+        (Language::Tsx, TSX),
+        (Language::Go, GO),
+        (Language::Java, JAVA),
+        (Language::C, C),
+        (Language::Cpp, CPP),
+        (Language::Markdown, MARKDOWN),
+    ];
+
+    #[test]
+    fn debug_dump() {
+        let Ok(path) = std::env::var("CHUNK_DUMP") else { return };
+        let text = std::fs::read_to_string(&path).unwrap();
+        let start = std::time::Instant::now();
+        let chunks = checked(Language::from_path(std::path::Path::new(&path)), &text);
+        eprintln!("{:?}", start.elapsed());
+        for c in &chunks { eprintln!("{}-{} {} {:?} {:?}", c.start_line, c.end_line, c.kind.name(), c.symbol, c.parent); }
+    }
+}

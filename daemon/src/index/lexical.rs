@@ -1,0 +1,165 @@
+//! The on-disk tantivy index behind the lexical oracle: one index per repository, one document per
+//! chunk, tokenised with [`CodeTokenizer`](super::tokens::CodeTokenizer) and scored with BM25 over
+//! weighted fields (symbol and path above body). Documents carry only the chunk id; metadata and
+//! text live in the store.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use tantivy::collector::{FilterCollector, TopDocs};
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::schema::{
+    Field, FAST, INDEXED, IndexRecordOption, STRING, Schema, TextFieldIndexing, TextOptions,
+};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term, doc};
+
+use super::tokens::CodeTokenizer;
+
+const TOKENIZER: &str = "code";
+const WRITER_HEAP: usize = 64 * 1024 * 1024;
+
+#[derive(Clone, Copy)]
+pub(crate) struct Fields {
+    chunk_id: Field,
+    path_key: Field,
+    path: Field,
+    symbol: Field,
+    body: Field,
+}
+
+/// Field boosts: a match in a symbol name or path says more than one in a body.
+const SYMBOL_BOOST: f32 = 3.0;
+const PATH_BOOST: f32 = 2.0;
+const BODY_BOOST: f32 = 1.0;
+
+pub(crate) struct LexicalIndex {
+    index: Index,
+    reader: IndexReader,
+    fields: Fields,
+}
+
+/// One chunk as the lexical index sees it.
+pub(crate) struct LexicalDoc<'a> {
+    pub chunk_id: u64,
+    pub path: &'a str,
+    pub symbol: &'a str,
+    pub body: &'a str,
+}
+
+impl LexicalIndex {
+    pub fn open(dir: &Path) -> Result<LexicalIndex> {
+        std::fs::create_dir_all(dir)?;
+        let (schema, fields) = schema();
+        let directory = tantivy::directory::MmapDirectory::open(dir)
+            .with_context(|| format!("opening the lexical index at {}", dir.display()))?;
+        let index = Index::open_or_create(directory, schema)
+            .with_context(|| format!("opening the lexical index at {}", dir.display()))?;
+        index.tokenizers().register(TOKENIZER, CodeTokenizer::default());
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok(LexicalIndex { index, reader, fields })
+    }
+
+    pub fn writer(&self) -> Result<LexicalWriter> {
+        let writer = self
+            .index
+            .writer_with_num_threads(1, WRITER_HEAP)
+            .context("opening the lexical index writer")?;
+        Ok(LexicalWriter { writer, fields: self.fields })
+    }
+
+    /// Make committed changes visible to searches.
+    pub fn reload(&self) -> Result<()> {
+        self.reader.reload()?;
+        Ok(())
+    }
+
+    /// BM25 over the weighted fields for a disjunction of `terms`. `allow` filters chunk ids
+    /// before ranking so that selective filters do not starve the result list.
+    pub fn search(
+        &self,
+        terms: &[String],
+        limit: usize,
+        allow: Option<Arc<dyn Fn(u64) -> bool + Send + Sync>>,
+    ) -> Result<Vec<(u64, f32)>> {
+        if terms.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let f = self.fields;
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for t in terms {
+            for (field, boost) in [(f.symbol, SYMBOL_BOOST), (f.path, PATH_BOOST), (f.body, BODY_BOOST)] {
+                let q = TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs);
+                clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
+            }
+        }
+        let query = BooleanQuery::new(clauses);
+        let searcher = self.reader.searcher();
+        let top = TopDocs::with_limit(limit).order_by_score();
+        let docs = match allow {
+            Some(allow) => {
+                let pred = move |id: u64| allow(id);
+                searcher.search(&query, &FilterCollector::new("chunk_id".to_string(), pred, top))?
+            }
+            None => searcher.search(&query, &top)?,
+        };
+        let mut out = Vec::with_capacity(docs.len());
+        for (score, addr) in docs {
+            let seg = searcher.segment_reader(addr.segment_ord);
+            let col = seg.fast_fields().u64("chunk_id")?;
+            if let Some(id) = col.first(addr.doc_id) {
+                out.push((id, score));
+            }
+        }
+        Ok(out)
+    }
+}
+
+pub(crate) struct LexicalWriter {
+    writer: IndexWriter<TantivyDocument>,
+    fields: Fields,
+}
+
+impl LexicalWriter {
+    pub fn delete_path(&mut self, path: &str) {
+        self.writer.delete_term(Term::from_field_text(self.fields.path_key, path));
+    }
+
+    pub fn add(&mut self, d: &LexicalDoc<'_>) -> Result<()> {
+        let f = self.fields;
+        self.writer.add_document(doc!(
+            f.chunk_id => d.chunk_id,
+            f.path_key => d.path,
+            f.path => d.path,
+            f.symbol => d.symbol,
+            f.body => d.body,
+        ))?;
+        Ok(())
+    }
+
+    /// Durably commit everything added or deleted so far.
+    pub fn commit(&mut self) -> Result<()> {
+        self.writer.commit().context("committing the lexical index")?;
+        Ok(())
+    }
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let text = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(TOKENIZER)
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
+    let fields = Fields {
+        chunk_id: b.add_u64_field("chunk_id", FAST | INDEXED),
+        path_key: b.add_text_field("path_key", STRING),
+        path: b.add_text_field("path", text.clone()),
+        symbol: b.add_text_field("symbol", text.clone()),
+        body: b.add_text_field("body", text),
+    };
+    (b.build(), fields)
+}

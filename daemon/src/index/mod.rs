@@ -1,0 +1,328 @@
+//! Indexing: walk a repository, chunk what changed, and write chunks to the lexical index and the
+//! store. Incremental by construction: a file whose size and mtime match its record is not read; a
+//! file whose content hash matches is not re-chunked; files that vanished are removed everywhere.
+//!
+//! Consistency: each batch is committed to tantivy first and to the store second. A crash between
+//! the two leaves stale file records, which make the next run treat those files as changed and
+//! replace their documents (deletes are by path), so re-running always converges.
+
+pub(crate) mod chunk;
+pub(crate) mod languages;
+pub(crate) mod lexical;
+pub(crate) mod symbols;
+pub(crate) mod tokens;
+pub(crate) mod walk;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use anyhow::Result;
+use tokio::sync::watch;
+
+use crate::config::IndexConfig;
+use crate::repo::Repo;
+use crate::store::{ChunkMeta, FileRecord, SkipReason, StoreBatch};
+use chunk::{ChunkOptions, Language};
+use lexical::LexicalDoc;
+use walk::WalkEntry;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Phase {
+    #[default]
+    Queued,
+    Walking,
+    Indexing,
+    Committing,
+    Done,
+    Failed,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Progress {
+    pub phase: Phase,
+    pub files_total: u64,
+    pub files_done: u64,
+    pub files_changed: u64,
+    pub files_removed: u64,
+    pub chunks: u64,
+    pub message: String,
+}
+
+impl Progress {
+    pub fn finished(&self) -> bool {
+        matches!(self.phase, Phase::Done | Phase::Failed)
+    }
+}
+
+/// Commit after this many changed files or chunks, so progress is durable on big first runs.
+const COMMIT_FILES: usize = 2000;
+const COMMIT_CHUNKS: usize = 20_000;
+/// Bytes inspected for NUL to decide a file is binary (what git does).
+const BINARY_PROBE: usize = 8000;
+
+enum Outcome {
+    Skipped(SkipReason),
+    SameContent,
+    Chunked { hash: String, language: Language, lines: u32, chunks: Vec<chunk::Chunk> },
+}
+
+/// Index `repo` incrementally, reporting through `tx`. Returns when the index is consistent.
+pub(crate) fn index_repo(repo: &Repo, cfg: &IndexConfig, tx: &watch::Sender<Progress>) -> Result<()> {
+    let started = Instant::now();
+    let mut p = Progress { phase: Phase::Walking, ..Default::default() };
+    tx.send_replace(p.clone());
+
+    let entries = walk::walk(&repo.root);
+    let mut old: HashMap<String, FileRecord> = repo.trees.file_records()?.into_iter().collect();
+    p.phase = Phase::Indexing;
+    p.files_total = entries.len() as u64;
+    tx.send_replace(p.clone());
+
+    // Decide cheaply (no reads) which files need work.
+    let mut todo: Vec<(&WalkEntry, Option<FileRecord>)> = Vec::new();
+    for e in &entries {
+        match old.remove(&e.rel) {
+            Some(rec) if rec.size == e.size && rec.mtime_ns == e.mtime_ns => p.files_done += 1,
+            rec => todo.push((e, rec)),
+        }
+    }
+    let removed: Vec<(String, FileRecord)> = old.into_iter().collect();
+    tx.send_replace(p.clone());
+
+    let mut writer = repo.lexical.writer()?;
+    let mut batch = StoreBatch::default();
+    let mut pending_files = 0usize;
+    let opts = ChunkOptions { max_lines: cfg.max_chunk_lines, ..ChunkOptions::default() };
+
+    for (path, rec) in &removed {
+        writer.delete_path(path);
+        batch.removed_chunks.extend(&rec.chunk_ids);
+        batch.files.push((path.clone(), None));
+        p.files_removed += 1;
+    }
+
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
+    let next = AtomicUsize::new(0);
+    let (out_tx, out_rx) = mpsc::sync_channel::<(usize, Outcome)>(256);
+    let cancelled = &repo.cancelled;
+    let result: Result<()> = std::thread::scope(|s| {
+        for _ in 0..workers {
+            let out_tx = out_tx.clone();
+            let (todo, next, opts) = (&todo, &next, &opts);
+            s.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= todo.len() || cancelled.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let (entry, rec) = &todo[i];
+                    let outcome = examine(entry, rec.as_ref(), cfg.max_file_bytes, opts);
+                    if out_tx.send((i, outcome)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(out_tx);
+        for (i, outcome) in out_rx {
+            let (entry, rec) = &todo[i];
+            let old_chunks = rec.as_ref().map(|r| r.chunk_ids.clone()).unwrap_or_default();
+            let record = match outcome {
+                Outcome::Skipped(reason) => {
+                    if !old_chunks.is_empty() {
+                        writer.delete_path(&entry.rel);
+                        batch.removed_chunks.extend(old_chunks);
+                    }
+                    FileRecord {
+                        mtime_ns: entry.mtime_ns,
+                        size: entry.size,
+                        hash: None,
+                        language: None,
+                        lines: 0,
+                        chunk_ids: Vec::new(),
+                        skipped: Some(reason),
+                    }
+                }
+                Outcome::SameContent => {
+                    let mut r = rec.clone().expect("same content implies a record");
+                    r.mtime_ns = entry.mtime_ns;
+                    r.size = entry.size;
+                    r
+                }
+                Outcome::Chunked { hash, language, lines, chunks } => {
+                    writer.delete_path(&entry.rel);
+                    batch.removed_chunks.extend(old_chunks);
+                    let mut ids = Vec::with_capacity(chunks.len());
+                    for c in chunks {
+                        let chunk_hash = blake3::hash(c.text.as_bytes());
+                        let id = chunk_id(&entry.rel, c.start_line, c.end_line, chunk_hash.as_bytes());
+                        writer.add(&LexicalDoc {
+                            chunk_id: id,
+                            path: &entry.rel,
+                            symbol: c.symbol.as_deref().unwrap_or(""),
+                            body: &c.text,
+                        })?;
+                        let meta = ChunkMeta {
+                            path: entry.rel.clone(),
+                            start_line: c.start_line,
+                            end_line: c.end_line,
+                            symbol: c.symbol,
+                            kind: c.kind,
+                            parent: c.parent,
+                            language,
+                            hash: chunk_hash.to_hex().to_string(),
+                        };
+                        ids.push(id);
+                        batch.added_chunks.push((id, meta, c.text));
+                        p.chunks += 1;
+                    }
+                    p.files_changed += 1;
+                    FileRecord {
+                        mtime_ns: entry.mtime_ns,
+                        size: entry.size,
+                        hash: Some(hash),
+                        language: Some(language),
+                        lines,
+                        chunk_ids: ids,
+                        skipped: None,
+                    }
+                }
+            };
+            batch.files.push((entry.rel.clone(), Some(record)));
+            pending_files += 1;
+            p.files_done += 1;
+            if pending_files >= COMMIT_FILES || batch.added_chunks.len() >= COMMIT_CHUNKS {
+                commit(repo, &mut writer, &mut batch, &mut p, tx)?;
+                pending_files = 0;
+            } else if p.files_done % 64 == 0 {
+                tx.send_replace(p.clone());
+            }
+        }
+        Ok(())
+    });
+    result?;
+    if repo.cancelled.load(Ordering::Relaxed) {
+        // Keep what is consistent so far; the next run picks up the rest.
+        commit(repo, &mut writer, &mut batch, &mut p, tx)?;
+        anyhow::bail!("indexing cancelled");
+    }
+    commit(repo, &mut writer, &mut batch, &mut p, tx)?;
+    finish_record(repo, started.elapsed().as_millis() as u64)?;
+    Ok(())
+}
+
+fn commit(
+    repo: &Repo,
+    writer: &mut lexical::LexicalWriter,
+    batch: &mut StoreBatch,
+    p: &mut Progress,
+    tx: &watch::Sender<Progress>,
+) -> Result<()> {
+    if batch.is_empty() {
+        return Ok(());
+    }
+    let phase = p.phase;
+    p.phase = Phase::Committing;
+    tx.send_replace(p.clone());
+    writer.commit()?;
+    repo.trees.apply(batch)?;
+    {
+        let mut chunks = repo.chunks.write().expect("chunks lock");
+        for (id, meta, _) in &batch.added_chunks {
+            chunks.insert(*id, meta.clone());
+        }
+    }
+    repo.lexical.reload()?;
+    {
+        let added: std::collections::HashSet<u64> = batch.added_chunks.iter().map(|c| c.0).collect();
+        let mut chunks = repo.chunks.write().expect("chunks lock");
+        for id in &batch.removed_chunks {
+            // A chunk can be removed from one file version and re-added by the next with the same id.
+            if !added.contains(id) {
+                chunks.remove(id);
+            }
+        }
+    }
+    repo.rebuild_symbols();
+    *batch = StoreBatch::default();
+    p.phase = phase;
+    tx.send_replace(p.clone());
+    Ok(())
+}
+
+/// Recompute the repository's summary from its file records.
+fn finish_record(repo: &Repo, took_ms: u64) -> Result<()> {
+    let mut files = 0;
+    let mut skipped: BTreeMap<String, u64> = BTreeMap::new();
+    let mut examples: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut languages: BTreeMap<String, u64> = BTreeMap::new();
+    for (path, rec) in repo.trees.file_records()? {
+        match rec.skipped {
+            Some(reason) => {
+                *skipped.entry(reason.name().into()).or_default() += 1;
+                let ex = examples.entry(reason.name().into()).or_default();
+                if ex.len() < 5 {
+                    ex.push(path);
+                }
+            }
+            None => {
+                files += 1;
+                if let Some(lang) = rec.language {
+                    *languages.entry(lang.name().into()).or_default() += 1;
+                }
+            }
+        }
+    }
+    let chunks = repo.chunks.read().expect("chunks lock").len() as u64;
+    let mut rec = repo.record.write().expect("record lock");
+    rec.files = files;
+    rec.chunks = chunks;
+    rec.skipped = skipped;
+    rec.skipped_examples = examples;
+    rec.languages = languages;
+    rec.last_indexed_unix_ms = crate::now_unix_ms();
+    rec.last_index_ms = took_ms;
+    rec.last_error = None;
+    Ok(())
+}
+
+fn examine(entry: &WalkEntry, old: Option<&FileRecord>, max_bytes: u64, opts: &ChunkOptions) -> Outcome {
+    if entry.size > max_bytes {
+        return Outcome::Skipped(SkipReason::TooLarge);
+    }
+    let bytes = match std::fs::read(&entry.abs) {
+        Ok(b) => b,
+        Err(_) => return Outcome::Skipped(SkipReason::Unreadable),
+    };
+    if bytes.len() as u64 > max_bytes {
+        return Outcome::Skipped(SkipReason::TooLarge);
+    }
+    if bytes[..bytes.len().min(BINARY_PROBE)].contains(&0) {
+        return Outcome::Skipped(SkipReason::Binary);
+    }
+    let hash = blake3::hash(&bytes).to_hex().to_string();
+    if old.is_some_and(|r| r.hash.as_deref() == Some(hash.as_str()) && r.skipped.is_none()) {
+        return Outcome::SameContent;
+    }
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Outcome::Skipped(SkipReason::InvalidUtf8);
+    };
+    let language = Language::from_path(std::path::Path::new(&entry.rel));
+    let chunks = chunk::chunk_file(language, &text, opts);
+    let lines = text.lines().count() as u32;
+    Outcome::Chunked { hash, language, lines, chunks }
+}
+
+/// Stable chunk identity: the same text at the same place in the same file has the same id.
+fn chunk_id(path: &str, start: u32, end: u32, text_hash: &[u8; 32]) -> u64 {
+    let mut h = blake3::Hasher::new();
+    h.update(path.as_bytes());
+    h.update(&[0]);
+    h.update(&start.to_le_bytes());
+    h.update(&end.to_le_bytes());
+    h.update(text_hash);
+    let bytes = h.finalize();
+    u64::from_le_bytes(bytes.as_bytes()[..8].try_into().expect("8 bytes"))
+}

@@ -1,0 +1,50 @@
+//! Listing the files of a repository: gitignore-aware (`.gitignore`, `.git/info/exclude`, global
+//! excludes) plus Patina's own `.patinaignore`, never descending into `.git`.
+
+use std::path::{Path, PathBuf};
+
+use ignore::WalkBuilder;
+
+pub(crate) struct WalkEntry {
+    /// Relative to the repository root, '/'-separated.
+    pub rel: String,
+    pub abs: PathBuf,
+    pub size: u64,
+    pub mtime_ns: i128,
+}
+
+/// The files under `root` that the ignore rules let through, sorted by path.
+pub(crate) fn walk(root: &Path) -> Vec<WalkEntry> {
+    let mut out = Vec::new();
+    let walker = WalkBuilder::new(root)
+        .hidden(false)
+        .follow_links(false)
+        .require_git(false)
+        .add_custom_ignore_filename(".patinaignore")
+        .filter_entry(|e| e.file_name() != ".git")
+        .build();
+    for entry in walker.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        let Ok(rel) = entry.path().strip_prefix(root) else { continue };
+        let Some(rel) = rel.to_str() else { continue };
+        out.push(WalkEntry {
+            rel: rel.replace(std::path::MAIN_SEPARATOR, "/"),
+            abs: entry.path().to_path_buf(),
+            size: meta.len(),
+            mtime_ns: mtime_ns(&meta),
+        });
+    }
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out
+}
+
+pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i128)
+        .unwrap_or(0)
+}

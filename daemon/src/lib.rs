@@ -1,0 +1,108 @@
+//! `patinad`: the Patina daemon. Keeps the indices of every registered repository warm and answers
+//! retrieval queries over gRPC on a Unix socket. See ARCHITECTURE.md for the map.
+
+pub(crate) mod config;
+pub(crate) mod files;
+pub(crate) mod fusion;
+pub(crate) mod index;
+pub(crate) mod oracles;
+pub(crate) mod registry;
+pub(crate) mod repo;
+pub(crate) mod rpc;
+pub(crate) mod search;
+pub(crate) mod socket;
+pub(crate) mod store;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use patina_proto::v1 as pb;
+use tokio::sync::Notify;
+
+pub use config::Config;
+
+/// How to run the daemon; every field has an environment/XDG default.
+#[derive(Debug, Default, Clone)]
+pub struct Options {
+    pub socket: Option<PathBuf>,
+    pub state_root: Option<PathBuf>,
+}
+
+/// Serve until SIGTERM, SIGINT or a `Shutdown` request, then flush state and exit.
+pub async fn serve(opts: Options) -> Result<()> {
+    let started = Instant::now();
+    let root = opts.state_root.unwrap_or_else(patina_proto::endpoint::state_root);
+    let socket_path = patina_proto::endpoint::socket_path(opts.socket.as_deref());
+    let _lock = socket::lock_instance(&root)?;
+    let config_path = patina_proto::endpoint::config_file();
+    let config = Config::load(&config_path)?;
+    let store = store::Store::open(&root.join("state"))?;
+    let registry = Arc::new(registry::Registry::open(store, root.clone(), config)?);
+    let engine = search::QueryEngine::new(
+        registry.clone(),
+        vec![Arc::new(oracles::lexical::LexicalOracle), Arc::new(oracles::symbol::SymbolOracle)],
+    );
+    let bound = socket::bind(&socket_path).await?;
+    let shutdown = Arc::new(Notify::new());
+    let daemon = Arc::new(rpc::Daemon {
+        registry: registry.clone(),
+        engine,
+        started,
+        socket: bound.path.to_string_lossy().into_owned(),
+        data_dir: root.to_string_lossy().into_owned(),
+        socket_activated: bound.activated,
+        shutdown: shutdown.clone(),
+    });
+    tracing::info!(
+        socket = %bound.path.display(),
+        state = %root.display(),
+        activated = bound.activated,
+        version = env!("CARGO_PKG_VERSION"),
+        "patinad listening"
+    );
+    let services = rpc::Services(daemon);
+    let signal = {
+        let shutdown = shutdown.clone();
+        async move {
+            let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+            let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).expect("SIGINT handler");
+            tokio::select! {
+                _ = term.recv() => tracing::info!("SIGTERM: shutting down"),
+                _ = int.recv() => tracing::info!("SIGINT: shutting down"),
+                _ = shutdown.notified() => {}
+            }
+        }
+    };
+    tonic::transport::Server::builder()
+        .add_service(pb::health_server::HealthServer::new(services.clone()))
+        .add_service(pb::repos_server::ReposServer::new(services.clone()))
+        .add_service(pb::search_server::SearchServer::new(services.clone()))
+        .add_service(pb::files_server::FilesServer::new(services))
+        .serve_with_incoming_shutdown(socket::incoming(bound.listener), signal)
+        .await
+        .context("serving gRPC")?;
+    registry.shutdown().await;
+    if !bound.activated {
+        let _ = std::fs::remove_file(&bound.path);
+    }
+    tracing::info!("stopped");
+    Ok(())
+}
+
+pub(crate) fn now_unix_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// Resident set size of this process, 0 where unknown.
+pub(crate) fn rss_bytes() -> u64 {
+    let Ok(statm) = std::fs::read_to_string("/proc/self/statm") else { return 0 };
+    let pages: u64 = statm.split_whitespace().nth(1).and_then(|v| v.parse().ok()).unwrap_or(0);
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    pages * page.max(0) as u64
+}

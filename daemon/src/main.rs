@@ -1,0 +1,40 @@
+//! `patinad` entry point: flags, logging, runtime.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+
+/// The Patina daemon. Usually started for you by `patina` or by systemd/launchd.
+#[derive(Parser)]
+#[command(version, about)]
+struct Args {
+    /// Socket to listen on (default: $PATINA_SOCKET, else $XDG_RUNTIME_DIR/patina/patina.sock).
+    #[arg(long)]
+    socket: Option<PathBuf>,
+}
+
+fn main() -> std::process::ExitCode {
+    let args = Args::parse();
+    let filter = std::env::var("PATINA_LOG")
+        .or_else(|_| std::env::var("RUST_LOG"))
+        .unwrap_or_else(|_| "info".into());
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_writer(std::io::stderr)
+        .init();
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("patinad: cannot start the runtime: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    match rt.block_on(patinad::serve(patinad::Options { socket: args.socket, state_root: None })) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e:#}");
+            eprintln!("patinad: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}

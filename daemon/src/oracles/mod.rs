@@ -1,0 +1,43 @@
+//! Oracles: independent retrievers, each ranking chunks for a query its own way. The query engine
+//! runs them in parallel and fuses their rankings; an oracle knows nothing of the others.
+
+pub(crate) mod lexical;
+pub(crate) mod symbol;
+
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use crate::repo::Repo;
+use crate::search::PathFilter;
+
+/// What every oracle is asked.
+pub(crate) struct OracleQuery {
+    pub text: String,
+    /// How many ranked candidates to return.
+    pub limit: usize,
+    /// The repositories in scope.
+    pub repos: Vec<Arc<Repo>>,
+    pub filter: Option<Arc<PathFilter>>,
+}
+
+/// A chunk an oracle found: `repo` indexes `OracleQuery::repos`.
+#[derive(Clone, Debug)]
+pub(crate) struct OracleHit {
+    pub repo: usize,
+    pub chunk_id: u64,
+    pub score: f32,
+}
+
+pub(crate) trait Oracle: Send + Sync {
+    fn name(&self) -> &'static str;
+    /// Ranked best first, at most `q.limit`.
+    fn search(&self, q: &OracleQuery) -> Result<Vec<OracleHit>>;
+}
+
+/// Merge per-repository rankings whose scores are comparable, best first.
+pub(crate) fn merge_by_score(mut hits: Vec<OracleHit>, limit: usize) -> Vec<OracleHit> {
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.repo.cmp(&b.repo)).then(a.chunk_id.cmp(&b.chunk_id)));
+    hits.truncate(limit);
+    hits
+}

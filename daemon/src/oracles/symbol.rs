@@ -1,0 +1,158 @@
+//! The symbol oracle: exact, style-insensitive and prefix matches of symbol names, and matches of
+//! file names and paths. A query that *is* an identifier (`parse_args`, `HTTPClient`,
+//! `Config::load`) or a file name (`config.toml`, `src/main.rs`) puts that definition or file first.
+
+use std::collections::HashMap;
+
+use anyhow::Result;
+
+use super::{Oracle, OracleHit, OracleQuery, merge_by_score};
+use crate::index::symbols::normalize;
+
+pub(crate) struct SymbolOracle;
+
+const EXACT: f32 = 1.0;
+const EXACT_QUALIFIED: f32 = 1.1;
+const NORMALIZED: f32 = 0.9;
+const FILE_PATH: f32 = 1.0;
+const FILE_NAME: f32 = 0.95;
+const FILE_STEM: f32 = 0.7;
+const PREFIX: f32 = 0.5;
+/// Prefix matches are only tried for candidates at least this long.
+const MIN_PREFIX: usize = 3;
+
+/// A name the query mentions, possibly qualified (`Config::load` → parent `config`, name `load`).
+struct Candidate {
+    raw: String,
+    name: String,
+    parent: Option<String>,
+    /// Only match symbols whose parent is `parent` (an ambiguous `a.b` that may be a file name).
+    require_parent: bool,
+}
+
+impl Oracle for SymbolOracle {
+    fn name(&self) -> &'static str {
+        "symbol"
+    }
+
+    fn search(&self, q: &OracleQuery) -> Result<Vec<OracleHit>> {
+        let cands = candidates(&q.text);
+        if cands.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut hits = Vec::new();
+        for (i, repo) in q.repos.iter().enumerate() {
+            let table = repo.symbols();
+            let chunks = repo.chunks.read().expect("chunks lock");
+            let allowed = |id: u64| match (&q.filter, chunks.get(&id)) {
+                (_, None) => false,
+                (None, Some(_)) => true,
+                (Some(f), Some(m)) => f.matches(&m.path),
+            };
+            let mut best: HashMap<u64, f32> = HashMap::new();
+            let mut offer = |id: u64, score: f32| {
+                let e = best.entry(id).or_insert(0.0);
+                *e = e.max(score);
+            };
+            for c in &cands {
+                let key = c.name.to_lowercase();
+                // Exact and qualified.
+                for s in table.with_prefix(&key).iter().filter(|s| s.key == key) {
+                    let mut score = if s.name == c.name { EXACT } else { EXACT * 0.98 };
+                    if let Some(parent) = &c.parent {
+                        let meta_parent = chunks.get(&s.chunk_id).and_then(|m| m.parent.as_deref()).map(str::to_lowercase);
+                        if meta_parent.as_deref() == Some(parent.as_str()) {
+                            score = EXACT_QUALIFIED;
+                        } else if c.require_parent {
+                            continue;
+                        }
+                    }
+                    offer(s.chunk_id, score);
+                }
+                if c.require_parent {
+                    continue;
+                }
+                // Same words, other style.
+                if let Some(idx) = table.normalized.get(&normalize(&c.name)) {
+                    for &k in idx {
+                        offer(table.symbols[k].chunk_id, NORMALIZED);
+                    }
+                }
+                // Prefix, preferring names close in length to the candidate.
+                if key.len() >= MIN_PREFIX {
+                    for s in table.with_prefix(&key).iter().filter(|s| s.key != key).take(200) {
+                        offer(s.chunk_id, PREFIX * key.len() as f32 / s.key.len() as f32);
+                    }
+                }
+                // Files.
+                let raw = c.raw.to_lowercase().trim_start_matches("./").to_string();
+                for f in &table.files {
+                    let score = if f.path == raw || (raw.contains('/') && f.path.ends_with(&format!("/{raw}"))) {
+                        FILE_PATH
+                    } else if f.file_name == raw {
+                        FILE_NAME
+                    } else if f.file_name.split('.').next() == Some(raw.as_str()) {
+                        FILE_STEM
+                    } else {
+                        continue;
+                    };
+                    offer(f.chunk_id, score);
+                }
+            }
+            hits.extend(
+                best.into_iter()
+                    .filter(|(id, _)| allowed(*id))
+                    .map(|(chunk_id, score)| OracleHit { repo: i, chunk_id, score }),
+            );
+        }
+        Ok(merge_by_score(hits, q.limit))
+    }
+}
+
+/// The identifiers and file names a query mentions. A single-word query is itself a candidate;
+/// in longer queries only words that look like code (`snake_case`, `camelCase`, `a.b`, `a::b`,
+/// `a/b`, backticked) count, so prose words do not match symbols by accident.
+fn candidates(text: &str) -> Vec<Candidate> {
+    let words: Vec<&str> = text.split_whitespace().take(64).collect();
+    let single = words.len() == 1;
+    let mut out = Vec::new();
+    for w in words {
+        let w = w.trim_matches(|c: char| matches!(c, '`' | '\'' | '"' | ',' | ';' | '(' | ')' | '?' | '!'));
+        let w = w.trim_end_matches("()");
+        if w.is_empty() || w.len() > 200 {
+            continue;
+        }
+        let looks_like_code = w.contains('_')
+            || w.contains("::")
+            || w.contains('.')
+            || w.contains('/')
+            || w.chars().skip(1).any(char::is_uppercase);
+        if !single && !looks_like_code {
+            continue;
+        }
+        // Qualified names: the last segment is the symbol, the one before it the parent.
+        let segs: Vec<&str> = w.split("::").flat_map(|s| s.split('#')).filter(|s| !s.is_empty()).collect();
+        if segs.len() >= 2 {
+            let (name, parent) = (segs[segs.len() - 1], segs[segs.len() - 2]);
+            out.push(Candidate { raw: w.into(), name: name.into(), parent: Some(parent.to_lowercase()), require_parent: false });
+        } else if !w.contains('/') && w.matches('.').count() == 1 {
+            let (a, b) = w.split_once('.').expect("one dot");
+            let file = looks_like_file(w);
+            if !a.is_empty() && !b.is_empty() {
+                out.push(Candidate { raw: w.into(), name: b.into(), parent: Some(a.to_lowercase()), require_parent: file });
+            }
+            if file {
+                out.push(Candidate { raw: w.into(), name: w.into(), parent: None, require_parent: false });
+            }
+        } else {
+            out.push(Candidate { raw: w.into(), name: w.into(), parent: None, require_parent: false });
+        }
+    }
+    out
+}
+
+/// `config.toml`, `main.rs`: a dot followed by a short lowercase extension.
+fn looks_like_file(w: &str) -> bool {
+    w.rsplit_once('.')
+        .is_some_and(|(stem, ext)| !stem.is_empty() && (1..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()))
+}

@@ -1,0 +1,70 @@
+//! A registered repository as the running daemon holds it: its durable record, its metadata trees,
+//! its lexical index and the in-memory chunk table the oracles read.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
+
+use anyhow::Result;
+use tokio::sync::watch;
+
+use crate::index::lexical::LexicalIndex;
+use crate::index::symbols::SymbolTable;
+use crate::index::Progress;
+use crate::store::{ChunkMeta, RepoRecord, RepoTrees};
+
+pub(crate) struct Repo {
+    pub id: String,
+    pub root: PathBuf,
+    pub record: RwLock<RepoRecord>,
+    pub trees: RepoTrees,
+    pub lexical: LexicalIndex,
+    pub chunks: RwLock<HashMap<u64, ChunkMeta>>,
+    pub symbols: RwLock<Arc<SymbolTable>>,
+    /// Progress of the running (or last) index job; `None` before the first job of this process.
+    pub job: Mutex<Option<watch::Receiver<Progress>>>,
+    /// Set when the repository is being removed or the daemon stops: jobs stop at the next file.
+    pub cancelled: std::sync::atomic::AtomicBool,
+}
+
+impl Repo {
+    pub fn open(record: RepoRecord, trees: RepoTrees, index_dir: PathBuf) -> Result<Repo> {
+        let lexical = LexicalIndex::open(&index_dir.join("lexical"))?;
+        let chunks: HashMap<u64, ChunkMeta> = trees.chunk_metas()?.into_iter().collect();
+        let symbols = SymbolTable::build(chunks.iter());
+        Ok(Repo {
+            id: record.id.clone(),
+            root: PathBuf::from(&record.root),
+            record: RwLock::new(record),
+            trees,
+            lexical,
+            chunks: RwLock::new(chunks),
+            symbols: RwLock::new(Arc::new(symbols)),
+            job: Mutex::new(None),
+            cancelled: Default::default(),
+        })
+    }
+
+    pub fn record(&self) -> RepoRecord {
+        self.record.read().expect("record lock").clone()
+    }
+
+    pub fn chunk(&self, id: u64) -> Option<ChunkMeta> {
+        self.chunks.read().expect("chunks lock").get(&id).cloned()
+    }
+
+    pub fn symbols(&self) -> Arc<SymbolTable> {
+        self.symbols.read().expect("symbols lock").clone()
+    }
+
+    pub fn rebuild_symbols(&self) {
+        let table = SymbolTable::build(self.chunks.read().expect("chunks lock").iter());
+        *self.symbols.write().expect("symbols lock") = Arc::new(table);
+    }
+
+    /// The running job's progress, if a job is running.
+    pub fn running_job(&self) -> Option<watch::Receiver<Progress>> {
+        let job = self.job.lock().expect("job lock");
+        job.as_ref().filter(|rx| !rx.borrow().finished()).cloned()
+    }
+}

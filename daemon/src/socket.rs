@@ -1,0 +1,123 @@
+//! The daemon's Unix socket: single-instance lock, stale-socket recovery, owner-only permissions,
+//! systemd socket activation, and a connection stream that admits only the daemon's own user.
+
+use std::fs::File;
+use std::io::Write;
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use futures::Stream;
+use tokio::net::{UnixListener, UnixStream};
+
+/// An exclusive advisory lock on `<state root>/patinad.lock`, held for the daemon's lifetime.
+pub(crate) struct InstanceLock {
+    _file: File,
+}
+
+pub(crate) fn lock_instance(state_root: &Path) -> Result<InstanceLock> {
+    std::fs::create_dir_all(state_root).with_context(|| format!("creating {}", state_root.display()))?;
+    let path = state_root.join("patinad.lock");
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    // SAFETY: flock on a file descriptor we own.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if rc != 0 {
+        let holder = std::fs::read_to_string(&path).unwrap_or_default();
+        bail!(
+            "another patinad is already running for {} (pid {}); stop it with `patina daemon stop`",
+            state_root.display(),
+            holder.trim()
+        );
+    }
+    file.set_len(0)?;
+    writeln!(file, "{}", std::process::id())?;
+    file.flush()?;
+    Ok(InstanceLock { _file: file })
+}
+
+pub(crate) struct Bound {
+    pub listener: UnixListener,
+    pub path: PathBuf,
+    /// Handed over by systemd: the socket file belongs to systemd, not to us.
+    pub activated: bool,
+}
+
+/// Take the listening socket systemd passed (`LISTEN_FDS`), if any and meant for this process.
+pub(crate) fn inherited() -> Result<Option<std::os::unix::net::UnixListener>> {
+    let pid_ok = std::env::var("LISTEN_PID").ok().and_then(|p| p.parse::<u32>().ok()) == Some(std::process::id());
+    let fds = std::env::var("LISTEN_FDS").ok().and_then(|n| n.parse::<i32>().ok()).unwrap_or(0);
+    if !pid_ok || fds < 1 {
+        return Ok(None);
+    }
+    // SAFETY: systemd guarantees fd 3 (SD_LISTEN_FDS_START) is an open socket handed to us.
+    let listener = unsafe { std::os::unix::net::UnixListener::from_raw_fd(3) };
+    listener.set_nonblocking(true).context("socket passed by systemd is unusable")?;
+    // SAFETY: these variables are read once at start-up, before any thread reads the environment.
+    unsafe {
+        std::env::remove_var("LISTEN_PID");
+        std::env::remove_var("LISTEN_FDS");
+        std::env::remove_var("LISTEN_FDNAMES");
+    }
+    Ok(Some(listener))
+}
+
+/// Bind `path` with mode 0600 inside a 0700 directory, replacing a stale socket left by a crashed
+/// daemon. Must be called with the instance lock held.
+pub(crate) async fn bind(path: &Path) -> Result<Bound> {
+    if let Some(inherited) = inherited()? {
+        let path = inherited
+            .local_addr()
+            .ok()
+            .and_then(|a| a.as_pathname().map(Path::to_path_buf))
+            .unwrap_or_else(|| path.to_path_buf());
+        return Ok(Bound { listener: UnixListener::from_std(inherited)?, path, activated: true });
+    }
+    let dir = path.parent().context("socket path has no parent directory")?;
+    if !dir.exists() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .with_context(|| format!("creating {}", dir.display()))?;
+    }
+    if path.exists() {
+        // Someone else (a daemon with another state root) may be serving it: never steal it.
+        if UnixStream::connect(path).await.is_ok() {
+            bail!("{} is in use by another process", path.display());
+        }
+        tracing::warn!(socket = %path.display(), "removing stale socket");
+        std::fs::remove_file(path).with_context(|| format!("removing stale socket {}", path.display()))?;
+    }
+    let listener = UnixListener::bind(path).with_context(|| format!("binding {}", path.display()))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    Ok(Bound { listener, path: path.to_path_buf(), activated: false })
+}
+
+/// Accepted connections from processes of our own user; others are logged and dropped.
+pub(crate) fn incoming(listener: UnixListener) -> impl Stream<Item = std::io::Result<UnixStream>> {
+    // SAFETY: getuid cannot fail.
+    let me = unsafe { libc::getuid() };
+    futures::stream::unfold(listener, move |listener| async move {
+        loop {
+            match listener.accept().await {
+                Ok((stream, _)) => match stream.peer_cred() {
+                    Ok(cred) if cred.uid() == me => return Some((Ok(stream), listener)),
+                    Ok(cred) => tracing::warn!(uid = cred.uid(), "refused a connection from another user"),
+                    Err(e) => tracing::warn!("refused a connection without peer credentials: {e}"),
+                },
+                Err(e) => {
+                    // EMFILE and friends: back off briefly instead of spinning.
+                    tracing::warn!("accept failed: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+            }
+        }
+    })
+}

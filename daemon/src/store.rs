@@ -1,0 +1,211 @@
+//! Durable metadata in sled: the repository registry, per-file records (what was indexed, or why a
+//! file was skipped) and per-chunk metadata and text. All on-disk layout knowledge lives here, so
+//! the store can be swapped without touching the rest of the daemon.
+//!
+//! Trees: `repos` (repo id → [`RepoRecord`]), and per repository `files/<id>` (path →
+//! [`FileRecord`]), `chunks/<id>` (chunk id → [`ChunkMeta`]), `texts/<id>` (chunk id → UTF-8 text).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::index::chunk::{ChunkKind, Language};
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub(crate) struct RepoRecord {
+    pub id: String,
+    pub name: String,
+    pub root: String,
+    pub added_unix_ms: i64,
+    pub last_indexed_unix_ms: i64,
+    pub last_index_ms: u64,
+    pub files: u64,
+    pub chunks: u64,
+    pub skipped: BTreeMap<String, u64>,
+    pub skipped_examples: BTreeMap<String, Vec<String>>,
+    pub languages: BTreeMap<String, u64>,
+    pub last_error: Option<String>,
+}
+
+/// Why a file was not indexed.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum SkipReason {
+    Binary,
+    TooLarge,
+    InvalidUtf8,
+    Unreadable,
+}
+
+impl SkipReason {
+    pub fn name(self) -> &'static str {
+        match self {
+            SkipReason::Binary => "binary",
+            SkipReason::TooLarge => "too_large",
+            SkipReason::InvalidUtf8 => "invalid_utf8",
+            SkipReason::Unreadable => "unreadable",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub(crate) struct FileRecord {
+    pub mtime_ns: i128,
+    pub size: u64,
+    /// blake3 of the content, hex; `None` for files skipped before reading.
+    pub hash: Option<String>,
+    pub language: Option<Language>,
+    pub lines: u32,
+    pub chunk_ids: Vec<u64>,
+    pub skipped: Option<SkipReason>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub(crate) struct ChunkMeta {
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub symbol: Option<String>,
+    pub kind: ChunkKind,
+    pub parent: Option<String>,
+    pub language: Language,
+    /// blake3 of the chunk text, hex.
+    pub hash: String,
+}
+
+#[derive(Clone)]
+pub(crate) struct Store {
+    db: sled::Db,
+    repos: sled::Tree,
+}
+
+impl Store {
+    pub fn open(dir: &Path) -> Result<Store> {
+        let db = sled::Config::new()
+            .path(dir)
+            .flush_every_ms(Some(1000))
+            .open()
+            .with_context(|| format!("opening the metadata store at {}", dir.display()))?;
+        let repos = db.open_tree("repos")?;
+        Ok(Store { db, repos })
+    }
+
+    pub fn repos(&self) -> Result<Vec<RepoRecord>> {
+        let mut out = Vec::new();
+        for item in self.repos.iter() {
+            let (_, v) = item?;
+            out.push(serde_json::from_slice(&v).context("decoding a repository record")?);
+        }
+        Ok(out)
+    }
+
+    pub fn put_repo(&self, rec: &RepoRecord) -> Result<()> {
+        self.repos.insert(rec.id.as_bytes(), serde_json::to_vec(rec)?)?;
+        Ok(())
+    }
+
+    /// Forget a repository and everything stored for it.
+    pub fn remove_repo(&self, id: &str) -> Result<()> {
+        self.repos.remove(id.as_bytes())?;
+        for kind in ["files", "chunks", "texts"] {
+            self.db.drop_tree(format!("{kind}/{id}"))?;
+        }
+        self.flush()
+    }
+
+    pub fn repo_trees(&self, id: &str) -> Result<RepoTrees> {
+        Ok(RepoTrees {
+            files: self.db.open_tree(format!("files/{id}"))?,
+            chunks: self.db.open_tree(format!("chunks/{id}"))?,
+            texts: self.db.open_tree(format!("texts/{id}"))?,
+        })
+    }
+
+    pub fn flush(&self) -> Result<()> {
+        self.db.flush()?;
+        Ok(())
+    }
+}
+
+/// The per-repository trees.
+#[derive(Clone)]
+pub(crate) struct RepoTrees {
+    pub files: sled::Tree,
+    pub chunks: sled::Tree,
+    pub texts: sled::Tree,
+}
+
+impl RepoTrees {
+    pub fn file_records(&self) -> Result<Vec<(String, FileRecord)>> {
+        let mut out = Vec::new();
+        for item in self.files.iter() {
+            let (k, v) = item?;
+            let path = String::from_utf8(k.to_vec()).context("file key is not UTF-8")?;
+            out.push((path, serde_json::from_slice(&v).context("decoding a file record")?));
+        }
+        Ok(out)
+    }
+
+    pub fn chunk_metas(&self) -> Result<Vec<(u64, ChunkMeta)>> {
+        let mut out = Vec::new();
+        for item in self.chunks.iter() {
+            let (k, v) = item?;
+            out.push((key_id(&k), serde_json::from_slice(&v).context("decoding chunk metadata")?));
+        }
+        Ok(out)
+    }
+
+    pub fn text(&self, chunk_id: u64) -> Result<Option<String>> {
+        Ok(self
+            .texts
+            .get(chunk_id.to_be_bytes())?
+            .map(|v| String::from_utf8_lossy(&v).into_owned()))
+    }
+
+    /// Apply one indexing batch: file records to write or delete, chunks to add and remove.
+    pub fn apply(&self, batch: &StoreBatch) -> Result<()> {
+        let mut files = sled::Batch::default();
+        let mut chunks = sled::Batch::default();
+        let mut texts = sled::Batch::default();
+        for id in &batch.removed_chunks {
+            chunks.remove(&id.to_be_bytes());
+            texts.remove(&id.to_be_bytes());
+        }
+        for (id, meta, text) in &batch.added_chunks {
+            chunks.insert(&id.to_be_bytes(), serde_json::to_vec(meta)?);
+            texts.insert(&id.to_be_bytes(), text.as_bytes());
+        }
+        for (path, rec) in &batch.files {
+            match rec {
+                Some(rec) => files.insert(path.as_bytes(), serde_json::to_vec(rec)?),
+                None => files.remove(path.as_bytes()),
+            }
+        }
+        // Chunks first, files last: a file record only ever points at chunks that exist.
+        self.chunks.apply_batch(chunks)?;
+        self.texts.apply_batch(texts)?;
+        self.files.apply_batch(files)?;
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct StoreBatch {
+    pub files: Vec<(String, Option<FileRecord>)>,
+    pub added_chunks: Vec<(u64, ChunkMeta, String)>,
+    pub removed_chunks: Vec<u64>,
+}
+
+impl StoreBatch {
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.added_chunks.is_empty() && self.removed_chunks.is_empty()
+    }
+}
+
+fn key_id(k: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&k[..8]);
+    u64::from_be_bytes(b)
+}

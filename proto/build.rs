@@ -1,0 +1,22 @@
+//! Generates the patina.v1 gRPC code. Uses the vendored `protoc` unless `PROTOC` is set,
+//! so a fresh machine needs no system protobuf compiler.
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::var_os("PROTOC").is_none() {
+        let protoc = protoc_bin_vendored::protoc_bin_path()?;
+        // SAFETY: build scripts are single-threaded; nothing else reads the environment concurrently.
+        unsafe { std::env::set_var("PROTOC", protoc) };
+    }
+    let protos = [
+        "patina/v1/health.proto",
+        "patina/v1/repos.proto",
+        "patina/v1/search.proto",
+        "patina/v1/files.proto",
+    ];
+    tonic_prost_build::configure()
+        .build_transport(false)
+        .client_mod_attribute(".", "#[cfg(feature = \"client\")]")
+        .server_mod_attribute(".", "#[cfg(feature = \"server\")]")
+        .compile_protos(&protos, &["."])?;
+    Ok(())
+}

@@ -1,0 +1,13 @@
+//! The `patina.v1` wire protocol: one gRPC service per concern (health, repos, search, files),
+//! generated from `proto/patina/v1/*.proto`, plus [`endpoint`]: where the daemon's socket lives
+//! and how a client connects to it. Clients enable the `client` feature, the daemon `server`.
+
+pub mod endpoint;
+
+/// Bumped whenever a change makes old clients and new daemons (or the reverse) misunderstand each other.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+#[allow(clippy::all, missing_docs)]
+pub mod v1 {
+    tonic::include_proto!("patina.v1");
+}
