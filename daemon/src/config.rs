@@ -12,6 +12,22 @@ use serde::Deserialize;
 pub struct Config {
     pub index: IndexConfig,
     pub retrieval: RetrievalConfig,
+    pub semantic: SemanticConfig,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SemanticConfig {
+    /// `fp32` (reference quality) or `int8` (faster, cosine ≈ 0.997 to fp32).
+    pub precision: String,
+}
+
+impl Default for SemanticConfig {
+    fn default() -> Self {
+        SemanticConfig {
+            precision: "fp32".into(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -38,13 +54,20 @@ pub struct RetrievalConfig {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { index: IndexConfig::default(), retrieval: RetrievalConfig::default() }
+        Config {
+            index: IndexConfig::default(),
+            retrieval: RetrievalConfig::default(),
+            semantic: SemanticConfig::default(),
+        }
     }
 }
 
 impl Default for IndexConfig {
     fn default() -> Self {
-        IndexConfig { max_file_bytes: 1024 * 1024, max_chunk_lines: 150 }
+        IndexConfig {
+            max_file_bytes: 1024 * 1024,
+            max_chunk_lines: 150,
+        }
     }
 }
 
@@ -54,7 +77,11 @@ impl Default for RetrievalConfig {
             rrf_k: 60.0,
             overfetch: 5,
             oracle_timeout_ms: 2000,
-            weights: BTreeMap::from([("lexical".into(), 1.0), ("symbol".into(), 1.5)]),
+            weights: BTreeMap::from([
+                ("lexical".into(), 1.0),
+                ("symbol".into(), 1.5),
+                ("semantic".into(), 1.0),
+            ]),
         }
     }
 }
@@ -73,8 +100,14 @@ impl Config {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
             Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
         };
-        let mut cfg: Config =
-            toml::from_str(&text).with_context(|| format!("invalid config file {}", path.display()))?;
+        let mut cfg: Config = toml::from_str(&text)
+            .with_context(|| format!("invalid config file {}", path.display()))?;
+        if !matches!(cfg.semantic.precision.as_str(), "fp32" | "int8") {
+            anyhow::bail!(
+                "invalid config file {}: [semantic] precision must be \"fp32\" or \"int8\"",
+                path.display()
+            );
+        }
         // Keep the defaults' weights for oracles the file does not mention.
         for (k, v) in RetrievalConfig::default().weights {
             cfg.retrieval.weights.entry(k).or_insert(v);
@@ -91,7 +124,11 @@ mod tests {
     fn partial_files_keep_defaults_and_typos_are_errors() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("config.toml");
-        std::fs::write(&p, "[index]\nmax_file_bytes = 10\n[retrieval.weights]\nlexical = 2.0\n").unwrap();
+        std::fs::write(
+            &p,
+            "[index]\nmax_file_bytes = 10\n[retrieval.weights]\nlexical = 2.0\n",
+        )
+        .unwrap();
         let c = Config::load(&p).unwrap();
         assert_eq!(c.index.max_file_bytes, 10);
         assert_eq!(c.retrieval.weight("lexical"), 2.0);

@@ -26,12 +26,17 @@ pub(crate) fn read_slice(repo: &Repo, rel: &str, start: u32, end: u32) -> Result
     let rel_path = Path::new(rel);
     if rel.is_empty()
         || rel_path.is_absolute()
-        || rel_path.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+        || rel_path
+            .components()
+            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
     {
-        return Err(UserError::Invalid(format!("'{rel}' is not a path inside the repository")).into());
+        return Err(
+            UserError::Invalid(format!("'{rel}' is not a path inside the repository")).into(),
+        );
     }
     let joined = repo.root.join(rel_path);
-    let real = std::fs::canonicalize(&joined).map_err(|_| UserError::NotFound(format!("no file '{rel}' in {}", repo.root.display())))?;
+    let real = std::fs::canonicalize(&joined)
+        .map_err(|_| UserError::NotFound(format!("no file '{rel}' in {}", repo.root.display())))?;
     let root = std::fs::canonicalize(&repo.root)?;
     if !real.starts_with(&root) || real.components().any(|c| c.as_os_str() == ".git") {
         return Err(UserError::Invalid(format!("'{rel}' resolves outside the repository")).into());
@@ -50,7 +55,11 @@ pub(crate) fn read_slice(repo: &Repo, rel: &str, start: u32, end: u32) -> Result
     let total = lines.len() as u32;
     let start = start.max(1);
     let end = if end == 0 { total } else { end.min(total) };
-    let body = if start <= end && total > 0 { lines[(start - 1) as usize..end as usize].join("\n") } else { String::new() };
+    let body = if start <= end && total > 0 {
+        lines[(start - 1) as usize..end as usize].join("\n")
+    } else {
+        String::new()
+    };
     Ok(FileSlice {
         path: rel.to_string(),
         language: Language::from_path(rel_path).name(),

@@ -32,15 +32,32 @@ pub(crate) fn rrf<K: Clone + Eq + Hash + Ord>(rankings: &[Ranking<K>], k: f64) -
     for r in rankings {
         for (i, (key, score)) in r.items.iter().enumerate() {
             let rank = i as u32 + 1;
-            let e = acc.entry(key.clone()).or_insert_with(|| Fused { key: key.clone(), score: 0.0, provenance: Vec::new() });
+            let e = acc.entry(key.clone()).or_insert_with(|| Fused {
+                key: key.clone(),
+                score: 0.0,
+                provenance: Vec::new(),
+            });
             e.score += r.weight / (k + rank as f64);
-            e.provenance.push(Contribution { oracle: r.oracle, rank, score: *score });
+            e.provenance.push(Contribution {
+                oracle: r.oracle,
+                rank,
+                score: *score,
+            });
         }
     }
     let mut out: Vec<Fused<K>> = acc.into_values().collect();
-    let best_rank = |f: &Fused<K>| f.provenance.iter().map(|c| c.rank).min().unwrap_or(u32::MAX);
+    let best_rank = |f: &Fused<K>| {
+        f.provenance
+            .iter()
+            .map(|c| c.rank)
+            .min()
+            .unwrap_or(u32::MAX)
+    };
     out.sort_by(|a, b| {
-        b.score.total_cmp(&a.score).then(best_rank(a).cmp(&best_rank(b))).then(a.key.cmp(&b.key))
+        b.score
+            .total_cmp(&a.score)
+            .then(best_rank(a).cmp(&best_rank(b)))
+            .then(a.key.cmp(&b.key))
     });
     out
 }
@@ -50,12 +67,19 @@ mod tests {
     use super::*;
 
     fn ranking(oracle: &'static str, weight: f64, keys: &[u32]) -> Ranking<u32> {
-        Ranking { oracle, weight, items: keys.iter().map(|&k| (k, 0.0)).collect() }
+        Ranking {
+            oracle,
+            weight,
+            items: keys.iter().map(|&k| (k, 0.0)).collect(),
+        }
     }
 
     #[test]
     fn agreement_beats_a_single_first_place() {
-        let fused = rrf(&[ranking("a", 1.0, &[1, 2, 3]), ranking("b", 1.0, &[2, 3, 1])], 60.0);
+        let fused = rrf(
+            &[ranking("a", 1.0, &[1, 2, 3]), ranking("b", 1.0, &[2, 3, 1])],
+            60.0,
+        );
         assert_eq!(fused[0].key, 2);
         assert_eq!(fused[0].provenance.len(), 2);
         let expected = 1.0 / 62.0 + 1.0 / 61.0;

@@ -2,6 +2,7 @@
 //! retrieval queries over gRPC on a Unix socket. See ARCHITECTURE.md for the map.
 
 pub(crate) mod config;
+pub(crate) mod embed;
 pub(crate) mod files;
 pub(crate) mod fusion;
 pub(crate) mod index;
@@ -10,6 +11,7 @@ pub(crate) mod registry;
 pub(crate) mod repo;
 pub(crate) mod rpc;
 pub(crate) mod search;
+pub(crate) mod semantic;
 pub(crate) mod socket;
 pub(crate) mod store;
 
@@ -33,16 +35,38 @@ pub struct Options {
 /// Serve until SIGTERM, SIGINT or a `Shutdown` request, then flush state and exit.
 pub async fn serve(opts: Options) -> Result<()> {
     let started = Instant::now();
-    let root = opts.state_root.unwrap_or_else(patina_proto::endpoint::state_root);
+    let root = opts
+        .state_root
+        .unwrap_or_else(patina_proto::endpoint::state_root);
     let socket_path = patina_proto::endpoint::socket_path(opts.socket.as_deref());
     let _lock = socket::lock_instance(&root)?;
     let config_path = patina_proto::endpoint::config_file();
     let config = Config::load(&config_path)?;
     let store = store::Store::open(&root.join("state"))?;
-    let registry = Arc::new(registry::Registry::open(store, root.clone(), config)?);
+    let precision = if config.semantic.precision == "int8" {
+        embed::Precision::Int8
+    } else {
+        embed::Precision::Fp32
+    };
+    let semantic = Arc::new(semantic::Semantic::load(
+        embed::ModelPaths::locate(&root),
+        precision,
+        store.embeddings(),
+    ));
+    let registry = Arc::new(registry::Registry::open(
+        store,
+        root.clone(),
+        config,
+        semantic.clone(),
+    )?);
+    semantic.spawn_worker(Arc::downgrade(&registry));
     let engine = search::QueryEngine::new(
         registry.clone(),
-        vec![Arc::new(oracles::lexical::LexicalOracle), Arc::new(oracles::symbol::SymbolOracle)],
+        vec![
+            Arc::new(oracles::lexical::LexicalOracle),
+            Arc::new(oracles::symbol::SymbolOracle),
+            Arc::new(oracles::semantic::SemanticOracle(semantic.clone())),
+        ],
     );
     let bound = socket::bind(&socket_path).await?;
     let shutdown = Arc::new(Notify::new());
@@ -66,8 +90,11 @@ pub async fn serve(opts: Options) -> Result<()> {
     let signal = {
         let shutdown = shutdown.clone();
         async move {
-            let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
-            let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).expect("SIGINT handler");
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                    .expect("SIGTERM handler");
+            let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+                .expect("SIGINT handler");
             tokio::select! {
                 _ = term.recv() => tracing::info!("SIGTERM: shutting down"),
                 _ = int.recv() => tracing::info!("SIGINT: shutting down"),
@@ -100,8 +127,14 @@ pub(crate) fn now_unix_ms() -> i64 {
 
 /// Resident set size of this process, 0 where unknown.
 pub(crate) fn rss_bytes() -> u64 {
-    let Ok(statm) = std::fs::read_to_string("/proc/self/statm") else { return 0 };
-    let pages: u64 = statm.split_whitespace().nth(1).and_then(|v| v.parse().ok()).unwrap_or(0);
+    let Ok(statm) = std::fs::read_to_string("/proc/self/statm") else {
+        return 0;
+    };
+    let pages: u64 = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     // SAFETY: sysconf has no preconditions.
     let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     pages * page.max(0) as u64

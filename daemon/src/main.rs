@@ -22,14 +22,20 @@ fn main() -> std::process::ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_writer(std::io::stderr)
         .init();
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("patinad: cannot start the runtime: {e}");
             return std::process::ExitCode::from(2);
         }
     };
-    match rt.block_on(patinad::serve(patinad::Options { socket: args.socket, state_root: None })) {
+    match rt.block_on(patinad::serve(patinad::Options {
+        socket: args.socket,
+        state_root: None,
+    })) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("{e:#}");

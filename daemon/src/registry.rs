@@ -12,12 +12,14 @@ use tokio::sync::{Semaphore, watch};
 use crate::config::Config;
 use crate::index::{self, Phase, Progress};
 use crate::repo::Repo;
+use crate::semantic::Semantic;
 use crate::store::{RepoRecord, Store};
 
 pub(crate) struct Registry {
     store: Store,
     data_dir: PathBuf,
     pub config: Config,
+    pub semantic: Arc<Semantic>,
     repos: RwLock<BTreeMap<String, Arc<Repo>>>,
     /// Index jobs run one at a time: they are CPU-bound and the machine is shared with queries.
     jobs: Arc<Semaphore>,
@@ -41,13 +43,21 @@ impl std::fmt::Display for UserError {
 }
 
 impl Registry {
-    pub fn open(store: Store, data_dir: PathBuf, config: Config) -> Result<Registry> {
+    pub fn open(
+        store: Store,
+        data_dir: PathBuf,
+        config: Config,
+        semantic: Arc<Semantic>,
+    ) -> Result<Registry> {
         let mut repos = BTreeMap::new();
         for rec in store.repos()? {
             let id = rec.id.clone();
             let trees = store.repo_trees(&id)?;
             match Repo::open(rec, trees, data_dir.join("repos").join(&id)) {
                 Ok(repo) => {
+                    if let Err(e) = semantic.attach(&repo) {
+                        tracing::error!(repo = %id, "cannot load vectors: {e:#}");
+                    }
                     repos.insert(id, Arc::new(repo));
                 }
                 Err(e) => tracing::error!(repo = %id, "cannot open repository index: {e:#}"),
@@ -58,13 +68,19 @@ impl Registry {
             store,
             data_dir,
             config,
+            semantic,
             repos: RwLock::new(repos),
             jobs: Arc::new(Semaphore::new(1)),
         })
     }
 
     pub fn all(&self) -> Vec<Arc<Repo>> {
-        self.repos.read().expect("repos lock").values().cloned().collect()
+        self.repos
+            .read()
+            .expect("repos lock")
+            .values()
+            .cloned()
+            .collect()
     }
 
     /// Resolve an id, a name or a path (inside the repository) to a registered repository.
@@ -85,11 +101,18 @@ impl Registry {
             _ => {}
         }
         if let Ok(path) = std::fs::canonicalize(key) {
-            if let Some(r) = repos.values().filter(|r| path.starts_with(&r.root)).max_by_key(|r| r.root.as_os_str().len()) {
+            if let Some(r) = repos
+                .values()
+                .filter(|r| path.starts_with(&r.root))
+                .max_by_key(|r| r.root.as_os_str().len())
+            {
                 return Ok(r.clone());
             }
         }
-        Err(UserError::NotFound(format!("no registered repository matches '{key}' (see `patina repos`)")).into())
+        Err(UserError::NotFound(format!(
+            "no registered repository matches '{key}' (see `patina repos`)"
+        ))
+        .into())
     }
 
     /// Register the repository containing `path` (idempotent) and start indexing it.
@@ -103,7 +126,9 @@ impl Registry {
         let repo = match existing {
             Some(r) => r,
             None => {
-                let name = root.file_name().map_or_else(|| "/".into(), |n| n.to_string_lossy().into_owned());
+                let name = root
+                    .file_name()
+                    .map_or_else(|| "/".into(), |n| n.to_string_lossy().into_owned());
                 let rec = RepoRecord {
                     id: id.clone(),
                     name,
@@ -122,7 +147,11 @@ impl Registry {
                 self.store.flush()?;
                 let trees = self.store.repo_trees(&id)?;
                 let repo = Arc::new(Repo::open(rec, trees, self.repo_dir(&id))?);
-                self.repos.write().expect("repos lock").insert(id.clone(), repo.clone());
+                self.semantic.attach(&repo)?;
+                self.repos
+                    .write()
+                    .expect("repos lock")
+                    .insert(id.clone(), repo.clone());
                 tracing::info!(repo = %id, root = %root.display(), "registered");
                 repo
             }
@@ -143,7 +172,9 @@ impl Registry {
         let this = self.clone();
         let repo = repo.clone();
         tokio::spawn(async move {
-            let Ok(_permit) = this.jobs.clone().acquire_owned().await else { return };
+            let Ok(_permit) = this.jobs.clone().acquire_owned().await else {
+                return;
+            };
             if repo.cancelled.load(Ordering::Relaxed) {
                 tx.send_modify(|p| p.phase = Phase::Failed);
                 return;
@@ -152,7 +183,7 @@ impl Registry {
             let cfg = this.config.index.clone();
             let tx2 = tx.clone();
             let res = tokio::task::spawn_blocking(move || {
-                let r = index::index_repo(&repo2, &cfg, &tx2);
+                let r = index::index_repo(&repo2, &cfg, &this2.semantic, &tx2);
                 if let Err(e) = &r {
                     repo2.record.write().expect("record lock").last_error = Some(format!("{e:#}"));
                 }
@@ -164,7 +195,9 @@ impl Registry {
                 r
             })
             .await;
-            let res = res.map_err(|e| anyhow!("index job panicked: {e}")).and_then(|r| r);
+            let res = res
+                .map_err(|e| anyhow!("index job panicked: {e}"))
+                .and_then(|r| r);
             match res {
                 Ok(()) => {
                     tracing::info!(repo = %repo.id, "indexed");
@@ -204,12 +237,17 @@ impl Registry {
 
     /// Stop running jobs and flush everything (shutdown).
     pub async fn shutdown(&self) {
+        self.semantic.stop();
         for repo in self.all() {
             repo.cancelled.store(true, Ordering::Relaxed);
         }
         for repo in self.all() {
             if let Some(mut rx) = repo.running_job() {
-                let _ = tokio::time::timeout(std::time::Duration::from_secs(10), rx.wait_for(Progress::finished)).await;
+                let _ = tokio::time::timeout(
+                    std::time::Duration::from_secs(10),
+                    rx.wait_for(Progress::finished),
+                )
+                .await;
             }
         }
         if let Err(e) = self.store.flush() {
@@ -228,7 +266,10 @@ fn repo_root(path: &Path) -> Result<PathBuf> {
     let abs = std::fs::canonicalize(path)
         .map_err(|e| UserError::Invalid(format!("cannot use '{}': {e}", path.display())))?;
     if !abs.is_dir() {
-        bail!(UserError::Invalid(format!("'{}' is not a directory", path.display())));
+        bail!(UserError::Invalid(format!(
+            "'{}' is not a directory",
+            path.display()
+        )));
     }
     let mut dir = Some(abs.as_path());
     while let Some(d) = dir {

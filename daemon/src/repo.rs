@@ -1,16 +1,17 @@
 //! A registered repository as the running daemon holds it: its durable record, its metadata trees,
 //! its lexical index and the in-memory chunk table the oracles read.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 
 use anyhow::Result;
 use tokio::sync::watch;
 
+use crate::index::Progress;
 use crate::index::lexical::LexicalIndex;
 use crate::index::symbols::SymbolTable;
-use crate::index::Progress;
+use crate::index::vectors::VectorIndex;
 use crate::store::{ChunkMeta, RepoRecord, RepoTrees};
 
 pub(crate) struct Repo {
@@ -21,6 +22,10 @@ pub(crate) struct Repo {
     pub lexical: LexicalIndex,
     pub chunks: RwLock<HashMap<u64, ChunkMeta>>,
     pub symbols: RwLock<Arc<SymbolTable>>,
+    /// Embeddings of the chunks (HNSW + fresh segment + tombstones).
+    pub vectors: RwLock<VectorIndex>,
+    /// Chunks waiting to be embedded (the embedding backlog).
+    pub pending: Mutex<BTreeSet<u64>>,
     /// Progress of the running (or last) index job; `None` before the first job of this process.
     pub job: Mutex<Option<watch::Receiver<Progress>>>,
     /// Set when the repository is being removed or the daemon stops: jobs stop at the next file.
@@ -32,6 +37,7 @@ impl Repo {
         let lexical = LexicalIndex::open(&index_dir.join("lexical"))?;
         let chunks: HashMap<u64, ChunkMeta> = trees.chunk_metas()?.into_iter().collect();
         let symbols = SymbolTable::build(chunks.iter());
+        let vectors = VectorIndex::open(&index_dir.join("vectors.bin"));
         Ok(Repo {
             id: record.id.clone(),
             root: PathBuf::from(&record.root),
@@ -40,6 +46,8 @@ impl Repo {
             lexical,
             chunks: RwLock::new(chunks),
             symbols: RwLock::new(Arc::new(symbols)),
+            vectors: RwLock::new(vectors),
+            pending: Mutex::new(BTreeSet::new()),
             job: Mutex::new(None),
             cancelled: Default::default(),
         })

@@ -76,15 +76,25 @@ fn repo_pb(repo: &Repo, with_progress: bool) -> pb::RepoInfo {
             .map(|(reason, n)| pb::SkipCount {
                 reason: reason.clone(),
                 files: *n,
-                examples: rec.skipped_examples.get(reason).cloned().unwrap_or_default(),
+                examples: rec
+                    .skipped_examples
+                    .get(reason)
+                    .cloned()
+                    .unwrap_or_default(),
             })
             .collect(),
         last_indexed_unix_ms: rec.last_indexed_unix_ms,
         indexing: running.is_some(),
-        progress: if with_progress { running.map(|rx| Box::new(progress_pb(&rx.borrow(), None))) } else { None },
+        progress: if with_progress {
+            running.map(|rx| Box::new(progress_pb(&rx.borrow(), None)))
+        } else {
+            None
+        },
         languages: rec.languages.into_iter().collect(),
         last_error: rec.last_error.unwrap_or_default(),
         last_index_ms: rec.last_index_ms,
+        vectors: repo.vectors.read().expect("vectors lock").len() as u64,
+        embed_backlog: crate::semantic::backlog(repo) as u64,
     }
 }
 
@@ -112,7 +122,10 @@ fn follow(repo: Arc<Repo>, mut rx: watch::Receiver<Progress>) -> ProgressStream 
 
 #[tonic::async_trait]
 impl pb::health_server::Health for Services {
-    async fn check(&self, _req: Request<pb::CheckRequest>) -> Result<Response<pb::CheckResponse>, Status> {
+    async fn check(
+        &self,
+        _req: Request<pb::CheckRequest>,
+    ) -> Result<Response<pb::CheckResponse>, Status> {
         let d = &self.0;
         Ok(Response::new(pb::CheckResponse {
             version: env!("CARGO_PKG_VERSION").into(),
@@ -123,10 +136,16 @@ impl pb::health_server::Health for Services {
             socket: d.socket.clone(),
             data_dir: d.data_dir.clone(),
             socket_activated: d.socket_activated,
+            semantic_on: d.registry.semantic.is_on(),
+            semantic: d.registry.semantic.describe(),
+            embeddings_computed: d.registry.semantic.computed(),
         }))
     }
 
-    async fn shutdown(&self, _req: Request<pb::ShutdownRequest>) -> Result<Response<pb::ShutdownResponse>, Status> {
+    async fn shutdown(
+        &self,
+        _req: Request<pb::ShutdownRequest>,
+    ) -> Result<Response<pb::ShutdownResponse>, Status> {
         tracing::info!("shutdown requested by a client");
         self.0.shutdown.notify_one();
         Ok(Response::new(pb::ShutdownResponse {}))
@@ -139,31 +158,71 @@ impl pb::repos_server::Repos for Services {
     type WatchStream = ProgressStream;
 
     async fn add(&self, req: Request<pb::AddRequest>) -> Result<Response<ProgressStream>, Status> {
-        let (repo, rx) = self.0.registry.add(&req.into_inner().path).map_err(status)?;
+        let (repo, rx) = self
+            .0
+            .registry
+            .add(&req.into_inner().path)
+            .map_err(status)?;
         Ok(Response::new(follow(repo, rx)))
     }
 
-    async fn remove(&self, req: Request<pb::RemoveRequest>) -> Result<Response<pb::RemoveResponse>, Status> {
-        let rec = self.0.registry.remove(&req.into_inner().repo).await.map_err(status)?;
+    async fn remove(
+        &self,
+        req: Request<pb::RemoveRequest>,
+    ) -> Result<Response<pb::RemoveResponse>, Status> {
+        let rec = self
+            .0
+            .registry
+            .remove(&req.into_inner().repo)
+            .await
+            .map_err(status)?;
         Ok(Response::new(pb::RemoveResponse {
-            removed: Some(pb::RepoInfo { id: rec.id, name: rec.name, root: rec.root, ..Default::default() }),
+            removed: Some(pb::RepoInfo {
+                id: rec.id,
+                name: rec.name,
+                root: rec.root,
+                ..Default::default()
+            }),
         }))
     }
 
-    async fn list(&self, _req: Request<pb::ListRequest>) -> Result<Response<pb::ListResponse>, Status> {
-        let repos = self.0.registry.all().iter().map(|r| repo_pb(r, true)).collect();
+    async fn list(
+        &self,
+        _req: Request<pb::ListRequest>,
+    ) -> Result<Response<pb::ListResponse>, Status> {
+        let repos = self
+            .0
+            .registry
+            .all()
+            .iter()
+            .map(|r| repo_pb(r, true))
+            .collect();
         Ok(Response::new(pb::ListResponse {
             repos,
             daemon_uptime_ms: self.0.started.elapsed().as_millis() as u64,
             daemon_rss_bytes: crate::rss_bytes(),
+            semantic: self.0.registry.semantic.describe(),
         }))
     }
 
-    async fn watch(&self, req: Request<pb::WatchRequest>) -> Result<Response<ProgressStream>, Status> {
-        let repo = self.0.registry.resolve(&req.into_inner().repo).map_err(status)?;
+    async fn watch(
+        &self,
+        req: Request<pb::WatchRequest>,
+    ) -> Result<Response<ProgressStream>, Status> {
+        let repo = self
+            .0
+            .registry
+            .resolve(&req.into_inner().repo)
+            .map_err(status)?;
         let rx = match repo.running_job() {
             Some(rx) => rx,
-            None => watch::channel(Progress { phase: Phase::Done, ..Default::default() }).1,
+            None => {
+                watch::channel(Progress {
+                    phase: Phase::Done,
+                    ..Default::default()
+                })
+                .1
+            }
         };
         Ok(Response::new(follow(repo, rx)))
     }
@@ -171,12 +230,20 @@ impl pb::repos_server::Repos for Services {
 
 #[tonic::async_trait]
 impl pb::search_server::Search for Services {
-    async fn query(&self, req: Request<pb::QueryRequest>) -> Result<Response<pb::QueryResponse>, Status> {
+    async fn query(
+        &self,
+        req: Request<pb::QueryRequest>,
+    ) -> Result<Response<pb::QueryResponse>, Status> {
         let r = req.into_inner();
         let granularity = match pb::Granularity::try_from(r.granularity) {
             Ok(pb::Granularity::Chunk) => Granularity::Chunk,
             Ok(pb::Granularity::File) => Granularity::File,
-            Err(_) => return Err(Status::invalid_argument(format!("unknown granularity {}", r.granularity))),
+            Err(_) => {
+                return Err(Status::invalid_argument(format!(
+                    "unknown granularity {}",
+                    r.granularity
+                )));
+            }
         };
         let res = self
             .0
@@ -209,7 +276,11 @@ impl pb::search_server::Search for Services {
                 provenance: h
                     .provenance
                     .into_iter()
-                    .map(|c| pb::OracleRank { oracle: c.oracle.into(), rank: c.rank, score: c.score })
+                    .map(|c| pb::OracleRank {
+                        oracle: c.oracle.into(),
+                        rank: c.rank,
+                        score: c.score,
+                    })
                     .collect(),
                 snippet: h.snippet,
             })
@@ -235,10 +306,14 @@ impl pb::search_server::Search for Services {
 
 #[tonic::async_trait]
 impl pb::files_server::Files for Services {
-    async fn get_file(&self, req: Request<pb::GetFileRequest>) -> Result<Response<pb::GetFileResponse>, Status> {
+    async fn get_file(
+        &self,
+        req: Request<pb::GetFileRequest>,
+    ) -> Result<Response<pb::GetFileResponse>, Status> {
         let r = req.into_inner();
         let repo = self.0.registry.resolve(&r.repo).map_err(status)?;
-        let slice = crate::files::read_slice(&repo, &r.path, r.start_line, r.end_line).map_err(status)?;
+        let slice =
+            crate::files::read_slice(&repo, &r.path, r.start_line, r.end_line).map_err(status)?;
         Ok(Response::new(pb::GetFileResponse {
             repo_id: repo.id.clone(),
             path: slice.path,

@@ -10,7 +10,7 @@ use anyhow::Result;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::fusion::{Contribution, Ranking, rrf};
-use crate::oracles::{Oracle, OracleHit, OracleQuery};
+use crate::oracles::{Oracle, OracleHit, OracleQuery, Unavailable};
 use crate::registry::{Registry, UserError};
 use crate::repo::Repo;
 use crate::store::ChunkMeta;
@@ -78,7 +78,11 @@ impl PathFilter {
                 continue;
             }
             let anchored = g.trim_start_matches('/');
-            let pattern = if g.contains('/') { anchored.trim_end_matches('/').to_string() } else { format!("**/{g}") };
+            let pattern = if g.contains('/') {
+                anchored.trim_end_matches('/').to_string()
+            } else {
+                format!("**/{g}")
+            };
             for p in [pattern.clone(), format!("{pattern}/**")] {
                 let glob = GlobBuilder::new(&p)
                     .literal_separator(true)
@@ -100,7 +104,10 @@ impl PathFilter {
         let mut by_path: HashMap<&str, bool> = HashMap::new();
         let mut allowed = HashSet::new();
         for (id, m) in chunks.iter() {
-            if *by_path.entry(m.path.as_str()).or_insert_with(|| self.matches(&m.path)) {
+            if *by_path
+                .entry(m.path.as_str())
+                .or_insert_with(|| self.matches(&m.path))
+            {
                 allowed.insert(*id);
             }
         }
@@ -134,7 +141,9 @@ impl QueryEngine {
                 cut -= 1;
             }
             req.text.truncate(cut);
-            notices.push(format!("query truncated to its first {MAX_QUERY_BYTES} bytes"));
+            notices.push(format!(
+                "query truncated to its first {MAX_QUERY_BYTES} bytes"
+            ));
         }
         let limit = match req.limit {
             0 => DEFAULT_LIMIT,
@@ -173,7 +182,16 @@ impl QueryEngine {
         if repos.is_empty() {
             notices.push("no repositories are registered; add one with `patina add PATH`".into());
         }
+        let semantic_asked = oracles.iter().any(|o| o.name() == "semantic");
         for r in &repos {
+            let backlog = crate::semantic::backlog(r);
+            if semantic_asked && backlog > 0 {
+                notices.push(format!(
+                    "{}: {backlog} of {} chunks not embedded yet; semantic results are partial",
+                    r.record().name,
+                    r.chunks.read().expect("chunks lock").len()
+                ));
+            }
             if let Some(rx) = r.running_job() {
                 let p = rx.borrow().clone();
                 notices.push(format!(
@@ -191,8 +209,19 @@ impl QueryEngine {
         };
         let cfg = &self.registry.config.retrieval;
         // File granularity folds chunks together, so ask for more of them.
-        let per_oracle = limit * cfg.overfetch.max(1) * if req.granularity == Granularity::File { 3 } else { 1 };
-        let q = Arc::new(OracleQuery { text: req.text.clone(), limit: per_oracle, repos: repos.clone(), filter });
+        let per_oracle = limit
+            * cfg.overfetch.max(1)
+            * if req.granularity == Granularity::File {
+                3
+            } else {
+                1
+            };
+        let q = Arc::new(OracleQuery {
+            text: req.text.clone(),
+            limit: per_oracle,
+            repos: repos.clone(),
+            filter,
+        });
 
         let timeout = Duration::from_millis(cfg.oracle_timeout_ms);
         let tasks: Vec<_> = oracles
@@ -202,7 +231,11 @@ impl QueryEngine {
                 tokio::spawn(async move {
                     let t0 = Instant::now();
                     let name = o.name();
-                    let res = tokio::time::timeout(timeout, tokio::task::spawn_blocking(move || o.search(&q))).await;
+                    let res = tokio::time::timeout(
+                        timeout,
+                        tokio::task::spawn_blocking(move || o.search(&q)),
+                    )
+                    .await;
                     (name, t0.elapsed(), res)
                 })
             })
@@ -212,19 +245,37 @@ impl QueryEngine {
         for t in tasks {
             let (name, took, res) = t.await?;
             let (status, message, hits): (&'static str, String, Vec<OracleHit>) = match res {
-                Err(_) => ("timeout", format!("no answer within {} ms", timeout.as_millis()), Vec::new()),
+                Err(_) => (
+                    "timeout",
+                    format!("no answer within {} ms", timeout.as_millis()),
+                    Vec::new(),
+                ),
                 Ok(Err(join)) => ("error", format!("oracle crashed: {join}"), Vec::new()),
+                Ok(Ok(Err(e))) if e.is::<Unavailable>() => {
+                    ("unavailable", e.to_string(), Vec::new())
+                }
                 Ok(Ok(Err(e))) => ("error", format!("{e:#}"), Vec::new()),
                 Ok(Ok(Ok(hits))) => ("ok", String::new(), hits),
             };
-            if status != "ok" {
-                tracing::warn!(oracle = name, status, "{message}");
+            match status {
+                "ok" => {}
+                "unavailable" => notices.push(message.clone()),
+                _ => tracing::warn!(oracle = name, status, "{message}"),
             }
-            reports.push(OracleReport { oracle: name, status, hits: hits.len(), took, message });
+            reports.push(OracleReport {
+                oracle: name,
+                status,
+                hits: hits.len(),
+                took,
+                message,
+            });
             rankings.push(Ranking {
                 oracle: name,
                 weight: cfg.weight(name),
-                items: hits.into_iter().map(|h| ((h.repo, h.chunk_id), h.score)).collect(),
+                items: hits
+                    .into_iter()
+                    .map(|h| ((h.repo, h.chunk_id), h.score))
+                    .collect(),
             });
         }
 
@@ -237,18 +288,34 @@ impl QueryEngine {
             }
             let (ri, chunk_id) = f.key;
             let repo = &repos[ri];
-            let Some(meta) = repo.chunk(chunk_id) else { continue };
+            let Some(meta) = repo.chunk(chunk_id) else {
+                continue;
+            };
             if req.granularity == Granularity::File && !seen_files.insert((ri, meta.path.clone())) {
                 continue;
             }
             let snippet = if req.snippet_lines > 0 {
                 let text = repo.trees.text(chunk_id)?.unwrap_or_default();
-                text.lines().take(req.snippet_lines.min(MAX_SNIPPET_LINES)).collect::<Vec<_>>().join("\n")
+                text.lines()
+                    .take(req.snippet_lines.min(MAX_SNIPPET_LINES))
+                    .collect::<Vec<_>>()
+                    .join("\n")
             } else {
                 String::new()
             };
-            hits.push(SearchHit { repo: repo.clone(), meta, score: f.score, provenance: f.provenance, snippet });
+            hits.push(SearchHit {
+                repo: repo.clone(),
+                meta,
+                score: f.score,
+                provenance: f.provenance,
+                snippet,
+            });
         }
-        Ok(SearchResponse { hits, reports, took: started.elapsed(), notices })
+        Ok(SearchResponse {
+            hits,
+            reports,
+            took: started.elapsed(),
+            notices,
+        })
     }
 }

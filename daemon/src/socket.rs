@@ -17,7 +17,8 @@ pub(crate) struct InstanceLock {
 }
 
 pub(crate) fn lock_instance(state_root: &Path) -> Result<InstanceLock> {
-    std::fs::create_dir_all(state_root).with_context(|| format!("creating {}", state_root.display()))?;
+    std::fs::create_dir_all(state_root)
+        .with_context(|| format!("creating {}", state_root.display()))?;
     let path = state_root.join("patinad.lock");
     let mut file = std::fs::OpenOptions::new()
         .create(true)
@@ -51,14 +52,22 @@ pub(crate) struct Bound {
 
 /// Take the listening socket systemd passed (`LISTEN_FDS`), if any and meant for this process.
 pub(crate) fn inherited() -> Result<Option<std::os::unix::net::UnixListener>> {
-    let pid_ok = std::env::var("LISTEN_PID").ok().and_then(|p| p.parse::<u32>().ok()) == Some(std::process::id());
-    let fds = std::env::var("LISTEN_FDS").ok().and_then(|n| n.parse::<i32>().ok()).unwrap_or(0);
+    let pid_ok = std::env::var("LISTEN_PID")
+        .ok()
+        .and_then(|p| p.parse::<u32>().ok())
+        == Some(std::process::id());
+    let fds = std::env::var("LISTEN_FDS")
+        .ok()
+        .and_then(|n| n.parse::<i32>().ok())
+        .unwrap_or(0);
     if !pid_ok || fds < 1 {
         return Ok(None);
     }
     // SAFETY: systemd guarantees fd 3 (SD_LISTEN_FDS_START) is an open socket handed to us.
     let listener = unsafe { std::os::unix::net::UnixListener::from_raw_fd(3) };
-    listener.set_nonblocking(true).context("socket passed by systemd is unusable")?;
+    listener
+        .set_nonblocking(true)
+        .context("socket passed by systemd is unusable")?;
     // SAFETY: these variables are read once at start-up, before any thread reads the environment.
     unsafe {
         std::env::remove_var("LISTEN_PID");
@@ -77,9 +86,15 @@ pub(crate) async fn bind(path: &Path) -> Result<Bound> {
             .ok()
             .and_then(|a| a.as_pathname().map(Path::to_path_buf))
             .unwrap_or_else(|| path.to_path_buf());
-        return Ok(Bound { listener: UnixListener::from_std(inherited)?, path, activated: true });
+        return Ok(Bound {
+            listener: UnixListener::from_std(inherited)?,
+            path,
+            activated: true,
+        });
     }
-    let dir = path.parent().context("socket path has no parent directory")?;
+    let dir = path
+        .parent()
+        .context("socket path has no parent directory")?;
     if !dir.exists() {
         std::fs::DirBuilder::new()
             .recursive(true)
@@ -93,11 +108,17 @@ pub(crate) async fn bind(path: &Path) -> Result<Bound> {
             bail!("{} is in use by another process", path.display());
         }
         tracing::warn!(socket = %path.display(), "removing stale socket");
-        std::fs::remove_file(path).with_context(|| format!("removing stale socket {}", path.display()))?;
+        std::fs::remove_file(path)
+            .with_context(|| format!("removing stale socket {}", path.display()))?;
     }
-    let listener = UnixListener::bind(path).with_context(|| format!("binding {}", path.display()))?;
+    let listener =
+        UnixListener::bind(path).with_context(|| format!("binding {}", path.display()))?;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
-    Ok(Bound { listener, path: path.to_path_buf(), activated: false })
+    Ok(Bound {
+        listener,
+        path: path.to_path_buf(),
+        activated: false,
+    })
 }
 
 /// Accepted connections from processes of our own user; others are logged and dropped.
@@ -109,7 +130,9 @@ pub(crate) fn incoming(listener: UnixListener) -> impl Stream<Item = std::io::Re
             match listener.accept().await {
                 Ok((stream, _)) => match stream.peer_cred() {
                     Ok(cred) if cred.uid() == me => return Some((Ok(stream), listener)),
-                    Ok(cred) => tracing::warn!(uid = cred.uid(), "refused a connection from another user"),
+                    Ok(cred) => {
+                        tracing::warn!(uid = cred.uid(), "refused a connection from another user")
+                    }
                     Err(e) => tracing::warn!("refused a connection without peer credentials: {e}"),
                 },
                 Err(e) => {

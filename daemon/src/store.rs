@@ -79,6 +79,7 @@ pub(crate) struct ChunkMeta {
 pub(crate) struct Store {
     db: sled::Db,
     repos: sled::Tree,
+    embeddings: sled::Tree,
 }
 
 impl Store {
@@ -89,7 +90,12 @@ impl Store {
             .open()
             .with_context(|| format!("opening the metadata store at {}", dir.display()))?;
         let repos = db.open_tree("repos")?;
-        Ok(Store { db, repos })
+        let embeddings = db.open_tree("embeddings")?;
+        Ok(Store {
+            db,
+            repos,
+            embeddings,
+        })
     }
 
     pub fn repos(&self) -> Result<Vec<RepoRecord>> {
@@ -102,7 +108,8 @@ impl Store {
     }
 
     pub fn put_repo(&self, rec: &RepoRecord) -> Result<()> {
-        self.repos.insert(rec.id.as_bytes(), serde_json::to_vec(rec)?)?;
+        self.repos
+            .insert(rec.id.as_bytes(), serde_json::to_vec(rec)?)?;
         Ok(())
     }
 
@@ -127,6 +134,40 @@ impl Store {
         self.db.flush()?;
         Ok(())
     }
+
+    /// The embedding cache, shared by every repository: content key → vector.
+    pub fn embeddings(&self) -> EmbeddingCache {
+        EmbeddingCache {
+            tree: self.embeddings.clone(),
+        }
+    }
+}
+
+/// Chunk embeddings keyed by a hash of exactly what was embedded (model, context and text), so an
+/// unchanged chunk is embedded once — across restarts, branches and repositories.
+#[derive(Clone)]
+pub(crate) struct EmbeddingCache {
+    tree: sled::Tree,
+}
+
+impl EmbeddingCache {
+    pub fn get(&self, key: &[u8; 32]) -> Result<Option<Vec<f32>>> {
+        Ok(self.tree.get(key)?.map(|v| {
+            v.chunks_exact(4)
+                .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")))
+                .collect()
+        }))
+    }
+
+    pub fn put_many(&self, items: &[([u8; 32], &[f32])]) -> Result<()> {
+        let mut batch = sled::Batch::default();
+        for (key, v) in items {
+            let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+            batch.insert(key.as_slice(), bytes);
+        }
+        self.tree.apply_batch(batch)?;
+        Ok(())
+    }
 }
 
 /// The per-repository trees.
@@ -143,7 +184,10 @@ impl RepoTrees {
         for item in self.files.iter() {
             let (k, v) = item?;
             let path = String::from_utf8(k.to_vec()).context("file key is not UTF-8")?;
-            out.push((path, serde_json::from_slice(&v).context("decoding a file record")?));
+            out.push((
+                path,
+                serde_json::from_slice(&v).context("decoding a file record")?,
+            ));
         }
         Ok(out)
     }
@@ -152,7 +196,10 @@ impl RepoTrees {
         let mut out = Vec::new();
         for item in self.chunks.iter() {
             let (k, v) = item?;
-            out.push((key_id(&k), serde_json::from_slice(&v).context("decoding chunk metadata")?));
+            out.push((
+                key_id(&k),
+                serde_json::from_slice(&v).context("decoding chunk metadata")?,
+            ));
         }
         Ok(out)
     }

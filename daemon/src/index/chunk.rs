@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Parser};
 
 pub use super::languages::Language;
-use super::languages::{Definition, Syntax};
+use super::languages::{Definition, Syntax, is_inner_doc_comment};
 
 /// A contiguous range of lines of a file, with what it defines.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,7 +29,7 @@ pub struct Chunk {
     pub start_line: u32,
     /// Last line, 1-based, inclusive.
     pub end_line: u32,
-    /// Name of the definition, e.g. "parse_args", "HttpClient", or a Markdown heading's text.
+    /// Name of the definition, e.g. `parse_args`, `HttpClient`, or a Markdown heading's text.
     pub symbol: Option<String>,
     pub kind: ChunkKind,
     /// Enclosing symbol: the class or impl type of a method, the parent heading of a section.
@@ -45,13 +45,17 @@ pub enum ChunkKind {
     Function,
     Method,
     Class,
+    /// A struct or union.
     Struct,
     Enum,
     Trait,
     Interface,
     Impl,
+    /// A module or namespace.
     Module,
+    /// A type alias or typedef.
     Type,
+    /// A constant or static.
     Const,
     /// A Markdown section: a heading and the text up to the next heading.
     Section,
@@ -265,17 +269,24 @@ fn markdown_sections(lines: &[&str]) -> Vec<Span> {
     // Headings enclosing the current one: (level, title).
     let mut enclosing: Vec<(usize, Option<&str>)> = Vec::new();
     for (index, heading) in headings.iter().enumerate() {
-        while enclosing.last().is_some_and(|&(level, _)| level >= heading.level) {
+        while enclosing
+            .last()
+            .is_some_and(|&(level, _)| level >= heading.level)
+        {
             enclosing.pop();
         }
         let next = headings.get(index + 1).map_or(lines.len(), |next| next.row);
-        let end = non_blank_bounds(lines, heading.row, next - 1).map_or(heading.row, |(_, last)| last);
+        let end =
+            non_blank_bounds(lines, heading.row, next - 1).map_or(heading.row, |(_, last)| last);
         sections.push(Span {
             start: heading.row,
             end,
             kind: ChunkKind::Section,
             symbol: heading.title.map(str::to_owned),
-            parent: enclosing.last().and_then(|&(_, title)| title).map(str::to_owned),
+            parent: enclosing
+                .last()
+                .and_then(|&(_, title)| title)
+                .map(str::to_owned),
         });
         enclosing.push((heading.level, heading.title));
     }
@@ -311,7 +322,7 @@ fn markdown_headings<'a>(lines: &[&'a str]) -> Vec<Heading<'a>> {
     headings
 }
 
-/// An open ``` or ~~~ code fence.
+/// An open code fence (```` ``` ```` or `~~~`).
 struct Fence {
     marker: char,
     len: usize,
@@ -419,16 +430,18 @@ impl DefinitionFinder<'_> {
             container: None,
             start: root.start_position().row,
         }];
+        let mut cursor = root.walk();
         while let Some(visit) = pending.pop() {
             // A wrapper around a single definition (`export`, decorators,
             // `template<…>`) belongs to that definition's chunk.
-            let wrapper = self.syntax.is_wrapper(visit.node.kind())
-                && self.definitions_in(visit.node) == 1;
+            let wrapper =
+                self.syntax.is_wrapper(visit.node.kind()) && self.definitions_in(visit.node) == 1;
             let mut trivia = TriviaRun::default();
-            let mut cursor = visit.node.walk();
             for child in visit.node.children(&mut cursor) {
                 if child.is_named() && self.syntax.is_trivia(child.kind()) {
-                    trivia.push(child, self.starts_line(child));
+                    let attachable =
+                        self.starts_line(child) && !is_inner_doc_comment(child, self.src);
+                    trivia.push(child, attachable);
                     continue;
                 }
                 let start = trivia.attached_to(child);
@@ -436,16 +449,24 @@ impl DefinitionFinder<'_> {
                 if !child.is_named() {
                     continue;
                 }
-                let definition = self.syntax.definition(child, self.src, visit.container.is_some());
+                let definition = self
+                    .syntax
+                    .definition(child, self.src, visit.container.is_some());
                 let Some(definition) = definition else {
-                    pending.push(Visit {
-                        node: child,
-                        container: visit.container,
-                        start,
-                    });
+                    if child.child_count() > 0 {
+                        pending.push(Visit {
+                            node: child,
+                            container: visit.container,
+                            start,
+                        });
+                    }
                     continue;
                 };
-                let (anchor, start) = if wrapper { (visit.node, visit.start) } else { (child, start) };
+                let (anchor, start) = if wrapper {
+                    (visit.node, visit.start)
+                } else {
+                    (child, start)
+                };
                 if definition.container {
                     pending.push(Visit {
                         node: child,
@@ -493,10 +514,11 @@ struct TriviaRun {
 }
 
 impl TriviaRun {
-    fn push(&mut self, node: Node<'_>, starts_line: bool) {
+    /// Extends the run with the next sibling, which ends it unless `attachable`.
+    fn push(&mut self, node: Node<'_>, attachable: bool) {
         let (start, end) = (node.start_position().row, end_row(node));
         self.rows = match self.rows {
-            _ if !starts_line => None,
+            _ if !attachable => None,
             Some((first, last)) if last + 1 >= start => Some((first, end)),
             _ => Some((start, end)),
         };
@@ -540,10 +562,12 @@ fn lay_out(found: &[Found], lines: &[&str]) -> Vec<Span> {
     }
     let mut spans = Vec::with_capacity(found.len());
     let mut scopes = Vec::new();
-    // Definitions whose span holds their members' text too.
+    // Definitions whose members are already inside a chunk: their own, or an ancestor's.
     let mut whole = vec![false; found.len()];
     for (index, item) in found.iter().enumerate() {
-        let container = item.container.map(|container| (container, &found[container]));
+        let container = item
+            .container
+            .map(|container| (container, &found[container]));
         if let Some((container, _)) = container
             && whole[container]
         {
@@ -553,15 +577,17 @@ fn lay_out(found: &[Found], lines: &[&str]) -> Vec<Span> {
         let definition = &item.definition;
         let kind = match container {
             Some((_, outer))
-                if definition.kind == ChunkKind::Function && outer.definition.kind.holds_methods() =>
+                if definition.kind == ChunkKind::Function
+                    && outer.definition.kind.holds_methods() =>
             {
                 ChunkKind::Method
             }
             _ => definition.kind,
         };
-        let parent = definition.owner.clone().or_else(|| {
-            container.and_then(|(_, outer)| outer.definition.member_parent.clone())
-        });
+        let parent = definition
+            .owner
+            .clone()
+            .or_else(|| container.and_then(|(_, outer)| outer.definition.member_parent.clone()));
         let mut end = item.end;
         if definition.container {
             if first_member[index] <= item.own_start {
@@ -859,7 +885,7 @@ public class Account {
 }
 "#;
 
-    const C: &str = r#"#include <stdio.h>
+    const C: &str = r"#include <stdio.h>
 
 /* A point in the plane. */
 struct point {
@@ -883,9 +909,9 @@ static int *alloc_ints(size_t n) {
 int main(void) {
     return 0;
 }
-"#;
+";
 
-    const CPP: &str = r#"#include <vector>
+    const CPP: &str = r"#include <vector>
 
 namespace geo {
 
@@ -914,9 +940,9 @@ T clamp(T v, T lo, T hi) {
 double geo::Shape::perimeter() const {
     return 2 * (w_ + h_);
 }
-"#;
+";
 
-    const MARKDOWN: &str = r#"Intro text.
+    const MARKDOWN: &str = r"Intro text.
 
 # Patina
 
@@ -938,9 +964,9 @@ make install
 ## Usage ##
 
 Run it.
-"#;
+";
 
-    /// (start_line, end_line, kind, symbol, parent)
+    /// `(start_line, end_line, kind, symbol, parent)`
     type Summary<'a> = (u32, u32, ChunkKind, Option<&'a str>, Option<&'a str>);
 
     fn summarize(chunks: &[Chunk]) -> Vec<Summary<'_>> {
@@ -974,7 +1000,10 @@ Run it.
         let lines: Vec<&str> = text.lines().collect();
         let mut covered = vec![false; lines.len()];
         for chunk in chunks {
-            assert!(1 <= chunk.start_line && chunk.start_line <= chunk.end_line, "{chunk:?}");
+            assert!(
+                1 <= chunk.start_line && chunk.start_line <= chunk.end_line,
+                "{chunk:?}"
+            );
             let start = chunk.start_line as usize - 1;
             let end = chunk.end_line as usize - 1;
             assert!(end < lines.len(), "{chunk:?} past the last line");
@@ -982,7 +1011,11 @@ Run it.
             covered[start..=end].fill(true);
         }
         for (row, line) in lines.iter().enumerate() {
-            assert!(covered[row] || line.trim().is_empty(), "line {} not covered: {line:?}", row + 1);
+            assert!(
+                covered[row] || line.trim().is_empty(),
+                "line {} not covered: {line:?}",
+                row + 1
+            );
         }
         assert!(chunks.is_sorted_by_key(|chunk| (chunk.start_line, chunk.end_line)));
     }
@@ -1007,8 +1040,27 @@ Run it.
                 (37, 39, Function, Some("works"), Some("tests")),
             ]
         );
-        assert!(chunks[3].text.starts_with("    /// Makes one.\n    pub fn new"));
+        assert!(
+            chunks[3]
+                .text
+                .starts_with("    /// Makes one.\n    pub fn new")
+        );
         assert!(chunks[7].text.contains("fn nested() {}"));
+    }
+
+    #[test]
+    fn comments_attach_only_when_directly_above() {
+        let text = "//! Inner docs.\n/// Outer docs.\nfn a() {}\n\n// Detached.\n\nfn b() {} // trailing\n// Attached.\nfn c() {}\n";
+        assert_eq!(
+            summarize(&checked(Language::Rust, text)),
+            [
+                (1, 1, Block, None, None),
+                (2, 3, Function, Some("a"), None),
+                (5, 5, Block, None, None),
+                (7, 7, Function, Some("b"), None),
+                (8, 9, Function, Some("c"), None),
+            ]
+        );
     }
 
     #[test]
@@ -1158,7 +1210,11 @@ Run it.
         let chunks = checked(Language::Text, &text);
         assert_eq!(
             summarize(&chunks),
-            [(1, 60, Window, None, None), (51, 110, Window, None, None), (101, 130, Window, None, None)]
+            [
+                (1, 60, Window, None, None),
+                (51, 110, Window, None, None),
+                (101, 130, Window, None, None)
+            ]
         );
         assert!(chunks[2].text.ends_with("line 130"));
     }
@@ -1166,7 +1222,10 @@ Run it.
     #[test]
     fn code_without_definitions_falls_back_to_windows() {
         let script = "import sys\n\nprint(sys.argv)\nsys.exit(0)\n";
-        assert_eq!(summarize(&checked(Language::Python, script)), [(1, 4, Window, None, None)]);
+        assert_eq!(
+            summarize(&checked(Language::Python, script)),
+            [(1, 4, Window, None, None)]
+        );
     }
 
     #[test]
@@ -1187,7 +1246,11 @@ Run it.
     fn long_sections_are_split_too() {
         let body: String = (0..40).map(|n| format!("para {n}\n")).collect();
         let text = format!("# Big\n{body}");
-        let opts = ChunkOptions { max_lines: 20, window_lines: 10, window_overlap: 5 };
+        let opts = ChunkOptions {
+            max_lines: 20,
+            window_lines: 10,
+            window_overlap: 5,
+        };
         assert_eq!(
             summarize(&checked_with(Language::Markdown, &text, &opts)),
             [
@@ -1203,7 +1266,10 @@ Run it.
         let text = "impl Foo { fn a() {} fn b() {} }\nfn x() {} fn y() {}\n";
         assert_eq!(
             summarize(&checked(Language::Rust, text)),
-            [(1, 1, Impl, Some("Foo"), None), (2, 2, Function, Some("x"), None)]
+            [
+                (1, 1, Impl, Some("Foo"), None),
+                (2, 2, Function, Some("x"), None)
+            ]
         );
     }
 
@@ -1220,7 +1286,12 @@ Run it.
     fn crlf_line_breaks_give_the_same_chunks() {
         for (language, text) in SAMPLES {
             let crlf = text.replace('\n', "\r\n");
-            assert_eq!(checked(language, &crlf), checked(language, text), "{}", language.name());
+            assert_eq!(
+                checked(language, &crlf),
+                checked(language, text),
+                "{}",
+                language.name()
+            );
         }
     }
 
@@ -1238,14 +1309,17 @@ Run it.
         assert_eq!(chunks[0].text.len(), 1 << 20);
 
         // Minified code: thousands of definitions on one line make one chunk.
-        let minified: String = (0..20_000).map(|n| format!("function f{n}(a){{return a+{n}}}")).collect();
+        let minified: String = (0..20_000)
+            .map(|n| format!("function f{n}(a){{return a+{n}}}"))
+            .collect();
         let chunks = checked(Language::JavaScript, &minified);
         assert_eq!(summarize(&chunks), [(1, 1, Function, Some("f0"), None)]);
     }
 
     #[test]
     fn garbage_never_panics() {
-        let deep = |open: &str, close: &str, depth| format!("{}{}", open.repeat(depth), close.repeat(3));
+        let deep =
+            |open: &str, close: &str, depth| format!("{}{}", open.repeat(depth), close.repeat(3));
         let inputs = [
             "}}}{{{(((\n)))]]]".to_owned(),
             "fn (\nclass {\ndef\n#\n```\nstruct ;;; impl for".to_owned(),
@@ -1270,7 +1344,11 @@ Run it.
 
     #[test]
     fn coverage_holds_for_every_sample_in_every_language() {
-        let tiny = ChunkOptions { max_lines: 3, window_lines: 4, window_overlap: 9 };
+        let tiny = ChunkOptions {
+            max_lines: 3,
+            window_lines: 4,
+            window_overlap: 9,
+        };
         for (_, text) in SAMPLES {
             for language in ALL_LANGUAGES {
                 checked(language, text);
@@ -1313,14 +1391,4 @@ Run it.
         (Language::Cpp, CPP),
         (Language::Markdown, MARKDOWN),
     ];
-
-    #[test]
-    fn debug_dump() {
-        let Ok(path) = std::env::var("CHUNK_DUMP") else { return };
-        let text = std::fs::read_to_string(&path).unwrap();
-        let start = std::time::Instant::now();
-        let chunks = checked(Language::from_path(std::path::Path::new(&path)), &text);
-        eprintln!("{:?}", start.elapsed());
-        for c in &chunks { eprintln!("{}-{} {} {:?} {:?}", c.start_line, c.end_line, c.kind.name(), c.symbol, c.parent); }
-    }
 }

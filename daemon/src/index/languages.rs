@@ -136,7 +136,9 @@ impl Syntax {
         src: &str,
         in_container: bool,
     ) -> Option<Definition> {
-        let rule = self.rule(node.kind()).filter(|rule| in_container || !rule.member_only)?;
+        let rule = self
+            .rule(node.kind())
+            .filter(|rule| in_container || !rule.member_only)?;
         let mut definition = Definition {
             kind: rule.kind,
             symbol: None,
@@ -151,9 +153,14 @@ impl Syntax {
                 definition.symbol = field_text(node, field, src);
             }
             Name::RustImpl => {
-                let implemented = node.child_by_field_name("type").and_then(|ty| type_name(ty, src));
+                let implemented = node
+                    .child_by_field_name("type")
+                    .and_then(|ty| type_name(ty, src));
                 definition.symbol = match field_text(node, "trait", src) {
-                    Some(tr) => Some(format!("{tr} for {}", implemented.as_deref().unwrap_or("?"))),
+                    Some(tr) => Some(format!(
+                        "{tr} for {}",
+                        implemented.as_deref().unwrap_or("?")
+                    )),
                     None => implemented.clone(),
                 };
                 definition.member_parent = implemented;
@@ -235,7 +242,7 @@ impl Syntax {
         self.wrappers.contains(&kind)
     }
 
-    /// Whether nodes of this kind are comments or attributes that attach to the next definition.
+    /// Whether nodes of this kind are comments or attributes, which attach to the next definition.
     pub(crate) fn is_trivia(&self, kind: &str) -> bool {
         kind.ends_with("comment") || self.trivia.contains(&kind)
     }
@@ -306,10 +313,10 @@ const fn member(node: &'static str, kind: ChunkKind, name: Name) -> Rule {
     }
 }
 
-use ChunkKind::{Class, Const, Enum, Function, Impl, Interface, Method, Module, Struct, Trait, Type};
-use Name::{
-    CFunction, CTypedef, Field, GoMethod, GoType, JsField, JsVariable, RustImpl, WithBody,
+use ChunkKind::{
+    Class, Const, Enum, Function, Impl, Interface, Method, Module, Struct, Trait, Type,
 };
+use Name::{CFunction, CTypedef, Field, GoMethod, GoType, JsField, JsVariable, RustImpl, WithBody};
 
 static RUST: Syntax = Syntax {
     grammar: || tree_sitter_rust::LANGUAGE.into(),
@@ -445,6 +452,13 @@ static CPP: Syntax = Syntax {
     trivia: &[],
 };
 
+/// Whether `node` is an inner doc comment (`//!`, `/*!`), which documents
+/// what encloses it rather than the definition below it.
+pub(crate) fn is_inner_doc_comment(node: Node<'_>, src: &str) -> bool {
+    let text = node_text(node, src);
+    text.starts_with("//!") || text.starts_with("/*!")
+}
+
 /// The source text of `node`.
 fn node_text<'s>(node: Node<'_>, src: &'s str) -> &'s str {
     src.get(node.byte_range()).unwrap_or_default()
@@ -465,7 +479,8 @@ fn normalize(text: &str) -> Option<String> {
 
 fn first_named_child<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
     let mut cursor = node.walk();
-    node.named_children(&mut cursor).find(|child| child.kind() == kind)
+    node.named_children(&mut cursor)
+        .find(|child| child.kind() == kind)
 }
 
 /// The bare name of a type: `&mut a::Foo<T>` → "Foo".

@@ -11,6 +11,7 @@ pub(crate) mod languages;
 pub(crate) mod lexical;
 pub(crate) mod symbols;
 pub(crate) mod tokens;
+pub(crate) mod vectors;
 pub(crate) mod walk;
 
 use std::collections::{BTreeMap, HashMap};
@@ -23,6 +24,7 @@ use tokio::sync::watch;
 
 use crate::config::IndexConfig;
 use crate::repo::Repo;
+use crate::semantic::Semantic;
 use crate::store::{ChunkMeta, FileRecord, SkipReason, StoreBatch};
 use chunk::{ChunkOptions, Language};
 use lexical::LexicalDoc;
@@ -65,13 +67,26 @@ const BINARY_PROBE: usize = 8000;
 enum Outcome {
     Skipped(SkipReason),
     SameContent,
-    Chunked { hash: String, language: Language, lines: u32, chunks: Vec<chunk::Chunk> },
+    Chunked {
+        hash: String,
+        language: Language,
+        lines: u32,
+        chunks: Vec<chunk::Chunk>,
+    },
 }
 
 /// Index `repo` incrementally, reporting through `tx`. Returns when the index is consistent.
-pub(crate) fn index_repo(repo: &Repo, cfg: &IndexConfig, tx: &watch::Sender<Progress>) -> Result<()> {
+pub(crate) fn index_repo(
+    repo: &Repo,
+    cfg: &IndexConfig,
+    sem: &Semantic,
+    tx: &watch::Sender<Progress>,
+) -> Result<()> {
     let started = Instant::now();
-    let mut p = Progress { phase: Phase::Walking, ..Default::default() };
+    let mut p = Progress {
+        phase: Phase::Walking,
+        ..Default::default()
+    };
     tx.send_replace(p.clone());
 
     let entries = walk::walk(&repo.root);
@@ -94,7 +109,10 @@ pub(crate) fn index_repo(repo: &Repo, cfg: &IndexConfig, tx: &watch::Sender<Prog
     let mut writer = repo.lexical.writer()?;
     let mut batch = StoreBatch::default();
     let mut pending_files = 0usize;
-    let opts = ChunkOptions { max_lines: cfg.max_chunk_lines, ..ChunkOptions::default() };
+    let opts = ChunkOptions {
+        max_lines: cfg.max_chunk_lines,
+        ..ChunkOptions::default()
+    };
 
     for (path, rec) in &removed {
         writer.delete_path(path);
@@ -103,7 +121,9 @@ pub(crate) fn index_repo(repo: &Repo, cfg: &IndexConfig, tx: &watch::Sender<Prog
         p.files_removed += 1;
     }
 
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(1, 4);
     let next = AtomicUsize::new(0);
     let (out_tx, out_rx) = mpsc::sync_channel::<(usize, Outcome)>(256);
     let cancelled = &repo.cancelled;
@@ -128,7 +148,10 @@ pub(crate) fn index_repo(repo: &Repo, cfg: &IndexConfig, tx: &watch::Sender<Prog
         drop(out_tx);
         for (i, outcome) in out_rx {
             let (entry, rec) = &todo[i];
-            let old_chunks = rec.as_ref().map(|r| r.chunk_ids.clone()).unwrap_or_default();
+            let old_chunks = rec
+                .as_ref()
+                .map(|r| r.chunk_ids.clone())
+                .unwrap_or_default();
             let record = match outcome {
                 Outcome::Skipped(reason) => {
                     if !old_chunks.is_empty() {
@@ -151,13 +174,19 @@ pub(crate) fn index_repo(repo: &Repo, cfg: &IndexConfig, tx: &watch::Sender<Prog
                     r.size = entry.size;
                     r
                 }
-                Outcome::Chunked { hash, language, lines, chunks } => {
+                Outcome::Chunked {
+                    hash,
+                    language,
+                    lines,
+                    chunks,
+                } => {
                     writer.delete_path(&entry.rel);
                     batch.removed_chunks.extend(old_chunks);
                     let mut ids = Vec::with_capacity(chunks.len());
                     for c in chunks {
                         let chunk_hash = blake3::hash(c.text.as_bytes());
-                        let id = chunk_id(&entry.rel, c.start_line, c.end_line, chunk_hash.as_bytes());
+                        let id =
+                            chunk_id(&entry.rel, c.start_line, c.end_line, chunk_hash.as_bytes());
                         writer.add(&LexicalDoc {
                             chunk_id: id,
                             path: &entry.rel,
@@ -194,7 +223,7 @@ pub(crate) fn index_repo(repo: &Repo, cfg: &IndexConfig, tx: &watch::Sender<Prog
             pending_files += 1;
             p.files_done += 1;
             if pending_files >= COMMIT_FILES || batch.added_chunks.len() >= COMMIT_CHUNKS {
-                commit(repo, &mut writer, &mut batch, &mut p, tx)?;
+                commit(repo, sem, &mut writer, &mut batch, &mut p, tx)?;
                 pending_files = 0;
             } else if p.files_done % 64 == 0 {
                 tx.send_replace(p.clone());
@@ -205,16 +234,17 @@ pub(crate) fn index_repo(repo: &Repo, cfg: &IndexConfig, tx: &watch::Sender<Prog
     result?;
     if repo.cancelled.load(Ordering::Relaxed) {
         // Keep what is consistent so far; the next run picks up the rest.
-        commit(repo, &mut writer, &mut batch, &mut p, tx)?;
+        commit(repo, sem, &mut writer, &mut batch, &mut p, tx)?;
         anyhow::bail!("indexing cancelled");
     }
-    commit(repo, &mut writer, &mut batch, &mut p, tx)?;
+    commit(repo, sem, &mut writer, &mut batch, &mut p, tx)?;
     finish_record(repo, started.elapsed().as_millis() as u64)?;
     Ok(())
 }
 
 fn commit(
     repo: &Repo,
+    sem: &Semantic,
     writer: &mut lexical::LexicalWriter,
     batch: &mut StoreBatch,
     p: &mut Progress,
@@ -236,7 +266,8 @@ fn commit(
     }
     repo.lexical.reload()?;
     {
-        let added: std::collections::HashSet<u64> = batch.added_chunks.iter().map(|c| c.0).collect();
+        let added: std::collections::HashSet<u64> =
+            batch.added_chunks.iter().map(|c| c.0).collect();
         let mut chunks = repo.chunks.write().expect("chunks lock");
         for id in &batch.removed_chunks {
             // A chunk can be removed from one file version and re-added by the next with the same id.
@@ -246,6 +277,8 @@ fn commit(
         }
     }
     repo.rebuild_symbols();
+    let added: Vec<u64> = batch.added_chunks.iter().map(|c| c.0).collect();
+    sem.sync(repo, &added, &batch.removed_chunks)?;
     *batch = StoreBatch::default();
     p.phase = phase;
     tx.send_replace(p.clone());
@@ -288,7 +321,12 @@ fn finish_record(repo: &Repo, took_ms: u64) -> Result<()> {
     Ok(())
 }
 
-fn examine(entry: &WalkEntry, old: Option<&FileRecord>, max_bytes: u64, opts: &ChunkOptions) -> Outcome {
+fn examine(
+    entry: &WalkEntry,
+    old: Option<&FileRecord>,
+    max_bytes: u64,
+    opts: &ChunkOptions,
+) -> Outcome {
     if entry.size > max_bytes {
         return Outcome::Skipped(SkipReason::TooLarge);
     }
@@ -312,7 +350,12 @@ fn examine(entry: &WalkEntry, old: Option<&FileRecord>, max_bytes: u64, opts: &C
     let language = Language::from_path(std::path::Path::new(&entry.rel));
     let chunks = chunk::chunk_file(language, &text, opts);
     let lines = text.lines().count() as u32;
-    Outcome::Chunked { hash, language, lines, chunks }
+    Outcome::Chunked {
+        hash,
+        language,
+        lines,
+        chunks,
+    }
 }
 
 /// Stable chunk identity: the same text at the same place in the same file has the same id.

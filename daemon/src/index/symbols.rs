@@ -42,9 +42,15 @@ impl SymbolTable {
         let mut first_chunk: HashMap<&str, (u32, u64)> = HashMap::new();
         for (&id, m) in metas {
             if let Some(name) = &m.symbol {
-                symbols.push(SymbolEntry { key: name.to_lowercase(), name: name.clone(), chunk_id: id });
+                symbols.push(SymbolEntry {
+                    key: name.to_lowercase(),
+                    name: name.clone(),
+                    chunk_id: id,
+                });
             }
-            let e = first_chunk.entry(m.path.as_str()).or_insert((m.start_line, id));
+            let e = first_chunk
+                .entry(m.path.as_str())
+                .or_insert((m.start_line, id));
             if m.start_line < e.0 || (m.start_line == e.0 && id < e.1) {
                 *e = (m.start_line, id);
             }
@@ -59,11 +65,19 @@ impl SymbolTable {
             .map(|(path, (_, id))| {
                 let lower = path.to_lowercase();
                 let file_name = lower.rsplit('/').next().unwrap_or(&lower).to_string();
-                FileEntry { path: lower, file_name, chunk_id: id }
+                FileEntry {
+                    path: lower,
+                    file_name,
+                    chunk_id: id,
+                }
             })
             .collect();
         files.sort_by(|a, b| a.path.cmp(&b.path));
-        SymbolTable { symbols, normalized, files }
+        SymbolTable {
+            symbols,
+            normalized,
+            files,
+        }
     }
 
     /// Entries whose lowercased name starts with `prefix` (lowercase).

@@ -53,7 +53,12 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-fn emit_word(word: &str, offset: usize, buf: &mut String, emit: &mut impl FnMut(usize, usize, &str)) {
+fn emit_word(
+    word: &str,
+    offset: usize,
+    buf: &mut String,
+    emit: &mut impl FnMut(usize, usize, &str),
+) {
     let trimmed = word.trim_matches('_');
     if trimmed.is_empty() || trimmed.len() > MAX_TOKEN_LEN {
         return;
@@ -118,7 +123,8 @@ fn split_parts(word: &str) -> Vec<(usize, usize)> {
         let next = chars.get(k + 1).map(|&(_, n)| class(n));
         let boundary = match (prev, cls) {
             (Class::Lower, Class::Upper) => true,
-            (Class::Digit, Class::Upper | Class::Lower) | (Class::Upper | Class::Lower, Class::Digit) => true,
+            (Class::Digit, Class::Upper | Class::Lower)
+            | (Class::Upper | Class::Lower, Class::Digit) => true,
             // "HTTPServer": the boundary falls before the last capital of a run followed by lowercase.
             (Class::Upper, Class::Upper) => next == Some(Class::Lower),
             _ => false,
@@ -173,7 +179,10 @@ impl Tokenizer for CodeTokenizer {
             });
             position += 1;
         });
-        CodeTokenStream { tokens: &mut self.tokens, index: 0 }
+        CodeTokenStream {
+            tokens: &mut self.tokens,
+            index: 0,
+        }
     }
 }
 
@@ -211,7 +220,10 @@ mod tests {
         assert_eq!(toks("parse_args"), ["parse_args", "parse", "args"]);
         assert_eq!(toks("parseArgs"), ["parseargs", "parse", "args"]);
         assert_eq!(toks("HTTPClient"), ["httpclient", "http", "client"]);
-        assert_eq!(toks("max-file-size"), ["max-file-size", "max", "file", "size"]);
+        assert_eq!(
+            toks("max-file-size"),
+            ["max-file-size", "max", "file", "size"]
+        );
         assert_eq!(toks("utf8Decode"), ["utf8decode", "utf", "8", "decode"]);
         assert_eq!(toks("__init__"), ["init"]);
         assert_eq!(toks("plain"), ["plain"]);
@@ -219,7 +231,10 @@ mod tests {
 
     #[test]
     fn punctuation_and_operators_separate_words() {
-        assert_eq!(toks("a.b(c) -> d--e x - y"), ["a", "b", "c", "d", "e", "x", "y"]);
+        assert_eq!(
+            toks("a.b(c) -> d--e x - y"),
+            ["a", "b", "c", "d", "e", "x", "y"]
+        );
         assert_eq!(toks("config.toml"), ["config", "toml"]);
     }
 

@@ -28,7 +28,9 @@ pub(crate) fn walk(root: &Path) -> Vec<WalkEntry> {
             continue;
         }
         let Ok(meta) = entry.metadata() else { continue };
-        let Ok(rel) = entry.path().strip_prefix(root) else { continue };
+        let Ok(rel) = entry.path().strip_prefix(root) else {
+            continue;
+        };
         let Some(rel) = rel.to_str() else { continue };
         out.push(WalkEntry {
             rel: rel.replace(std::path::MAIN_SEPARATOR, "/"),

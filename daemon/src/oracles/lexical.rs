@@ -21,7 +21,11 @@ impl Oracle for LexicalOracle {
         for (i, repo) in q.repos.iter().enumerate() {
             let allow = q.filter.as_ref().map(|f| f.allowed_chunks(repo));
             for (chunk_id, score) in repo.lexical.search(&terms, q.limit, allow)? {
-                hits.push(OracleHit { repo: i, chunk_id, score });
+                hits.push(OracleHit {
+                    repo: i,
+                    chunk_id,
+                    score,
+                });
             }
         }
         Ok(merge_by_score(hits, q.limit))

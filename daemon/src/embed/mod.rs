@@ -1,0 +1,148 @@
+//! Text → vector embeddings for the semantic oracle: all-MiniLM-L6-v2 run by ONNX Runtime.
+//!
+//! - **Model**: the files `scripts/setup-model` installs (see `scripts/model/README.md`): `model.onnx` (fp32),
+//!   `model.int8.onnx`, `tokenizer.json` and `lib/libonnxruntime.so*`. [`ModelPaths`] finds them and says
+//!   what is missing; nothing is downloaded at build or run time.
+//! - **Runtime**: `ort` with `load-dynamic`. The library is `dlopen`ed once per process from an explicit path
+//!   (the wheel names it `libonnxruntime.so.1.31.1`, which ort's default lookup misses) and one ORT environment
+//!   is shared by every [`Embedder`]. The first library path loaded wins for the life of the process.
+//! - **Recipe** (what sentence-transformers does for this model): WordPiece tokens truncated at
+//!   [`MAX_TOKENS`], padding to the longest text of the batch, mean of `last_hidden_state` over the
+//!   attention mask, L2 normalisation. Output matches the float64 reference in
+//!   `scripts/model/reference.json` to cosine ≥ 0.999 (fp32) — see the tests.
+//! - **Batching**: [`Embedder::embed`] sorts texts by token count and runs batches of similar length, so a
+//!   short text never pays for a long neighbour's padding; results come back in input order and do not
+//!   depend on what else was in the batch.
+//! - **Threads**: one session per [`Embedder`], intra-op spinning off (spinning threads on a shared 2-core
+//!   box ran 2–3× slower). `run` needs `&mut Session`, so calls on one embedder are serialised: give
+//!   queries their own `Embedder` so they never wait behind bulk indexing.
+//! - [`QueryCache`]: a small LRU of query embeddings.
+
+// Nothing outside this module calls it yet (the semantic oracle will); drop this once it does.
+#![cfg_attr(not(test), allow(dead_code, unused_imports))]
+
+mod cache;
+mod embedder;
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+
+pub(crate) use cache::QueryCache;
+pub(crate) use embedder::Embedder;
+
+/// Embedding width of all-MiniLM-L6-v2.
+pub(crate) const DIM: usize = 384;
+/// Longest input in tokens (including `[CLS]`/`[SEP]`); longer texts are truncated (sentence-transformers'
+/// `max_seq_length` for this model).
+pub(crate) const MAX_TOKENS: usize = 256;
+/// Texts per `session.run` unless [`Embedder::with_max_batch`] says otherwise.
+pub(crate) const DEFAULT_MAX_BATCH: usize = 16;
+/// Directory name of the model under `<state_root>/models/`.
+pub(crate) const MODEL_NAME: &str = "all-MiniLM-L6-v2";
+
+/// Which graph to run: the fp32 export or its dynamic-int8 quantisation (~1.3× faster per CPU-second,
+/// mean cosine ≈ 0.997 against fp32).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Precision {
+    Fp32,
+    Int8,
+}
+
+impl Precision {
+    /// The graph's file name inside the model directory.
+    pub(crate) fn file_name(self) -> &'static str {
+        match self {
+            Precision::Fp32 => "model.onnx",
+            Precision::Int8 => "model.int8.onnx",
+        }
+    }
+}
+
+/// Where the model and runtime are, and whether they are usable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ModelPaths {
+    pub model_dir: PathBuf,
+    pub ort_lib: PathBuf,
+}
+
+impl ModelPaths {
+    /// `$PATINA_MODEL_DIR`, else `<state_root>/models/all-MiniLM-L6-v2`; `$ORT_DYLIB_PATH`, else
+    /// `<model_dir>/lib/libonnxruntime.so`. (Same precedence as `scripts/setup-model`, whose remaining
+    /// fallbacks are how `state_root` itself is chosen.)
+    pub fn locate(state_root: &Path) -> ModelPaths {
+        let model_dir = non_empty_env("PATINA_MODEL_DIR")
+            .unwrap_or_else(|| state_root.join("models").join(MODEL_NAME));
+        ModelPaths::in_dir(model_dir)
+    }
+
+    /// The model in `model_dir`; the runtime from `$ORT_DYLIB_PATH`, else `<model_dir>/lib/libonnxruntime.so`.
+    pub fn in_dir(model_dir: impl Into<PathBuf>) -> ModelPaths {
+        let model_dir = model_dir.into();
+        let ort_lib = non_empty_env("ORT_DYLIB_PATH")
+            .unwrap_or_else(|| model_dir.join("lib").join("libonnxruntime.so"));
+        ModelPaths { model_dir, ort_lib }
+    }
+
+    /// The graph file for `precision`.
+    pub fn model_file(&self, precision: Precision) -> PathBuf {
+        self.model_dir.join(precision.file_name())
+    }
+
+    /// The tokenizer definition.
+    pub fn tokenizer_file(&self) -> PathBuf {
+        self.model_dir.join("tokenizer.json")
+    }
+
+    /// `None` when everything needed exists; else a one-line reason ("model not installed at …").
+    /// Checks presence only (`scripts/setup-model` verifies contents); both precisions are required because
+    /// the installer always provides both.
+    pub fn missing(&self) -> Option<String> {
+        if !self.model_dir.is_dir() {
+            return Some(format!(
+                "model not installed at {} (run scripts/setup-model)",
+                self.model_dir.display()
+            ));
+        }
+        let needed = [
+            self.tokenizer_file(),
+            self.model_file(Precision::Fp32),
+            self.model_file(Precision::Int8),
+        ];
+        if let Some(absent) = needed.iter().find(|p| !p.is_file()) {
+            return Some(format!(
+                "model incomplete at {}: {} is missing (run scripts/setup-model --force)",
+                self.model_dir.display(),
+                absent.file_name().unwrap_or_default().to_string_lossy()
+            ));
+        }
+        // `is_file` follows symlinks, so a dangling `libonnxruntime.so` link is reported too.
+        if !self.ort_lib.is_file() {
+            return Some(format!(
+                "ONNX Runtime library not found at {} (run scripts/setup-model, or set ORT_DYLIB_PATH)",
+                self.ort_lib.display()
+            ));
+        }
+        None
+    }
+}
+
+fn non_empty_env(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// Cosine similarity; 0 when either vector is all zeros. For the unit vectors [`Embedder::embed`] returns this
+/// is just the dot product, but it does not assume so. Extra elements of the longer slice are ignored.
+pub(crate) fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    debug_assert_eq!(a.len(), b.len(), "cosine of vectors of different lengths");
+    let (mut dot, mut na, mut nb) = (0f32, 0f32, 0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    let denom = (na * nb).sqrt();
+    if denom > 0.0 { dot / denom } else { 0.0 }
+}

@@ -1,0 +1,42 @@
+//! The semantic oracle: the query's embedding against each repository's vector index (cosine).
+//! Finds code that shares no word with the question.
+
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use super::{Oracle, OracleHit, OracleQuery, Unavailable, merge_by_score};
+use crate::semantic::Semantic;
+
+pub(crate) struct SemanticOracle(pub Arc<Semantic>);
+
+impl Oracle for SemanticOracle {
+    fn name(&self) -> &'static str {
+        "semantic"
+    }
+
+    fn search(&self, q: &OracleQuery) -> Result<Vec<OracleHit>> {
+        if !self.0.is_on() {
+            return Err(Unavailable(format!("semantic search is {}", self.0.describe())).into());
+        }
+        let qv = self.0.embed_query(&q.text)?;
+        let mut hits = Vec::new();
+        for (i, repo) in q.repos.iter().enumerate() {
+            let allow = q.filter.as_ref().map(|f| f.allowed_chunks(repo));
+            let allow_fn = |id: u64| allow.as_ref().is_none_or(|a| a(id));
+            for (chunk_id, score) in repo
+                .vectors
+                .read()
+                .expect("vectors lock")
+                .search(&qv, q.limit, &allow_fn)
+            {
+                hits.push(OracleHit {
+                    repo: i,
+                    chunk_id,
+                    score,
+                });
+            }
+        }
+        Ok(merge_by_score(hits, q.limit))
+    }
+}

@@ -1,0 +1,336 @@
+//! The semantic side of Patina: a warm embedding model, chunk embeddings computed in the background
+//! (cached by content, so nothing is embedded twice), each repository's vector index kept current,
+//! and query embeddings computed on their own session so they never queue behind bulk work.
+//!
+//! When the model or runtime is missing the daemon still serves lexical results; this component
+//! then reports *why* semantic search is off and the one command that turns it on.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, Weak};
+use std::time::Duration;
+
+use anyhow::{Result, anyhow};
+
+use crate::embed::{DIM, Embedder, ModelPaths, Precision, QueryCache};
+use crate::registry::Registry;
+use crate::repo::Repo;
+use crate::store::{ChunkMeta, EmbeddingCache};
+
+/// The command that provisions the model.
+pub(crate) const INSTALL_HINT: &str = "patina model install";
+/// Chunks embedded per batch by the background worker (then the vectors become searchable).
+const WORK_BATCH: usize = 32;
+const QUERY_CACHE: usize = 1024;
+
+enum State {
+    Off(String),
+    On { query: Embedder, bulk: Embedder },
+}
+
+pub(crate) struct Semantic {
+    state: State,
+    paths: ModelPaths,
+    cache: EmbeddingCache,
+    queries: Mutex<QueryCache>,
+    wake: (Mutex<u64>, Condvar),
+    stopping: AtomicBool,
+    /// Chunk texts embedded by this process (cache hits are not counted).
+    computed: AtomicU64,
+}
+
+impl Semantic {
+    /// Load the model twice (a query session and a bulk session); on any failure semantic search is
+    /// off with the reason.
+    pub fn load(paths: ModelPaths, precision: Precision, cache: EmbeddingCache) -> Semantic {
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let state = match Embedder::load(&paths, precision, 1)
+            .and_then(|q| Ok((q, Embedder::load(&paths, precision, threads)?)))
+        {
+            Ok((query, bulk)) => {
+                tracing::info!(model = %paths.model_dir.display(), ?precision, "semantic search on");
+                State::On { query, bulk }
+            }
+            Err(e) => {
+                let why = format!("{e:#}");
+                tracing::warn!("semantic search off: {why}");
+                State::Off(why)
+            }
+        };
+        Semantic {
+            state,
+            paths,
+            cache,
+            queries: Mutex::new(QueryCache::new(QUERY_CACHE)),
+            wake: (Mutex::new(0), Condvar::new()),
+            stopping: AtomicBool::new(false),
+            computed: AtomicU64::new(0),
+        }
+    }
+
+    pub fn is_on(&self) -> bool {
+        matches!(self.state, State::On { .. })
+    }
+
+    /// "on (…)" or "off: <reason>; run `patina model install`".
+    pub fn describe(&self) -> String {
+        match &self.state {
+            State::On { bulk, .. } => format!(
+                "on ({:?}, {})",
+                bulk.precision(),
+                self.paths.model_dir.display()
+            ),
+            State::Off(why) => {
+                format!("off: {why}; turn it on with `{INSTALL_HINT}` and restart the daemon")
+            }
+        }
+    }
+
+    pub fn computed(&self) -> u64 {
+        self.computed.load(Ordering::Relaxed)
+    }
+
+    /// What is embedded for a chunk: its location and symbol path as context, then its text.
+    pub fn input(meta: &ChunkMeta, text: &str) -> String {
+        let mut s = meta.path.clone();
+        if let Some(sym) = &meta.symbol {
+            s.push_str(" · ");
+            if let Some(p) = &meta.parent {
+                s.push_str(p);
+                s.push_str("::");
+            }
+            s.push_str(sym);
+        }
+        s.push('\n');
+        s.push_str(text);
+        s
+    }
+
+    /// Cache key: a hash of the model and exactly the input `input()` builds (context + text hash).
+    pub fn key(meta: &ChunkMeta) -> [u8; 32] {
+        let mut h = blake3::Hasher::new();
+        h.update(b"all-MiniLM-L6-v2/1\0");
+        h.update(meta.path.as_bytes());
+        h.update(b"\0");
+        h.update(meta.parent.as_deref().unwrap_or("").as_bytes());
+        h.update(b"\0");
+        h.update(meta.symbol.as_deref().unwrap_or("").as_bytes());
+        h.update(b"\0");
+        h.update(meta.hash.as_bytes());
+        *h.finalize().as_bytes()
+    }
+
+    /// The query's embedding, from the LRU when it was asked before.
+    pub fn embed_query(&self, text: &str) -> Result<[f32; DIM]> {
+        let State::On { query, .. } = &self.state else {
+            return Err(anyhow!("semantic search is off"));
+        };
+        if let Some(v) = self.queries.lock().expect("query cache lock").get(text) {
+            return Ok(v);
+        }
+        let v = query
+            .embed(&[text])?
+            .pop()
+            .ok_or_else(|| anyhow!("no embedding returned"))?;
+        self.queries
+            .lock()
+            .expect("query cache lock")
+            .insert(text, v);
+        Ok(v)
+    }
+
+    /// Bring a repository's vectors in line with its chunks: removed chunks leave the index, added
+    /// ones come from the cache or join the backlog. Called at load and after every index commit.
+    pub fn sync(&self, repo: &Repo, added: &[u64], removed: &[u64]) -> Result<()> {
+        if !self.is_on() {
+            return Ok(());
+        }
+        let chunks = repo.chunks.read().expect("chunks lock");
+        let mut vectors = repo.vectors.write().expect("vectors lock");
+        let mut pending = repo.pending.lock().expect("pending lock");
+        for id in removed {
+            if !chunks.contains_key(id) {
+                vectors.remove(*id);
+                pending.remove(id);
+            }
+        }
+        let mut queued = false;
+        for id in added {
+            let Some(meta) = chunks.get(id) else { continue };
+            if vectors.contains(*id) {
+                continue;
+            }
+            match self.cache.get(&Semantic::key(meta))? {
+                Some(v) if v.len() == DIM => vectors.insert(*id, v),
+                _ => {
+                    pending.insert(*id);
+                    queued = true;
+                }
+            }
+        }
+        drop((chunks, vectors, pending));
+        if queued {
+            self.notify();
+        }
+        Ok(())
+    }
+
+    /// Initial reconciliation of a freshly opened repository (nothing is re-embedded that is cached).
+    pub fn attach(&self, repo: &Repo) -> Result<()> {
+        if !self.is_on() {
+            return Ok(());
+        }
+        let live: Vec<u64> = repo
+            .chunks
+            .read()
+            .expect("chunks lock")
+            .keys()
+            .copied()
+            .collect();
+        let stale: Vec<u64> = {
+            let chunks = repo.chunks.read().expect("chunks lock");
+            let v = repo.vectors.read().expect("vectors lock");
+            v.built_ids()
+                .iter()
+                .copied()
+                .filter(|id| !chunks.contains_key(id))
+                .collect()
+        };
+        self.sync(repo, &live, &stale)
+    }
+
+    pub fn notify(&self) {
+        let (m, cv) = &self.wake;
+        *m.lock().expect("wake lock") += 1;
+        cv.notify_all();
+    }
+
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
+        self.notify();
+    }
+
+    /// Start the background worker that drains every repository's backlog.
+    pub fn spawn_worker(self: &Arc<Self>, registry: Weak<Registry>) {
+        if !self.is_on() {
+            return;
+        }
+        let this = self.clone();
+        std::thread::Builder::new()
+            .name("patina-embed".into())
+            .spawn(move || this.work(registry))
+            .expect("spawning the embedding worker");
+    }
+
+    fn work(&self, registry: Weak<Registry>) {
+        let mut seen = 0;
+        loop {
+            if self.stopping.load(Ordering::Relaxed) {
+                return;
+            }
+            let Some(reg) = registry.upgrade() else {
+                return;
+            };
+            let mut did = false;
+            for repo in reg.all() {
+                while !self.stopping.load(Ordering::Relaxed)
+                    && !repo.cancelled.load(Ordering::Relaxed)
+                {
+                    match self.embed_some(&repo) {
+                        Ok(0) => break,
+                        Ok(_) => did = true,
+                        Err(e) => {
+                            tracing::error!(repo = %repo.id, "embedding failed: {e:#}");
+                            std::thread::sleep(Duration::from_secs(1));
+                            break;
+                        }
+                    }
+                }
+                if let Err(e) = maybe_rebuild(&repo) {
+                    tracing::error!(repo = %repo.id, "rebuilding the vector index failed: {e:#}");
+                }
+            }
+            drop(reg);
+            if did {
+                continue;
+            }
+            let (m, cv) = &self.wake;
+            let guard = m.lock().expect("wake lock");
+            let (guard, _) = cv
+                .wait_timeout_while(guard, Duration::from_secs(5), |g| {
+                    *g == seen && !self.stopping.load(Ordering::Relaxed)
+                })
+                .expect("wake lock");
+            seen = *guard;
+        }
+    }
+
+    /// Embed one batch of `repo`'s backlog; returns how many chunks it embedded.
+    fn embed_some(&self, repo: &Repo) -> Result<usize> {
+        let State::On { bulk, .. } = &self.state else {
+            return Ok(0);
+        };
+        let ids: Vec<u64> = repo
+            .pending
+            .lock()
+            .expect("pending lock")
+            .iter()
+            .take(WORK_BATCH)
+            .copied()
+            .collect();
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let mut work = Vec::with_capacity(ids.len());
+        for id in &ids {
+            let meta = repo.chunk(*id);
+            let text = repo.trees.text(*id)?;
+            if let (Some(meta), Some(text)) = (meta, text) {
+                work.push((*id, Semantic::key(&meta), Semantic::input(&meta, &text)));
+            }
+        }
+        let inputs: Vec<&str> = work.iter().map(|w| w.2.as_str()).collect();
+        let vectors = bulk.embed(&inputs)?;
+        self.computed
+            .fetch_add(vectors.len() as u64, Ordering::Relaxed);
+        let items: Vec<([u8; 32], &[f32])> = work
+            .iter()
+            .zip(&vectors)
+            .map(|(w, v)| (w.1, v.as_slice()))
+            .collect();
+        self.cache.put_many(&items)?;
+        {
+            let chunks = repo.chunks.read().expect("chunks lock");
+            let mut vi = repo.vectors.write().expect("vectors lock");
+            for ((id, _, _), v) in work.iter().zip(&vectors) {
+                // A chunk removed while it was being embedded stays out.
+                if chunks.contains_key(id) {
+                    vi.insert(*id, v.to_vec());
+                }
+            }
+        }
+        let mut pending = repo.pending.lock().expect("pending lock");
+        for id in &ids {
+            pending.remove(id);
+        }
+        Ok(ids.len())
+    }
+}
+
+/// Fold the fresh segment into a new HNSW when it has grown; the build runs without the lock.
+fn maybe_rebuild(repo: &Repo) -> Result<()> {
+    if !repo.vectors.read().expect("vectors lock").needs_rebuild() {
+        return Ok(());
+    }
+    let snapshot = repo.vectors.write().expect("vectors lock").snapshot();
+    let n = snapshot.ids.len();
+    let t0 = std::time::Instant::now();
+    let built = crate::index::vectors::VectorIndex::build(snapshot);
+    repo.vectors.write().expect("vectors lock").install(built)?;
+    tracing::info!(repo = %repo.id, vectors = n, ms = t0.elapsed().as_millis() as u64, "vector index rebuilt");
+    Ok(())
+}
+
+/// Backlog size, for status and notices.
+pub(crate) fn backlog(repo: &Repo) -> usize {
+    repo.pending.lock().expect("pending lock").len()
+}

@@ -1,0 +1,195 @@
+//! The `patina` shell client as a user sees it: grep-like exit codes (0 hits, 1 none, 2 error),
+//! `path:start-end` output relative to the working directory, `--json`, and first queries in an
+//! unregistered repository.
+
+use patina_tests::*;
+
+/// `start-end` at the beginning of `s`, as numbers.
+fn line_range(s: &str) -> Option<(u32, u32)> {
+    let range = s.split_whitespace().next()?;
+    let (a, b) = range.split_once('-')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+#[test]
+fn q_prints_the_definition_first_as_path_and_line_range() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+
+    let out = env.patina_in(repo.path(), &["q", "parse_args"]);
+    assert_eq!(out.code(), 0, "hits mean exit code 0: {out:?}");
+    let first = out.stdout.lines().next().expect("a first line");
+    let rest = first
+        .strip_prefix("src/args.rs:")
+        .unwrap_or_else(|| panic!("first line: {first:?}\n{out:?}"));
+    let (start, end) = line_range(rest).unwrap_or_else(|| panic!("no start-end in {first:?}"));
+    let def = repo.line_of("src/args.rs", "pub fn parse_args");
+    assert!(
+        start <= def && def <= end && start >= 1,
+        "{start}-{end} spans line {def}"
+    );
+    assert!(
+        first.contains("parse_args"),
+        "the line names the symbol: {first:?}"
+    );
+}
+
+#[test]
+fn q_paths_are_relative_to_the_working_directory() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+
+    let out = env.patina_in(&repo.path().join("web"), &["q", "parse_args"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(out.stdout.starts_with("../src/args.rs:"), "{out:?}");
+}
+
+#[test]
+fn q_without_hits_exits_with_1() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+
+    let out = env.patina_in(repo.path(), &["q", "zzqxqzz"]);
+    assert_eq!(out.code(), 1, "{out:?}");
+    assert_eq!(out.stdout, "", "nothing on stdout: {out:?}");
+}
+
+#[test]
+fn q_errors_exit_with_2_and_explain_on_stderr() {
+    let env = TestEnv::started();
+
+    let out = env.patina(&["q", "foo", "--repo", "nope"]);
+    assert_eq!(out.code(), 2, "{out:?}");
+    assert!(
+        out.stderr.contains("nope"),
+        "stderr says which repository: {out:?}"
+    );
+    assert_eq!(out.stdout, "", "{out:?}");
+
+    let out = env.patina(&["q", "  "]);
+    assert_eq!(out.code(), 2, "an empty query is an error: {out:?}");
+    assert!(!out.stderr.is_empty(), "{out:?}");
+    env.assert_healthy();
+}
+
+#[test]
+fn q_json_is_machine_readable() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+
+    let out = env.patina_in(repo.path(), &["q", "--json", "parse_args"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    let v: serde_json::Value =
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {out:?}"));
+    let hits = v["hits"].as_array().expect("hits[]");
+    assert!(!hits.is_empty());
+    for h in hits {
+        assert!(h["path"].is_string(), "{h}");
+        let (start, end) = (
+            h["start_line"].as_u64().expect("start_line"),
+            h["end_line"].as_u64().expect("end_line"),
+        );
+        assert!(1 <= start && start <= end, "{h}");
+        let oracles = h["oracles"].as_array().expect("oracles[]");
+        assert!(
+            !oracles.is_empty(),
+            "every hit says which oracles found it: {h}"
+        );
+        assert!(
+            oracles
+                .iter()
+                .all(|o| o["oracle"].is_string() && o["rank"].as_u64().is_some_and(|r| r >= 1)),
+            "{h}"
+        );
+    }
+    assert_eq!(hits[0]["path"], "src/args.rs");
+    assert_eq!(hits[0]["symbol"], "parse_args");
+    let oracles = v["oracles"].as_array().expect("oracles[]");
+    for name in ["lexical", "symbol"] {
+        assert!(
+            oracles
+                .iter()
+                .any(|o| o["oracle"] == name && o["status"] == "ok"),
+            "{name} answered: {v}"
+        );
+    }
+
+    let out = env.patina_in(repo.path(), &["q", "--json", "zzqxqzz"]);
+    assert_eq!(out.code(), 1, "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON even without hits");
+    assert_eq!(v["hits"].as_array().map(Vec::len), Some(0));
+}
+
+#[test]
+fn q_in_an_unregistered_repository_registers_and_indexes_it_first() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    assert!(env.list().repos.is_empty());
+
+    let out = env.patina_in(&repo.path().join("src"), &["q", "parse_args"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(
+        out.stderr.contains("registering"),
+        "the user is told: {out:?}"
+    );
+    assert!(
+        out.stdout.starts_with("args.rs:"),
+        "hits come from the fresh index: {out:?}"
+    );
+
+    let info = env.repo_info(repo.path());
+    assert!(info.last_indexed_unix_ms > 0 && info.files > 0, "{info:?}");
+}
+
+#[test]
+fn q_filters_by_path_and_returns_one_hit_per_file_with_files() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+
+    let out = env.patina_in(repo.path(), &["q", "parse_args", "--path", "*.py"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    let locations: Vec<&str> = out.stdout.lines().filter(|l| !l.starts_with(' ')).collect();
+    assert!(
+        !locations.is_empty()
+            && locations
+                .iter()
+                .all(|l| l.starts_with("app/") && l.contains(".py:")),
+        "{out:?}"
+    );
+
+    let out = env.patina_in(repo.path(), &["q", "parse_args", "--files", "-n", "50"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    let files: Vec<&str> = out
+        .stdout
+        .lines()
+        .map(|l| l.split(':').next().unwrap())
+        .collect();
+    let mut unique = files.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(files.len(), unique.len(), "one line per file: {out:?}");
+    assert_eq!(files[0], "src/args.rs", "{out:?}");
+}
+
+#[test]
+fn repos_and_status_describe_the_registered_repositories() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+
+    let out = env.patina(&["repos", "--json"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    assert_eq!(v[0]["root"], repo.key().as_str(), "{v}");
+    assert_eq!(v[0]["files"], 13, "{v}");
+
+    let out = env.patina(&["status"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(out.stdout.contains(&repo.key()), "{out:?}");
+    assert!(out.stdout.contains("skipped binary: 1"), "{out:?}");
+}

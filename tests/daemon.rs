@@ -1,0 +1,196 @@
+//! The daemon's lifecycle and its socket: one instance per state root, started on demand by
+//! clients, recovering from crashes, private to its user, and robust to bad input.
+
+use std::io::{Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
+
+use patina_tests::*;
+
+#[test]
+fn a_second_daemon_for_the_same_home_refuses_to_start() {
+    let env = TestEnv::started();
+    let first = env.assert_healthy();
+
+    let mut second = env.daemon_command();
+    second.env("PATINA_LOG", "warn");
+    let started = Instant::now();
+    let out = run(second, Duration::from_secs(20));
+
+    assert_ne!(out.code(), 0, "the second daemon must fail: {out:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "it must fail fast, took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        out.stderr.contains("already running"),
+        "stderr must say why: {out:?}"
+    );
+    let still = env.assert_healthy();
+    assert_eq!(still.pid, first.pid, "the first daemon keeps serving");
+}
+
+#[test]
+fn a_client_starts_a_missing_daemon() {
+    let env = TestEnv::new();
+    assert!(env.health().is_err(), "no daemon yet");
+
+    let out = env.patina(&["status"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(
+        out.stdout.contains("patinad"),
+        "status describes the daemon: {out:?}"
+    );
+    let health = env.assert_healthy();
+    assert_eq!(
+        health.socket,
+        env.socket().to_string_lossy(),
+        "it serves the environment's socket"
+    );
+    assert!(
+        env.home().join("patinad.log").is_file(),
+        "a client-started daemon logs to $PATINA_HOME/patinad.log"
+    );
+
+    let out = env.patina(&["daemon", "stop"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(
+        env.health().is_err(),
+        "the daemon is gone after `patina daemon stop`"
+    );
+}
+
+#[test]
+fn a_stale_socket_left_by_a_crash_is_replaced() {
+    let mut env = TestEnv::started();
+    env.kill_daemon();
+    assert!(
+        env.socket().exists(),
+        "SIGKILL leaves the socket file behind"
+    );
+    assert!(env.health().is_err(), "and nothing answers on it");
+
+    env.start_daemon();
+    env.assert_healthy();
+}
+
+#[test]
+fn a_client_recovers_from_a_crashed_daemon() {
+    let mut env = TestEnv::started();
+    let crashed = env.daemon_pid().expect("a pid");
+    env.kill_daemon();
+    assert!(
+        env.socket().exists(),
+        "SIGKILL leaves the socket file behind"
+    );
+
+    let out = env.patina(&["status"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    let health = env.assert_healthy();
+    assert_ne!(health.pid, crashed, "a new daemon serves");
+
+    let out = env.patina(&["daemon", "stop"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+}
+
+#[test]
+fn the_socket_is_private_to_its_user() {
+    let env = TestEnv::started();
+    let socket = env.socket();
+    let mode =
+        |p: &std::path::Path| std::fs::metadata(p).expect("metadata").permissions().mode() & 0o777;
+    assert_eq!(mode(&socket), 0o600, "socket {}", socket.display());
+    assert_eq!(mode(socket.parent().unwrap()), 0o700, "socket directory");
+}
+
+#[test]
+fn sigterm_stops_the_daemon_cleanly_and_removes_its_socket() {
+    let mut env = TestEnv::started();
+    let status = env.stop_daemon();
+    assert!(status.success(), "patinad exits 0 on SIGTERM: {status}");
+    assert!(!env.socket().exists(), "a clean exit removes the socket");
+}
+
+#[test]
+fn unknown_repositories_are_not_found_and_do_not_hurt_the_daemon() {
+    let env = TestEnv::started();
+
+    let err = env
+        .query(QueryRequest {
+            repos: vec!["nope".into()],
+            ..query("foo")
+        })
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound, "{err:?}");
+    assert!(
+        err.message().contains("nope"),
+        "the message names the repository: {err:?}"
+    );
+
+    let err = env.remove_repo("nope").unwrap_err();
+    assert_eq!(err.code(), Code::NotFound, "{err:?}");
+    let err = env
+        .get_file(GetFileRequest {
+            repo: "nope".into(),
+            path: "a.rs".into(),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound, "{err:?}");
+
+    env.assert_healthy();
+}
+
+/// Writes `bytes` on a raw connection and reads whatever comes back until the daemon closes it
+/// (or 5 s pass): the daemon must neither hang the connection forever nor crash.
+fn send_raw(env: &TestEnv, bytes: &[u8]) {
+    let mut s = UnixStream::connect(env.socket()).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    // The daemon may close the connection before reading everything: a write error is fine.
+    let _ = s.write_all(bytes);
+    let _ = s.shutdown(std::net::Shutdown::Write);
+    let mut sink = Vec::new();
+    let _ = s.read_to_end(&mut sink);
+}
+
+#[test]
+fn garbage_on_the_socket_is_rejected_and_the_daemon_keeps_serving() {
+    let env = TestEnv::started();
+
+    send_raw(&env, b"GET / HTTP/1.1\r\nHost: patina\r\n\r\n");
+    // Pseudo-random bytes (xorshift, fixed seed: the test is reproducible).
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let noise: Vec<u8> = (0..64 * 1024)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    send_raw(&env, &noise);
+    // A valid HTTP/2 preface followed by nonsense frames.
+    let mut h2 = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    h2.extend_from_slice(&noise[..4096]);
+    send_raw(&env, &h2);
+    // A connection that says nothing and goes away.
+    drop(UnixStream::connect(env.socket()).expect("connect"));
+
+    env.assert_healthy();
+}
+
+#[test]
+fn an_invalid_enum_value_is_an_invalid_argument() {
+    let env = TestEnv::started();
+    let err = env
+        .query(QueryRequest {
+            granularity: 99,
+            ..query("parse_args")
+        })
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+    assert!(err.message().contains("granularity"), "{err:?}");
+    env.assert_healthy();
+}

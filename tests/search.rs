@@ -1,0 +1,318 @@
+//! Retrieval through `Search.Query`: identifiers and file names find their definitions first,
+//! path globs and repository filters restrict results, and bad queries are refused or bounded.
+
+use patina_tests::*;
+
+/// The first hit of `text` in `repo`, with every hit listed when the answer is empty.
+#[track_caller]
+fn first_hit(env: &TestEnv, repo: &Repo, text: &str) -> Hit {
+    let resp = env.search(text, &[repo.path()]);
+    resp.hits
+        .first()
+        .cloned()
+        .unwrap_or_else(|| panic!("no hits for {text:?}: {resp:?}"))
+}
+
+fn describe(hits: &[Hit]) -> Vec<String> {
+    hits.iter()
+        .map(|h| {
+            format!(
+                "{}:{}-{} {} {}",
+                h.path, h.start_line, h.end_line, h.kind, h.symbol
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_identifier_finds_its_definition_before_its_callers() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+
+    let resp = env.search("parse_args", &[repo.path()]);
+    let top = &resp.hits[0];
+    assert_eq!(
+        (top.path.as_str(), top.symbol.as_str(), top.kind.as_str()),
+        ("src/args.rs", "parse_args", "function"),
+        "the definition comes first: {:#?}",
+        describe(&resp.hits)
+    );
+    let def_line = repo.line_of("src/args.rs", "pub fn parse_args");
+    assert!(
+        top.start_line <= def_line && def_line <= top.end_line,
+        "the hit spans the definition: {top:?}"
+    );
+    let callers: Vec<&Hit> = resp
+        .hits
+        .iter()
+        .filter(|h| h.path != "src/args.rs")
+        .collect();
+    assert!(
+        callers.iter().any(|h| h.path == "src/main.rs"),
+        "callers are found too, below the definition: {:#?}",
+        describe(&resp.hits)
+    );
+    assert!(
+        top.provenance.iter().any(|p| p.oracle == "symbol"),
+        "the symbol oracle vouches for it: {top:?}"
+    );
+}
+
+#[test]
+fn a_type_name_finds_the_type_definition_first() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+
+    let resp = env.search("HttpClient", &[repo.path()]);
+    let top = &resp.hits[0];
+    assert_eq!(
+        (top.path.as_str(), top.symbol.as_str(), top.kind.as_str()),
+        ("src/http.rs", "HttpClient", "struct"),
+        "the struct comes first: {:#?}",
+        describe(&resp.hits)
+    );
+    assert!(
+        top.start_line <= repo.line_of("src/http.rs", "pub struct HttpClient")
+            && repo.line_of("src/http.rs", "pub struct HttpClient") <= top.end_line
+    );
+
+    let top = first_hit(&env, &repo, "ApiClient");
+    assert_eq!(
+        (top.path.as_str(), top.symbol.as_str(), top.kind.as_str()),
+        ("web/client.ts", "ApiClient", "class"),
+        "{top:?}"
+    );
+}
+
+#[test]
+fn a_file_name_finds_that_file_first() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+
+    let top = first_hit(&env, &repo, "config.toml");
+    assert_eq!(top.path, "config.toml", "{top:?}");
+
+    let resp = env
+        .query(QueryRequest {
+            repos: vec![repo.key()],
+            granularity: Granularity::File as i32,
+            ..query("config.toml")
+        })
+        .expect("file granularity");
+    assert_eq!(
+        resp.hits[0].path,
+        "config.toml",
+        "{:#?}",
+        describe(&resp.hits)
+    );
+    let mut paths: Vec<&str> = resp.hits.iter().map(|h| h.path.as_str()).collect();
+    let n = paths.len();
+    paths.dedup();
+    assert_eq!(
+        paths.len(),
+        n,
+        "file granularity returns each file once: {paths:?}"
+    );
+}
+
+#[test]
+fn every_language_of_the_fixture_is_searchable() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+
+    for (symbol, path) in [
+        ("load_users", "app/models.py"),
+        ("startApp", "web/app.js"),
+        ("ApiClient", "web/client.ts"),
+        ("handleRequest", "server/main.go"),
+        ("Inventory", "java/Inventory.java"),
+        ("adler32_checksum", "native/checksum.c"),
+        ("Matrix", "native/matrix.cpp"),
+    ] {
+        let top = first_hit(&env, &repo, symbol);
+        assert_eq!(
+            (top.path.as_str(), top.symbol.as_str()),
+            (path, symbol),
+            "{top:?}"
+        );
+    }
+    let top = first_hit(&env, &repo, "Configuration");
+    assert_eq!(
+        (top.path.as_str(), top.kind.as_str()),
+        ("README.md", "section"),
+        "Markdown headings are sections: {top:?}"
+    );
+}
+
+#[test]
+fn a_path_glob_restricts_hits_to_matching_files() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+    let search = |globs: &[&str]| {
+        let req = QueryRequest {
+            repos: vec![repo.key()],
+            path_globs: globs.iter().map(|g| g.to_string()).collect(),
+            limit: 50,
+            ..query("parse_args")
+        };
+        env.query(req).expect("query").hits
+    };
+
+    let all = search(&[]);
+    assert!(
+        all.iter().any(|h| h.path.ends_with(".py")) && all.iter().any(|h| !h.path.ends_with(".py")),
+        "{:#?}",
+        describe(&all)
+    );
+
+    let py = search(&["*.py"]);
+    assert!(!py.is_empty(), "the Python callers match");
+    assert!(
+        py.iter().all(|h| h.path.ends_with(".py")),
+        "only .py files: {:#?}",
+        describe(&py)
+    );
+
+    for glob in ["src/**", "src", "src/"] {
+        let src = search(&[glob]);
+        assert_eq!(
+            src[0].path,
+            "src/args.rs",
+            "{glob}: the definition still comes first: {:#?}",
+            describe(&src)
+        );
+        assert!(
+            src.iter().all(|h| h.path.starts_with("src/")),
+            "{glob}: only files under src/: {:#?}",
+            describe(&src)
+        );
+    }
+
+    let either = search(&["*.py", "*.go"]);
+    assert!(
+        either
+            .iter()
+            .all(|h| h.path.ends_with(".py") || h.path.ends_with(".go")),
+        "{:#?}",
+        describe(&either)
+    );
+    assert!(
+        either.iter().any(|h| h.path.ends_with(".go")),
+        "any glob may match: {:#?}",
+        describe(&either)
+    );
+
+    assert!(
+        search(&["*.nothing"]).is_empty(),
+        "a glob matching no file leaves no hits"
+    );
+}
+
+#[test]
+fn a_repository_filter_restricts_hits_to_that_repository() {
+    let env = TestEnv::started();
+    let (first, second) = (fixture_repo(), fixture_repo());
+    env.add_repo(first.path());
+    let second_id = env.add_repo(second.path()).repo.expect("repo info").id;
+
+    let both = env.search("parse_args", &[]);
+    let roots: std::collections::BTreeSet<&str> =
+        both.hits.iter().map(|h| h.repo_root.as_str()).collect();
+    assert_eq!(
+        roots.len(),
+        2,
+        "without a filter both repositories answer: {roots:?}"
+    );
+
+    for key in [second.key(), second_id.clone()] {
+        let resp = env
+            .query(QueryRequest {
+                repos: vec![key.clone()],
+                ..query("parse_args")
+            })
+            .expect("query");
+        assert!(!resp.hits.is_empty(), "{key}");
+        for h in &resp.hits {
+            assert_eq!(
+                (h.repo_id.as_str(), h.repo_root.as_str()),
+                (second_id.as_str(), second.key().as_str()),
+                "filter {key}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_empty_query_is_an_invalid_argument() {
+    let env = TestEnv::started();
+    for text in ["", "   ", "\n\t"] {
+        let err = env.query(query(text)).unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "{text:?}: {err:?}");
+    }
+    env.assert_healthy();
+}
+
+#[test]
+fn a_huge_query_is_truncated_with_a_notice() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+
+    let text = "parse_args HttpClient ".repeat(100 * 1024 / 22 + 1);
+    assert!(text.len() >= 100 * 1024);
+    let resp = env
+        .query(QueryRequest {
+            repos: vec![repo.key()],
+            ..query(&text)
+        })
+        .expect("a huge query still succeeds");
+    assert!(
+        resp.notices.iter().any(|n| n.contains("truncated")),
+        "a notice says so: {:?}",
+        resp.notices
+    );
+    assert!(
+        !resp.hits.is_empty(),
+        "and it still finds what the kept part asks for"
+    );
+    env.assert_healthy();
+}
+
+#[test]
+fn unknown_oracles_are_an_invalid_argument_and_known_ones_answer_alone() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+
+    let err = env
+        .query(QueryRequest {
+            oracles: vec!["telepathy".into()],
+            ..query("parse_args")
+        })
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+
+    let resp = env
+        .query(QueryRequest {
+            oracles: vec!["lexical".into()],
+            ..query("parse_args")
+        })
+        .expect("lexical only");
+    assert_eq!(
+        resp.oracles
+            .iter()
+            .map(|o| o.oracle.as_str())
+            .collect::<Vec<_>>(),
+        ["lexical"]
+    );
+    assert!(
+        resp.hits
+            .iter()
+            .all(|h| h.provenance.iter().all(|p| p.oracle == "lexical"))
+    );
+}

@@ -1,0 +1,243 @@
+//! Semantic search, on the real model: a question finds code it shares no word with; vectors
+//! follow edits and deletions; a restart reloads vectors instead of re-embedding; and without a
+//! model the daemon still answers and says how to turn semantic search on.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use patina_proto::v1::{Granularity, QueryRequest, QueryResponse, RepoInfo};
+use patina_tests::{TestEnv, git_repo, query};
+
+/// Unrelated functions, each with its own vocabulary.
+const FILES: &[(&str, &[u8])] = &[
+    (
+        "convert.py",
+        b"def celsius_to_fahrenheit(c):\n    \"\"\"Degrees C to degrees F.\"\"\"\n    return c * 9 / 5 + 32\n",
+    ),
+    (
+        "files.py",
+        b"def read_lines(path):\n    with open(path) as f:\n        return f.read().splitlines()\n",
+    ),
+    (
+        "net.py",
+        b"import urllib.request\n\ndef fetch_url(url):\n    return urllib.request.urlopen(url).read()\n",
+    ),
+    (
+        "sorting.py",
+        b"def bubble_sort(items):\n    n = len(items)\n    for i in range(n):\n        for j in range(n - i - 1):\n            if items[j] > items[j + 1]:\n                items[j], items[j + 1] = items[j + 1], items[j]\n    return items\n",
+    ),
+    (
+        "mail.py",
+        b"import smtplib\n\ndef send_email(to, subject, body):\n    server = smtplib.SMTP('localhost')\n    server.sendmail('me@example.com', [to], subject + '\\n' + body)\n",
+    ),
+];
+
+/// Shares no token with `convert.py` (checked below through the lexical oracle).
+const WEATHER_QUESTION: &str = "american weather thermometer scale";
+
+fn wait_for_embeddings(env: &TestEnv, root: &Path) -> RepoInfo {
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let info = env.repo_info(root);
+        if !info.indexing
+            && info.embed_backlog == 0
+            && info.vectors == info.chunks
+            && info.chunks > 0
+        {
+            return info;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "embeddings did not finish: {info:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn ask(env: &TestEnv, text: &str, oracles: &[&str], root: &Path) -> QueryResponse {
+    env.query(QueryRequest {
+        repos: vec![root.to_string_lossy().into_owned()],
+        oracles: oracles.iter().map(|s| s.to_string()).collect(),
+        granularity: Granularity::File as i32,
+        ..query(text)
+    })
+    .unwrap_or_else(|s| panic!("query {text:?}: {s}"))
+}
+
+fn paths(r: &QueryResponse) -> Vec<&str> {
+    r.hits.iter().map(|h| h.path.as_str()).collect()
+}
+
+#[test]
+fn a_question_finds_code_it_shares_no_word_with() {
+    let mut env = TestEnv::with_model();
+    env.start_daemon();
+    let repo = git_repo(FILES);
+    env.add_repo(repo.path());
+    wait_for_embeddings(&env, repo.path());
+
+    let lexical = ask(&env, WEATHER_QUESTION, &["lexical"], repo.path());
+    assert!(
+        !paths(&lexical).contains(&"convert.py"),
+        "the question must share no word with the target: {lexical:?}"
+    );
+
+    let semantic = ask(&env, WEATHER_QUESTION, &["semantic"], repo.path());
+    assert_eq!(
+        paths(&semantic).first(),
+        Some(&"convert.py"),
+        "{semantic:?}"
+    );
+    let hybrid = ask(&env, WEATHER_QUESTION, &[], repo.path());
+    assert_eq!(paths(&hybrid).first(), Some(&"convert.py"), "{hybrid:?}");
+    let prov: Vec<&str> = hybrid.hits[0]
+        .provenance
+        .iter()
+        .map(|p| p.oracle.as_str())
+        .collect();
+    assert_eq!(
+        prov,
+        ["semantic"],
+        "provenance names the oracle that found it"
+    );
+    assert!(
+        hybrid.oracles.iter().all(|o| o.status == "ok"),
+        "{:?}",
+        hybrid.oracles
+    );
+}
+
+#[test]
+fn vectors_follow_edits_and_deletions() {
+    let mut env = TestEnv::with_model();
+    env.start_daemon();
+    let repo = git_repo(FILES);
+    env.add_repo(repo.path());
+    wait_for_embeddings(&env, repo.path());
+    assert_eq!(
+        paths(&ask(
+            &env,
+            "send a message by electronic post",
+            &["semantic"],
+            repo.path()
+        ))[0],
+        "mail.py"
+    );
+
+    // Rewrite the temperature function into a web page downloader; delete the mail module.
+    std::fs::write(
+        repo.path().join("convert.py"),
+        "import http.client\n\ndef download_page(host):\n    conn = http.client.HTTPSConnection(host)\n    conn.request('GET', '/')\n    return conn.getresponse().read()\n",
+    )
+    .unwrap();
+    std::fs::remove_file(repo.path().join("mail.py")).unwrap();
+    env.add_repo(repo.path());
+    let info = wait_for_embeddings(&env, repo.path());
+    assert_eq!(
+        info.vectors, info.chunks,
+        "one vector per live chunk, no leftovers: {info:?}"
+    );
+
+    let weather = ask(&env, WEATHER_QUESTION, &["semantic"], repo.path());
+    for h in &weather.hits {
+        let text = std::fs::read_to_string(repo.path().join(&h.path)).unwrap();
+        assert!(
+            !text.contains("celsius"),
+            "an old vector survived the edit: {weather:?}"
+        );
+    }
+    let web = ask(
+        &env,
+        "retrieve a website over https",
+        &["semantic"],
+        repo.path(),
+    );
+    assert!(
+        paths(&web)[..2].contains(&"convert.py"),
+        "the edited chunk's new vector is searchable: {web:?}"
+    );
+    let mail = ask(
+        &env,
+        "send a message by electronic post",
+        &["semantic"],
+        repo.path(),
+    );
+    assert!(
+        !paths(&mail).contains(&"mail.py"),
+        "a deleted file's vectors are gone: {mail:?}"
+    );
+}
+
+#[test]
+fn a_restart_reloads_vectors_without_re_embedding() {
+    let mut env = TestEnv::with_model();
+    env.start_daemon();
+    let repo = git_repo(FILES);
+    env.add_repo(repo.path());
+    let before = wait_for_embeddings(&env, repo.path());
+    assert!(env.assert_healthy().embeddings_computed >= before.chunks);
+    let expected = paths(&ask(&env, WEATHER_QUESTION, &["semantic"], repo.path()))
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>();
+
+    env.stop_daemon();
+    env.start_daemon();
+    let after = env.repo_info(repo.path());
+    assert_eq!(
+        (after.vectors, after.embed_backlog),
+        (before.chunks, 0),
+        "vectors are back at once: {after:?}"
+    );
+    let again = ask(&env, WEATHER_QUESTION, &["semantic"], repo.path());
+    assert_eq!(
+        paths(&again),
+        expected.iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        env.assert_healthy().embeddings_computed,
+        0,
+        "nothing was embedded again"
+    );
+
+    // The cache is keyed by content, not by repository: an identical clone embeds nothing new.
+    let twin = git_repo(FILES);
+    env.add_repo(twin.path());
+    wait_for_embeddings(&env, twin.path());
+    assert_eq!(
+        env.assert_healthy().embeddings_computed,
+        0,
+        "a second copy reuses cached embeddings"
+    );
+}
+
+#[test]
+fn without_a_model_lexical_answers_and_says_how_to_turn_semantic_on() {
+    let env = TestEnv::started();
+    let repo = git_repo(FILES);
+    env.add_repo(repo.path());
+    let h = env.assert_healthy();
+    assert!(!h.semantic_on);
+    assert!(
+        h.semantic.contains("patina model install"),
+        "{}",
+        h.semantic
+    );
+
+    let r = ask(&env, "bubble_sort", &[], repo.path());
+    assert_eq!(paths(&r).first(), Some(&"sorting.py"));
+    let sem = r
+        .oracles
+        .iter()
+        .find(|o| o.oracle == "semantic")
+        .expect("semantic reported");
+    assert_eq!(sem.status, "unavailable");
+    assert!(
+        r.notices.iter().any(|n| n.contains("patina model install")),
+        "{:?}",
+        r.notices
+    );
+
+    let out = env.patina(&["status"]);
+    assert!(out.stdout.contains("semantic search off"), "{out:?}");
+}
