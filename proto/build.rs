@@ -12,11 +12,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "patina/v1/repos.proto",
         "patina/v1/search.proto",
         "patina/v1/files.proto",
+        "patina/v1/sessions.proto",
     ];
     tonic_prost_build::configure()
         .build_transport(false)
         .client_mod_attribute(".", "#[cfg(feature = \"client\")]")
         .server_mod_attribute(".", "#[cfg(feature = \"server\")]")
+        // With `json`, every message serialises to JSON (patina-mcp passes daemon answers through).
+        .type_attribute(
+            ".",
+            "#[cfg_attr(feature = \"json\", derive(serde::Serialize))]",
+        )
         .compile_protos(&protos, &["."])?;
     Ok(())
 }

@@ -374,6 +374,14 @@ impl TestEnv {
         cmd
     }
 
+    /// A `patina-mcp` command for this environment (cwd: `PATINA_HOME`), not yet spawned.
+    pub fn mcp_command(&self) -> Command {
+        let mut cmd = Command::new(bin("patina-mcp"));
+        self.isolate(&mut cmd);
+        cmd.current_dir(self.home());
+        cmd
+    }
+
     /// Run `patina ARGS` with `PATINA_HOME` as the working directory.
     pub fn patina(&self, args: &[&str]) -> Output {
         self.patina_in(self.home(), args)

@@ -158,8 +158,8 @@ fn reindexing_picks_up_changed_added_and_deleted_files() {
     )
     .unwrap();
     std::fs::remove_file(repo.path().join("server/main.go")).unwrap();
-    let p = env.add_repo(repo.path());
-    assert_eq!((p.files_changed, p.files_removed), (2, 1), "{p:?}");
+    // The watcher may already have indexed some of these changes: only the end state is specified.
+    env.add_repo(repo.path());
 
     let top = env.search("parse_cmdline", &[repo.path()]).hits;
     assert_eq!(

@@ -145,6 +145,7 @@ async fn run_subset(
             granularity: pb::Granularity::File as i32,
             oracles: oracles.to_vec(),
             snippet_lines: 0,
+            ..Default::default()
         };
         let t0 = Instant::now();
         let resp = c

@@ -2,8 +2,7 @@
 //! it speaks our protocol, and the typed calls the commands use.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -34,43 +33,18 @@ impl Client {
         let channel = patina_proto::endpoint::connect(socket)
             .await
             .with_context(|| format!("no daemon at {}", socket.display()))?;
-        let mut c = Client { channel };
-        let h = c.health().await?;
-        if h.protocol != patina_proto::PROTOCOL_VERSION {
-            bail!(
-                "the running daemon (version {}, protocol {}) does not speak this client's protocol {}; \
-                 restart it with `patina daemon stop` (the next command starts the new one)",
-                h.version,
-                h.protocol,
-                patina_proto::PROTOCOL_VERSION
-            );
-        }
-        Ok(c)
+        patina_proto::endpoint::check(&channel)
+            .await
+            .map_err(|e| anyhow!(e))?;
+        Ok(Client { channel })
     }
 
     /// Connect, starting the daemon first if nothing listens on `socket`.
     pub async fn connect_or_start(socket: &Path) -> Result<Client> {
-        match patina_proto::endpoint::connect(socket).await {
-            Ok(_) => return Client::connect(socket).await,
-            Err(_) => start(socket)?,
-        }
-        let deadline = Instant::now() + START_TIMEOUT;
-        let mut delay = Duration::from_millis(5);
-        loop {
-            if let Ok(c) = Client::connect(socket).await {
-                return Ok(c);
-            }
-            if Instant::now() > deadline {
-                bail!(
-                    "started patinad but it did not answer on {} within {}s; see {}",
-                    socket.display(),
-                    START_TIMEOUT.as_secs(),
-                    log_path().display()
-                );
-            }
-            tokio::time::sleep(delay).await;
-            delay = (delay * 2).min(Duration::from_millis(100));
-        }
+        patina_proto::endpoint::connect_or_start(socket, START_TIMEOUT)
+            .await
+            .map_err(|e| anyhow!(e))?;
+        Client::connect(socket).await
     }
 
     pub async fn health(&mut self) -> Result<pb::CheckResponse> {
@@ -180,51 +154,6 @@ fn progress_bar() -> indicatif::ProgressBar {
     );
     bar.enable_steady_tick(Duration::from_millis(120));
     bar
-}
-
-/// Where a daemon started by a client writes its log.
-pub(crate) fn log_path() -> PathBuf {
-    patina_proto::endpoint::state_root().join("patinad.log")
-}
-
-/// `patinad` next to this executable, else on PATH.
-fn daemon_binary() -> PathBuf {
-    if let Some(p) = std::env::var_os("PATINA_DAEMON_BIN") {
-        return PathBuf::from(p);
-    }
-    if let Ok(exe) = std::env::current_exe() {
-        let sibling = exe.with_file_name("patinad");
-        if sibling.is_file() {
-            return sibling;
-        }
-    }
-    PathBuf::from("patinad")
-}
-
-/// Launch a detached daemon serving `socket`.
-fn start(socket: &Path) -> Result<()> {
-    use std::os::unix::process::CommandExt;
-    let log = log_path();
-    if let Some(dir) = log.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    let log_file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log)
-        .with_context(|| format!("opening {}", log.display()))?;
-    let bin = daemon_binary();
-    Command::new(&bin)
-        .arg("--socket")
-        .arg(socket)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(log_file)
-        // Own process group: a Ctrl-C aimed at this client must not kill the daemon.
-        .process_group(0)
-        .spawn()
-        .with_context(|| format!("cannot start the daemon ({})", bin.display()))?;
-    Ok(())
 }
 
 /// Ask the daemon to stop and wait until its socket is gone.

@@ -101,6 +101,9 @@ struct QueryArgs {
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
+    /// Read your own writes: index what changed on disk first, waiting up to this many ms.
+    #[arg(long, num_args = 0..=1, default_missing_value = "5000", value_name = "MS")]
+    fresh: Option<u32>,
 }
 
 #[derive(Subcommand)]
@@ -276,6 +279,7 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
         } else {
             0
         },
+        fresh_timeout_ms: args.fresh.unwrap_or(0),
     };
     let resp = match c.query(req.clone()).await {
         Err(status) if status.code() == tonic::Code::NotFound && here.is_some() => {

@@ -64,6 +64,10 @@ fn relative(target: &Path, base: &Path) -> PathBuf {
 }
 
 pub(crate) fn display_path(hit: &pb::Hit, cwd: &Path) -> String {
+    // A session note is not a file: its path is its reference, `session:<name>#<n>`.
+    if hit.note.is_some() {
+        return hit.path.clone();
+    }
     let abs = Path::new(&hit.repo_root).join(&hit.path);
     relative(&abs, cwd).to_string_lossy().into_owned()
 }
@@ -102,14 +106,27 @@ pub(crate) fn print_hits(
             .iter()
             .map(|o| json!({"oracle": o.oracle, "status": o.status, "hits": o.hits, "took_us": o.took_us, "message": o.message}))
             .collect();
-        let v = json!({"hits": hits, "oracles": oracles, "took_us": resp.took_us, "notices": resp.notices});
+        let freshness: Vec<_> = resp.freshness.iter().map(freshness_json).collect();
+        let v = json!({"hits": hits, "oracles": oracles, "took_us": resp.took_us, "notices": resp.notices, "freshness": freshness});
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(());
     }
     for n in &resp.notices {
         eprintln!("patina: {n}");
     }
-    for o in resp.oracles.iter().filter(|o| o.status != "ok") {
+    for f in resp
+        .freshness
+        .iter()
+        .filter(|f| !f.fresh && (f.pending_files != 0 || f.indexed_commit != f.head_commit))
+    {
+        eprintln!("patina: {} is {}", f.repo_name, freshness_line(f));
+    }
+    // "unavailable" oracles already explain themselves in a notice.
+    for o in resp
+        .oracles
+        .iter()
+        .filter(|o| o.status != "ok" && o.status != "unavailable")
+    {
         eprintln!("patina: oracle {} {}: {}", o.oracle, o.status, o.message);
     }
     let st = stdout_style();
@@ -149,6 +166,45 @@ pub(crate) fn print_hits(
         }
     }
     Ok(())
+}
+
+fn freshness_json(f: &pb::Freshness) -> serde_json::Value {
+    json!({
+        "repo_id": f.repo_id, "repo": f.repo_name, "indexed_commit": f.indexed_commit, "head_commit": f.head_commit,
+        "pending_files": f.pending_files, "embed_backlog": f.embed_backlog, "last_indexed_unix_ms": f.last_indexed_unix_ms,
+        "age_ms": f.age_ms, "indexing": f.indexing, "watch": f.watch, "fresh": f.fresh,
+    })
+}
+
+/// One line: "fresh", or what is behind.
+fn freshness_line(f: &pb::Freshness) -> String {
+    let short = |c: &str| {
+        if c.is_empty() {
+            "-".to_string()
+        } else {
+            c.chars().take(10).collect()
+        }
+    };
+    let mut parts = vec![format!(
+        "indexed at {} (HEAD {})",
+        short(&f.indexed_commit),
+        short(&f.head_commit)
+    )];
+    match f.pending_files {
+        -1 => parts.push("reconciling".into()),
+        0 => {}
+        n => parts.push(format!("{n} changed files pending")),
+    }
+    if f.embed_backlog > 0 {
+        parts.push(format!("{} chunks to embed", f.embed_backlog));
+    }
+    parts.push(format!("updated {} ago", human_duration_ms(f.age_ms)));
+    parts.push(f.watch.clone());
+    format!(
+        "{}: {}",
+        if f.fresh { "fresh" } else { "behind" },
+        parts.join(", ")
+    )
 }
 
 fn human_bytes(b: u64) -> String {
@@ -205,6 +261,7 @@ fn repo_json(r: &pb::RepoInfo) -> serde_json::Value {
         "last_error": r.last_error,
         "vectors": r.vectors,
         "embed_backlog": r.embed_backlog,
+        "freshness": r.freshness.as_ref().map(freshness_json),
     })
 }
 
@@ -285,6 +342,9 @@ pub(crate) fn print_status(
                 "  indexing: {}/{} files, {} chunks written",
                 p.files_done, p.files_total, p.chunks
             );
+        }
+        if let Some(f) = &r.freshness {
+            println!("  {}", freshness_line(f));
         }
         if !r.last_error.is_empty() {
             println!("  last error: {}", r.last_error);

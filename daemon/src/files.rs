@@ -1,13 +1,20 @@
-//! Reading files of registered repositories for clients, confined to the repository: no absolute
-//! paths, no `..`, no symlinks that lead outside the root.
+//! Serving files of registered repositories to clients, confined to the repository: no absolute
+//! paths, no `..`, no symlinks that lead outside the root, nothing the repository's ignore rules
+//! exclude (`.gitignore`, `.ignore`, `.patinaignore`, `.git/info/exclude`) and no well-known
+//! secret files (`.env`, keys, certificates, `.git/`). `Files.GetFile` reads slices of files;
+//! `Files.ExploreStructure` describes a directory from the index's file records.
 
-use std::path::{Component, Path};
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
 
 use anyhow::Result;
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::index::chunk::Language;
 use crate::registry::UserError;
 use crate::repo::Repo;
+use crate::search::PathFilter;
 
 /// Files larger than this are served truncated.
 const MAX_SERVE_BYTES: usize = 4 * 1024 * 1024;
@@ -22,25 +29,158 @@ pub(crate) struct FileSlice {
     pub truncated: bool,
 }
 
-pub(crate) fn read_slice(repo: &Repo, rel: &str, start: u32, end: u32) -> Result<FileSlice> {
+/// Why a path is a secret Patina never serves (matched on every component, case-insensitively):
+/// `None` when it is not one.
+pub(crate) fn secret_reason(rel: &str) -> Option<&'static str> {
+    for comp in rel.split(['/', '\\']) {
+        let c = comp.to_ascii_lowercase();
+        let reason = match c.as_str() {
+            ".git" => "Git internals (.git/)",
+            ".ssh" | ".gnupg" | ".aws" => "a credentials directory",
+            ".env" => "an environment file (.env)",
+            ".netrc" | "_netrc" | ".pgpass" | ".npmrc" | ".pypirc" => "a credentials file",
+            _ if c.starts_with(".env.") => "an environment file (.env.*)",
+            _ if ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"]
+                .iter()
+                .any(|k| c.starts_with(k)) =>
+            {
+                "an SSH key"
+            }
+            _ if [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx"]
+                .iter()
+                .any(|e| c.ends_with(e)) =>
+            {
+                "a key or certificate file"
+            }
+            _ => continue,
+        };
+        return Some(reason);
+    }
+    None
+}
+
+/// Resolve a client-supplied path, relative to the repository root, to a real path inside it.
+/// Refuses (InvalidArgument) absolute paths, `..`, secret and ignored paths and anything whose
+/// real location (after symlinks) is outside the root; a missing path is NotFound. `""` and `.`
+/// are the root itself when `allow_root`. Returns the real path and its normalised relative form.
+fn confine(repo: &Repo, rel: &str, allow_root: bool) -> Result<(PathBuf, String)> {
+    let invalid = |m: String| -> anyhow::Error { UserError::Invalid(m).into() };
     let rel_path = Path::new(rel);
-    if rel.is_empty()
-        || rel_path.is_absolute()
+    if rel_path.is_absolute()
         || rel_path
             .components()
             .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
     {
-        return Err(
-            UserError::Invalid(format!("'{rel}' is not a path inside the repository")).into(),
-        );
+        return Err(invalid(format!(
+            "'{rel}' is not a path inside the repository: give it relative to the repository \
+             root, without '..'"
+        )));
     }
-    let joined = repo.root.join(rel_path);
-    let real = std::fs::canonicalize(&joined)
-        .map_err(|_| UserError::NotFound(format!("no file '{rel}' in {}", repo.root.display())))?;
+    let norm: Vec<&str> = rel_path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => s.to_str(),
+            _ => None,
+        })
+        .collect();
+    let norm = norm.join("/");
+    if norm.is_empty() && !allow_root {
+        return Err(invalid(format!(
+            "'{rel}' is not a path inside the repository"
+        )));
+    }
+    if let Some(why) = secret_reason(&norm) {
+        return Err(invalid(format!(
+            "'{rel}' is refused: it looks like {why}, and Patina never serves secret files"
+        )));
+    }
     let root = std::fs::canonicalize(&repo.root)?;
-    if !real.starts_with(&root) || real.components().any(|c| c.as_os_str() == ".git") {
-        return Err(UserError::Invalid(format!("'{rel}' resolves outside the repository")).into());
+    let is_dir = repo.root.join(&norm).is_dir();
+    if !norm.is_empty() && is_ignored(&root, Path::new(&norm), is_dir) {
+        return Err(ignored_error(rel));
     }
+    let real = std::fs::canonicalize(repo.root.join(&norm))
+        .map_err(|_| UserError::NotFound(format!("no file '{rel}' in {}", repo.root.display())))?;
+    let Ok(real_rel) = real.strip_prefix(&root) else {
+        return Err(invalid(format!("'{rel}' resolves outside the repository")));
+    };
+    let real_rel = real_rel
+        .to_string_lossy()
+        .replace(std::path::MAIN_SEPARATOR, "/");
+    if real_rel != norm {
+        // A symlink inside the repository: its target must pass the same checks.
+        if let Some(why) = secret_reason(&real_rel) {
+            return Err(invalid(format!(
+                "'{rel}' is refused: it leads to {why}, and Patina never serves secret files"
+            )));
+        }
+        if !real_rel.is_empty() && is_ignored(&root, Path::new(&real_rel), real.is_dir()) {
+            return Err(ignored_error(rel));
+        }
+    }
+    Ok((real, norm))
+}
+
+fn ignored_error(rel: &str) -> anyhow::Error {
+    UserError::Invalid(format!(
+        "'{rel}' is refused: the repository's ignore rules (.gitignore, .ignore, .patinaignore) \
+         exclude it, and Patina does not serve ignored files"
+    ))
+    .into()
+}
+
+/// Do the repository's ignore rules exclude `rel` (or a directory above it)? Mirrors the indexer's
+/// walk: per directory `.patinaignore` beats `.ignore`, which beats `.gitignore` (and
+/// `.git/info/exclude`); within each kind the deepest file that matches decides.
+pub(crate) fn is_ignored(root: &Path, rel: &Path, is_dir: bool) -> bool {
+    let comps: Vec<&std::ffi::OsStr> = rel
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    // Matchers by precedence class, shallowest first.
+    let mut custom: Vec<Gitignore> = Vec::new();
+    let mut dot: Vec<Gitignore> = Vec::new();
+    let mut git: Vec<Gitignore> = Vec::new();
+    git.extend(matcher(root, &root.join(".git/info/exclude")));
+    let mut dir = root.to_path_buf();
+    for (i, c) in comps.iter().enumerate() {
+        git.extend(matcher(&dir, &dir.join(".gitignore")));
+        dot.extend(matcher(&dir, &dir.join(".ignore")));
+        custom.extend(matcher(&dir, &dir.join(".patinaignore")));
+        let path = dir.join(c);
+        let path_is_dir = i + 1 < comps.len() || is_dir;
+        for class in [&custom, &dot, &git] {
+            match class
+                .iter()
+                .rev()
+                .map(|m| m.matched(&path, path_is_dir))
+                .find(|m| !m.is_none())
+            {
+                Some(Match::Ignore(_)) => return true,
+                Some(_) => break,
+                None => {}
+            }
+        }
+        dir = path;
+    }
+    false
+}
+
+fn matcher(dir: &Path, file: &Path) -> Option<Gitignore> {
+    if !file.is_file() {
+        return None;
+    }
+    let mut b = GitignoreBuilder::new(dir);
+    b.add(file);
+    b.build().ok().filter(|g| !g.is_empty())
+}
+
+pub(crate) fn read_slice(repo: &Repo, rel: &str, start: u32, end: u32) -> Result<FileSlice> {
+    let rel_path = Path::new(rel);
+    let (real, _) = confine(repo, rel, false)?;
     if !real.is_file() {
         return Err(UserError::Invalid(format!("'{rel}' is not a regular file")).into());
     }
@@ -69,4 +209,318 @@ pub(crate) fn read_slice(repo: &Repo, rel: &str, start: u32, end: u32) -> Result
         text: body,
         truncated: truncated_bytes,
     })
+}
+
+/// What `explore` is asked.
+pub(crate) struct ExploreOptions {
+    /// Directory relative to the root; "" or "." = the root.
+    pub path: String,
+    /// Gitignore-style globs (as in queries); files must match one when any is given.
+    pub globs: Vec<String>,
+    /// Levels below `path` to list (0 = default 2).
+    pub max_depth: u32,
+    /// Directories + files listed at most (0 = default 500).
+    pub max_entries: usize,
+}
+
+pub(crate) struct DirSummary {
+    pub path: String,
+    /// Files and lines in the whole subtree (after the globs).
+    pub files: u64,
+    pub lines: u64,
+}
+
+pub(crate) struct FileSummary {
+    pub path: String,
+    pub language: &'static str,
+    pub lines: u32,
+    pub bytes: u64,
+    /// Why the indexer skipped it ("binary", "too_large", …); "" when indexed.
+    pub skipped: &'static str,
+}
+
+pub(crate) struct KeyFile {
+    pub path: String,
+    /// "manifest", "readme", "docs" or "entry_point".
+    pub role: &'static str,
+}
+
+pub(crate) struct Structure {
+    pub path: String,
+    pub dirs: Vec<DirSummary>,
+    pub files: Vec<FileSummary>,
+    pub key_files: Vec<KeyFile>,
+    pub total_files: u64,
+    pub total_lines: u64,
+    /// Files per language in the subtree.
+    pub languages: BTreeMap<String, u64>,
+    /// Entries beyond `max_entries` or `max_depth` were left out.
+    pub truncated: bool,
+}
+
+const DEFAULT_DEPTH: u32 = 2;
+const MAX_DEPTH: u32 = 64;
+const DEFAULT_ENTRIES: usize = 500;
+const MAX_ENTRIES: usize = 5000;
+const MAX_KEY_FILES: usize = 50;
+
+/// The structure of a directory of `repo` as indexed: subdirectories with file and line counts,
+/// files with language and line counts, and the key files (manifests, READMEs, entry points).
+/// Confined like `read_slice`; secret files are left out.
+pub(crate) fn explore(repo: &Repo, opts: &ExploreOptions) -> Result<Structure> {
+    let (real, prefix) = confine(repo, &opts.path, true)?;
+    if !real.is_dir() {
+        return Err(UserError::Invalid(format!(
+            "'{}' is a file, not a directory; read it with get_file",
+            opts.path
+        ))
+        .into());
+    }
+    let filter = if opts.globs.iter().any(|g| !g.trim().is_empty()) {
+        Some(PathFilter::new(&opts.globs)?)
+    } else {
+        None
+    };
+    let max_depth = match opts.max_depth {
+        0 => DEFAULT_DEPTH,
+        d => d.min(MAX_DEPTH),
+    } as usize;
+    let max_entries = match opts.max_entries {
+        0 => DEFAULT_ENTRIES,
+        n => n.min(MAX_ENTRIES),
+    };
+    let mut dirs: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let mut files = Vec::new();
+    let mut keys = Vec::new();
+    let mut languages: BTreeMap<String, u64> = BTreeMap::new();
+    let (mut total_files, mut total_lines) = (0u64, 0u64);
+    let mut truncated = false;
+    for (path, rec) in repo.trees.file_records()? {
+        let below = if prefix.is_empty() {
+            path.as_str()
+        } else {
+            match path
+                .strip_prefix(prefix.as_str())
+                .and_then(|p| p.strip_prefix('/'))
+            {
+                Some(p) => p,
+                None => continue,
+            }
+        };
+        if secret_reason(&path).is_some() || filter.as_ref().is_some_and(|f| !f.matches(&path)) {
+            continue;
+        }
+        let lines = rec.lines as u64;
+        total_files += 1;
+        total_lines += lines;
+        let language = rec.language.map_or("", |l| l.name());
+        if !language.is_empty() {
+            *languages.entry(language.to_string()).or_insert(0) += 1;
+        }
+        let parts: Vec<&str> = below.split('/').collect();
+        for depth in 1..parts.len() {
+            let e = dirs
+                .entry(join(&prefix, &parts[..depth].join("/")))
+                .or_insert((0, 0));
+            e.0 += 1;
+            e.1 += lines;
+        }
+        if parts.len() <= max_depth {
+            files.push(FileSummary {
+                path: path.clone(),
+                language,
+                lines: rec.lines,
+                bytes: rec.size,
+                skipped: rec.skipped.map_or("", |s| s.name()),
+            });
+        } else {
+            truncated = true;
+        }
+        if let Some(role) = key_role(&path) {
+            keys.push((parts.len(), role, path.clone()));
+        }
+    }
+    let depth_of = |p: &str| {
+        p.strip_prefix(prefix.as_str())
+            .unwrap_or(p)
+            .trim_start_matches('/')
+            .split('/')
+            .count()
+    };
+    let mut dirs: Vec<DirSummary> = dirs
+        .into_iter()
+        .filter(|(p, _)| {
+            let keep = depth_of(p) <= max_depth;
+            truncated |= !keep;
+            keep
+        })
+        .map(|(path, (files, lines))| DirSummary { path, files, lines })
+        .collect();
+    if dirs.len() + files.len() > max_entries {
+        truncated = true;
+        dirs.truncate(max_entries);
+        files.truncate(max_entries - dirs.len());
+    }
+    keys.sort_by(|a, b| (a.0, role_rank(a.1), &a.2).cmp(&(b.0, role_rank(b.1), &b.2)));
+    let key_files = keys
+        .into_iter()
+        .take(MAX_KEY_FILES)
+        .map(|(_, role, path)| KeyFile { path, role })
+        .collect();
+    Ok(Structure {
+        path: prefix,
+        dirs,
+        files,
+        key_files,
+        total_files,
+        total_lines,
+        languages,
+        truncated,
+    })
+}
+
+fn join(prefix: &str, rest: &str) -> String {
+    if prefix.is_empty() {
+        rest.to_string()
+    } else {
+        format!("{prefix}/{rest}")
+    }
+}
+
+fn role_rank(role: &str) -> u8 {
+    match role {
+        "readme" => 0,
+        "manifest" => 1,
+        "entry_point" => 2,
+        _ => 3,
+    }
+}
+
+/// What makes a file a key file of its project, if anything.
+fn key_role(path: &str) -> Option<&'static str> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let lower = name.to_ascii_lowercase();
+    const MANIFESTS: &[&str] = &[
+        "cargo.toml",
+        "package.json",
+        "pyproject.toml",
+        "setup.py",
+        "setup.cfg",
+        "requirements.txt",
+        "pipfile",
+        "go.mod",
+        "pom.xml",
+        "build.gradle",
+        "build.gradle.kts",
+        "settings.gradle",
+        "cmakelists.txt",
+        "makefile",
+        "meson.build",
+        "gemfile",
+        "composer.json",
+        "mix.exs",
+        "pubspec.yaml",
+        "package.swift",
+        "flake.nix",
+        "deno.json",
+        "build.bazel",
+        "module.bazel",
+        "workspace",
+        "justfile",
+        "dockerfile",
+    ];
+    const ENTRY_POINTS: &[&str] = &[
+        "main.rs",
+        "lib.rs",
+        "main.go",
+        "main.py",
+        "__main__.py",
+        "app.py",
+        "manage.py",
+        "index.js",
+        "index.ts",
+        "index.tsx",
+        "index.mjs",
+        "main.js",
+        "main.ts",
+        "server.js",
+        "server.ts",
+        "app.js",
+        "app.ts",
+        "main.c",
+        "main.cc",
+        "main.cpp",
+        "main.java",
+        "program.cs",
+    ];
+    const DOCS: &[&str] = &[
+        "architecture.md",
+        "contributing.md",
+        "changelog.md",
+        "design.md",
+        "agents.md",
+        "claude.md",
+    ];
+    if lower.starts_with("readme") {
+        Some("readme")
+    } else if MANIFESTS.contains(&lower.as_str())
+        || [".csproj", ".sln", ".cabal", ".gemspec"]
+            .iter()
+            .any(|e| lower.ends_with(e))
+    {
+        Some("manifest")
+    } else if ENTRY_POINTS.contains(&lower.as_str()) {
+        Some("entry_point")
+    } else if DOCS.contains(&lower.as_str()) {
+        Some("docs")
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_recognised() {
+        for p in [
+            ".env",
+            "app/.env.local",
+            "certs/server.pem",
+            "deploy/tls.KEY",
+            "home/.ssh/config",
+            "id_rsa.pub",
+            "x/id_ed25519",
+            ".git/config",
+            "sub/.git/HEAD",
+        ] {
+            assert!(secret_reason(p).is_some(), "{p}");
+        }
+        for p in [
+            "src/env.rs",
+            "environment.md",
+            "keys.rs",
+            "docs/keyboard.md",
+            "gitignore",
+        ] {
+            assert!(secret_reason(p).is_none(), "{p}");
+        }
+    }
+
+    #[test]
+    fn ignore_rules_apply_by_depth_and_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::write(root.join(".gitignore"), "target/\n*.log\n").unwrap();
+        std::fs::write(root.join("a/.gitignore"), "!keep.log\n").unwrap();
+        std::fs::write(root.join(".patinaignore"), "vendor\n").unwrap();
+        assert!(is_ignored(root, Path::new("target/debug/x"), false));
+        assert!(is_ignored(root, Path::new("x.log"), false));
+        assert!(!is_ignored(root, Path::new("a/keep.log"), false));
+        assert!(is_ignored(root, Path::new("a/b/other.log"), false));
+        assert!(is_ignored(root, Path::new("vendor/lib.rs"), false));
+        assert!(!is_ignored(root, Path::new("a/b/c.rs"), false));
+    }
 }

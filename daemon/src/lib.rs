@@ -2,9 +2,12 @@
 //! retrieval queries over gRPC on a Unix socket. See ARCHITECTURE.md for the map.
 
 pub(crate) mod config;
+pub(crate) mod context;
 pub(crate) mod embed;
 pub(crate) mod files;
+pub(crate) mod freshness;
 pub(crate) mod fusion;
+pub(crate) mod git;
 pub(crate) mod index;
 pub(crate) mod oracles;
 pub(crate) mod registry;
@@ -12,8 +15,10 @@ pub(crate) mod repo;
 pub(crate) mod rpc;
 pub(crate) mod search;
 pub(crate) mod semantic;
+pub(crate) mod sessions;
 pub(crate) mod socket;
 pub(crate) mod store;
+pub(crate) mod watch;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -53,6 +58,7 @@ pub async fn serve(opts: Options) -> Result<()> {
         precision,
         store.embeddings(),
     ));
+    let sessions = sessions::Sessions::open(&store, semantic.clone())?;
     let registry = Arc::new(registry::Registry::open(
         store,
         root.clone(),
@@ -60,19 +66,25 @@ pub async fn serve(opts: Options) -> Result<()> {
         semantic.clone(),
     )?);
     semantic.spawn_worker(Arc::downgrade(&registry));
+    // Catch up with edits made while no daemon ran, then keep every repository watched.
+    registry.catch_up();
+    registry.spawn_poller();
     let engine = search::QueryEngine::new(
         registry.clone(),
         vec![
             Arc::new(oracles::lexical::LexicalOracle),
             Arc::new(oracles::symbol::SymbolOracle),
             Arc::new(oracles::semantic::SemanticOracle(semantic.clone())),
+            Arc::new(oracles::session::SessionOracle(sessions.clone())),
         ],
-    );
+    )
+    .with_sessions(sessions.clone());
     let bound = socket::bind(&socket_path).await?;
     let shutdown = Arc::new(Notify::new());
     let daemon = Arc::new(rpc::Daemon {
         registry: registry.clone(),
         engine,
+        sessions,
         started,
         socket: bound.path.to_string_lossy().into_owned(),
         data_dir: root.to_string_lossy().into_owned(),
@@ -106,7 +118,8 @@ pub async fn serve(opts: Options) -> Result<()> {
         .add_service(pb::health_server::HealthServer::new(services.clone()))
         .add_service(pb::repos_server::ReposServer::new(services.clone()))
         .add_service(pb::search_server::SearchServer::new(services.clone()))
-        .add_service(pb::files_server::FilesServer::new(services))
+        .add_service(pb::files_server::FilesServer::new(services.clone()))
+        .add_service(pb::sessions_server::SessionsServer::new(services))
         .serve_with_incoming_shutdown(socket::incoming(bound.listener), signal)
         .await
         .context("serving gRPC")?;

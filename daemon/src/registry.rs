@@ -1,10 +1,10 @@
 //! The set of registered repositories: resolving user-supplied names to repositories, adding and
 //! removing them, and running their index jobs (one at a time, in the background).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use anyhow::{Context, Result, anyhow, bail};
 use tokio::sync::{Semaphore, watch};
@@ -23,7 +23,20 @@ pub(crate) struct Registry {
     repos: RwLock<BTreeMap<String, Arc<Repo>>>,
     /// Index jobs run one at a time: they are CPU-bound and the machine is shared with queries.
     jobs: Arc<Semaphore>,
+    watchers: Mutex<HashMap<String, crate::watch::RepoWatch>>,
+    runtime: tokio::runtime::Handle,
 }
+
+/// What changed in a repository.
+pub(crate) enum Change {
+    /// Unknown: reconcile the whole tree (mtime + size, then content hash).
+    Full,
+    /// Already recorded in the repository's dirty set (by the watcher).
+    None,
+}
+
+/// Repositories without a working watcher are reconciled this often.
+const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Errors a caller can fix, as opposed to internal failures.
 #[derive(Debug)]
@@ -71,6 +84,8 @@ impl Registry {
             semantic,
             repos: RwLock::new(repos),
             jobs: Arc::new(Semaphore::new(1)),
+            watchers: Mutex::new(HashMap::new()),
+            runtime: tokio::runtime::Handle::current(),
         })
     }
 
@@ -142,6 +157,7 @@ impl Registry {
                     skipped_examples: Default::default(),
                     languages: Default::default(),
                     last_error: None,
+                    indexed_commit: None,
                 };
                 self.store.put_repo(&rec)?;
                 self.store.flush()?;
@@ -161,58 +177,155 @@ impl Registry {
     }
 
     /// Start an index job for `repo` unless one is already running; either way, return its progress.
+    /// The first job of a process, and any explicit `add`, reconciles the whole tree.
     pub fn start_job(self: &Arc<Self>, repo: &Arc<Repo>) -> watch::Receiver<Progress> {
+        self.schedule(repo, Change::Full)
+    }
+
+    /// Record a change and make sure a job will index it: a running job picks it up before it
+    /// finishes, otherwise a new job starts. Callable from any thread (the watcher's included).
+    pub fn schedule(
+        self: &Arc<Self>,
+        repo: &Arc<Repo>,
+        change: Change,
+    ) -> watch::Receiver<Progress> {
+        // The job lock orders this against a job deciding it is done (see `run_jobs`).
         let mut job = repo.job.lock().expect("job lock");
+        {
+            let mut dirty = repo.dirty.lock().expect("dirty lock");
+            match change {
+                Change::Full => dirty.full = true,
+                Change::None => {}
+            }
+        }
         if let Some(rx) = job.as_ref().filter(|rx| !rx.borrow().finished()) {
             return rx.clone();
         }
         let (tx, rx) = watch::channel(Progress::default());
         *job = Some(rx.clone());
         drop(job);
-        let this = self.clone();
-        let repo = repo.clone();
-        tokio::spawn(async move {
-            let Ok(_permit) = this.jobs.clone().acquire_owned().await else {
-                return;
-            };
+        let (this, repo) = (self.clone(), repo.clone());
+        self.runtime
+            .spawn(async move { this.run_jobs(repo, tx).await });
+        rx
+    }
+
+    /// Index rounds until nothing is dirty, then report the outcome.
+    async fn run_jobs(self: Arc<Self>, repo: Arc<Repo>, tx: watch::Sender<Progress>) {
+        let Ok(_permit) = self.jobs.clone().acquire_owned().await else {
+            return;
+        };
+        let mut failure = None;
+        loop {
             if repo.cancelled.load(Ordering::Relaxed) {
-                tx.send_modify(|p| p.phase = Phase::Failed);
-                return;
+                failure = Some("cancelled".to_string());
             }
-            let (this2, repo2) = (this.clone(), repo.clone());
-            let cfg = this.config.index.clone();
-            let tx2 = tx.clone();
+            let scope = {
+                // Decide under the job lock whether this job is finished, so no change is lost.
+                let job = repo.job.lock().expect("job lock");
+                let taken = repo.take_dirty();
+                if taken.is_none() || failure.is_some() {
+                    tx.send_modify(|p| match &failure {
+                        Some(why) => {
+                            p.phase = Phase::Failed;
+                            p.message = why.clone();
+                        }
+                        None => p.phase = Phase::Done,
+                    });
+                    drop(job);
+                    return;
+                }
+                taken.expect("checked")
+            };
+            let (this, repo2, tx2) = (self.clone(), repo.clone(), tx.clone());
+            let cfg = self.config.index.clone();
+            let full = matches!(scope, index::Scope::Full);
+            let scope_desc = format!("{scope:?}");
             let res = tokio::task::spawn_blocking(move || {
-                let r = index::index_repo(&repo2, &cfg, &this2.semantic, &tx2);
+                let r = index::index_repo(&repo2, &cfg, &this.semantic, scope, &tx2);
                 if let Err(e) = &r {
                     repo2.record.write().expect("record lock").last_error = Some(format!("{e:#}"));
                 }
                 // Persist the summary whatever happened, so status survives a restart.
                 if !repo2.cancelled.load(Ordering::Relaxed) {
-                    let _ = this2.store.put_repo(&repo2.record());
+                    let _ = this.store.put_repo(&repo2.record());
                 }
-                let _ = this2.store.flush();
+                let _ = this.store.flush();
+                if full && r.is_ok() {
+                    this.watch_repo(&repo2);
+                }
                 r
             })
             .await;
-            let res = res
+            match res
                 .map_err(|e| anyhow!("index job panicked: {e}"))
-                .and_then(|r| r);
-            match res {
-                Ok(()) => {
-                    tracing::info!(repo = %repo.id, "indexed");
-                    tx.send_modify(|p| p.phase = Phase::Done);
-                }
+                .and_then(|r| r)
+            {
+                Ok(()) => tracing::debug!(repo = %repo.id, scope = %scope_desc, "index round done"),
                 Err(e) => {
                     tracing::warn!(repo = %repo.id, "index job failed: {e:#}");
-                    tx.send_modify(|p| {
-                        p.phase = Phase::Failed;
-                        p.message = format!("{e:#}");
-                    });
+                    failure = Some(format!("{e:#}"));
+                }
+            }
+        }
+    }
+
+    /// Start (or refresh, after a full walk found new directories) the watcher of `repo`; when the
+    /// OS refuses more watches, fall back to periodic reconciliation and say how to fix it.
+    fn watch_repo(self: &Arc<Self>, repo: &Arc<Repo>) {
+        let mut watchers = self.watchers.lock().expect("watchers lock");
+        let result = match watchers.get_mut(&repo.id) {
+            Some(w) => w.refresh(repo),
+            None => {
+                let weak = Arc::downgrade(self);
+                let on_change: crate::watch::OnChange = Arc::new(move |repo: &Arc<Repo>| {
+                    if let Some(reg) = weak.upgrade() {
+                        reg.schedule(repo, Change::None);
+                    }
+                });
+                crate::watch::RepoWatch::start(repo, on_change).map(|w| {
+                    watchers.insert(repo.id.clone(), w);
+                })
+            }
+        };
+        *repo.watch_error.lock().expect("watch error lock") =
+            result.err().map(|e| format!("{e:#}"));
+    }
+
+    /// Reconcile every registered repository (start-up: edits made while the daemon was down). A
+    /// repository whose directory vanished is reported, not dropped.
+    pub fn catch_up(self: &Arc<Self>) {
+        for repo in self.all() {
+            if repo.root.is_dir() {
+                self.start_job(&repo);
+            } else {
+                tracing::warn!(repo = %repo.id, root = %repo.root.display(), "repository directory is missing");
+                repo.record.write().expect("record lock").last_error = Some(format!(
+                    "{} no longer exists; `patina rm {}` unregisters it",
+                    repo.root.display(),
+                    repo.id
+                ));
+            }
+        }
+    }
+
+    /// Repositories whose watcher failed are reconciled on a timer instead.
+    pub fn spawn_poller(self: &Arc<Self>) {
+        let weak = Arc::downgrade(self);
+        self.runtime.spawn(async move {
+            let mut tick = tokio::time::interval(POLL_INTERVAL);
+            loop {
+                tick.tick().await;
+                let Some(reg) = weak.upgrade() else { return };
+                for repo in reg.all() {
+                    if repo.root.is_dir()
+                        && repo.watch_error.lock().expect("watch error lock").is_some()
+                    {
+                        reg.schedule(&repo, Change::Full);
+                    }
                 }
             }
         });
-        rx
     }
 
     /// Unregister a repository and delete its index data.
@@ -224,6 +337,10 @@ impl Registry {
             let _ = rx.wait_for(Progress::finished).await;
         }
         self.repos.write().expect("repos lock").remove(&repo.id);
+        self.watchers
+            .lock()
+            .expect("watchers lock")
+            .remove(&repo.id);
         self.store.remove_repo(&repo.id)?;
         let dir = self.repo_dir(&repo.id);
         let rec = repo.record();

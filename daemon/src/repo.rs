@@ -8,11 +8,18 @@ use std::sync::{Arc, Mutex, RwLock};
 use anyhow::Result;
 use tokio::sync::watch;
 
-use crate::index::Progress;
 use crate::index::lexical::LexicalIndex;
 use crate::index::symbols::SymbolTable;
 use crate::index::vectors::VectorIndex;
+use crate::index::{Progress, Scope};
 use crate::store::{ChunkMeta, RepoRecord, RepoTrees};
+
+/// Changes waiting for the next index round.
+#[derive(Default)]
+pub(crate) struct Dirty {
+    pub full: bool,
+    pub paths: BTreeSet<String>,
+}
 
 pub(crate) struct Repo {
     pub id: String,
@@ -28,6 +35,10 @@ pub(crate) struct Repo {
     pub pending: Mutex<BTreeSet<u64>>,
     /// Progress of the running (or last) index job; `None` before the first job of this process.
     pub job: Mutex<Option<watch::Receiver<Progress>>>,
+    /// Changes seen (by the watcher, `add`, catch-up) but not indexed yet.
+    pub dirty: Mutex<Dirty>,
+    /// Why the repository is not watched (then it is reconciled periodically), if it is not.
+    pub watch_error: Mutex<Option<String>>,
     /// Set when the repository is being removed or the daemon stops: jobs stop at the next file.
     pub cancelled: std::sync::atomic::AtomicBool,
 }
@@ -50,6 +61,8 @@ impl Repo {
             pending: Mutex::new(BTreeSet::new()),
             job: Mutex::new(None),
             cancelled: Default::default(),
+            dirty: Mutex::new(Dirty::default()),
+            watch_error: Mutex::new(None),
         })
     }
 
@@ -68,6 +81,33 @@ impl Repo {
     pub fn rebuild_symbols(&self) {
         let table = SymbolTable::build(self.chunks.read().expect("chunks lock").iter());
         *self.symbols.write().expect("symbols lock") = Arc::new(table);
+    }
+
+    /// Take the pending changes as the scope of the next index round; `None` when nothing is pending.
+    pub fn take_dirty(&self) -> Option<Scope> {
+        let mut d = self.dirty.lock().expect("dirty lock");
+        let taken = std::mem::take(&mut *d);
+        if taken.full {
+            Some(Scope::Full)
+        } else if !taken.paths.is_empty() {
+            Some(Scope::Paths(taken.paths))
+        } else {
+            None
+        }
+    }
+
+    /// Files changed but not indexed yet (a pending full reconciliation counts as unknown: `None`).
+    pub fn pending_files(&self) -> Option<usize> {
+        let d = self.dirty.lock().expect("dirty lock");
+        (!d.full).then_some(d.paths.len())
+    }
+
+    /// Order-independent digest of the chunk id set: two indices with the same chunks agree.
+    pub fn chunk_digest(&self) -> u64 {
+        let chunks = self.chunks.read().expect("chunks lock");
+        chunks.keys().fold(0u64, |acc, id| {
+            acc.wrapping_add(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ id.rotate_left(29))
+        })
     }
 
     /// The running job's progress, if a job is running.

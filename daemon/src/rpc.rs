@@ -13,12 +13,14 @@ use tonic::{Request, Response, Status};
 use crate::index::{Phase, Progress};
 use crate::registry::{Registry, UserError};
 use crate::repo::Repo;
-use crate::search::{Granularity, QueryEngine, SearchRequest};
+use crate::search::{Granularity, HitItem, QueryEngine, SearchHit, SearchRequest};
+use crate::sessions::{NoteView, SessionView, Sessions};
 
 /// What every service shares.
 pub(crate) struct Daemon {
     pub registry: Arc<Registry>,
     pub engine: QueryEngine,
+    pub sessions: Arc<Sessions>,
     pub started: Instant,
     pub socket: String,
     pub data_dir: String,
@@ -61,6 +63,22 @@ fn progress_pb(p: &Progress, repo: Option<&Repo>) -> pb::IndexProgress {
     }
 }
 
+fn freshness_pb(f: &crate::freshness::Freshness) -> pb::Freshness {
+    pb::Freshness {
+        repo_id: f.repo_id.clone(),
+        repo_name: f.repo_name.clone(),
+        indexed_commit: f.indexed_commit.clone().unwrap_or_default(),
+        head_commit: f.head_commit.clone().unwrap_or_default(),
+        pending_files: f.pending_files.map_or(-1, |n| n as i64),
+        embed_backlog: f.embed_backlog as u64,
+        last_indexed_unix_ms: f.last_indexed_unix_ms,
+        age_ms: f.age_ms(),
+        indexing: f.indexing,
+        watch: f.watch.clone(),
+        fresh: f.is_fresh(),
+    }
+}
+
 fn repo_pb(repo: &Repo, with_progress: bool) -> pb::RepoInfo {
     let rec = repo.record();
     let running = repo.running_job();
@@ -95,6 +113,8 @@ fn repo_pb(repo: &Repo, with_progress: bool) -> pb::RepoInfo {
         last_index_ms: rec.last_index_ms,
         vectors: repo.vectors.read().expect("vectors lock").len() as u64,
         embed_backlog: crate::semantic::backlog(repo) as u64,
+        freshness: with_progress.then(|| freshness_pb(&crate::freshness::Freshness::of(repo))),
+        chunk_digest: repo.chunk_digest(),
     }
 }
 
@@ -238,6 +258,9 @@ impl pb::search_server::Search for Services {
         let granularity = match pb::Granularity::try_from(r.granularity) {
             Ok(pb::Granularity::Chunk) => Granularity::Chunk,
             Ok(pb::Granularity::File) => Granularity::File,
+            Ok(pb::Granularity::Module) => Granularity::Module,
+            Ok(pb::Granularity::Repo) => Granularity::Repo,
+            Ok(pb::Granularity::Doc) => Granularity::Doc,
             Err(_) => {
                 return Err(Status::invalid_argument(format!(
                     "unknown granularity {}",
@@ -256,35 +279,11 @@ impl pb::search_server::Search for Services {
                 granularity,
                 oracles: r.oracles,
                 snippet_lines: r.snippet_lines as usize,
+                fresh_timeout: std::time::Duration::from_millis(r.fresh_timeout_ms as u64),
             })
             .await
             .map_err(status)?;
-        let hits = res
-            .hits
-            .into_iter()
-            .map(|h| pb::Hit {
-                repo_id: h.repo.id.clone(),
-                repo_root: h.repo.root.to_string_lossy().into_owned(),
-                path: h.meta.path,
-                start_line: h.meta.start_line,
-                end_line: h.meta.end_line,
-                symbol: h.meta.symbol.unwrap_or_default(),
-                kind: h.meta.kind.name().into(),
-                parent: h.meta.parent.unwrap_or_default(),
-                language: h.meta.language.name().into(),
-                score: h.score,
-                provenance: h
-                    .provenance
-                    .into_iter()
-                    .map(|c| pb::OracleRank {
-                        oracle: c.oracle.into(),
-                        rank: c.rank,
-                        score: c.score,
-                    })
-                    .collect(),
-                snippet: h.snippet,
-            })
-            .collect();
+        let hits = res.hits.into_iter().map(hit_pb).collect();
         Ok(Response::new(pb::QueryResponse {
             hits,
             oracles: res
@@ -300,6 +299,238 @@ impl pb::search_server::Search for Services {
                 .collect(),
             took_us: res.took.as_micros() as u64,
             notices: res.notices,
+            freshness: res.freshness.iter().map(freshness_pb).collect(),
+        }))
+    }
+
+    async fn context(
+        &self,
+        req: Request<pb::ContextRequest>,
+    ) -> Result<Response<pb::ContextResponse>, Status> {
+        use crate::context::Format;
+        let r = req.into_inner();
+        let format = match pb::ContextFormat::try_from(r.format) {
+            Ok(pb::ContextFormat::Xml) => Format::Xml,
+            Ok(pb::ContextFormat::Markdown) => Format::Markdown,
+            Ok(pb::ContextFormat::Json) => Format::Json,
+            Err(_) => {
+                return Err(Status::invalid_argument(format!(
+                    "unknown context format {}",
+                    r.format
+                )));
+            }
+        };
+        let c = crate::context::assemble(
+            &self.0.engine,
+            crate::context::ContextRequest {
+                text: r.query,
+                budget_tokens: r.token_budget as usize,
+                repos: r.repos,
+                globs: r.path_globs,
+                oracles: r.oracles,
+                format,
+            },
+        )
+        .await
+        .map_err(status)?;
+        Ok(Response::new(pb::ContextResponse {
+            text: c.text,
+            items: c
+                .items
+                .into_iter()
+                .map(|i| pb::ContextItem {
+                    r#ref: i.reference,
+                    repo_id: i.repo_id,
+                    repo_name: i.repo_name,
+                    repo_root: i.repo_root,
+                    path: i.path,
+                    start_line: i.start_line,
+                    end_line: i.end_line,
+                    symbols: i.symbols,
+                    kind: i.kind,
+                    language: i.language,
+                    score: i.score,
+                    oracles: i.oracles.into_iter().map(String::from).collect(),
+                    truncated: i.truncated,
+                    text: i.text,
+                })
+                .collect(),
+            used_tokens: c.used_tokens as u32,
+            budget_tokens: c.budget_tokens as u32,
+            omitted: c.omitted as u32,
+            notices: c.notices,
+        }))
+    }
+}
+
+fn hit_pb(h: SearchHit) -> pb::Hit {
+    let provenance = h
+        .provenance
+        .into_iter()
+        .map(|c| pb::OracleRank {
+            oracle: c.oracle.into(),
+            rank: c.rank,
+            score: c.score,
+        })
+        .collect();
+    let base = pb::Hit {
+        score: h.score,
+        provenance,
+        snippet: h.snippet,
+        ..Default::default()
+    };
+    match h.item {
+        HitItem::Chunk { repo, meta, .. } => pb::Hit {
+            repo_id: repo.id.clone(),
+            repo_root: repo.root.to_string_lossy().into_owned(),
+            path: meta.path,
+            start_line: meta.start_line,
+            end_line: meta.end_line,
+            symbol: meta.symbol.unwrap_or_default(),
+            kind: meta.kind.name().into(),
+            parent: meta.parent.unwrap_or_default(),
+            language: meta.language.name().into(),
+            ..base
+        },
+        HitItem::Group {
+            repo,
+            dir,
+            best,
+            matches,
+        } => pb::Hit {
+            repo_id: repo.id.clone(),
+            repo_root: repo.root.to_string_lossy().into_owned(),
+            kind: if dir.is_empty() { "repo" } else { "module" }.into(),
+            symbol: if dir.is_empty() {
+                repo.record().name
+            } else {
+                String::new()
+            },
+            path: dir,
+            language: best.language.name().into(),
+            matches,
+            best: format!("{}:{}-{}", best.path, best.start_line, best.end_line),
+            ..base
+        },
+        HitItem::Note(n) => pb::Hit {
+            path: n.reference(),
+            start_line: 1,
+            end_line: n.text.lines().count().max(1) as u32,
+            symbol: n.session.clone(),
+            kind: "note".into(),
+            note: Some(note_pb(n)),
+            ..base
+        },
+    }
+}
+
+fn note_pb(n: NoteView) -> pb::Note {
+    pb::Note {
+        id: n.id,
+        r#ref: n.reference(),
+        session: n.session,
+        seq: n.seq,
+        text: n.text,
+        tags: n.tags,
+        created_unix_ms: n.created_unix_ms,
+    }
+}
+
+fn session_pb(s: SessionView) -> pb::Session {
+    pb::Session {
+        name: s.rec.name,
+        repo_id: s.rec.repo_id.unwrap_or_default(),
+        goal: s.rec.goal,
+        started_unix_ms: s.rec.started_unix_ms,
+        ended_unix_ms: s.rec.ended_unix_ms.unwrap_or(0),
+        notes: s.notes,
+    }
+}
+
+/// Run blocking work (disk reads, fsync) off the async workers.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
+) -> Result<T, Status> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Status::internal(format!("task failed: {e}")))?
+        .map_err(status)
+}
+
+#[tonic::async_trait]
+impl pb::sessions_server::Sessions for Services {
+    async fn start(
+        &self,
+        req: Request<pb::StartSessionRequest>,
+    ) -> Result<Response<pb::StartSessionResponse>, Status> {
+        let r = req.into_inner();
+        let repo_id = if r.repo.trim().is_empty() {
+            None
+        } else {
+            Some(
+                self.0
+                    .registry
+                    .resolve(r.repo.trim())
+                    .map_err(status)?
+                    .id
+                    .clone(),
+            )
+        };
+        let sessions = self.0.sessions.clone();
+        let (session, resumed) =
+            blocking(move || sessions.start(&r.name, repo_id, &r.goal)).await?;
+        Ok(Response::new(pb::StartSessionResponse {
+            session: Some(session_pb(session)),
+            resumed,
+        }))
+    }
+
+    async fn note(
+        &self,
+        req: Request<pb::NoteRequest>,
+    ) -> Result<Response<pb::NoteResponse>, Status> {
+        let r = req.into_inner();
+        let sessions = self.0.sessions.clone();
+        let note = blocking(move || sessions.add_note(&r.session, &r.text, &r.tags)).await?;
+        let session = self
+            .0
+            .sessions
+            .list()
+            .into_iter()
+            .find(|s| s.rec.name == note.session)
+            .map(session_pb);
+        Ok(Response::new(pb::NoteResponse {
+            note: Some(note_pb(note)),
+            session,
+        }))
+    }
+
+    async fn end(
+        &self,
+        req: Request<pb::EndSessionRequest>,
+    ) -> Result<Response<pb::EndSessionResponse>, Status> {
+        let r = req.into_inner();
+        let sessions = self.0.sessions.clone();
+        let (session, summary) = blocking(move || sessions.end(&r.session, &r.summary)).await?;
+        Ok(Response::new(pb::EndSessionResponse {
+            session: Some(session_pb(session)),
+            summary: summary.map(note_pb),
+        }))
+    }
+
+    async fn list(
+        &self,
+        req: Request<pb::ListSessionsRequest>,
+    ) -> Result<Response<pb::ListSessionsResponse>, Status> {
+        let r = req.into_inner();
+        let notes = if r.session.is_empty() {
+            Vec::new()
+        } else {
+            self.0.sessions.notes_of(&r.session).map_err(status)?
+        };
+        Ok(Response::new(pb::ListSessionsResponse {
+            sessions: self.0.sessions.list().into_iter().map(session_pb).collect(),
+            notes: notes.into_iter().map(note_pb).collect(),
         }))
     }
 }
@@ -323,6 +554,64 @@ impl pb::files_server::Files for Services {
             end_line: slice.end_line,
             text: slice.text,
             truncated: slice.truncated,
+        }))
+    }
+
+    async fn explore_structure(
+        &self,
+        req: Request<pb::ExploreRequest>,
+    ) -> Result<Response<pb::ExploreResponse>, Status> {
+        let r = req.into_inner();
+        let repo = self.0.registry.resolve(&r.repo).map_err(status)?;
+        let (id, name) = (repo.id.clone(), repo.record().name);
+        let st = blocking(move || {
+            crate::files::explore(
+                &repo,
+                &crate::files::ExploreOptions {
+                    path: r.path,
+                    globs: r.path_globs,
+                    max_depth: r.max_depth,
+                    max_entries: r.max_entries as usize,
+                },
+            )
+        })
+        .await?;
+        Ok(Response::new(pb::ExploreResponse {
+            repo_id: id,
+            repo_name: name,
+            path: st.path,
+            dirs: st
+                .dirs
+                .into_iter()
+                .map(|d| pb::DirEntry {
+                    path: d.path,
+                    files: d.files,
+                    lines: d.lines,
+                })
+                .collect(),
+            files: st
+                .files
+                .into_iter()
+                .map(|f| pb::FileEntry {
+                    path: f.path,
+                    language: f.language.into(),
+                    lines: f.lines,
+                    bytes: f.bytes,
+                    skipped: f.skipped.into(),
+                })
+                .collect(),
+            key_files: st
+                .key_files
+                .into_iter()
+                .map(|k| pb::KeyFile {
+                    path: k.path,
+                    role: k.role.into(),
+                })
+                .collect(),
+            total_files: st.total_files,
+            total_lines: st.total_lines,
+            languages: st.languages.into_iter().collect(),
+            truncated: st.truncated,
         }))
     }
 }

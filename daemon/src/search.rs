@@ -9,10 +9,13 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
-use crate::fusion::{Contribution, Ranking, rrf};
-use crate::oracles::{Oracle, OracleHit, OracleQuery, Unavailable};
+use crate::freshness::Freshness;
+use crate::fusion::{Contribution, Fused, Ranking, rrf};
+use crate::oracles::{NOTE_SCOPE, Oracle, OracleHit, OracleQuery, Unavailable};
+use crate::registry::Change;
 use crate::registry::{Registry, UserError};
 use crate::repo::Repo;
+use crate::sessions::{NoteView, Sessions};
 use crate::store::ChunkMeta;
 
 /// Queries longer than this are cut (with a notice): nothing useful is lost and cost stays bounded.
@@ -26,6 +29,12 @@ pub(crate) enum Granularity {
     #[default]
     Chunk,
     File,
+    /// Chunks aggregated per directory (scores summed): [`HitItem::Group`].
+    Module,
+    /// Chunks aggregated per repository: [`HitItem::Group`] with an empty `dir`.
+    Repo,
+    /// Chunk level, restricted to documentation ([`is_doc_path`]) and session notes.
+    Doc,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -37,14 +46,35 @@ pub(crate) struct SearchRequest {
     pub granularity: Granularity,
     pub oracles: Vec<String>,
     pub snippet_lines: usize,
+    /// Read-your-writes budget: index pending changes first, waiting at most this long.
+    pub fresh_timeout: Duration,
 }
 
 pub(crate) struct SearchHit {
-    pub repo: Arc<Repo>,
-    pub meta: ChunkMeta,
+    pub item: HitItem,
     pub score: f64,
     pub provenance: Vec<Contribution>,
     pub snippet: String,
+}
+
+/// What a hit is.
+pub(crate) enum HitItem {
+    /// A chunk of a repository (symbol, file and doc levels; at file level the file's best chunk).
+    Chunk {
+        repo: Arc<Repo>,
+        chunk_id: u64,
+        meta: ChunkMeta,
+    },
+    /// Module and repo levels: a directory (`""` = the repository) with its best chunk and the
+    /// number of matching chunks in it.
+    Group {
+        repo: Arc<Repo>,
+        dir: String,
+        best: ChunkMeta,
+        matches: u32,
+    },
+    /// A note of a working session (the session oracle).
+    Note(NoteView),
 }
 
 #[derive(Clone, Debug)]
@@ -61,12 +91,15 @@ pub(crate) struct SearchResponse {
     pub reports: Vec<OracleReport>,
     pub took: Duration,
     pub notices: Vec<String>,
+    pub freshness: Vec<Freshness>,
 }
 
 /// Path globs, gitignore-style: `*.rs` matches at any depth, `src/*.rs` is anchored at the root,
-/// and a directory pattern (`src/index`) matches everything below it.
+/// and a directory pattern (`src/index`) matches everything below it. No glob matches everything;
+/// [`PathFilter::docs_only`] further restricts to documentation.
 pub(crate) struct PathFilter {
     set: GlobSet,
+    docs: bool,
 }
 
 impl PathFilter {
@@ -91,11 +124,25 @@ impl PathFilter {
                 b.add(glob);
             }
         }
-        Ok(PathFilter { set: b.build()? })
+        Ok(PathFilter {
+            set: b.build()?,
+            docs: false,
+        })
+    }
+
+    /// Only documentation files ([`is_doc_path`]) pass, in addition to the globs.
+    pub fn docs_only(mut self, docs: bool) -> PathFilter {
+        self.docs = docs;
+        self
+    }
+
+    /// Does the filter restrict paths by glob (not only to documentation)?
+    pub fn has_globs(&self) -> bool {
+        !self.set.is_empty()
     }
 
     pub fn matches(&self, path: &str) -> bool {
-        self.set.is_match(path)
+        (self.set.is_empty() || self.set.is_match(path)) && (!self.docs || is_doc_path(path))
     }
 
     /// A predicate over the chunk ids of `repo` that pass the filter, computed once per query.
@@ -118,11 +165,23 @@ impl PathFilter {
 pub(crate) struct QueryEngine {
     registry: Arc<Registry>,
     oracles: Vec<Arc<dyn Oracle>>,
+    /// Where note hits (session oracle) are looked up.
+    sessions: Option<Arc<Sessions>>,
 }
 
 impl QueryEngine {
     pub fn new(registry: Arc<Registry>, oracles: Vec<Arc<dyn Oracle>>) -> QueryEngine {
-        QueryEngine { registry, oracles }
+        QueryEngine {
+            registry,
+            oracles,
+            sessions: None,
+        }
+    }
+
+    /// Resolve session-note hits through `sessions`.
+    pub fn with_sessions(mut self, sessions: Arc<Sessions>) -> QueryEngine {
+        self.sessions = Some(sessions);
+        self
     }
 
     pub fn oracle_names(&self) -> Vec<&'static str> {
@@ -183,6 +242,16 @@ impl QueryEngine {
             notices.push("no repositories are registered; add one with `patina add PATH`".into());
         }
         let semantic_asked = oracles.iter().any(|o| o.name() == "semantic");
+        if !req.fresh_timeout.is_zero()
+            && !self
+                .catch_up(&repos, req.fresh_timeout, semantic_asked)
+                .await
+        {
+            notices.push(format!(
+                "not fully fresh: pending changes were still being indexed after {} ms",
+                req.fresh_timeout.as_millis()
+            ));
+        }
         for r in &repos {
             let backlog = crate::semantic::backlog(r);
             if semantic_asked && backlog > 0 {
@@ -202,19 +271,19 @@ impl QueryEngine {
                 ));
             }
         }
-        let filter = if req.globs.iter().any(|g| !g.trim().is_empty()) {
-            Some(Arc::new(PathFilter::new(&req.globs)?))
+        let docs_only = req.granularity == Granularity::Doc;
+        let filter = if docs_only || req.globs.iter().any(|g| !g.trim().is_empty()) {
+            Some(Arc::new(PathFilter::new(&req.globs)?.docs_only(docs_only)))
         } else {
             None
         };
         let cfg = &self.registry.config.retrieval;
-        // File granularity folds chunks together, so ask for more of them.
+        // File, module and repo granularities fold chunks together, so ask for more of them.
         let per_oracle = limit
             * cfg.overfetch.max(1)
-            * if req.granularity == Granularity::File {
-                3
-            } else {
-                1
+            * match req.granularity {
+                Granularity::Chunk | Granularity::Doc => 1,
+                Granularity::File | Granularity::Module | Granularity::Repo => 3,
             };
         let q = Arc::new(OracleQuery {
             text: req.text.clone(),
@@ -280,42 +349,209 @@ impl QueryEngine {
         }
 
         let fused = rrf(&rankings, cfg.rrf_k);
+        let hits = self.collect_hits(fused, &repos, &req, limit)?;
+        let freshness = repos.iter().map(|r| Freshness::of(r)).collect();
+        Ok(SearchResponse {
+            hits,
+            reports,
+            took: started.elapsed(),
+            notices,
+            freshness,
+        })
+    }
+
+    /// The fused ranking as hits at the requested granularity: chunks (one per file at file level),
+    /// session notes where they fit (not at module/repo level), or per-directory / per-repository
+    /// groups. Secret files ([`crate::files::secret_reason`]) never appear.
+    fn collect_hits(
+        &self,
+        fused: Vec<Fused<(usize, u64)>>,
+        repos: &[Arc<Repo>],
+        req: &SearchRequest,
+        limit: usize,
+    ) -> Result<Vec<SearchHit>> {
+        let snippet_of = |text: &str| {
+            text.lines()
+                .take(req.snippet_lines.min(MAX_SNIPPET_LINES))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let chunk_snippet = |repo: &Repo, chunk_id: u64| -> Result<String> {
+            Ok(if req.snippet_lines > 0 {
+                snippet_of(&repo.trees.text(chunk_id)?.unwrap_or_default())
+            } else {
+                String::new()
+            })
+        };
         let mut hits = Vec::new();
+        if matches!(req.granularity, Granularity::Module | Granularity::Repo) {
+            struct Acc {
+                ri: usize,
+                dir: String,
+                best: (u64, ChunkMeta),
+                score: f64,
+                matches: u32,
+                provenance: Vec<Contribution>,
+            }
+            let mut groups: Vec<Acc> = Vec::new();
+            let mut index: HashMap<(usize, String), usize> = HashMap::new();
+            for f in fused {
+                let (ri, chunk_id) = f.key;
+                if ri == NOTE_SCOPE {
+                    continue;
+                }
+                let Some(meta) = repos[ri].chunk(chunk_id) else {
+                    continue;
+                };
+                if crate::files::secret_reason(&meta.path).is_some() {
+                    continue;
+                }
+                let dir = match req.granularity {
+                    Granularity::Repo => String::new(),
+                    _ => meta
+                        .path
+                        .rsplit_once('/')
+                        .map_or("", |(d, _)| d)
+                        .to_string(),
+                };
+                let at = *index.entry((ri, dir.clone())).or_insert_with(|| {
+                    groups.push(Acc {
+                        ri,
+                        dir,
+                        best: (chunk_id, meta.clone()),
+                        score: 0.0,
+                        matches: 0,
+                        provenance: Vec::new(),
+                    });
+                    groups.len() - 1
+                });
+                let g = &mut groups[at];
+                g.score += f.score;
+                g.matches += 1;
+                for c in f.provenance {
+                    match g.provenance.iter_mut().find(|p| p.oracle == c.oracle) {
+                        Some(p) if p.rank <= c.rank => {}
+                        Some(p) => *p = c,
+                        None => g.provenance.push(c),
+                    }
+                }
+            }
+            // Stable: equal sums keep the order of their best chunks.
+            groups.sort_by(|a, b| b.score.total_cmp(&a.score));
+            for g in groups.into_iter().take(limit) {
+                let repo = &repos[g.ri];
+                hits.push(SearchHit {
+                    snippet: chunk_snippet(repo, g.best.0)?,
+                    item: HitItem::Group {
+                        repo: repo.clone(),
+                        dir: g.dir,
+                        best: g.best.1,
+                        matches: g.matches,
+                    },
+                    score: g.score,
+                    provenance: g.provenance,
+                });
+            }
+            return Ok(hits);
+        }
         let mut seen_files: HashSet<(usize, String)> = HashSet::new();
         for f in fused {
             if hits.len() >= limit {
                 break;
             }
             let (ri, chunk_id) = f.key;
+            if ri == NOTE_SCOPE {
+                let Some(note) = self.sessions.as_ref().and_then(|s| s.get_note(chunk_id)) else {
+                    continue;
+                };
+                hits.push(SearchHit {
+                    snippet: if req.snippet_lines > 0 {
+                        snippet_of(&note.text)
+                    } else {
+                        String::new()
+                    },
+                    item: HitItem::Note(note),
+                    score: f.score,
+                    provenance: f.provenance,
+                });
+                continue;
+            }
             let repo = &repos[ri];
             let Some(meta) = repo.chunk(chunk_id) else {
                 continue;
             };
-            if req.granularity == Granularity::File && !seen_files.insert((ri, meta.path.clone())) {
+            if crate::files::secret_reason(&meta.path).is_some()
+                || (req.granularity == Granularity::Doc && !is_doc_path(&meta.path))
+                || (req.granularity == Granularity::File
+                    && !seen_files.insert((ri, meta.path.clone())))
+            {
                 continue;
             }
-            let snippet = if req.snippet_lines > 0 {
-                let text = repo.trees.text(chunk_id)?.unwrap_or_default();
-                text.lines()
-                    .take(req.snippet_lines.min(MAX_SNIPPET_LINES))
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            } else {
-                String::new()
-            };
             hits.push(SearchHit {
-                repo: repo.clone(),
-                meta,
+                snippet: chunk_snippet(repo, chunk_id)?,
+                item: HitItem::Chunk {
+                    repo: repo.clone(),
+                    chunk_id,
+                    meta,
+                },
                 score: f.score,
                 provenance: f.provenance,
-                snippet,
             });
         }
-        Ok(SearchResponse {
-            hits,
-            reports,
-            took: started.elapsed(),
-            notices,
-        })
+        Ok(hits)
+    }
+
+    /// Index (and embed) whatever changed on disk in `repos`, waiting at most `budget`; true when
+    /// everything was caught up in time. A full reconciliation is cheap when little changed (files
+    /// whose size and mtime match their records are not read) and does not depend on watcher timing.
+    async fn catch_up(&self, repos: &[Arc<Repo>], budget: Duration, embeddings: bool) -> bool {
+        let deadline = tokio::time::Instant::now() + budget;
+        let jobs: Vec<_> = repos
+            .iter()
+            .map(|r| self.registry.schedule(r, Change::Full))
+            .collect();
+        for mut rx in jobs {
+            if tokio::time::timeout_at(deadline, rx.wait_for(|p| p.finished()))
+                .await
+                .is_err()
+            {
+                return false;
+            }
+        }
+        if embeddings && self.registry.semantic.is_on() {
+            while repos.iter().any(|r| crate::semantic::backlog(r) > 0) {
+                if tokio::time::Instant::now() >= deadline {
+                    return false;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+        true
+    }
+}
+
+/// Documentation: Markdown, reStructuredText, AsciiDoc, Org and text files (not build files such as
+/// `CMakeLists.txt` or `requirements.txt`), and README/CHANGELOG/… files without an extension.
+pub(crate) fn is_doc_path(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    match name.rsplit_once('.') {
+        Some((_, "md" | "markdown" | "mdx" | "rst" | "adoc" | "asciidoc" | "org" | "rdoc")) => true,
+        Some((stem, "txt")) => {
+            stem != "cmakelists"
+                && !stem.starts_with("requirements")
+                && !stem.starts_with("constraints")
+        }
+        _ => [
+            "readme",
+            "changelog",
+            "changes",
+            "contributing",
+            "license",
+            "copying",
+            "authors",
+            "notice",
+            "history",
+        ]
+        .contains(&name.as_str()),
     }
 }

@@ -27,6 +27,9 @@ pub(crate) struct RepoRecord {
     pub skipped_examples: BTreeMap<String, Vec<String>>,
     pub languages: BTreeMap<String, u64>,
     pub last_error: Option<String>,
+    /// The commit HEAD named when the last index round started (None outside git).
+    #[serde(default)]
+    pub indexed_commit: Option<String>,
 }
 
 /// Why a file was not indexed.
@@ -192,6 +195,13 @@ impl RepoTrees {
         Ok(out)
     }
 
+    pub fn file_record(&self, path: &str) -> Result<Option<FileRecord>> {
+        match self.files.get(path.as_bytes())? {
+            Some(v) => Ok(Some(serde_json::from_slice(&v)?)),
+            None => Ok(None),
+        }
+    }
+
     pub fn chunk_metas(&self) -> Result<Vec<(u64, ChunkMeta)>> {
         let mut out = Vec::new();
         for item in self.chunks.iter() {
@@ -255,4 +265,89 @@ fn key_id(k: &[u8]) -> u64 {
     let mut b = [0u8; 8];
     b.copy_from_slice(&k[..8]);
     u64::from_be_bytes(b)
+}
+
+/// A working session (see `sessions.rs`), keyed by its name in the `sessions` tree.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub(crate) struct SessionRecord {
+    pub name: String,
+    /// The repository the session is about (its notes then surface only for queries that include
+    /// it); `None` = every query.
+    pub repo_id: Option<String>,
+    pub goal: String,
+    pub started_unix_ms: i64,
+    /// `None` while the session is open.
+    pub ended_unix_ms: Option<i64>,
+}
+
+/// A note of a session, keyed by a daemon-wide id (sled's monotonic id generator, big-endian) in
+/// the `notes` tree.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub(crate) struct NoteRecord {
+    pub session: String,
+    /// 1-based number of the note within its session.
+    pub seq: u32,
+    pub text: String,
+    pub tags: Vec<String>,
+    pub created_unix_ms: i64,
+}
+
+/// The session trees: `sessions` (name → [`SessionRecord`]) and `notes` (id → [`NoteRecord`]).
+/// Every write is flushed to disk (sled's `flush` fsyncs) before it returns, so an acknowledged
+/// note survives a crash.
+#[derive(Clone)]
+pub(crate) struct SessionTrees {
+    db: sled::Db,
+    sessions: sled::Tree,
+    notes: sled::Tree,
+}
+
+impl Store {
+    pub fn sessions(&self) -> Result<SessionTrees> {
+        Ok(SessionTrees {
+            db: self.db.clone(),
+            sessions: self.db.open_tree("sessions")?,
+            notes: self.db.open_tree("notes")?,
+        })
+    }
+}
+
+impl SessionTrees {
+    pub fn all_sessions(&self) -> Result<Vec<SessionRecord>> {
+        let mut out = Vec::new();
+        for item in self.sessions.iter() {
+            let (_, v) = item?;
+            out.push(serde_json::from_slice(&v).context("decoding a session record")?);
+        }
+        Ok(out)
+    }
+
+    pub fn all_notes(&self) -> Result<Vec<(u64, NoteRecord)>> {
+        let mut out = Vec::new();
+        for item in self.notes.iter() {
+            let (k, v) = item?;
+            out.push((
+                key_id(&k),
+                serde_json::from_slice(&v).context("decoding a note")?,
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Write a session record, durably.
+    pub fn put_session(&self, rec: &SessionRecord) -> Result<()> {
+        self.sessions
+            .insert(rec.name.as_bytes(), serde_json::to_vec(rec)?)?;
+        self.db.flush()?;
+        Ok(())
+    }
+
+    /// Store a note durably and return its id.
+    pub fn add_note(&self, rec: &NoteRecord) -> Result<u64> {
+        let id = self.db.generate_id()?;
+        self.notes
+            .insert(id.to_be_bytes(), serde_json::to_vec(rec)?)?;
+        self.db.flush()?;
+        Ok(id)
+    }
 }

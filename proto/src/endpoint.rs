@@ -49,12 +49,62 @@ pub fn socket_path(explicit: Option<&Path>) -> PathBuf {
     state_root().join("run").join("patina.sock")
 }
 
+/// Where a daemon started by a client writes its log: `<state root>/patinad.log`.
+pub fn log_path() -> PathBuf {
+    state_root().join("patinad.log")
+}
+
+/// The daemon executable clients start: `$PATINA_DAEMON_BIN`, else `patinad` next to the running
+/// executable, else `patinad` on `PATH`.
+pub fn daemon_binary() -> PathBuf {
+    if let Some(p) = std::env::var_os("PATINA_DAEMON_BIN").filter(|v| !v.is_empty()) {
+        return PathBuf::from(p);
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        let sibling = exe.with_file_name("patinad");
+        if sibling.is_file() {
+            return sibling;
+        }
+    }
+    PathBuf::from("patinad")
+}
+
+/// Launch a detached daemon serving `socket`: stdin/stdout closed, stderr appended to
+/// [`log_path`], in its own process group (a Ctrl-C aimed at the client must not kill it).
+pub fn spawn_daemon(socket: &Path) -> std::io::Result<()> {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let with = |what: String| {
+        move |e: std::io::Error| std::io::Error::new(e.kind(), format!("{what}: {e}"))
+    };
+    let log = log_path();
+    if let Some(dir) = log.parent() {
+        std::fs::create_dir_all(dir).map_err(with(format!("creating {}", dir.display())))?;
+    }
+    let log_file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .map_err(with(format!("opening {}", log.display())))?;
+    let bin = daemon_binary();
+    Command::new(&bin)
+        .arg("--socket")
+        .arg(socket)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log_file)
+        .process_group(0)
+        .spawn()
+        .map_err(with(format!("cannot start the daemon ({})", bin.display())))?;
+    Ok(())
+}
+
 fn project_dirs() -> Option<directories::ProjectDirs> {
     directories::ProjectDirs::from("", "", "patina")
 }
 
 #[cfg(feature = "client")]
-pub use client::connect;
+pub use client::{check, connect, connect_or_start};
 
 #[cfg(feature = "client")]
 mod client {
@@ -77,5 +127,56 @@ mod client {
                 }
             }))
             .await
+    }
+
+    /// Ask the daemon for its health and check that it speaks [`crate::PROTOCOL_VERSION`]; the
+    /// error says how to fix a mismatch.
+    pub async fn check(channel: &Channel) -> Result<crate::v1::CheckResponse, String> {
+        let h = crate::v1::health_client::HealthClient::new(channel.clone())
+            .check(crate::v1::CheckRequest {
+                client_protocol: crate::PROTOCOL_VERSION,
+            })
+            .await
+            .map_err(|s| format!("the daemon does not answer: {}", s.message()))?
+            .into_inner();
+        if h.protocol != crate::PROTOCOL_VERSION {
+            return Err(format!(
+                "the running daemon (version {}, protocol {}) does not speak this client's \
+                 protocol {}; restart it with `patina daemon stop` (it starts again on demand)",
+                h.version,
+                h.protocol,
+                crate::PROTOCOL_VERSION
+            ));
+        }
+        Ok(h)
+    }
+
+    /// [`connect`], starting a detached daemon ([`super::spawn_daemon`]) first when nothing
+    /// answers on `socket`, then waiting up to `timeout` for it to accept connections.
+    pub async fn connect_or_start(
+        socket: &Path,
+        timeout: std::time::Duration,
+    ) -> Result<Channel, String> {
+        if let Ok(ch) = connect(socket).await {
+            return Ok(ch);
+        }
+        super::spawn_daemon(socket).map_err(|e| e.to_string())?;
+        let deadline = std::time::Instant::now() + timeout;
+        let mut delay = std::time::Duration::from_millis(5);
+        loop {
+            if let Ok(ch) = connect(socket).await {
+                return Ok(ch);
+            }
+            if std::time::Instant::now() > deadline {
+                return Err(format!(
+                    "started patinad but it did not answer on {} within {}s; see {}",
+                    socket.display(),
+                    timeout.as_secs(),
+                    super::log_path().display()
+                ));
+            }
+            tokio::time::sleep(delay).await;
+            delay = (delay * 2).min(std::time::Duration::from_millis(100));
+        }
     }
 }

@@ -1,6 +1,7 @@
-//! The `patina.v1` wire protocol: one gRPC service per concern (health, repos, search, files),
-//! generated from `proto/patina/v1/*.proto`, plus [`endpoint`]: where the daemon's socket lives
-//! and how a client connects to it. Clients enable the `client` feature, the daemon `server`.
+//! The `patina.v1` wire protocol: one gRPC service per concern (health, repos, search, files,
+//! sessions), generated from `proto/patina/v1/*.proto`, plus [`endpoint`]: where the daemon's
+//! socket lives, how a client connects to it and starts a daemon when none runs. Clients enable
+//! the `client` feature, the daemon `server`; `json` makes every message `serde::Serialize`.
 
 pub mod endpoint;
 

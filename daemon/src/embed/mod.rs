@@ -18,7 +18,8 @@
 //!   queries their own `Embedder` so they never wait behind bulk indexing.
 //! - [`QueryCache`]: a small LRU of query embeddings.
 
-// Nothing outside this module calls it yet (the semantic oracle will); drop this once it does.
+// Part of the API (`cosine`, `texts_embedded`, `QueryCache::len`, …) is used only by tests and by
+// examples/embed_bench.rs, which compiles this module on its own.
 #![cfg_attr(not(test), allow(dead_code, unused_imports))]
 
 mod cache;

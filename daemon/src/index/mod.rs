@@ -14,7 +14,7 @@ pub(crate) mod tokens;
 pub(crate) mod vectors;
 pub(crate) mod walk;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
@@ -75,22 +75,42 @@ enum Outcome {
     },
 }
 
+/// What an index round looks at.
+#[derive(Debug)]
+pub(crate) enum Scope {
+    /// Walk the whole tree (new repository, start-up catch-up, unknown changes).
+    Full,
+    /// Only these paths, relative to the root (watcher events, git diffs). A path the index does
+    /// not know yet may be ignored by the repository's rules, so it turns the round into `Full`.
+    Paths(BTreeSet<String>),
+}
+
 /// Index `repo` incrementally, reporting through `tx`. Returns when the index is consistent.
 pub(crate) fn index_repo(
     repo: &Repo,
     cfg: &IndexConfig,
     sem: &Semantic,
+    scope: Scope,
     tx: &watch::Sender<Progress>,
 ) -> Result<()> {
     let started = Instant::now();
+    let head = crate::git::head(&repo.root);
     let mut p = Progress {
         phase: Phase::Walking,
         ..Default::default()
     };
     tx.send_replace(p.clone());
 
-    let entries = walk::walk(&repo.root);
-    let mut old: HashMap<String, FileRecord> = repo.trees.file_records()?.into_iter().collect();
+    if !repo.root.is_dir() {
+        anyhow::bail!("{} no longer exists", repo.root.display());
+    }
+    let (entries, mut old) = match targeted(repo, scope)? {
+        Some(t) => t,
+        None => (
+            walk::walk(&repo.root),
+            repo.trees.file_records()?.into_iter().collect(),
+        ),
+    };
     p.phase = Phase::Indexing;
     p.files_total = entries.len() as u64;
     tx.send_replace(p.clone());
@@ -238,8 +258,56 @@ pub(crate) fn index_repo(
         anyhow::bail!("indexing cancelled");
     }
     commit(repo, sem, &mut writer, &mut batch, &mut p, tx)?;
-    finish_record(repo, started.elapsed().as_millis() as u64)?;
+    finish_record(
+        repo,
+        started.elapsed().as_millis() as u64,
+        p.files_changed + p.files_removed > 0,
+    )?;
+    repo.record.write().expect("record lock").indexed_commit = head;
     Ok(())
+}
+
+type Targets = (Vec<WalkEntry>, HashMap<String, FileRecord>);
+
+/// The entries and records of a `Paths` scope; `None` when the round must walk everything.
+fn targeted(repo: &Repo, scope: Scope) -> Result<Option<Targets>> {
+    let Scope::Paths(paths) = scope else {
+        return Ok(None);
+    };
+    let mut entries = Vec::new();
+    let mut old = HashMap::new();
+    for rel in paths {
+        let rel_path = std::path::Path::new(&rel);
+        if rel.is_empty()
+            || rel_path
+                .components()
+                .any(|c| !matches!(c, std::path::Component::Normal(_)))
+        {
+            continue;
+        }
+        let record = repo.trees.file_record(&rel)?;
+        let abs = repo.root.join(rel_path);
+        match std::fs::symlink_metadata(&abs) {
+            Ok(meta) if meta.is_file() => {
+                if record.is_none() {
+                    return Ok(None);
+                }
+                entries.push(WalkEntry {
+                    rel: rel.clone(),
+                    abs,
+                    size: meta.len(),
+                    mtime_ns: walk::mtime_ns(&meta),
+                });
+            }
+            // A directory (or a symlink to one) appeared or changed: only a walk knows what is inside.
+            Ok(meta) if meta.is_dir() => return Ok(None),
+            _ => {}
+        }
+        if let Some(r) = record {
+            old.insert(rel, r);
+        }
+    }
+    Ok(Some((entries, old)))
 }
 
 fn commit(
@@ -286,7 +354,8 @@ fn commit(
 }
 
 /// Recompute the repository's summary from its file records.
-fn finish_record(repo: &Repo, took_ms: u64) -> Result<()> {
+/// `changed`: whether this round changed the index (only then is it the "last indexed" time).
+fn finish_record(repo: &Repo, took_ms: u64, changed: bool) -> Result<()> {
     let mut files = 0;
     let mut skipped: BTreeMap<String, u64> = BTreeMap::new();
     let mut examples: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -315,8 +384,10 @@ fn finish_record(repo: &Repo, took_ms: u64) -> Result<()> {
     rec.skipped = skipped;
     rec.skipped_examples = examples;
     rec.languages = languages;
-    rec.last_indexed_unix_ms = crate::now_unix_ms();
-    rec.last_index_ms = took_ms;
+    if changed || rec.last_indexed_unix_ms == 0 {
+        rec.last_indexed_unix_ms = crate::now_unix_ms();
+        rec.last_index_ms = took_ms;
+    }
     rec.last_error = None;
     Ok(())
 }

@@ -16,14 +16,7 @@ pub(crate) struct WalkEntry {
 /// The files under `root` that the ignore rules let through, sorted by path.
 pub(crate) fn walk(root: &Path) -> Vec<WalkEntry> {
     let mut out = Vec::new();
-    let walker = WalkBuilder::new(root)
-        .hidden(false)
-        .follow_links(false)
-        .require_git(false)
-        .add_custom_ignore_filename(".patinaignore")
-        .filter_entry(|e| e.file_name() != ".git")
-        .build();
-    for entry in walker.flatten() {
+    for entry in walker(root).build().flatten() {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
@@ -41,6 +34,29 @@ pub(crate) fn walk(root: &Path) -> Vec<WalkEntry> {
     }
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
     out
+}
+
+/// The rules every listing of a repository follows (indexing and watching alike). Starting below
+/// the root still applies the ignore files of the parent directories.
+fn walker(start: &Path) -> WalkBuilder {
+    let mut b = WalkBuilder::new(start);
+    b.hidden(false)
+        .parents(true)
+        .follow_links(false)
+        .require_git(false)
+        .add_custom_ignore_filename(".patinaignore")
+        .filter_entry(|e| e.file_name() != ".git");
+    b
+}
+
+/// The directories under `start` (itself included) that the ignore rules let through.
+pub(crate) fn dirs(start: &Path) -> Vec<PathBuf> {
+    walker(start)
+        .build()
+        .flatten()
+        .filter(|e| e.file_type().is_some_and(|t| t.is_dir()))
+        .map(|e| e.into_path())
+        .collect()
 }
 
 pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> i128 {

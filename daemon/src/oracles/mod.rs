@@ -3,6 +3,7 @@
 
 pub(crate) mod lexical;
 pub(crate) mod semantic;
+pub(crate) mod session;
 pub(crate) mod symbol;
 
 use std::sync::Arc;
@@ -22,12 +23,27 @@ pub(crate) struct OracleQuery {
     pub filter: Option<Arc<PathFilter>>,
 }
 
-/// A chunk an oracle found: `repo` indexes `OracleQuery::repos`.
+/// A chunk an oracle found: `repo` indexes `OracleQuery::repos`. A session note (session oracle)
+/// has `repo` [`NOTE_SCOPE`] and its note id as `chunk_id`; see [`OracleHit::note`].
 #[derive(Clone, Debug)]
 pub(crate) struct OracleHit {
     pub repo: usize,
     pub chunk_id: u64,
     pub score: f32,
+}
+
+/// The `repo` of a hit that is a session note rather than a chunk of a repository.
+pub(crate) const NOTE_SCOPE: usize = usize::MAX;
+
+impl OracleHit {
+    /// A session note found by an oracle.
+    pub fn note(note_id: u64, score: f32) -> OracleHit {
+        OracleHit {
+            repo: NOTE_SCOPE,
+            chunk_id: note_id,
+            score,
+        }
+    }
 }
 
 /// An oracle that cannot answer at all (e.g. no model installed): reported, not an error.

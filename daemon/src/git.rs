@@ -1,0 +1,159 @@
+//! Just enough git for a live index, without linking a git library: where a working tree's git
+//! directories are (plain repositories, worktrees and submodules, whose `.git` is a file), which
+//! commit HEAD names (loose and packed refs, detached HEAD), and which paths differ between two
+//! commits (`git diff --name-only`, shelling out to the user's git; `None` when that fails, and the
+//! caller falls back to a full reconciliation).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The git directories of a working tree: `git_dir` holds HEAD, `common_dir` holds refs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct GitDirs {
+    pub git_dir: PathBuf,
+    pub common_dir: PathBuf,
+}
+
+pub(crate) fn dirs(root: &Path) -> Option<GitDirs> {
+    let dot = root.join(".git");
+    let git_dir = if dot.is_dir() {
+        dot
+    } else {
+        // Worktrees and submodules: `.git` is a file saying `gitdir: <path>`.
+        let text = std::fs::read_to_string(&dot).ok()?;
+        let rel = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+        let p = Path::new(rel);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            root.join(p)
+        }
+    };
+    let common_dir = match std::fs::read_to_string(git_dir.join("commondir")) {
+        Ok(c) => {
+            let p = Path::new(c.trim());
+            if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                git_dir.join(p)
+            }
+        }
+        Err(_) => git_dir.clone(),
+    };
+    Some(GitDirs {
+        git_dir,
+        common_dir,
+    })
+}
+
+/// The commit HEAD points at, as 40 (or 64) hex digits; `None` outside git or on an unborn branch.
+pub(crate) fn head(root: &Path) -> Option<String> {
+    let d = dirs(root)?;
+    let head = std::fs::read_to_string(d.git_dir.join("HEAD")).ok()?;
+    let head = head.trim();
+    let Some(reference) = head.strip_prefix("ref:").map(str::trim) else {
+        return is_hash(head).then(|| head.to_string());
+    };
+    resolve_ref(&d, reference, 0)
+}
+
+fn resolve_ref(d: &GitDirs, name: &str, depth: u8) -> Option<String> {
+    if depth > 5 {
+        return None;
+    }
+    for base in [&d.git_dir, &d.common_dir] {
+        if let Ok(v) = std::fs::read_to_string(base.join(name)) {
+            let v = v.trim();
+            if let Some(next) = v.strip_prefix("ref:") {
+                return resolve_ref(d, next.trim(), depth + 1);
+            }
+            if is_hash(v) {
+                return Some(v.to_string());
+            }
+        }
+    }
+    let packed = std::fs::read_to_string(d.common_dir.join("packed-refs")).ok()?;
+    packed.lines().find_map(|l| {
+        let (hash, r) = l.split_once(' ')?;
+        (r.trim() == name && is_hash(hash)).then(|| hash.to_string())
+    })
+}
+
+fn is_hash(s: &str) -> bool {
+    (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Paths (relative to `root`, '/'-separated) that differ between two commits, renames as delete +
+/// add; `None` when git is unavailable or either commit is unknown.
+pub(crate) fn changed_paths(root: &Path, from: &str, to: &str) -> Option<Vec<String>> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["diff", "--name-only", "--no-renames", "-z", from, to, "--"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    Some(
+        out.stdout
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .filter_map(|p| std::str::from_utf8(p).ok().map(String::from))
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_loose_packed_and_detached_heads() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let git = root.join(".git");
+        std::fs::create_dir_all(git.join("refs/heads")).unwrap();
+        let a = "a".repeat(40);
+        let b = "b".repeat(40);
+        std::fs::write(git.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        assert_eq!(head(root), None, "unborn branch");
+        std::fs::write(
+            git.join("packed-refs"),
+            format!("# pack-refs\n{b} refs/heads/main\n"),
+        )
+        .unwrap();
+        assert_eq!(head(root), Some(b.clone()));
+        std::fs::write(git.join("refs/heads/main"), format!("{a}\n")).unwrap();
+        assert_eq!(
+            head(root),
+            Some(a.clone()),
+            "loose refs win over packed ones"
+        );
+        std::fs::write(git.join("HEAD"), format!("{b}\n")).unwrap();
+        assert_eq!(head(root), Some(b));
+    }
+
+    #[test]
+    fn follows_gitdir_files_of_worktrees() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("main/.git");
+        let wt = main.join("worktrees/feature");
+        std::fs::create_dir_all(main.join("refs/heads")).unwrap();
+        std::fs::create_dir_all(&wt).unwrap();
+        let tree = dir.path().join("feature");
+        std::fs::create_dir_all(&tree).unwrap();
+        std::fs::write(tree.join(".git"), format!("gitdir: {}\n", wt.display())).unwrap();
+        std::fs::write(wt.join("commondir"), "../..\n").unwrap();
+        std::fs::write(wt.join("HEAD"), "ref: refs/heads/feature\n").unwrap();
+        let c = "c".repeat(40);
+        std::fs::write(main.join("refs/heads/feature"), &c).unwrap();
+        assert_eq!(head(&tree), Some(c));
+        assert_eq!(
+            dirs(&tree).unwrap().common_dir.canonicalize().unwrap(),
+            main.canonicalize().unwrap()
+        );
+    }
+}

@@ -1,0 +1,32 @@
+//! The session oracle: notes of working sessions (see `sessions.rs`) that bear on the query, so a
+//! decision recorded once ("we chose sled because …") surfaces in later searches about it. Its hits
+//! are notes, not chunks: [`OracleHit::note`]. Path globs restrict a query to files, so they leave
+//! notes out.
+
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use super::{Oracle, OracleHit, OracleQuery};
+use crate::sessions::Sessions;
+
+pub(crate) struct SessionOracle(pub Arc<Sessions>);
+
+impl Oracle for SessionOracle {
+    fn name(&self) -> &'static str {
+        "session"
+    }
+
+    fn search(&self, q: &OracleQuery) -> Result<Vec<OracleHit>> {
+        if q.filter.as_ref().is_some_and(|f| f.has_globs()) {
+            return Ok(Vec::new());
+        }
+        let scope: Vec<&str> = q.repos.iter().map(|r| r.id.as_str()).collect();
+        Ok(self
+            .0
+            .search(&q.text, q.limit, &scope)?
+            .into_iter()
+            .map(|(id, score)| OracleHit::note(id, score))
+            .collect())
+    }
+}
