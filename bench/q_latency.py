@@ -5,7 +5,7 @@ Starts (or reuses) a daemon, registers the repository, warms it up, then runs `p
 process N times per query and reports p50/p95 wall time over all runs, plus the client's binary
 size. The time includes process creation, connecting to the socket, the query and printing.
 
-    bench/q_latency.py [--bin target/release] [--repo .] [--runs 60] [--home DIR]
+    bench/q_latency.py [--bin target/release] [--repo .] [--runs 12] [--oracle lexical,symbol]
 """
 
 import argparse
@@ -35,17 +35,22 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", default="target/release")
     ap.add_argument("--repo", default=".")
-    ap.add_argument("--runs", type=int, default=60, help="runs per query")
+    ap.add_argument("--runs", type=int, default=12, help="runs per query (5 queries)")
     ap.add_argument("--home", help="PATINA_HOME to use (default: a fresh temporary one)")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--extra", nargs="*", default=[], help="extra arguments for patina q")
+    ap.add_argument("--oracle", help="oracle subset for patina q (default: all)")
     args = ap.parse_args()
+    args.extra = ["--oracle", args.oracle] if args.oracle else []
 
     patina = os.path.abspath(os.path.join(args.bin, "patina"))
     home = args.home or tempfile.mkdtemp(prefix="pbench")
     env = dict(os.environ, PATINA_HOME=home, NO_COLOR="1")
     repo = os.path.abspath(args.repo)
     subprocess.run([patina, "add", repo], env=env, check=True, capture_output=True)
+    # Time queries against an idle daemon: wait until the embedding backlog is empty.
+    while any(r["embed_backlog"] for r in json.loads(
+            subprocess.run([patina, "status", "--json"], env=env, capture_output=True, check=True).stdout)["repos"]):
+        time.sleep(0.2)
     for q in QUERIES:  # warm-up
         subprocess.run([patina, "q", q, "-n", "10", *args.extra], env=env, cwd=repo, capture_output=True)
 
@@ -77,7 +82,7 @@ def main():
     if args.json:
         print(json.dumps(out))
     else:
-        print(f"patina q, whole process, {out['runs']} runs over {len(QUERIES)} queries: "
+        print(f"patina q{' --oracle ' + args.oracle if args.oracle else ''}, whole process, {out['runs']} runs over {len(QUERIES)} queries: "
               f"p50 {out['p50_ms']} ms, p95 {out['p95_ms']} ms "
               f"(/bin/true p50 {out['bin_true_p50_ms']} ms); "
               f"client binary {out['client_bytes'] / 1024:.0f} KiB; daemon RSS {out['daemon_rss_mib']} MiB")

@@ -66,9 +66,13 @@ fn main() -> Result<()> {
         loadavg()
     );
 
+    let mut vectors: Vec<Vec<[f32; embed::DIM]>> = Vec::new();
     for precision in [Precision::Fp32, Precision::Int8] {
         for threads in [2, 1] {
             let e = Embedder::load(&paths, precision, threads)?.with_max_batch(16);
+            if threads == 1 {
+                vectors.push(e.embed(&refs)?);
+            }
             if threads == 2 && precision == Precision::Fp32 {
                 let counts: Vec<usize> = refs
                     .iter()
@@ -99,6 +103,12 @@ fn main() -> Result<()> {
             );
         }
     }
+    let cos: Vec<f32> = vectors[0].iter().zip(&vectors[1]).map(|(a, b)| embed::cosine(a, b)).collect();
+    println!(
+        "int8 vs fp32 cosine on these chunks: mean {:.4}, min {:.4}",
+        cos.iter().sum::<f32>() / cos.len().max(1) as f32,
+        cos.iter().copied().fold(f32::INFINITY, f32::min)
+    );
     Ok(())
 }
 

@@ -44,7 +44,9 @@ pub async fn serve(opts: Options) -> Result<()> {
         .state_root
         .unwrap_or_else(patina_proto::endpoint::state_root);
     let socket_path = patina_proto::endpoint::socket_path(opts.socket.as_deref());
-    let _lock = socket::lock_instance(&root)?;
+    // Held until the process has fully exited (the OS releases it): sled's own threads and file
+    // lock outlive `serve`, and a successor must not start before they are gone.
+    std::mem::forget(socket::lock_instance(&root)?);
     let config_path = patina_proto::endpoint::config_file();
     let config = Config::load(&config_path)?;
     let store = store::Store::open(&root.join("state"))?;

@@ -27,9 +27,19 @@ pub(crate) fn lock_instance(state_root: &Path) -> Result<InstanceLock> {
         .write(true)
         .open(&path)
         .with_context(|| format!("opening {}", path.display()))?;
-    // SAFETY: flock on a file descriptor we own.
-    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if rc != 0 {
+    // A predecessor that was just asked to stop may still be exiting: give it a moment.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    let locked = loop {
+        // SAFETY: flock on a file descriptor we own.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            break true;
+        }
+        if std::time::Instant::now() >= deadline {
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    if !locked {
         let holder = std::fs::read_to_string(&path).unwrap_or_default();
         bail!(
             "another patinad is already running for {} (pid {}); stop it with `patina daemon stop`",
