@@ -103,7 +103,11 @@ fn main() -> Result<()> {
             );
         }
     }
-    let cos: Vec<f32> = vectors[0].iter().zip(&vectors[1]).map(|(a, b)| embed::cosine(a, b)).collect();
+    let cos: Vec<f32> = vectors[0]
+        .iter()
+        .zip(&vectors[1])
+        .map(|(a, b)| embed::cosine(a, b))
+        .collect();
     println!(
         "int8 vs fp32 cosine on these chunks: mean {:.4}, min {:.4}",
         cos.iter().sum::<f32>() / cos.len().max(1) as f32,

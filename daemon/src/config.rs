@@ -50,6 +50,10 @@ pub struct RetrievalConfig {
     pub oracle_timeout_ms: u64,
     /// Fusion weight per oracle name.
     pub weights: BTreeMap<String, f64>,
+    /// Weights that replace `weights` for prose questions (no identifier or file name in the
+    /// query) while semantic search is on: BM25 over the words of a question mostly matches
+    /// filler words, so it only breaks ties among semantic hits.
+    pub prose_weights: BTreeMap<String, f64>,
 }
 
 impl Default for Config {
@@ -82,6 +86,7 @@ impl Default for RetrievalConfig {
                 ("symbol".into(), 1.5),
                 ("semantic".into(), 1.0),
             ]),
+            prose_weights: BTreeMap::from([("lexical".into(), 0.06)]),
         }
     }
 }
@@ -89,6 +94,13 @@ impl Default for RetrievalConfig {
 impl RetrievalConfig {
     pub fn weight(&self, oracle: &str) -> f64 {
         self.weights.get(oracle).copied().unwrap_or(1.0)
+    }
+
+    pub fn prose_weight(&self, oracle: &str) -> f64 {
+        self.prose_weights
+            .get(oracle)
+            .copied()
+            .unwrap_or_else(|| self.weight(oracle))
     }
 }
 

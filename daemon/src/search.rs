@@ -293,6 +293,10 @@ impl QueryEngine {
         });
 
         let timeout = Duration::from_millis(cfg.oracle_timeout_ms);
+        // A prose question with the model on: semantic leads, lexical breaks ties.
+        let prose = self.registry.semantic.is_on()
+            && oracles.iter().any(|o| o.name() == "semantic")
+            && !crate::oracles::symbol::mentions_code(&req.text);
         let tasks: Vec<_> = oracles
             .iter()
             .map(|o| {
@@ -340,7 +344,11 @@ impl QueryEngine {
             });
             rankings.push(Ranking {
                 oracle: name,
-                weight: cfg.weight(name),
+                weight: if prose {
+                    cfg.prose_weight(name)
+                } else {
+                    cfg.weight(name)
+                },
                 items: hits
                     .into_iter()
                     .map(|h| ((h.repo, h.chunk_id), h.score))

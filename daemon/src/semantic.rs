@@ -89,26 +89,37 @@ impl Semantic {
         self.computed.load(Ordering::Relaxed)
     }
 
-    /// What is embedded for a chunk: its location and symbol path as context, then its text.
+    /// What is embedded for a chunk: a context line, then its text. The context is the file path,
+    /// plus the symbol path (`Parent::name`) when the text does not already name it (a method's
+    /// class, a piece of a long function split from its signature). Repeating a name the text
+    /// already contains only dilutes the mean-pooled vector: on CoSQA, always prepending the
+    /// symbol cost 0.012 MRR@10, the path alone nothing measurable.
     pub fn input(meta: &ChunkMeta, text: &str) -> String {
         let mut s = meta.path.clone();
-        if let Some(sym) = &meta.symbol {
-            s.push_str(" · ");
-            if let Some(p) = &meta.parent {
+        let missing = |name: &str| !name.is_empty() && !text.contains(name);
+        match (&meta.parent, &meta.symbol) {
+            (Some(p), Some(sym)) if missing(p) || missing(sym) => {
+                s.push_str(" · ");
                 s.push_str(p);
                 s.push_str("::");
+                s.push_str(sym);
             }
-            s.push_str(sym);
+            (None, Some(sym)) if missing(sym) => {
+                s.push_str(" · ");
+                s.push_str(sym);
+            }
+            _ => {}
         }
         s.push('\n');
         s.push_str(text);
         s
     }
 
-    /// Cache key: a hash of the model and exactly the input `input()` builds (context + text hash).
+    /// Cache key: a hash of the model, the chunk's context fields and its text hash — everything
+    /// `input()` is a function of.
     pub fn key(meta: &ChunkMeta) -> [u8; 32] {
         let mut h = blake3::Hasher::new();
-        h.update(b"all-MiniLM-L6-v2/1\0");
+        h.update(b"all-MiniLM-L6-v2/2\0");
         h.update(meta.path.as_bytes());
         h.update(b"\0");
         h.update(meta.parent.as_deref().unwrap_or("").as_bytes());

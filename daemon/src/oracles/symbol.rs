@@ -149,6 +149,11 @@ impl Oracle for SymbolOracle {
 /// The identifiers and file names a query mentions. A single-word query is itself a candidate;
 /// in longer queries only words that look like code (`snake_case`, `camelCase`, `a.b`, `a::b`,
 /// `a/b`, backticked) count, so prose words do not match symbols by accident.
+/// Does the query name code (an identifier, a qualified name, a file)? Prose questions do not.
+pub(crate) fn mentions_code(text: &str) -> bool {
+    !candidates(text).is_empty()
+}
+
 fn candidates(text: &str) -> Vec<Candidate> {
     let words: Vec<&str> = text.split_whitespace().take(64).collect();
     let single = words.len() == 1;
