@@ -643,6 +643,27 @@ impl Repo {
     }
 }
 
+/// Run git in `root` with a fixed identity and no user or system configuration; panics on failure.
+pub fn git(root: &Path, args: &[&str]) {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(root)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    let out = run(cmd, Duration::from_secs(60));
+    assert!(out.status.success(), "git {args:?} failed: {out:?}");
+}
+
 /// A git repository with exactly `files` (path, content), committed.
 pub fn git_repo(files: &[(&str, &[u8])]) -> Repo {
     let dir = tempfile::Builder::new()
@@ -655,25 +676,7 @@ pub fn git_repo(files: &[(&str, &[u8])]) -> Repo {
         std::fs::create_dir_all(path.parent().expect("a parent")).expect("creating directories");
         std::fs::write(&path, content).unwrap_or_else(|e| panic!("writing {rel}: {e}"));
     }
-    let git = |args: &[&str]| {
-        let mut cmd = Command::new("git");
-        cmd.current_dir(&root)
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "init.defaultBranch=main",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null");
-        let out = run(cmd, Duration::from_secs(60));
-        assert!(out.status.success(), "git {args:?} failed: {out:?}");
-    };
+    let git = |args: &[&str]| git(&root, args);
     git(&["init", "-q"]);
     git(&["add", "-A"]);
     git(&["commit", "-q", "-m", "fixture"]);

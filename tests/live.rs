@@ -8,7 +8,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use patina_proto::v1::{Freshness, QueryRequest, QueryResponse};
-use patina_tests::{TestEnv, git_repo, query};
+use patina_tests::{TestEnv, git, git_repo, query};
 
 const FILES: &[(&str, &[u8])] = &[
     (
@@ -18,29 +18,6 @@ const FILES: &[(&str, &[u8])] = &[
     ("src/util.rs", b"pub fn helper_one() {}\n"),
     ("README.md", b"# Demo\n\nA demo repository.\n"),
 ];
-
-fn git(root: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .current_dir(root)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .expect("running git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 fn head(root: &Path) -> String {
     let out = Command::new("git")

@@ -40,6 +40,8 @@ pub(crate) enum SkipReason {
     TooLarge,
     InvalidUtf8,
     Unreadable,
+    /// Credentials and environment files (`.env`, keys, …): never read, never searchable.
+    Secret,
 }
 
 impl SkipReason {
@@ -49,6 +51,7 @@ impl SkipReason {
             SkipReason::TooLarge => "too_large",
             SkipReason::InvalidUtf8 => "invalid_utf8",
             SkipReason::Unreadable => "unreadable",
+            SkipReason::Secret => "secret",
         }
     }
 }

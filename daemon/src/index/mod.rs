@@ -398,6 +398,9 @@ fn examine(
     max_bytes: u64,
     opts: &ChunkOptions,
 ) -> Outcome {
+    if crate::files::secret_reason(&entry.rel).is_some() {
+        return Outcome::Skipped(SkipReason::Secret);
+    }
     if entry.size > max_bytes {
         return Outcome::Skipped(SkipReason::TooLarge);
     }
