@@ -1,5 +1,6 @@
 //! Embedder tests on the real model. They need `scripts/setup-model` to have run: the model directory is
-//! `$PATINA_MODEL_DIR`, else `/tmp/patina-model-test/models/all-MiniLM-L6-v2`. A missing model FAILS these
+//! `$PATINA_MODEL_DIR`, else where `scripts/setup-model` installs it by default
+//! (`${XDG_DATA_HOME:-~/.local/share}/patina/models/all-MiniLM-L6-v2`). A missing model FAILS these
 //! tests (CI provisions it); it never skips them.
 
 use std::path::PathBuf;
@@ -7,13 +8,22 @@ use std::sync::OnceLock;
 
 use super::*;
 
-const DEFAULT_TEST_MODEL_DIR: &str = "/tmp/patina-model-test/models/all-MiniLM-L6-v2";
+/// `scripts/setup-model`'s default destination when neither PATINA_MODEL_DIR nor PATINA_HOME is set.
+fn default_model_dir() -> PathBuf {
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".local/share")
+        });
+    data.join("patina/models").join(MODEL_NAME)
+}
 
 fn test_paths() -> ModelPaths {
     let dir = std::env::var_os("PATINA_MODEL_DIR")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_TEST_MODEL_DIR));
+        .unwrap_or_else(default_model_dir);
     let paths = ModelPaths::in_dir(&dir);
     if let Some(why) = paths.missing() {
         panic!(
