@@ -231,6 +231,26 @@ pub(crate) async fn call(
     }
 }
 
+/// One unary RPC on the shim's daemon channel (re-opened, and the call retried once, when the
+/// daemon went away); the daemon's error text comes back as the `Err`.
+macro_rules! rpc {
+    ($server:expr, $client:ty, $method:ident, $req:expr) => {{
+        let req = $req;
+        $server
+            .daemon
+            .call(|ch| {
+                let req = req.clone();
+                async move {
+                    <$client>::new(ch)
+                        .$method(req)
+                        .await
+                        .map(tonic::Response::into_inner)
+                }
+            })
+            .await
+    }};
+}
+
 // ---------------------------------------------------------------------------------------------
 // Arguments
 
@@ -409,15 +429,12 @@ async fn cwd_repo(server: &Server) -> Result<Option<pb::RepoInfo>, String> {
 }
 
 async fn repo_list(server: &Server) -> Result<pb::ListResponse, String> {
-    server
-        .daemon
-        .call(|ch| async move {
-            pb::repos_client::ReposClient::new(ch)
-                .list(pb::ListRequest {})
-                .await
-                .map(tonic::Response::into_inner)
-        })
-        .await
+    rpc!(
+        server,
+        pb::repos_client::ReposClient<_>,
+        list,
+        pb::ListRequest {}
+    )
 }
 
 /// The repositories a search covers: `repo` (`*` or `all` = every one), else the working
@@ -614,18 +631,7 @@ async fn query(server: &Server, mut a: Args) -> ToolResult {
         snippet_lines: if show_preview { PREVIEW_LINES } else { 0 },
         ..Default::default()
     };
-    let resp = server
-        .daemon
-        .call(|ch| {
-            let req = req.clone();
-            async move {
-                pb::search_client::SearchClient::new(ch)
-                    .query(req)
-                    .await
-                    .map(tonic::Response::into_inner)
-            }
-        })
-        .await?;
+    let resp = rpc!(server, pb::search_client::SearchClient<_>, query, req)?;
     let mut structured = to_json(&resp);
     let names: std::collections::HashMap<String, String> = structured["freshness"]
         .as_array()
@@ -826,18 +832,7 @@ async fn context(server: &Server, mut a: Args) -> ToolResult {
         } as i32,
         ..Default::default()
     };
-    let resp = server
-        .daemon
-        .call(|ch| {
-            let req = req.clone();
-            async move {
-                pb::search_client::SearchClient::new(ch)
-                    .context(req)
-                    .await
-                    .map(tonic::Response::into_inner)
-            }
-        })
-        .await?;
+    let resp = rpc!(server, pb::search_client::SearchClient<_>, context, req)?;
     let mut structured = to_json(&resp);
     let obj = structured.as_object_mut().expect("a response is an object");
     obj.remove("text");
@@ -903,18 +898,7 @@ async fn get_file(server: &Server, mut a: Args) -> ToolResult {
         start_line: start,
         end_line: end,
     };
-    let mut f = server
-        .daemon
-        .call(|ch| {
-            let req = req.clone();
-            async move {
-                pb::files_client::FilesClient::new(ch)
-                    .get_file(req)
-                    .await
-                    .map(tonic::Response::into_inner)
-            }
-        })
-        .await?;
+    let mut f = rpc!(server, pb::files_client::FilesClient<_>, get_file, req)?;
     let mut cut_note = String::new();
     if f.text.len() > MAX_FILE_TEXT_BYTES {
         let mut keep = 0usize;
@@ -1025,18 +1009,12 @@ async fn explore(server: &Server, mut a: Args) -> ToolResult {
         max_depth: depth,
         max_entries,
     };
-    let st = server
-        .daemon
-        .call(|ch| {
-            let req = req.clone();
-            async move {
-                pb::files_client::FilesClient::new(ch)
-                    .explore_structure(req)
-                    .await
-                    .map(tonic::Response::into_inner)
-            }
-        })
-        .await?;
+    let st = rpc!(
+        server,
+        pb::files_client::FilesClient<_>,
+        explore_structure,
+        req
+    )?;
     let mut langs: Vec<(&String, &u64)> = st.languages.iter().collect();
     langs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     let base = if st.path.is_empty() {
@@ -1285,18 +1263,7 @@ async fn session_start(server: &Server, mut a: Args) -> ToolResult {
     let repo = a.string("repo")?.unwrap_or_default();
     a.finish()?;
     let req = pb::StartSessionRequest { name, repo, goal };
-    let resp = server
-        .daemon
-        .call(|ch| {
-            let req = req.clone();
-            async move {
-                pb::sessions_client::SessionsClient::new(ch)
-                    .start(req)
-                    .await
-                    .map(tonic::Response::into_inner)
-            }
-        })
-        .await?;
+    let resp = rpc!(server, pb::sessions_client::SessionsClient<_>, start, req)?;
     let session = resp.session.clone().unwrap_or_default();
     remember(server, &session.name);
     let mut structured = to_json(&resp);
@@ -1309,20 +1276,10 @@ async fn session_start(server: &Server, mut a: Args) -> ToolResult {
         session.name
     );
     if resp.resumed && session.notes > 0 {
-        let name = session.name.clone();
-        let notes = server
-            .daemon
-            .call(|ch| {
-                let name = name.clone();
-                async move {
-                    pb::sessions_client::SessionsClient::new(ch)
-                        .list(pb::ListSessionsRequest { session: name })
-                        .await
-                        .map(tonic::Response::into_inner)
-                }
-            })
-            .await?
-            .notes;
+        let req = pb::ListSessionsRequest {
+            session: session.name.clone(),
+        };
+        let notes = rpc!(server, pb::sessions_client::SessionsClient<_>, list, req)?.notes;
         text.push_str("\nNotes so far:");
         for n in &notes {
             let _ = write!(text, "\n- {}: {}", n.r#ref, one_line(&n.text, 200));
@@ -1345,18 +1302,7 @@ async fn session_note(server: &Server, mut a: Args) -> ToolResult {
         text,
         tags,
     };
-    let resp = server
-        .daemon
-        .call(|ch| {
-            let req = req.clone();
-            async move {
-                pb::sessions_client::SessionsClient::new(ch)
-                    .note(req)
-                    .await
-                    .map(tonic::Response::into_inner)
-            }
-        })
-        .await?;
+    let resp = rpc!(server, pb::sessions_client::SessionsClient<_>, note, req)?;
     let note = resp.note.clone().unwrap_or_default();
     remember(server, &note.session);
     Ok(Outcome {
@@ -1373,18 +1319,7 @@ async fn session_end(server: &Server, mut a: Args) -> ToolResult {
         session: session_name(server, session)?,
         summary,
     };
-    let resp = server
-        .daemon
-        .call(|ch| {
-            let req = req.clone();
-            async move {
-                pb::sessions_client::SessionsClient::new(ch)
-                    .end(req)
-                    .await
-                    .map(tonic::Response::into_inner)
-            }
-        })
-        .await?;
+    let resp = rpc!(server, pb::sessions_client::SessionsClient<_>, end, req)?;
     let session = resp.session.clone().unwrap_or_default();
     let mut text = format!(
         "Session '{}' ended with {} note(s); they stay searchable.",

@@ -38,6 +38,11 @@ impl QueryCache {
 
     /// The cached embedding of `query`, marking it most recently used.
     pub fn get(&mut self, query: &str) -> Option<[f32; DIM]> {
+        self.touch(query).map(|e| *e.vector)
+    }
+
+    /// Mark `query` most recently used and return its entry, if cached.
+    fn touch(&mut self, query: &str) -> Option<&mut Entry> {
         let stamp = self.tick();
         let entry = self.entries.get_mut(query)?;
         let key = self
@@ -46,7 +51,7 @@ impl QueryCache {
             .expect("recency list out of sync");
         entry.stamp = stamp;
         self.recency.insert(stamp, key);
-        Some(*entry.vector)
+        Some(entry)
     }
 
     /// Cache `vector` for `query` (replacing any previous value) as the most recently used entry, evicting
@@ -55,17 +60,11 @@ impl QueryCache {
         if self.capacity == 0 {
             return;
         }
-        let stamp = self.tick();
-        if let Some(entry) = self.entries.get_mut(query) {
-            let key = self
-                .recency
-                .remove(&entry.stamp)
-                .expect("recency list out of sync");
-            entry.stamp = stamp;
+        if let Some(entry) = self.touch(query) {
             *entry.vector = vector;
-            self.recency.insert(stamp, key);
             return;
         }
+        let stamp = self.tick();
         while self.entries.len() >= self.capacity {
             let Some((_, oldest)) = self.recency.pop_first() else {
                 break;
