@@ -220,7 +220,7 @@ fn mcp_conformance_with_the_official_python_sdk() {
         .arg(repo.path())
         .env("PYTHONPATH", pythonpath)
         .env("PYTHONDONTWRITEBYTECODE", "1");
-    let out = run(cmd, Duration::from_secs(420));
+    let out = run(cmd, Duration::from_secs(360));
     println!("{}", out.stdout);
     assert!(
         out.status.success(),

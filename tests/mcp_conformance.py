@@ -386,6 +386,10 @@ async def main():
 
 
 if __name__ == "__main__":
+    # Last resort against a hang that asyncio cannot cancel: dump every thread's stack and exit,
+    # so the failure says where it stuck.
+    import faulthandler
+    faulthandler.dump_traceback_later(300, exit=True)
     try:
         asyncio.run(main())
     except AssertionError as e:
