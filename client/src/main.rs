@@ -104,6 +104,43 @@ struct QueryArgs {
     /// Read your own writes: index what changed on disk first, waiting up to this many ms.
     #[arg(long, num_args = 0..=1, default_missing_value = "5000", value_name = "MS")]
     fresh: Option<u32>,
+    /// Only files of this role (source, test, docs, example, benchmark, generated, vendored,
+    /// config, other); `!ROLE` excludes one. Repeat or comma-separate.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "ROLE",
+        allow_hyphen_values = true
+    )]
+    role: Vec<String>,
+    /// Lift files under this directory in the ranking (without filtering others out).
+    #[arg(long, value_name = "DIR")]
+    near: Vec<String>,
+}
+
+/// `--role` values as wire roles: (included, excluded).
+pub(crate) fn parse_roles(values: &[String]) -> Result<(Vec<i32>, Vec<i32>)> {
+    let (mut inc, mut exc) = (Vec::new(), Vec::new());
+    for v in values {
+        let (negated, name) = match v.trim().strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, v.trim()),
+        };
+        let role = patina_core::FileRole::parse(name).with_context(|| {
+            format!(
+                "unknown role '{name}' (expected one of: {})",
+                patina_core::FileRole::ALL.map(|r| r.name()).join(", ")
+            )
+        })?;
+        let wire = pb::FileRole::from_str_name(&format!("FILE_ROLE_{}", role.name().to_uppercase()))
+            .expect("every role has a wire value") as i32;
+        if negated {
+            exc.push(wire)
+        } else {
+            inc.push(wire)
+        }
+    }
+    Ok((inc, exc))
 }
 
 #[derive(Subcommand)]
@@ -252,6 +289,7 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
     if text.trim().is_empty() {
         bail!("empty query");
     }
+    let (roles, exclude_roles) = parse_roles(&args.role)?;
     let mut c = Client::connect_or_start(socket).await?;
     let cwd = std::env::current_dir().context("no current directory")?;
     let (repos, here) = if args.all {
@@ -280,6 +318,9 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
             0
         },
         fresh_timeout_ms: args.fresh.unwrap_or(0),
+        roles,
+        exclude_roles,
+        near: args.near.clone(),
     };
     let resp = match c.query(req.clone()).await {
         Err(status) if status.code() == tonic::Code::NotFound && here.is_some() => {

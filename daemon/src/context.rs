@@ -33,6 +33,9 @@ pub(crate) struct ContextRequest {
     pub globs: Vec<String>,
     pub oracles: Vec<String>,
     pub format: Format,
+    pub roles: Vec<patina_core::FileRole>,
+    pub exclude_roles: Vec<patina_core::FileRole>,
+    pub near: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -90,6 +93,9 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
             repos: req.repos.clone(),
             globs: req.globs.clone(),
             oracles: req.oracles.clone(),
+            roles: req.roles.clone(),
+            exclude_roles: req.exclude_roles.clone(),
+            near: req.near.clone(),
             ..Default::default()
         })
         .await?;

@@ -6,7 +6,6 @@ pub(crate) mod context;
 pub(crate) mod embed;
 pub(crate) mod files;
 pub(crate) mod freshness;
-pub(crate) mod fusion;
 pub(crate) mod git;
 pub(crate) mod index;
 pub(crate) mod oracles;

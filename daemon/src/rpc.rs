@@ -13,6 +13,8 @@ use tonic::{Request, Response, Status};
 use crate::index::{Phase, Progress};
 use crate::registry::{Registry, UserError};
 use crate::repo::Repo;
+use patina_core::FileRole;
+
 use crate::search::{Granularity, HitItem, QueryEngine, SearchHit, SearchRequest};
 use crate::sessions::{NoteView, SessionView, Sessions};
 
@@ -280,6 +282,9 @@ impl pb::search_server::Search for Services {
                 oracles: r.oracles,
                 snippet_lines: r.snippet_lines as usize,
                 fresh_timeout: std::time::Duration::from_millis(r.fresh_timeout_ms as u64),
+                roles: roles(&r.roles)?,
+                exclude_roles: roles(&r.exclude_roles)?,
+                near: r.near,
             })
             .await
             .map_err(status)?;
@@ -300,6 +305,7 @@ impl pb::search_server::Search for Services {
             took_us: res.took.as_micros() as u64,
             notices: res.notices,
             freshness: res.freshness.iter().map(freshness_pb).collect(),
+            intent: res.intent.name().into(),
         }))
     }
 
@@ -329,6 +335,9 @@ impl pb::search_server::Search for Services {
                 globs: r.path_globs,
                 oracles: r.oracles,
                 format,
+                roles: roles(&r.roles)?,
+                exclude_roles: roles(&r.exclude_roles)?,
+                near: r.near,
             },
         )
         .await
@@ -363,6 +372,43 @@ impl pb::search_server::Search for Services {
     }
 }
 
+/// Wire roles to [`FileRole`]s; an unknown or unspecified value is an error that names it.
+fn roles(values: &[i32]) -> Result<Vec<FileRole>, Status> {
+    values
+        .iter()
+        .map(|&v| match pb::FileRole::try_from(v) {
+            Ok(pb::FileRole::Source) => Ok(FileRole::Source),
+            Ok(pb::FileRole::Test) => Ok(FileRole::Test),
+            Ok(pb::FileRole::Docs) => Ok(FileRole::Docs),
+            Ok(pb::FileRole::Example) => Ok(FileRole::Example),
+            Ok(pb::FileRole::Benchmark) => Ok(FileRole::Benchmark),
+            Ok(pb::FileRole::Generated) => Ok(FileRole::Generated),
+            Ok(pb::FileRole::Vendored) => Ok(FileRole::Vendored),
+            Ok(pb::FileRole::Config) => Ok(FileRole::Config),
+            Ok(pb::FileRole::Other) => Ok(FileRole::Other),
+            Ok(pb::FileRole::Unspecified) | Err(_) => Err(Status::invalid_argument(format!(
+                "unknown file role {v} (expected one of: {})",
+                FileRole::ALL.map(FileRole::name).join(", ")
+            ))),
+        })
+        .collect()
+}
+
+fn role_pb(role: Option<FileRole>) -> i32 {
+    (match role {
+        None => pb::FileRole::Unspecified,
+        Some(FileRole::Source) => pb::FileRole::Source,
+        Some(FileRole::Test) => pb::FileRole::Test,
+        Some(FileRole::Docs) => pb::FileRole::Docs,
+        Some(FileRole::Example) => pb::FileRole::Example,
+        Some(FileRole::Benchmark) => pb::FileRole::Benchmark,
+        Some(FileRole::Generated) => pb::FileRole::Generated,
+        Some(FileRole::Vendored) => pb::FileRole::Vendored,
+        Some(FileRole::Config) => pb::FileRole::Config,
+        Some(FileRole::Other) => pb::FileRole::Other,
+    }) as i32
+}
+
 fn hit_pb(h: SearchHit) -> pb::Hit {
     let provenance = h
         .provenance
@@ -377,6 +423,7 @@ fn hit_pb(h: SearchHit) -> pb::Hit {
         score: h.score,
         provenance,
         snippet: h.snippet,
+        role: role_pb(h.role),
         ..Default::default()
     };
     match h.item {

@@ -9,8 +9,12 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
+use patina_core::FileRole;
+use patina_retrieve::QueryPlan;
+use patina_retrieve::fusion::{Contribution, Fused, Ranking, rrf};
+use patina_retrieve::rank::{self, Candidate, RankOptions, Scored};
+
 use crate::freshness::Freshness;
-use crate::fusion::{Contribution, Fused, Ranking, rrf};
 use crate::oracles::{NOTE_SCOPE, Oracle, OracleHit, OracleQuery, Unavailable};
 use crate::registry::Change;
 use crate::registry::{Registry, UserError};
@@ -18,8 +22,9 @@ use crate::repo::Repo;
 use crate::sessions::{NoteView, Sessions};
 use crate::store::ChunkMeta;
 
-/// Queries longer than this are cut (with a notice): nothing useful is lost and cost stays bounded.
-pub(crate) const MAX_QUERY_BYTES: usize = 8 * 1024;
+/// Queries longer than this are cut (with a notice). Long texts (bug reports, commit bodies) are
+/// decomposed by [`QueryPlan`] rather than cut, so this only bounds cost.
+pub(crate) const MAX_QUERY_BYTES: usize = 32 * 1024;
 pub(crate) const DEFAULT_LIMIT: usize = 10;
 pub(crate) const MAX_LIMIT: usize = 1000;
 const MAX_SNIPPET_LINES: usize = 200;
@@ -48,10 +53,18 @@ pub(crate) struct SearchRequest {
     pub snippet_lines: usize,
     /// Read-your-writes budget: index pending changes first, waiting at most this long.
     pub fresh_timeout: Duration,
+    /// Only chunks of these roles (empty: every role).
+    pub roles: Vec<FileRole>,
+    /// Never chunks of these roles.
+    pub exclude_roles: Vec<FileRole>,
+    /// Directories whose files are lifted in the ranking (not filtered).
+    pub near: Vec<String>,
 }
 
 pub(crate) struct SearchHit {
     pub item: HitItem,
+    /// The role of the hit's file (`None` for notes).
+    pub role: Option<FileRole>,
     pub score: f64,
     pub provenance: Vec<Contribution>,
     pub snippet: String,
@@ -92,6 +105,36 @@ pub(crate) struct SearchResponse {
     pub took: Duration,
     pub notices: Vec<String>,
     pub freshness: Vec<Freshness>,
+    /// What the query was understood to ask for.
+    pub intent: patina_retrieve::Intent,
+}
+
+/// Keep each oracle's best rank.
+fn merge_provenance(into: &mut Vec<Contribution>, from: Vec<Contribution>) {
+    for c in from {
+        match into.iter_mut().find(|p| p.oracle == c.oracle) {
+            Some(p) if p.rank <= c.rank => {}
+            Some(p) => *p = c,
+            None => into.push(c),
+        }
+    }
+}
+
+/// The folder part of a glob: `src/index/*.rs` → `src/index`; `*.rs` → `` (none).
+fn glob_folder(glob: &str) -> String {
+    let g = glob.trim().trim_start_matches("./");
+    let mut parts = Vec::new();
+    for seg in g.split('/') {
+        if seg.contains(['*', '?', '[', '{']) {
+            break;
+        }
+        parts.push(seg);
+    }
+    if parts.len() == g.split('/').count() {
+        // No wildcard: a plain path; its folder is itself minus the last segment.
+        parts.pop();
+    }
+    parts.join("/")
 }
 
 /// Path globs, gitignore-style: `*.rs` matches at any depth, `src/*.rs` is anchored at the root,
@@ -100,6 +143,8 @@ pub(crate) struct SearchResponse {
 pub(crate) struct PathFilter {
     set: GlobSet,
     docs: bool,
+    roles: Vec<FileRole>,
+    exclude_roles: Vec<FileRole>,
 }
 
 impl PathFilter {
@@ -127,7 +172,27 @@ impl PathFilter {
         Ok(PathFilter {
             set: b.build()?,
             docs: false,
+            roles: Vec::new(),
+            exclude_roles: Vec::new(),
         })
+    }
+
+    /// Only chunks of `roles` (all when empty), never chunks of `exclude`.
+    pub fn with_roles(mut self, roles: &[FileRole], exclude: &[FileRole]) -> PathFilter {
+        self.roles = roles.to_vec();
+        self.exclude_roles = exclude.to_vec();
+        self
+    }
+
+    /// Does the chunk pass (its path, and its role)?
+    pub fn allows(&self, meta: &ChunkMeta) -> bool {
+        if self.roles.is_empty() && self.exclude_roles.is_empty() {
+            return self.matches(&meta.path);
+        }
+        let role = meta.role();
+        (self.roles.is_empty() || self.roles.contains(&role))
+            && !self.exclude_roles.contains(&role)
+            && self.matches(&meta.path)
     }
 
     /// Only documentation files ([`is_doc_path`]) pass, in addition to the globs.
@@ -150,11 +215,16 @@ impl PathFilter {
         let chunks = repo.chunks.read().expect("chunks lock");
         let mut by_path: HashMap<&str, bool> = HashMap::new();
         let mut allowed = HashSet::new();
+        let by_role = !self.roles.is_empty() || !self.exclude_roles.is_empty();
         for (id, m) in chunks.iter() {
-            if *by_path
-                .entry(m.path.as_str())
-                .or_insert_with(|| self.matches(&m.path))
-            {
+            let pass = if by_role {
+                self.allows(m)
+            } else {
+                *by_path
+                    .entry(m.path.as_str())
+                    .or_insert_with(|| self.matches(&m.path))
+            };
+            if pass {
                 allowed.insert(*id);
             }
         }
@@ -188,7 +258,57 @@ impl QueryEngine {
         self.oracles.iter().map(|o| o.name()).collect()
     }
 
-    pub async fn search(&self, mut req: SearchRequest) -> Result<SearchResponse> {
+    /// Answer `req`. When hard filters (roles, path globs) leave nothing, they are relaxed in
+    /// order — roles, then each glob to its folder, then no glob — and the answer says so.
+    pub async fn search(&self, req: SearchRequest) -> Result<SearchResponse> {
+        let mut resp = self.search_once(req.clone()).await?;
+        let filtered =
+            !req.roles.is_empty() || !req.exclude_roles.is_empty() || !req.globs.is_empty();
+        if !resp.hits.is_empty() || !filtered {
+            return Ok(resp);
+        }
+        let mut relaxed = req;
+        let mut steps: Vec<String> = Vec::new();
+        loop {
+            if !relaxed.roles.is_empty() || !relaxed.exclude_roles.is_empty() {
+                relaxed.roles.clear();
+                relaxed.exclude_roles.clear();
+                steps.push("the role filter".into());
+            } else if relaxed
+                .globs
+                .iter()
+                .any(|g| g.contains('*') || g.contains('?') || g.contains('['))
+            {
+                relaxed.globs = relaxed
+                    .globs
+                    .iter()
+                    .map(|g| glob_folder(g))
+                    .filter(|g| !g.is_empty())
+                    .collect();
+                steps.push("path patterns to their folders".into());
+                if relaxed.globs.is_empty() {
+                    continue;
+                }
+            } else if !relaxed.globs.is_empty() {
+                relaxed.globs.clear();
+                steps.push("the path filter".into());
+            } else {
+                return Ok(resp);
+            }
+            let mut next = self.search_once(relaxed.clone()).await?;
+            if !next.hits.is_empty() {
+                next.notices.push(format!(
+                    "nothing matched the filters as given; relaxed {} to answer",
+                    steps.join(", then ")
+                ));
+                return Ok(next);
+            }
+            resp = next;
+        }
+    }
+
+    /// One pass of the pipeline: plan → run oracles → fuse → rank → collect hits.
+    async fn search_once(&self, mut req: SearchRequest) -> Result<SearchResponse> {
         let started = Instant::now();
         let mut notices = Vec::new();
         if req.text.trim().is_empty() {
@@ -208,36 +328,8 @@ impl QueryEngine {
             0 => DEFAULT_LIMIT,
             n => n.min(MAX_LIMIT),
         };
-        let oracles: Vec<Arc<dyn Oracle>> = if req.oracles.is_empty() {
-            self.oracles.clone()
-        } else {
-            let mut chosen = Vec::new();
-            for name in &req.oracles {
-                match self.oracles.iter().find(|o| o.name() == name) {
-                    Some(o) => chosen.push(o.clone()),
-                    None => {
-                        return Err(UserError::Invalid(format!(
-                            "unknown oracle '{name}' (available: {})",
-                            self.oracle_names().join(", ")
-                        ))
-                        .into());
-                    }
-                }
-            }
-            chosen
-        };
-        let repos = if req.repos.is_empty() {
-            self.registry.all()
-        } else {
-            let mut v: Vec<Arc<Repo>> = Vec::new();
-            for key in &req.repos {
-                let r = self.registry.resolve(key)?;
-                if !v.iter().any(|x| x.id == r.id) {
-                    v.push(r);
-                }
-            }
-            v
-        };
+        let oracles = self.select_oracles(&req.oracles)?;
+        let repos = self.scope(&req.repos)?;
         if repos.is_empty() {
             notices.push("no repositories are registered; add one with `patina add PATH`".into());
         }
@@ -272,8 +364,16 @@ impl QueryEngine {
             }
         }
         let docs_only = req.granularity == Granularity::Doc;
-        let filter = if docs_only || req.globs.iter().any(|g| !g.trim().is_empty()) {
-            Some(Arc::new(PathFilter::new(&req.globs)?.docs_only(docs_only)))
+        let filter = if docs_only
+            || req.globs.iter().any(|g| !g.trim().is_empty())
+            || !req.roles.is_empty()
+            || !req.exclude_roles.is_empty()
+        {
+            Some(Arc::new(
+                PathFilter::new(&req.globs)?
+                    .docs_only(docs_only)
+                    .with_roles(&req.roles, &req.exclude_roles),
+            ))
         } else {
             None
         };
@@ -285,18 +385,83 @@ impl QueryEngine {
                 Granularity::Chunk | Granularity::Doc => 1,
                 Granularity::File | Granularity::Module | Granularity::Repo => 3,
             };
+        let plan = Arc::new(QueryPlan::analyze(&req.text));
         let q = Arc::new(OracleQuery {
             text: req.text.clone(),
+            plan: plan.clone(),
             limit: per_oracle,
             repos: repos.clone(),
             filter,
         });
+        let (rankings, reports) = self.run_oracles(&oracles, q, &mut notices).await?;
+        let fused = rrf(&rankings, cfg.rrf_k);
+        let mut opts = RankOptions {
+            near: req.near.clone(),
+            ..RankOptions::default()
+        };
+        // A role asked for explicitly is not second-guessed by the intent's priors.
+        opts.role_priors = req.roles.is_empty();
+        let scored = rank::score(self.candidates(fused, &repos), &plan, &opts);
+        let hits = self.collect_hits(scored, &repos, &req, limit, &opts)?;
+        let freshness = repos.iter().map(|r| Freshness::of(r)).collect();
+        Ok(SearchResponse {
+            hits,
+            reports,
+            took: started.elapsed(),
+            notices,
+            freshness,
+            intent: plan.intent,
+        })
+    }
 
+    fn select_oracles(&self, names: &[String]) -> Result<Vec<Arc<dyn Oracle>>> {
+        if names.is_empty() {
+            return Ok(self.oracles.clone());
+        }
+        let mut chosen = Vec::new();
+        for name in names {
+            match self.oracles.iter().find(|o| o.name() == name) {
+                Some(o) => chosen.push(o.clone()),
+                None => {
+                    return Err(UserError::Invalid(format!(
+                        "unknown oracle '{name}' (available: {})",
+                        self.oracle_names().join(", ")
+                    ))
+                    .into());
+                }
+            }
+        }
+        Ok(chosen)
+    }
+
+    fn scope(&self, keys: &[String]) -> Result<Vec<Arc<Repo>>> {
+        if keys.is_empty() {
+            return Ok(self.registry.all());
+        }
+        let mut v: Vec<Arc<Repo>> = Vec::new();
+        for key in keys {
+            let r = self.registry.resolve(key)?;
+            if !v.iter().any(|x| x.id == r.id) {
+                v.push(r);
+            }
+        }
+        Ok(v)
+    }
+
+    /// Every oracle on the blocking pool under the timeout; their rankings with fusion weights.
+    async fn run_oracles(
+        &self,
+        oracles: &[Arc<dyn Oracle>],
+        q: Arc<OracleQuery>,
+        notices: &mut Vec<String>,
+    ) -> Result<(Vec<Ranking<(usize, u64)>>, Vec<OracleReport>)> {
+        let cfg = &self.registry.config.retrieval;
         let timeout = Duration::from_millis(cfg.oracle_timeout_ms);
         // A prose question with the model on: semantic leads, lexical breaks ties.
         let prose = self.registry.semantic.is_on()
             && oracles.iter().any(|o| o.name() == "semantic")
-            && !crate::oracles::symbol::mentions_code(&req.text);
+            && !q.plan.long
+            && !q.plan.names_code();
         let tasks: Vec<_> = oracles
             .iter()
             .map(|o| {
@@ -355,28 +520,60 @@ impl QueryEngine {
                     .collect(),
             });
         }
-
-        let fused = rrf(&rankings, cfg.rrf_k);
-        let hits = self.collect_hits(fused, &repos, &req, limit)?;
-        let freshness = repos.iter().map(|r| Freshness::of(r)).collect();
-        Ok(SearchResponse {
-            hits,
-            reports,
-            took: started.elapsed(),
-            notices,
-            freshness,
-        })
+        Ok((rankings, reports))
     }
 
-    /// The fused ranking as hits at the requested granularity: chunks (one per file at file level),
-    /// session notes where they fit (not at module/repo level), or per-directory / per-repository
-    /// groups. Secret files ([`crate::files::secret_reason`]) never appear.
-    fn collect_hits(
+    /// The fused results with what ranking needs: file, role, symbol, parent and lines (notes are
+    /// not part of a file). Chunks that vanished since the oracles ran are dropped.
+    fn candidates(
         &self,
         fused: Vec<Fused<(usize, u64)>>,
         repos: &[Arc<Repo>],
+    ) -> Vec<Candidate<(usize, u64)>> {
+        let mut out = Vec::with_capacity(fused.len());
+        for f in fused {
+            let (ri, chunk_id) = f.key;
+            if ri == NOTE_SCOPE {
+                out.push(Candidate {
+                    key: f.key,
+                    fused: f.score,
+                    provenance: f.provenance,
+                    file: None,
+                    role: FileRole::Other,
+                    symbol: None,
+                    parent: None,
+                    lines: (0, 0),
+                });
+                continue;
+            }
+            let Some(meta) = repos[ri].chunk(chunk_id) else {
+                continue;
+            };
+            out.push(Candidate {
+                key: f.key,
+                fused: f.score,
+                provenance: f.provenance,
+                role: meta.role(),
+                lines: (meta.start_line, meta.end_line),
+                file: Some((ri, meta.path)),
+                symbol: meta.symbol,
+                parent: meta.parent,
+            });
+        }
+        out
+    }
+
+    /// The ranked results as hits at the requested granularity: chunks (overlaps removed, repeats
+    /// of a file decayed), files (chunk scores aggregated), session notes where they fit (not at
+    /// module/repo level), or per-directory / per-repository groups. Secret files
+    /// ([`crate::files::secret_reason`]) never appear.
+    fn collect_hits(
+        &self,
+        scored: Vec<Scored<(usize, u64)>>,
+        repos: &[Arc<Repo>],
         req: &SearchRequest,
         limit: usize,
+        opts: &RankOptions,
     ) -> Result<Vec<SearchHit>> {
         let snippet_of = |text: &str| {
             text.lines()
@@ -391,42 +588,40 @@ impl QueryEngine {
                 String::new()
             })
         };
+        let scored: Vec<_> = scored
+            .into_iter()
+            .filter(|s| {
+                s.candidate.file.as_ref().is_none_or(|(_, path)| {
+                    crate::files::secret_reason(path).is_none()
+                        && (req.granularity != Granularity::Doc || is_doc_path(path))
+                })
+            })
+            .collect();
         let mut hits = Vec::new();
         if matches!(req.granularity, Granularity::Module | Granularity::Repo) {
             struct Acc {
                 ri: usize,
                 dir: String,
-                best: (u64, ChunkMeta),
+                best: u64,
                 score: f64,
                 matches: u32,
                 provenance: Vec<Contribution>,
             }
             let mut groups: Vec<Acc> = Vec::new();
             let mut index: HashMap<(usize, String), usize> = HashMap::new();
-            for f in fused {
-                let (ri, chunk_id) = f.key;
-                if ri == NOTE_SCOPE {
-                    continue;
-                }
-                let Some(meta) = repos[ri].chunk(chunk_id) else {
+            for s in scored {
+                let Some((ri, path)) = &s.candidate.file else {
                     continue;
                 };
-                if crate::files::secret_reason(&meta.path).is_some() {
-                    continue;
-                }
                 let dir = match req.granularity {
                     Granularity::Repo => String::new(),
-                    _ => meta
-                        .path
-                        .rsplit_once('/')
-                        .map_or("", |(d, _)| d)
-                        .to_string(),
+                    _ => path.rsplit_once('/').map_or("", |(d, _)| d).to_string(),
                 };
-                let at = *index.entry((ri, dir.clone())).or_insert_with(|| {
+                let at = *index.entry((*ri, dir.clone())).or_insert_with(|| {
                     groups.push(Acc {
-                        ri,
+                        ri: *ri,
                         dir,
-                        best: (chunk_id, meta.clone()),
+                        best: s.candidate.key.1,
                         score: 0.0,
                         matches: 0,
                         provenance: Vec::new(),
@@ -434,26 +629,24 @@ impl QueryEngine {
                     groups.len() - 1
                 });
                 let g = &mut groups[at];
-                g.score += f.score;
+                g.score += s.score;
                 g.matches += 1;
-                for c in f.provenance {
-                    match g.provenance.iter_mut().find(|p| p.oracle == c.oracle) {
-                        Some(p) if p.rank <= c.rank => {}
-                        Some(p) => *p = c,
-                        None => g.provenance.push(c),
-                    }
-                }
+                merge_provenance(&mut g.provenance, s.candidate.provenance);
             }
             // Stable: equal sums keep the order of their best chunks.
             groups.sort_by(|a, b| b.score.total_cmp(&a.score));
             for g in groups.into_iter().take(limit) {
                 let repo = &repos[g.ri];
+                let Some(best) = repo.chunk(g.best) else {
+                    continue;
+                };
                 hits.push(SearchHit {
-                    snippet: chunk_snippet(repo, g.best.0)?,
+                    snippet: chunk_snippet(repo, g.best)?,
+                    role: Some(best.role()),
                     item: HitItem::Group {
                         repo: repo.clone(),
                         dir: g.dir,
-                        best: g.best.1,
+                        best,
                         matches: g.matches,
                     },
                     score: g.score,
@@ -462,14 +655,27 @@ impl QueryEngine {
             }
             return Ok(hits);
         }
-        let mut seen_files: HashSet<(usize, String)> = HashSet::new();
-        for f in fused {
-            if hits.len() >= limit {
-                break;
-            }
-            let (ri, chunk_id) = f.key;
+        let ranked: Vec<(Scored<(usize, u64)>, f64, Vec<Contribution>)> =
+            if req.granularity == Granularity::File {
+                rank::files(scored, opts)
+                    .into_iter()
+                    .take(limit)
+                    .map(|f| (f.best, f.score, f.provenance))
+                    .collect()
+            } else {
+                rank::chunks(scored, opts)
+                    .into_iter()
+                    .take(limit)
+                    .map(|s| {
+                        let (score, provenance) = (s.score, s.candidate.provenance.clone());
+                        (s, score, provenance)
+                    })
+                    .collect()
+            };
+        for (s, score, provenance) in ranked {
+            let (ri, chunk_id) = s.candidate.key;
             if ri == NOTE_SCOPE {
-                let Some(note) = self.sessions.as_ref().and_then(|s| s.get_note(chunk_id)) else {
+                let Some(note) = self.sessions.as_ref().and_then(|ss| ss.get_note(chunk_id)) else {
                     continue;
                 };
                 hits.push(SearchHit {
@@ -478,9 +684,10 @@ impl QueryEngine {
                     } else {
                         String::new()
                     },
+                    role: None,
                     item: HitItem::Note(note),
-                    score: f.score,
-                    provenance: f.provenance,
+                    score,
+                    provenance,
                 });
                 continue;
             }
@@ -488,22 +695,16 @@ impl QueryEngine {
             let Some(meta) = repo.chunk(chunk_id) else {
                 continue;
             };
-            if crate::files::secret_reason(&meta.path).is_some()
-                || (req.granularity == Granularity::Doc && !is_doc_path(&meta.path))
-                || (req.granularity == Granularity::File
-                    && !seen_files.insert((ri, meta.path.clone())))
-            {
-                continue;
-            }
             hits.push(SearchHit {
                 snippet: chunk_snippet(repo, chunk_id)?,
+                role: Some(meta.role()),
                 item: HitItem::Chunk {
                     repo: repo.clone(),
                     chunk_id,
                     meta,
                 },
-                score: f.score,
-                provenance: f.provenance,
+                score,
+                provenance,
             });
         }
         Ok(hits)

@@ -12,6 +12,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::index::chunk::{ChunkKind, Language};
+use patina_core::FileRole;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub(crate) struct RepoRecord {
@@ -79,6 +80,18 @@ pub(crate) struct ChunkMeta {
     pub language: Language,
     /// blake3 of the chunk text, hex.
     pub hash: String,
+    /// What the chunk's file (or the chunk itself: a Rust `mod tests`) is for. Absent in indices
+    /// written before roles existed: [`ChunkMeta::role`] falls back to the path rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<FileRole>,
+}
+
+impl ChunkMeta {
+    /// The chunk's role: as decided at index time, else from its path.
+    pub fn role(&self) -> FileRole {
+        self.role
+            .unwrap_or_else(|| patina_core::role::classify(&self.path, None))
+    }
 }
 
 #[derive(Clone)]

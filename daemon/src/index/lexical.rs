@@ -94,7 +94,7 @@ impl LexicalIndex {
     /// before ranking so that selective filters do not starve the result list.
     pub fn search(
         &self,
-        terms: &[String],
+        terms: &[(String, f32)],
         limit: usize,
         allow: Option<Arc<dyn Fn(u64) -> bool + Send + Sync>>,
     ) -> Result<Vec<(u64, f32)>> {
@@ -103,7 +103,7 @@ impl LexicalIndex {
         }
         let f = self.fields;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for t in terms {
+        for (t, weight) in terms {
             for (field, boost) in [
                 (f.symbol, SYMBOL_BOOST),
                 (f.path, PATH_BOOST),
@@ -113,7 +113,10 @@ impl LexicalIndex {
                     Term::from_field_text(field, t),
                     IndexRecordOption::WithFreqs,
                 );
-                clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
+                clauses.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(q), boost * weight)),
+                ));
             }
         }
         let query = BooleanQuery::new(clauses);
@@ -138,6 +141,32 @@ impl LexicalIndex {
             }
         }
         Ok(out)
+    }
+}
+
+impl LexicalIndex {
+    /// The `max` most informative of `terms` (with how often the query repeats each) for this
+    /// index: terms it does not contain are dropped, the rest ranked by inverse document frequency
+    /// times a dampened query frequency (`1 + ln tf`), which also becomes each term's weight.
+    /// A long text (a bug report) thus queries with its rare, repeated words, not its first ones.
+    pub fn select_terms(&self, terms: &[(String, u32)], max: usize) -> Result<Vec<(String, f32)>> {
+        let searcher = self.reader.searcher();
+        let n = searcher.num_docs() as f64;
+        let mut scored: Vec<(String, f64, f32)> = Vec::new();
+        for (t, tf) in terms {
+            let df = searcher.doc_freq(&Term::from_field_text(self.fields.body, t))?
+                + searcher.doc_freq(&Term::from_field_text(self.fields.path, t))?;
+            if df == 0 {
+                continue;
+            }
+            let df = (df as f64).min(n);
+            let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+            let w = 1.0 + (*tf as f64).ln();
+            scored.push((t.clone(), idf * w, w as f32));
+        }
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        scored.truncate(max);
+        Ok(scored.into_iter().map(|(t, _, w)| (t, w)).collect())
     }
 }
 

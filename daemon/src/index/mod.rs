@@ -71,6 +71,7 @@ enum Outcome {
         hash: String,
         language: Language,
         lines: u32,
+        role: patina_core::FileRole,
         chunks: Vec<chunk::Chunk>,
     },
 }
@@ -198,6 +199,7 @@ pub(crate) fn index_repo(
                     hash,
                     language,
                     lines,
+                    role,
                     chunks,
                 } => {
                     writer.delete_path(&entry.rel);
@@ -213,6 +215,13 @@ pub(crate) fn index_repo(
                             symbol: c.symbol.as_deref().unwrap_or(""),
                             body: &c.text,
                         })?;
+                        let chunk_role = patina_core::role::chunk_role(
+                            role,
+                            language == Language::Rust,
+                            c.parent.as_deref(),
+                            c.symbol.as_deref(),
+                            &c.text,
+                        );
                         let meta = ChunkMeta {
                             path: entry.rel.clone(),
                             start_line: c.start_line,
@@ -222,6 +231,7 @@ pub(crate) fn index_repo(
                             parent: c.parent,
                             language,
                             hash: chunk_hash.to_hex().to_string(),
+                            role: Some(chunk_role),
                         };
                         ids.push(id);
                         batch.added_chunks.push((id, meta, c.text));
@@ -424,10 +434,13 @@ fn examine(
     let language = Language::from_path(std::path::Path::new(&entry.rel));
     let chunks = chunk::chunk_file(language, &text, opts);
     let lines = text.lines().count() as u32;
+    let head_end = text.char_indices().nth(4096).map_or(text.len(), |(i, _)| i);
+    let role = patina_core::role::classify(&entry.rel, Some(&text[..head_end]));
     Outcome::Chunked {
         hash,
         language,
         lines,
+        role,
         chunks,
     }
 }

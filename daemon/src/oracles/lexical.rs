@@ -3,10 +3,35 @@
 use anyhow::Result;
 
 use super::{Oracle, OracleHit, OracleQuery, merge_by_score};
-use crate::index::tokens::query_terms;
+use crate::index::tokens::{for_each_token, query_terms};
 
 /// Queries longer than this many distinct terms are cut: beyond it BM25 only gets slower.
 const MAX_TERMS: usize = 64;
+
+/// Every distinct token of a long text with how often it occurs (stop words included: their low
+/// inverse document frequency ranks them out).
+fn counted_terms(text: &str) -> Vec<(String, u32)> {
+    let mut counts: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    let mut order = Vec::new();
+    for_each_token(text, |_, _, t| {
+        // Line numbers, addresses and hashes from traces and logs are rare but say nothing.
+        if t.len() < 2 || t.chars().all(|c| c.is_ascii_digit()) {
+            return;
+        }
+        let c = counts.entry(t.to_string()).or_insert_with(|| {
+            order.push(t.to_string());
+            0
+        });
+        *c += 1;
+    });
+    order
+        .into_iter()
+        .map(|t| {
+            let c = counts[&t];
+            (t, c)
+        })
+        .collect()
+}
 
 pub(crate) struct LexicalOracle;
 
@@ -16,11 +41,28 @@ impl Oracle for LexicalOracle {
     }
 
     fn search(&self, q: &OracleQuery) -> Result<Vec<OracleHit>> {
-        let terms = query_terms(&q.text, MAX_TERMS);
+        // A short query uses all its terms; a long text its most informative ones, per index.
+        let counted = (q.plan.long).then(|| counted_terms(&q.text));
+        let short: Vec<(String, f32)> = if counted.is_none() {
+            query_terms(&q.text, MAX_TERMS)
+                .into_iter()
+                .map(|t| (t, 1.0))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut hits = Vec::new();
         for (i, repo) in q.repos.iter().enumerate() {
             let allow = q.filter.as_ref().map(|f| f.allowed_chunks(repo));
-            for (chunk_id, score) in repo.lexical.search(&terms, q.limit, allow)? {
+            let selected;
+            let terms = match &counted {
+                Some(c) => {
+                    selected = repo.lexical.select_terms(c, MAX_TERMS)?;
+                    &selected
+                }
+                None => &short,
+            };
+            for (chunk_id, score) in repo.lexical.search(terms, q.limit, allow)? {
                 hits.push(OracleHit {
                     repo: i,
                     chunk_id,

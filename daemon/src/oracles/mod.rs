@@ -16,6 +16,8 @@ use crate::search::PathFilter;
 /// What every oracle is asked.
 pub(crate) struct OracleQuery {
     pub text: String,
+    /// What the query was understood to say: entities, the prose part, whether it is long.
+    pub plan: Arc<patina_retrieve::QueryPlan>,
     /// How many ranked candidates to return.
     pub limit: usize,
     /// The repositories in scope.

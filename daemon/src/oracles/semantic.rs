@@ -19,7 +19,9 @@ impl Oracle for SemanticOracle {
         if !self.0.is_on() {
             return Err(Unavailable(format!("semantic search is {}", self.0.describe())).into());
         }
-        let qv = self.0.embed_query(&q.text)?;
+        // A long text's code blocks and traces mean little to a sentence model and would crowd
+        // out its prose within the model's 256 word pieces: embed the prose.
+        let qv = self.0.embed_query(&q.plan.semantic_text)?;
         let mut hits = Vec::new();
         for (i, repo) in q.repos.iter().enumerate() {
             let allow = q.filter.as_ref().map(|f| f.allowed_chunks(repo));

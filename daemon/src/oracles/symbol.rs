@@ -45,7 +45,11 @@ impl Oracle for SymbolOracle {
     }
 
     fn search(&self, q: &OracleQuery) -> Result<Vec<OracleHit>> {
-        let cands = candidates(&q.text);
+        let cands = if q.plan.long {
+            plan_candidates(&q.plan)
+        } else {
+            candidates(&q.text)
+        };
         if cands.is_empty() {
             return Ok(Vec::new());
         }
@@ -56,7 +60,7 @@ impl Oracle for SymbolOracle {
             let allowed = |id: u64| match (&q.filter, chunks.get(&id)) {
                 (_, None) => false,
                 (None, Some(_)) => true,
-                (Some(f), Some(m)) => f.matches(&m.path),
+                (Some(f), Some(m)) => f.allows(m),
             };
             let is_impl = |id: u64| chunks.get(&id).is_some_and(|m| m.kind == ChunkKind::Impl);
             let mut best: HashMap<u64, f32> = HashMap::new();
@@ -119,6 +123,7 @@ impl Oracle for SymbolOracle {
                 for f in &table.files {
                     let score = if f.path == raw
                         || (raw.contains('/') && f.path.ends_with(&format!("/{raw}")))
+                        || (raw.contains('/') && patina_retrieve::rank::same_file(&raw, &f.path))
                     {
                         FILE_PATH
                     } else if f.file_name == raw {
@@ -149,11 +154,6 @@ impl Oracle for SymbolOracle {
 /// The identifiers and file names a query mentions. A single-word query is itself a candidate;
 /// in longer queries only words that look like code (`snake_case`, `camelCase`, `a.b`, `a::b`,
 /// `a/b`, backticked) count, so prose words do not match symbols by accident.
-/// Does the query name code (an identifier, a qualified name, a file)? Prose questions do not.
-pub(crate) fn mentions_code(text: &str) -> bool {
-    !candidates(text).is_empty()
-}
-
 fn candidates(text: &str) -> Vec<Candidate> {
     let words: Vec<&str> = text.split_whitespace().take(64).collect();
     let single = words.len() == 1;
@@ -215,6 +215,34 @@ fn candidates(text: &str) -> Vec<Candidate> {
                 require_parent: false,
             });
         }
+    }
+    out
+}
+
+/// How many of a long text's identifiers are looked up (most mentioned first).
+const MAX_PLAN_IDENTIFIERS: usize = 16;
+
+/// The names and files a long text (bug report, commit body) mentions, from its [`QueryPlan`]:
+/// identifiers most mentioned first, then the paths of its text and stack traces.
+fn plan_candidates(plan: &patina_retrieve::QueryPlan) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = plan
+        .identifiers
+        .iter()
+        .take(MAX_PLAN_IDENTIFIERS)
+        .map(|i| Candidate {
+            raw: i.raw.clone(),
+            name: i.name.clone(),
+            parent: i.parent.as_deref().map(str::to_lowercase),
+            require_parent: false,
+        })
+        .collect();
+    for p in &plan.paths {
+        out.push(Candidate {
+            raw: p.clone(),
+            name: p.clone(),
+            parent: None,
+            require_parent: false,
+        });
     }
     out
 }

@@ -6,28 +6,28 @@ use std::hash::Hash;
 
 /// One oracle's contribution to a fused result.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Contribution {
+pub struct Contribution {
     pub oracle: &'static str,
     pub rank: u32,
     pub score: f32,
 }
 
 #[derive(Clone, Debug)]
-pub(crate) struct Fused<K> {
+pub struct Fused<K> {
     pub key: K,
     pub score: f64,
     pub provenance: Vec<Contribution>,
 }
 
 /// A ranked list from one oracle: keys best first, with the oracle's own scores.
-pub(crate) struct Ranking<K> {
+pub struct Ranking<K> {
     pub oracle: &'static str,
     pub weight: f64,
     pub items: Vec<(K, f32)>,
 }
 
 /// Fuse rankings; ties break on the best single rank, then on key order, so output is deterministic.
-pub(crate) fn rrf<K: Clone + Eq + Hash + Ord>(rankings: &[Ranking<K>], k: f64) -> Vec<Fused<K>> {
+pub fn rrf<K: Clone + Eq + Hash + Ord>(rankings: &[Ranking<K>], k: f64) -> Vec<Fused<K>> {
     let mut acc: HashMap<K, Fused<K>> = HashMap::new();
     for r in rankings {
         for (i, (key, score)) in r.items.iter().enumerate() {

@@ -1,0 +1,602 @@
+//! Ranking after fusion: what the fused rank score cannot know — what each file is for, whether a
+//! chunk *defines* what the query names, whether its path says what the query says, how much of a
+//! file matches — applied as bounded multiplicative adjustments, then ordered for the granularity
+//! asked: chunks (overlaps removed, repeats of a file decayed) or files (chunk scores aggregated).
+//!
+//! Every adjustment multiplies the fused score by a factor near 1, so ranking reorders close
+//! candidates and never removes one (the relevance floor aside).
+
+use std::collections::HashMap;
+
+use patina_core::FileRole;
+
+use crate::fusion::Contribution;
+use crate::query::{QueryPlan, path_words, stem};
+
+/// A fused candidate with what ranking needs to know about it.
+#[derive(Clone, Debug)]
+pub struct Candidate<K> {
+    pub key: K,
+    /// The fused (RRF) score.
+    pub fused: f64,
+    pub provenance: Vec<Contribution>,
+    /// Which file it belongs to: the repository's index in the query's scope and the path. `None`
+    /// for results that are not part of a file (session notes).
+    pub file: Option<(usize, String)>,
+    pub role: FileRole,
+    pub symbol: Option<String>,
+    pub parent: Option<String>,
+    /// First and last line, 1-based inclusive.
+    pub lines: (u32, u32),
+}
+
+/// A candidate with its final score and the adjustments that made it (for explanations).
+#[derive(Clone, Debug)]
+pub struct Scored<K> {
+    pub candidate: Candidate<K>,
+    pub score: f64,
+    pub factors: Factors,
+}
+
+/// The multiplicative adjustments applied to one candidate (1.0 = none).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Factors {
+    pub role: f64,
+    pub definition: f64,
+    pub path: f64,
+    pub mention: f64,
+    pub near: f64,
+}
+
+impl Default for Factors {
+    fn default() -> Self {
+        Factors {
+            role: 1.0,
+            definition: 1.0,
+            path: 1.0,
+            mention: 1.0,
+            near: 1.0,
+        }
+    }
+}
+
+impl Factors {
+    pub fn product(&self) -> f64 {
+        self.role * self.definition * self.path * self.mention * self.near
+    }
+}
+
+/// Strengths of the ranking rules. The defaults follow from what each rule means rather than from
+/// one evaluation set; `bench/RESULTS.md` records how each was checked on several.
+#[derive(Clone, Debug)]
+pub struct RankOptions {
+    /// Apply the file-role priors of the query's intent.
+    pub role_priors: bool,
+    /// A chunk that defines a name the query mentions.
+    pub definition_boost: f64,
+    /// A chunk whose enclosing symbol (class, impl, heading) is a name the query mentions.
+    pub parent_boost: f64,
+    /// Per query word found in the file's path (at most [`RankOptions::path_words_max`] count).
+    pub path_word_boost: f64,
+    pub path_words_max: usize,
+    /// A file the query names (a path or a file name in its text).
+    pub mention_boost: f64,
+    /// A file named by a stack-trace frame.
+    pub frame_boost: f64,
+    /// Directories the caller wants lifted (`--near DIR`, or a folder named in the query).
+    pub near: Vec<String>,
+    pub near_boost: f64,
+    /// Chunk level: the n-th chunk of the same file is multiplied by `repeat_decay^(n-1)`.
+    pub repeat_decay: f64,
+    /// File level: a file's score is its best chunk plus these shares of its next best chunks.
+    pub coherence: Vec<f64>,
+    /// A candidate found by the semantic oracle alone with a cosine below this is not a hit.
+    pub semantic_floor: f32,
+}
+
+impl Default for RankOptions {
+    fn default() -> Self {
+        RankOptions {
+            role_priors: true,
+            definition_boost: 1.3,
+            parent_boost: 1.1,
+            path_word_boost: 0.08,
+            path_words_max: 3,
+            mention_boost: 1.5,
+            frame_boost: 1.2,
+            near: Vec::new(),
+            near_boost: 1.3,
+            repeat_decay: 0.8,
+            coherence: vec![0.5, 0.25],
+            semantic_floor: 0.2,
+        }
+    }
+}
+
+/// The oracle name whose scores are cosines (for the relevance floor).
+pub const SEMANTIC: &str = "semantic";
+
+/// Does a candidate carry any evidence beyond a weak semantic neighbour?
+pub fn above_floor(provenance: &[Contribution], floor: f32) -> bool {
+    provenance
+        .iter()
+        .any(|c| c.oracle != SEMANTIC || c.score >= floor)
+}
+
+/// Score every candidate under `plan`, drop those below the relevance floor, best first.
+pub fn score<K: Clone>(
+    candidates: Vec<Candidate<K>>,
+    plan: &QueryPlan,
+    opts: &RankOptions,
+) -> Vec<Scored<K>> {
+    let query_stems: Vec<String> = if plan.long {
+        Vec::new()
+    } else {
+        let mut v: Vec<String> = plan
+            .content_words
+            .iter()
+            .map(|w| stem(w).to_string())
+            .collect();
+        v.dedup();
+        v
+    };
+    let ident_names: Vec<String> = plan
+        .identifiers
+        .iter()
+        .map(|i| normalize(&i.name))
+        .collect();
+    let ident_parents: Vec<String> = plan
+        .identifiers
+        .iter()
+        .filter_map(|i| i.parent.as_deref().map(normalize))
+        .collect();
+    let mut path_cache: HashMap<String, (f64, f64, f64)> = HashMap::new();
+    let mut out: Vec<Scored<K>> = candidates
+        .into_iter()
+        .filter(|c| above_floor(&c.provenance, opts.semantic_floor))
+        .map(|c| {
+            let mut f = Factors::default();
+            if let Some((_, path)) = &c.file {
+                if opts.role_priors {
+                    f.role = plan.role_prior(c.role);
+                }
+                let (pw, mention, near) = *path_cache.entry(path.clone()).or_insert_with(|| {
+                    let words: Vec<String> = path_words(path)
+                        .iter()
+                        .map(|w| stem(w).to_string())
+                        .collect();
+                    let matched = query_stems
+                        .iter()
+                        .filter(|q| words.iter().any(|w| w == *q))
+                        .count();
+                    let pw = 1.0 + opts.path_word_boost * matched.min(opts.path_words_max) as f64;
+                    let mention =
+                        if plan.paths.iter().any(|m| {
+                            same_file(m, path) && !plan.frames.iter().any(|fr| &fr.path == m)
+                        }) {
+                            opts.mention_boost
+                        } else if plan.frames.iter().any(|fr| same_file(&fr.path, path)) {
+                            opts.frame_boost
+                        } else {
+                            1.0
+                        };
+                    let near = if opts.near.iter().any(|d| in_dir(path, d)) {
+                        opts.near_boost
+                    } else {
+                        1.0
+                    };
+                    (pw, mention, near)
+                });
+                f.path = pw;
+                f.mention = mention;
+                f.near = near;
+            }
+            if !ident_names.is_empty() {
+                let sym = c.symbol.as_deref().map(normalize);
+                let parent = c.parent.as_deref().map(normalize);
+                if sym.as_ref().is_some_and(|s| ident_names.contains(s)) {
+                    f.definition = opts.definition_boost;
+                } else if parent
+                    .as_ref()
+                    .is_some_and(|p| ident_names.contains(p) || ident_parents.contains(p))
+                {
+                    f.definition = opts.parent_boost;
+                }
+            }
+            Scored {
+                score: c.fused * f.product(),
+                candidate: c,
+                factors: f,
+            }
+        })
+        .collect();
+    sort(&mut out);
+    out
+}
+
+fn sort<K>(v: &mut [Scored<K>]) {
+    // Stable: equal scores keep the fused order (itself deterministic).
+    v.sort_by(|a, b| b.score.total_cmp(&a.score));
+}
+
+/// Chunk level: drop chunks that overlap a better chunk of the same file, and decay the n-th chunk
+/// of a file by `repeat_decay^(n-1)` so one file does not fill the list.
+pub fn chunks<K: Clone>(mut scored: Vec<Scored<K>>, opts: &RankOptions) -> Vec<Scored<K>> {
+    let mut kept: Vec<Scored<K>> = Vec::with_capacity(scored.len());
+    let mut per_file: HashMap<(usize, String), (u32, Vec<(u32, u32)>)> = HashMap::new();
+    for mut s in scored.drain(..) {
+        if let Some(file) = &s.candidate.file {
+            let e = per_file.entry(file.clone()).or_default();
+            let (a, b) = s.candidate.lines;
+            if e.1.iter().any(|&(x, y)| a <= y && x <= b) {
+                continue;
+            }
+            e.1.push((a, b));
+            s.score *= opts.repeat_decay.powi(e.0 as i32);
+            e.0 += 1;
+        }
+        kept.push(s);
+    }
+    sort(&mut kept);
+    kept
+}
+
+/// A file's aggregate: its best chunk (the representative) and the file's score.
+#[derive(Clone, Debug)]
+pub struct FileScore<K> {
+    pub best: Scored<K>,
+    pub score: f64,
+    /// How many candidate chunks of the file matched.
+    pub matches: usize,
+    /// Provenance of the whole file: each oracle's best rank over its chunks.
+    pub provenance: Vec<Contribution>,
+}
+
+/// File level: each file scored by its best chunk plus shares ([`RankOptions::coherence`]) of its
+/// next best, so a file that matches in several places outranks one lucky chunk. Results that are
+/// not part of a file (notes) stand alone.
+pub fn files<K: Clone>(scored: Vec<Scored<K>>, opts: &RankOptions) -> Vec<FileScore<K>> {
+    let mut out: Vec<FileScore<K>> = Vec::new();
+    let mut index: HashMap<(usize, String), usize> = HashMap::new();
+    for s in scored {
+        let at = match &s.candidate.file {
+            Some(file) => match index.get(file) {
+                Some(&i) => i,
+                None => {
+                    index.insert(file.clone(), out.len());
+                    out.push(FileScore {
+                        score: s.score,
+                        matches: 0,
+                        provenance: Vec::new(),
+                        best: s.clone(),
+                    });
+                    out.len() - 1
+                }
+            },
+            None => {
+                out.push(FileScore {
+                    score: s.score,
+                    matches: 0,
+                    provenance: Vec::new(),
+                    best: s.clone(),
+                });
+                out.len() - 1
+            }
+        };
+        let f = &mut out[at];
+        if f.matches > 0 {
+            f.score += opts.coherence.get(f.matches - 1).copied().unwrap_or(0.0) * s.score;
+        }
+        f.matches += 1;
+        for c in &s.candidate.provenance {
+            match f.provenance.iter_mut().find(|p| p.oracle == c.oracle) {
+                Some(p) if p.rank <= c.rank => {}
+                Some(p) => *p = c.clone(),
+                None => f.provenance.push(c.clone()),
+            }
+        }
+    }
+    out.sort_by(|a, b| b.score.total_cmp(&a.score));
+    out
+}
+
+/// Names compared across styles: `parseArgs`, `parse_args` and `ParseArgs` are one name.
+pub fn normalize(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Does the mention `m` (a path as written in a query or trace, possibly absolute or partial)
+/// name the repository file `path`? The file names must be equal and, when the mention has
+/// directories, the trailing directories the two share must include the mention's last one.
+pub fn same_file(m: &str, path: &str) -> bool {
+    let mut a = m.trim_start_matches("./").rsplit('/');
+    let mut b = path.rsplit('/');
+    let (Some(an), Some(bn)) = (a.next(), b.next()) else {
+        return false;
+    };
+    if an != bn {
+        return false;
+    }
+    match (a.next(), b.next()) {
+        (None, _) => true,
+        (Some(ad), Some(bd)) => ad == bd,
+        (Some(_), None) => false,
+    }
+}
+
+/// Is `path` inside directory `dir` (relative, `/`-separated)?
+pub fn in_dir(path: &str, dir: &str) -> bool {
+    let dir = dir.trim_matches('/').trim_start_matches("./");
+    !dir.is_empty()
+        && path.len() > dir.len()
+        && path.starts_with(dir)
+        && path.as_bytes()[dir.len()] == b'/'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cand(
+        key: u32,
+        fused: f64,
+        path: &str,
+        role: FileRole,
+        symbol: Option<&str>,
+        lines: (u32, u32),
+    ) -> Candidate<u32> {
+        Candidate {
+            key,
+            fused,
+            provenance: vec![Contribution {
+                oracle: "lexical",
+                rank: key,
+                score: 1.0,
+            }],
+            file: Some((0, path.to_string())),
+            role,
+            symbol: symbol.map(str::to_string),
+            parent: None,
+            lines,
+        }
+    }
+
+    fn keys<K: Copy>(v: &[Scored<K>]) -> Vec<K> {
+        v.iter().map(|s| s.candidate.key).collect()
+    }
+
+    #[test]
+    fn an_implementation_question_puts_source_above_docs_and_tests_that_repeat_it() {
+        let plan = QueryPlan::analyze("how are shell completions generated");
+        let ranked = score(
+            vec![
+                cand(
+                    1,
+                    0.033,
+                    "site/content/completions/_index.md",
+                    FileRole::Docs,
+                    None,
+                    (1, 40),
+                ),
+                cand(
+                    2,
+                    0.032,
+                    "completions_test.go",
+                    FileRole::Test,
+                    Some("TestCompletions"),
+                    (1, 30),
+                ),
+                cand(
+                    3,
+                    0.030,
+                    "completions.go",
+                    FileRole::Source,
+                    Some("genCompletion"),
+                    (10, 80),
+                ),
+            ],
+            &plan,
+            &RankOptions::default(),
+        );
+        assert_eq!(keys(&ranked), [3, 2, 1]);
+        // Lowered, not removed.
+        assert_eq!(ranked.len(), 3);
+    }
+
+    #[test]
+    fn a_docs_question_keeps_docs_first() {
+        let plan = QueryPlan::analyze("how do I generate shell completions, documentation");
+        let ranked = score(
+            vec![
+                cand(
+                    1,
+                    0.033,
+                    "site/content/completions/_index.md",
+                    FileRole::Docs,
+                    None,
+                    (1, 40),
+                ),
+                cand(
+                    3,
+                    0.030,
+                    "completions.go",
+                    FileRole::Source,
+                    Some("genCompletion"),
+                    (10, 80),
+                ),
+            ],
+            &plan,
+            &RankOptions::default(),
+        );
+        assert_eq!(keys(&ranked), [1, 3]);
+    }
+
+    #[test]
+    fn definitions_of_named_symbols_beat_their_callers() {
+        let plan = QueryPlan::analyze("why does parse_args reject an empty flag");
+        let ranked = score(
+            vec![
+                cand(
+                    1,
+                    0.033,
+                    "src/main.rs",
+                    FileRole::Source,
+                    Some("main"),
+                    (1, 20),
+                ),
+                cand(
+                    2,
+                    0.031,
+                    "src/args.rs",
+                    FileRole::Source,
+                    Some("parse_args"),
+                    (5, 60),
+                ),
+            ],
+            &plan,
+            &RankOptions::default(),
+        );
+        assert_eq!(keys(&ranked), [2, 1]);
+        assert_eq!(
+            ranked[0].factors.definition,
+            RankOptions::default().definition_boost
+        );
+    }
+
+    #[test]
+    fn mentioned_files_and_trace_frames_are_evidence() {
+        let plan = QueryPlan::analyze("crash in _pytest/fixtures.py when the scope is wrong");
+        let ranked = score(
+            vec![
+                cand(
+                    1,
+                    0.033,
+                    "src/_pytest/python.py",
+                    FileRole::Source,
+                    None,
+                    (1, 20),
+                ),
+                cand(
+                    2,
+                    0.030,
+                    "src/_pytest/fixtures.py",
+                    FileRole::Source,
+                    None,
+                    (1, 20),
+                ),
+            ],
+            &plan,
+            &RankOptions::default(),
+        );
+        assert_eq!(keys(&ranked), [2, 1]);
+        assert!(same_file(
+            "/usr/lib/python3/site-packages/_pytest/fixtures.py",
+            "src/_pytest/fixtures.py"
+        ));
+        assert!(same_file("fixtures.py", "src/_pytest/fixtures.py"));
+        assert!(!same_file("other/fixtures.py", "src/_pytest/fixtures.py"));
+        assert!(!same_file("src/_pytest/fixtures.py", "fixtures.py"));
+    }
+
+    #[test]
+    fn the_relevance_floor_drops_weak_semantic_only_hits() {
+        let plan = QueryPlan::analyze("zzqqxnotathing");
+        let mut weak = cand(1, 0.016, "a.rs", FileRole::Source, None, (1, 2));
+        weak.provenance = vec![Contribution {
+            oracle: SEMANTIC,
+            rank: 1,
+            score: 0.08,
+        }];
+        let mut strong = weak.clone();
+        strong.key = 2;
+        strong.provenance[0].score = 0.45;
+        let ranked = score(vec![weak, strong], &plan, &RankOptions::default());
+        assert_eq!(keys(&ranked), [2]);
+    }
+
+    #[test]
+    fn chunk_level_removes_overlaps_and_decays_repeats() {
+        let plan = QueryPlan::analyze("scheduler");
+        let opts = RankOptions {
+            role_priors: false,
+            ..RankOptions::default()
+        };
+        let scored = score(
+            vec![
+                cand(1, 0.040, "a.rs", FileRole::Source, None, (1, 50)),
+                cand(2, 0.039, "a.rs", FileRole::Source, None, (40, 60)),
+                cand(3, 0.038, "a.rs", FileRole::Source, None, (100, 120)),
+                cand(4, 0.037, "a.rs", FileRole::Source, None, (200, 220)),
+                cand(5, 0.036, "b.rs", FileRole::Source, None, (1, 10)),
+            ],
+            &plan,
+            &opts,
+        );
+        let out = chunks(scored, &opts);
+        // 2 overlaps 1 and goes; 3 and 4 decay below b.rs.
+        assert_eq!(keys(&out), [1, 5, 3, 4]);
+    }
+
+    #[test]
+    fn file_level_aggregates_so_coherent_files_win() {
+        let plan = QueryPlan::analyze("scheduler");
+        let opts = RankOptions::default();
+        let scored = score(
+            vec![
+                cand(1, 0.040, "lucky.rs", FileRole::Source, None, (1, 5)),
+                cand(2, 0.035, "coherent.rs", FileRole::Source, None, (1, 5)),
+                cand(3, 0.030, "coherent.rs", FileRole::Source, None, (10, 15)),
+            ],
+            &plan,
+            &opts,
+        );
+        let f = files(scored, &opts);
+        assert_eq!(f[0].best.candidate.file.as_ref().unwrap().1, "coherent.rs");
+        assert_eq!(f[0].matches, 2);
+        assert_eq!(f.len(), 2);
+    }
+
+    #[test]
+    fn near_lifts_a_folder_without_filtering() {
+        let plan = QueryPlan::analyze("how is the buffer flushed");
+        let opts = RankOptions {
+            near: vec!["src/io".into()],
+            ..RankOptions::default()
+        };
+        let ranked = score(
+            vec![
+                cand(1, 0.033, "src/net/buf.rs", FileRole::Source, None, (1, 5)),
+                cand(2, 0.031, "src/io/buf.rs", FileRole::Source, None, (1, 5)),
+            ],
+            &plan,
+            &opts,
+        );
+        assert_eq!(keys(&ranked), [2, 1]);
+        assert!(in_dir("src/io/buf.rs", "src/io/"));
+        assert!(!in_dir("src/iox/buf.rs", "src/io"));
+    }
+
+    #[test]
+    fn path_words_match_query_words() {
+        let plan = QueryPlan::analyze("where are shell completions generated");
+        let ranked = score(
+            vec![
+                cand(1, 0.033, "command.go", FileRole::Source, None, (1, 5)),
+                cand(
+                    2,
+                    0.031,
+                    "shell_completions.go",
+                    FileRole::Source,
+                    None,
+                    (1, 5),
+                ),
+            ],
+            &plan,
+            &RankOptions::default(),
+        );
+        assert_eq!(keys(&ranked), [2, 1]);
+    }
+}
