@@ -118,31 +118,6 @@ struct QueryArgs {
     near: Vec<String>,
 }
 
-/// `--role` values as wire roles: (included, excluded).
-pub(crate) fn parse_roles(values: &[String]) -> Result<(Vec<i32>, Vec<i32>)> {
-    let (mut inc, mut exc) = (Vec::new(), Vec::new());
-    for v in values {
-        let (negated, name) = match v.trim().strip_prefix('!') {
-            Some(rest) => (true, rest),
-            None => (false, v.trim()),
-        };
-        let role = patina_core::FileRole::parse(name).with_context(|| {
-            format!(
-                "unknown role '{name}' (expected one of: {})",
-                patina_core::FileRole::ALL.map(|r| r.name()).join(", ")
-            )
-        })?;
-        let wire = pb::FileRole::from_str_name(&format!("FILE_ROLE_{}", role.name().to_uppercase()))
-            .expect("every role has a wire value") as i32;
-        if negated {
-            exc.push(wire)
-        } else {
-            inc.push(wire)
-        }
-    }
-    Ok((inc, exc))
-}
-
 #[derive(Subcommand)]
 enum DaemonCmd {
     /// Start the daemon if it is not running.
@@ -277,6 +252,22 @@ fn repo_key(arg: &str) -> String {
     }
 }
 
+/// `--near DIR` as the daemon wants it: relative to the repository root. A directory given
+/// relative to the working directory (or absolute) inside the current repository is rewritten;
+/// anything else is passed as written (already relative to the root).
+fn repo_relative(dir: &str, cwd: &Path, root: Option<&Path>) -> String {
+    let Some(root) = root else {
+        return dir.to_string();
+    };
+    let abs = cwd.join(dir);
+    let abs = abs.canonicalize().unwrap_or(abs);
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    match abs.strip_prefix(&root) {
+        Ok(rel) if abs.exists() => rel.to_string_lossy().into_owned(),
+        _ => dir.to_string(),
+    }
+}
+
 /// The root of the git repository containing `dir`, if any.
 fn git_root(dir: &Path) -> Option<PathBuf> {
     dir.ancestors()
@@ -289,7 +280,8 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
     if text.trim().is_empty() {
         bail!("empty query");
     }
-    let (roles, exclude_roles) = parse_roles(&args.role)?;
+    let (roles, exclude_roles) =
+        patina_proto::roles::parse_filter(&args.role).map_err(anyhow::Error::msg)?;
     let mut c = Client::connect_or_start(socket).await?;
     let cwd = std::env::current_dir().context("no current directory")?;
     let (repos, here) = if args.all {
@@ -320,7 +312,11 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
         fresh_timeout_ms: args.fresh.unwrap_or(0),
         roles,
         exclude_roles,
-        near: args.near.clone(),
+        near: args
+            .near
+            .iter()
+            .map(|d| repo_relative(d, &cwd, here.as_deref()))
+            .collect(),
     };
     let resp = match c.query(req.clone()).await {
         Err(status) if status.code() == tonic::Code::NotFound && here.is_some() => {

@@ -95,6 +95,7 @@ pub(crate) fn print_hits(
                     "kind": h.kind,
                     "parent": h.parent,
                     "language": h.language,
+                    "role": patina_proto::roles::from_wire(h.role).map(|r| r.name()),
                     "score": h.score,
                     "oracles": h.provenance.iter().map(|p| json!({"oracle": p.oracle, "rank": p.rank, "score": p.score})).collect::<Vec<_>>(),
                     "snippet": h.snippet,
@@ -107,7 +108,7 @@ pub(crate) fn print_hits(
             .map(|o| json!({"oracle": o.oracle, "status": o.status, "hits": o.hits, "took_us": o.took_us, "message": o.message}))
             .collect();
         let freshness: Vec<_> = resp.freshness.iter().map(freshness_json).collect();
-        let v = json!({"hits": hits, "oracles": oracles, "took_us": resp.took_us, "notices": resp.notices, "freshness": freshness});
+        let v = json!({"hits": hits, "oracles": oracles, "took_us": resp.took_us, "notices": resp.notices, "freshness": freshness, "intent": resp.intent});
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(());
     }

@@ -376,37 +376,15 @@ impl pb::search_server::Search for Services {
 fn roles(values: &[i32]) -> Result<Vec<FileRole>, Status> {
     values
         .iter()
-        .map(|&v| match pb::FileRole::try_from(v) {
-            Ok(pb::FileRole::Source) => Ok(FileRole::Source),
-            Ok(pb::FileRole::Test) => Ok(FileRole::Test),
-            Ok(pb::FileRole::Docs) => Ok(FileRole::Docs),
-            Ok(pb::FileRole::Example) => Ok(FileRole::Example),
-            Ok(pb::FileRole::Benchmark) => Ok(FileRole::Benchmark),
-            Ok(pb::FileRole::Generated) => Ok(FileRole::Generated),
-            Ok(pb::FileRole::Vendored) => Ok(FileRole::Vendored),
-            Ok(pb::FileRole::Config) => Ok(FileRole::Config),
-            Ok(pb::FileRole::Other) => Ok(FileRole::Other),
-            Ok(pb::FileRole::Unspecified) | Err(_) => Err(Status::invalid_argument(format!(
-                "unknown file role {v} (expected one of: {})",
-                FileRole::ALL.map(FileRole::name).join(", ")
-            ))),
+        .map(|&v| {
+            patina_proto::roles::from_wire(v).ok_or_else(|| {
+                Status::invalid_argument(format!(
+                    "unknown file role {v} (expected one of: {})",
+                    FileRole::ALL.map(FileRole::name).join(", ")
+                ))
+            })
         })
         .collect()
-}
-
-fn role_pb(role: Option<FileRole>) -> i32 {
-    (match role {
-        None => pb::FileRole::Unspecified,
-        Some(FileRole::Source) => pb::FileRole::Source,
-        Some(FileRole::Test) => pb::FileRole::Test,
-        Some(FileRole::Docs) => pb::FileRole::Docs,
-        Some(FileRole::Example) => pb::FileRole::Example,
-        Some(FileRole::Benchmark) => pb::FileRole::Benchmark,
-        Some(FileRole::Generated) => pb::FileRole::Generated,
-        Some(FileRole::Vendored) => pb::FileRole::Vendored,
-        Some(FileRole::Config) => pb::FileRole::Config,
-        Some(FileRole::Other) => pb::FileRole::Other,
-    }) as i32
 }
 
 fn hit_pb(h: SearchHit) -> pb::Hit {
@@ -423,7 +401,7 @@ fn hit_pb(h: SearchHit) -> pb::Hit {
         score: h.score,
         provenance,
         snippet: h.snippet,
-        role: role_pb(h.role),
+        role: h.role.map_or(0, |r| patina_proto::roles::to_wire(r) as i32),
         ..Default::default()
     };
     match h.item {

@@ -356,6 +356,13 @@ impl Args {
     }
 
     /// A list of strings; a single string counts as a list of one.
+    /// `role`: one name or a list; `!name` excludes. As wire roles: (included, excluded).
+    fn roles(&mut self) -> Result<(Vec<i32>, Vec<i32>), String> {
+        let values = self.strings("role")?;
+        patina_proto::roles::parse_filter(&values)
+            .map_err(|e| format!("argument 'role' of {}: {e}", self.tool))
+    }
+
     fn strings(&mut self, key: &str) -> Result<Vec<String>, String> {
         match self.take(key) {
             None => Ok(Vec::new()),
@@ -559,6 +566,8 @@ fn query_input() -> Value {
             "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10, "description": "Number of results."},
             "repo": {"type": "string", "description": "Repository name, id or path; `*` for every registered repository. Default: the repository of the working directory if registered, else all."},
             "path": {"type": "string", "description": "Gitignore-style glob relative to the repository root restricting results to matching files, e.g. `src/**/*.rs`, `*.py`, `docs/` (a directory matches everything below it)."},
+            "role": {"type": ["string", "array"], "items": {"type": "string"}, "description": "Only files of these roles: `source`, `test`, `docs`, `example`, `benchmark`, `generated`, `vendored`, `config`, `other`; `!test` excludes one. Default: every role, ranked by what the query asks for."},
+            "near": {"type": "string", "description": "A directory (relative to the repository root) whose files rank higher, without excluding others."},
             "level": {"type": "string", "enum": LEVELS, "default": "symbol", "description": "Result granularity: `symbol` = one result per definition/chunk; `file` = one per file; `module` = chunks aggregated per directory; `repo` = per repository; `doc` = documentation only (Markdown, reST, text) and session notes."},
             "preview": {"type": "boolean", "default": false, "description": "Include the first lines of each result (truncated)."}
         },
@@ -593,7 +602,8 @@ fn query_output() -> Value {
                     "preview": {"type": "string"},
                     "note": {"type": "object"},
                     "matches": {"type": "integer"},
-                    "best": {"type": "string"}
+                    "best": {"type": "string"},
+                    "role": {"type": "string", "description": "what the file is for: source, test, docs, example, benchmark, generated, vendored, config, other"}
                 },
                 "required": ["ref", "path", "kind", "score", "oracles"]
             }},
@@ -613,6 +623,8 @@ async fn query(server: &Server, mut a: Args) -> ToolResult {
     let path = a.string("path")?;
     let level = a.choice("level", LEVELS)?.unwrap_or("symbol");
     let show_preview = a.boolean("preview")?.unwrap_or(false);
+    let (roles, exclude_roles) = a.roles()?;
+    let near = a.string("near")?;
     a.finish()?;
     let granularity = match level {
         "file" => pb::Granularity::File,
@@ -629,6 +641,9 @@ async fn query(server: &Server, mut a: Args) -> ToolResult {
         granularity: granularity as i32,
         // Notes carry their text anyway; code previews only when asked.
         snippet_lines: if show_preview { PREVIEW_LINES } else { 0 },
+        roles,
+        exclude_roles,
+        near: near.into_iter().collect(),
         ..Default::default()
     };
     let resp = rpc!(server, pb::search_client::SearchClient<_>, query, req)?;
@@ -679,6 +694,10 @@ async fn query(server: &Server, mut a: Args) -> ToolResult {
         );
         obj.remove("provenance");
         obj.remove("snippet");
+        match patina_proto::roles::from_wire(h.role) {
+            Some(r) => obj.insert("role".into(), json!(r.name())),
+            None => obj.remove("role"),
+        };
         if show_preview && !h.snippet.is_empty() && !is_note {
             obj.insert("preview".into(), json!(preview(&h.snippet)));
         }
@@ -771,7 +790,9 @@ fn context_input() -> Value {
             "budget": {"type": "integer", "minimum": 100, "maximum": 200000, "default": 6000, "description": "Token budget for the assembled context (≈ characters / 4)."},
             "format": {"type": "string", "enum": FORMATS, "default": "xml", "description": "`xml`: <source ref=\"path:start-end\" …> elements; `markdown`: a heading and a fenced block per item; `json`."},
             "repo": {"type": "string", "description": "Repository name, id or path; `*` for every one. Default: the working directory's repository if registered, else all."},
-            "path": {"type": "string", "description": "Gitignore-style glob restricting the sources, e.g. `src/**`."}
+            "path": {"type": "string", "description": "Gitignore-style glob restricting the sources, e.g. `src/**`."},
+            "role": {"type": ["string", "array"], "items": {"type": "string"}, "description": "Only files of these roles: `source`, `test`, `docs`, `example`, `benchmark`, `generated`, `vendored`, `config`, `other`; `!test` excludes one. Default: every role, ranked by what the query asks for."},
+            "near": {"type": "string", "description": "A directory (relative to the repository root) whose files rank higher, without excluding others."}
         },
         "additionalProperties": false
     })
@@ -819,6 +840,8 @@ async fn context(server: &Server, mut a: Args) -> ToolResult {
     let format = a.choice("format", FORMATS)?.unwrap_or("xml");
     let repo = a.string("repo")?;
     let path = a.string("path")?;
+    let (roles, exclude_roles) = a.roles()?;
+    let near = a.string("near")?;
     a.finish()?;
     let req = pb::ContextRequest {
         query: text,
@@ -830,6 +853,9 @@ async fn context(server: &Server, mut a: Args) -> ToolResult {
             "json" => pb::ContextFormat::Json,
             _ => pb::ContextFormat::Xml,
         } as i32,
+        roles,
+        exclude_roles,
+        near: near.into_iter().collect(),
         ..Default::default()
     };
     let resp = rpc!(server, pb::search_client::SearchClient<_>, context, req)?;

@@ -1,0 +1,246 @@
+//! Ranking as a user meets it: a question about how something works is answered with the code
+//! that does it, not with the README or the test that repeat its words; roles can be asked for and
+//! excluded; filters that leave nothing are relaxed with a notice; nonsense finds nothing.
+
+use patina_tests::*;
+
+const BACKOFF_PY: &str = r#""""Retry policy for outgoing calls."""
+
+import random
+
+
+def compute_delay(attempt, base=0.1, cap=30.0):
+    """Exponential delay before the next attempt, with full jitter."""
+    exp = min(cap, base * (2 ** attempt))
+    return random.uniform(0, exp)
+
+
+class RetryPolicy:
+    def __init__(self, attempts=5):
+        self.attempts = attempts
+
+    def should_retry(self, attempt, error):
+        return attempt < self.attempts and getattr(error, "transient", False)
+"#;
+
+const CLIENT_PY: &str = r#"from .backoff import compute_delay, RetryPolicy
+
+
+def call_with_retries(send, request, policy=None):
+    policy = policy or RetryPolicy()
+    attempt = 0
+    while True:
+        try:
+            return send(request)
+        except Exception as error:
+            if not policy.should_retry(attempt, error):
+                raise
+            sleep(compute_delay(attempt))
+            attempt += 1
+"#;
+
+/// Repeats the question's words more often than the code does.
+const README_MD: &str = r#"# retrykit
+
+## How the backoff delay between retries is computed
+
+The backoff delay between retries is computed from the attempt number: the delay between
+retries doubles with each retry, and the backoff delay is capped. Retries stop when the retry
+policy says so. See the retries guide for how the backoff delay between retries is computed.
+"#;
+
+const GUIDE_MD: &str = r#"# Retries guide
+
+Retries and backoff: the delay between retries grows. How the backoff delay between retries is
+computed is described in the README. Tune retries with the policy.
+"#;
+
+const TEST_PY: &str = r#"from retrykit.backoff import compute_delay
+
+
+def test_backoff_delay_between_retries_is_computed_and_capped():
+    # the backoff delay between retries is computed and capped
+    for attempt in range(10):
+        delay = compute_delay(attempt, cap=1.0)
+        assert 0 <= delay <= 1.0, "backoff delay between retries"
+"#;
+
+const LIB_RS: &str = r#"/// Parses a duration like `5s`.
+pub fn parse_duration(s: &str) -> Option<u64> {
+    s.strip_suffix('s')?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_seconds() {
+        assert_eq!(parse_duration("5s"), Some(5));
+    }
+}
+"#;
+
+fn retry_repo() -> Repo {
+    git_repo(&[
+        ("retrykit/backoff.py", BACKOFF_PY.as_bytes()),
+        ("retrykit/client.py", CLIENT_PY.as_bytes()),
+        ("README.md", README_MD.as_bytes()),
+        ("docs/retries.md", GUIDE_MD.as_bytes()),
+        ("tests/test_backoff.py", TEST_PY.as_bytes()),
+        ("duration/src/lib.rs", LIB_RS.as_bytes()),
+    ])
+}
+
+fn json_hits(out: &Output) -> Vec<serde_json::Value> {
+    let v: serde_json::Value =
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {out:?}"));
+    v["hits"].as_array().cloned().unwrap_or_default()
+}
+
+fn paths(hits: &[serde_json::Value]) -> Vec<String> {
+    hits.iter()
+        .map(|h| h["repo_path"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn an_implementation_question_puts_the_source_above_the_readme_that_repeats_it() {
+    let env = TestEnv::started();
+    let repo = retry_repo();
+    env.add_repo(repo.path());
+    let question = "how is the backoff delay between retries computed";
+
+    // Lexical evidence alone favours the prose that repeats the question.
+    let out = env.patina_in(
+        repo.path(),
+        &["q", question, "--files", "--json", "--oracle", "lexical"],
+    );
+    assert_eq!(out.code(), 0, "{out:?}");
+    let hits = json_hits(&out);
+    let files = paths(&hits);
+    assert_eq!(
+        files.first().map(String::as_str),
+        Some("retrykit/backoff.py"),
+        "the implementation comes first: {files:?}"
+    );
+    assert!(
+        files.iter().any(|p| p == "README.md"),
+        "the README is ranked lower, not removed: {files:?}"
+    );
+    assert_eq!(hits[0]["role"], "source");
+    let readme = hits.iter().find(|h| h["repo_path"] == "README.md").unwrap();
+    assert_eq!(readme["role"], "docs");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["intent"], "implementation");
+}
+
+#[test]
+fn a_usage_question_keeps_the_docs_first() {
+    let env = TestEnv::started();
+    let repo = retry_repo();
+    env.add_repo(repo.path());
+    let out = env.patina_in(
+        repo.path(),
+        &[
+            "q",
+            "retries guide documentation: how do I tune the backoff delay between retries",
+            "--files",
+            "--json",
+            "--oracle",
+            "lexical",
+        ],
+    );
+    let files = paths(&json_hits(&out));
+    assert!(
+        matches!(
+            files.first().map(String::as_str),
+            Some("README.md" | "docs/retries.md")
+        ),
+        "docs first for a docs question: {files:?}"
+    );
+}
+
+#[test]
+fn roles_can_be_asked_for_and_excluded() {
+    let env = TestEnv::started();
+    let repo = retry_repo();
+    env.add_repo(repo.path());
+    let q = "backoff delay between retries";
+
+    let only_tests = json_hits(&env.patina_in(repo.path(), &["q", q, "--json", "--role", "test"]));
+    assert!(!only_tests.is_empty());
+    assert!(
+        only_tests.iter().all(|h| h["role"] == "test"),
+        "--role test: {only_tests:?}"
+    );
+
+    let no_docs = json_hits(&env.patina_in(repo.path(), &["q", q, "--json", "--role", "!docs"]));
+    assert!(!no_docs.is_empty());
+    assert!(
+        no_docs.iter().all(|h| h["role"] != "docs"),
+        "--role '!docs': {:?}",
+        paths(&no_docs)
+    );
+
+    let bad = env.patina_in(repo.path(), &["q", q, "--role", "sauce"]);
+    assert_eq!(bad.code(), 2, "{bad:?}");
+    assert!(bad.stderr.contains("unknown role 'sauce'"), "{bad:?}");
+
+    // A Rust inline test module is test code, although its file is source.
+    let tests_mod = json_hits(&env.patina_in(
+        repo.path(),
+        &["q", "parses_seconds", "--json", "--role", "test"],
+    ));
+    assert_eq!(
+        tests_mod.first().map(|h| h["repo_path"].clone()),
+        Some(serde_json::json!("duration/src/lib.rs")),
+        "{tests_mod:?}"
+    );
+    let def = json_hits(&env.patina_in(repo.path(), &["q", "parse_duration", "--json"]));
+    assert_eq!(def[0]["role"], "source", "{def:?}");
+}
+
+#[test]
+fn filters_that_leave_nothing_are_relaxed_with_a_notice() {
+    let env = TestEnv::started();
+    let repo = retry_repo();
+    env.add_repo(repo.path());
+    let out = env.patina_in(
+        repo.path(),
+        &[
+            "q",
+            "compute_delay",
+            "--path",
+            "retrykit/nothing_here_*.py",
+            "--json",
+        ],
+    );
+    assert_eq!(out.code(), 0, "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let notices = v["notices"].to_string();
+    assert!(notices.contains("relaxed"), "the answer says so: {notices}");
+    assert_eq!(v["hits"][0]["repo_path"], "retrykit/backoff.py", "{v}");
+    assert!(
+        v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["repo_path"].as_str().unwrap().starts_with("retrykit/")),
+        "relaxed to the folder first: {v}"
+    );
+}
+
+#[test]
+fn a_query_that_matches_nothing_answers_nothing_even_with_the_model() {
+    let mut env = TestEnv::with_model();
+    env.start_daemon();
+    let repo = retry_repo();
+    env.add_repo(repo.path());
+    let out = env.patina_in(repo.path(), &["q", "zzqqxnotathing", "--fresh", "--json"]);
+    assert_eq!(out.code(), 1, "no hits, exit code 1: {out:?}");
+    assert!(json_hits(&out).is_empty(), "{out:?}");
+    // A real question still finds its answer through the same floor.
+    let out = env.patina_in(repo.path(), &["q", "exponential wait before trying again"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+}
