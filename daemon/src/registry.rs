@@ -388,6 +388,12 @@ fn repo_root(path: &Path) -> Result<PathBuf> {
             path.display()
         )));
     }
+    if let Some(fs) = pseudo_filesystem(&abs) {
+        bail!(UserError::Invalid(format!(
+            "'{}' is on {fs}, a kernel pseudo file system, not source code; refusing to index it",
+            abs.display()
+        )));
+    }
     let mut dir = Some(abs.as_path());
     while let Some(d) = dir {
         if d.join(".git").exists() {
@@ -396,6 +402,39 @@ fn repo_root(path: &Path) -> Result<PathBuf> {
         dir = d.parent();
     }
     Ok(abs)
+}
+
+/// The name of the kernel pseudo file system `path` is on (procfs, sysfs, …), if it is on one:
+/// their files report sizes that are not what a read returns, and some never end.
+#[cfg(target_os = "linux")]
+fn pseudo_filesystem(path: &Path) -> Option<&'static str> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statfs writes into the zeroed struct we pass; `c` is a valid C string.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some(match st.f_type as i64 {
+        0x9fa0 => "procfs",
+        0x6265_6572 => "sysfs",
+        0x6462_6720 => "debugfs",
+        0x7472_6163 => "tracefs",
+        0x0027_e0eb => "cgroupfs",
+        0x6367_7270 => "cgroup2fs",
+        0x7363_6673 => "securityfs",
+        0xcafe_4a11 => "bpffs",
+        0x1cd1 => "devpts",
+        0x6165_676c => "pstorefs",
+        0x6265_6570 => "configfs",
+        0xde5e_81e4 => "efivarfs",
+        _ => return None,
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn pseudo_filesystem(_path: &Path) -> Option<&'static str> {
+    None
 }
 
 fn repo_id(root: &Path) -> String {
