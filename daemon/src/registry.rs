@@ -352,6 +352,43 @@ impl Registry {
         Ok(rec)
     }
 
+    /// Audit `key`'s repository (every repository when `key` is empty) against its own lists and
+    /// the disk; unless `check_only`, run a full round where anything differs (walking rounds
+    /// reconcile) and audit again. Returns, per repository, what was found and what remains.
+    pub async fn repair(
+        self: &Arc<Self>,
+        key: &str,
+        check_only: bool,
+    ) -> Result<Vec<(Arc<Repo>, index::Repaired, Option<index::Repaired>)>> {
+        let repos = if key.is_empty() {
+            self.all()
+        } else {
+            vec![self.resolve(key)?]
+        };
+        let mut out = Vec::new();
+        for repo in repos {
+            let found = self.audit(&repo).await?;
+            let remaining = if check_only || found.is_clean() {
+                None
+            } else {
+                let mut rx = self.schedule(&repo, Change::Full);
+                let _ = rx.wait_for(Progress::finished).await;
+                Some(self.audit(&repo).await?)
+            };
+            out.push((repo, found, remaining));
+        }
+        Ok(out)
+    }
+
+    /// [`index::audit`] while no index round runs (holding the job permit).
+    async fn audit(&self, repo: &Arc<Repo>) -> Result<index::Repaired> {
+        let _permit = self.jobs.clone().acquire_owned().await?;
+        let repo = repo.clone();
+        tokio::task::spawn_blocking(move || index::audit(&repo))
+            .await
+            .map_err(|e| anyhow!("audit panicked: {e}"))?
+    }
+
     /// Stop running jobs and flush everything (shutdown).
     pub async fn shutdown(&self) {
         self.semantic.stop();
@@ -360,8 +397,9 @@ impl Registry {
         }
         for repo in self.all() {
             if let Some(mut rx) = repo.running_job() {
+                // A round notices within a file; its uncommitted work is redone at the next start.
                 let _ = tokio::time::timeout(
-                    std::time::Duration::from_secs(10),
+                    std::time::Duration::from_secs(1),
                     rx.wait_for(Progress::finished),
                 )
                 .await;

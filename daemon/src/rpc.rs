@@ -246,6 +246,38 @@ impl pb::repos_server::Repos for Services {
         };
         Ok(Response::new(follow(repo, rx)))
     }
+
+    async fn repair(
+        &self,
+        req: Request<pb::RepairRequest>,
+    ) -> Result<Response<pb::RepairResponse>, Status> {
+        let r = req.into_inner();
+        let reports = self
+            .0
+            .registry
+            .repair(&r.repo, r.check_only)
+            .await
+            .map_err(status)?
+            .into_iter()
+            .map(|(repo, found, remaining)| pb::RepairReport {
+                repo: Some(repo_pb(&repo, true)),
+                found: Some(audit_pb(found)),
+                repaired: remaining.is_some(),
+                remaining: remaining.map(audit_pb),
+            })
+            .collect();
+        Ok(Response::new(pb::RepairResponse { reports }))
+    }
+}
+
+fn audit_pb(a: crate::index::Repaired) -> pb::IndexAudit {
+    pb::IndexAudit {
+        orphan_chunks: a.orphan_chunks,
+        dangling_records: a.dangling_records,
+        stray_docs: a.stray_docs,
+        missing_docs: a.missing_docs,
+        vanished_files: a.vanished_files,
+    }
 }
 
 #[tonic::async_trait]

@@ -266,8 +266,8 @@ pub(crate) fn index_repo(
     });
     result?;
     if repo.cancelled.load(Ordering::Relaxed) {
-        // Keep what is consistent so far; the next run picks up the rest.
-        commit(repo, sem, &mut writer, &mut batch, &mut p, tx)?;
+        // The repository is being removed or the daemon stops: leave the last commit as it is
+        // (the uncommitted files are examined again by the next round) and stop at once.
         anyhow::bail!("indexing cancelled");
     }
     commit(repo, sem, &mut writer, &mut batch, &mut p, tx)?;
