@@ -214,7 +214,14 @@ fn state_is_private_to_its_owner() {
     }
     std::fs::write(home.join("repos/old/leftover"), "code").unwrap();
     std::fs::write(home.join("patinad.log"), "old log\n").unwrap();
-    for p in ["", "state", "repos", "repos/old", "repos/old/leftover", "patinad.log"] {
+    for p in [
+        "",
+        "state",
+        "repos",
+        "repos/old",
+        "repos/old/leftover",
+        "patinad.log",
+    ] {
         let mode = if home.join(p).is_dir() { 0o755 } else { 0o644 };
         std::fs::set_permissions(home.join(p), std::fs::Permissions::from_mode(mode)).unwrap();
     }
@@ -279,8 +286,8 @@ fn special_files_are_never_read_and_pseudo_file_systems_are_refused() {
     let env = TestEnv::started();
     let repo = git_repo(&[("src/lib.rs", b"pub fn regular_file_here() {}\n")]);
     let root = repo.path();
-    let fifo = std::ffi::CString::new(root.join("src/pipe.rs").to_string_lossy().as_bytes())
-        .unwrap();
+    let fifo =
+        std::ffi::CString::new(root.join("src/pipe.rs").to_string_lossy().as_bytes()).unwrap();
     // SAFETY: mkfifo with a valid path.
     assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
     std::os::unix::fs::symlink("/proc/self", root.join("proc")).unwrap();

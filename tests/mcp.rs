@@ -901,7 +901,11 @@ fn the_first_call_after_a_kill_succeeds() {
     for round in 0..8 {
         let pid = daemon_pid_of(&env);
         // SAFETY: SIGKILL to this environment's daemon (started by the shim).
-        assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0, "round {round}");
+        assert_eq!(
+            unsafe { libc::kill(pid, libc::SIGKILL) },
+            0,
+            "round {round}"
+        );
         let r = m.call("list_repos", json!({}));
         assert_eq!(r["isError"], false, "round {round}: {r}");
     }

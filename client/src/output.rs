@@ -295,7 +295,10 @@ fn audit_clean(a: &pb::IndexAudit) -> bool {
 fn audit_text(a: &pb::IndexAudit) -> String {
     let parts: Vec<String> = [
         (a.orphan_chunks, "orphan chunks"),
-        (a.dangling_records, "file records pointing at missing chunks"),
+        (
+            a.dangling_records,
+            "file records pointing at missing chunks",
+        ),
         (a.stray_docs, "stray lexical documents"),
         (a.missing_docs, "chunks missing from the lexical index"),
         (a.vanished_files, "records of files gone from disk"),
@@ -325,18 +328,18 @@ pub(crate) fn print_repair(resp: &pb::RepairResponse, check: bool, json: bool) -
         ok &= clean;
         let repo = r.repo.clone().unwrap_or_default();
         if json {
-            out.push(json!({"id": repo.id, "name": repo.name, "root": repo.root, "chunks": repo.chunks,
+            out.push(
+                json!({"id": repo.id, "name": repo.name, "root": repo.root, "chunks": repo.chunks,
                             "found": audit_json(&found), "repaired": r.repaired,
-                            "remaining": remaining.as_ref().map(audit_json), "consistent": clean}));
+                            "remaining": remaining.as_ref().map(audit_json), "consistent": clean}),
+            );
             continue;
         }
         let mut line = format!("{}  {}: {}", repo.name, repo.root, audit_text(&found));
         match &remaining {
             Some(rem) if audit_clean(rem) => line.push_str("; repaired"),
             Some(rem) => line.push_str(&format!("; after repair: {}", audit_text(rem))),
-            None if !audit_clean(&found) && check => {
-                line.push_str("; `patina repair` fixes it")
-            }
+            None if !audit_clean(&found) && check => line.push_str("; `patina repair` fixes it"),
             None => {}
         }
         println!("{line}");

@@ -523,7 +523,9 @@ impl pb::sessions_server::Sessions for Services {
     ) -> Result<Response<pb::NoteResponse>, Status> {
         let r = req.into_inner();
         let sessions = self.0.sessions.clone();
-        let note = blocking(move || sessions.add_note(&r.session, &r.text, &r.tags, &r.idempotency_key)).await?;
+        let note =
+            blocking(move || sessions.add_note(&r.session, &r.text, &r.tags, &r.idempotency_key))
+                .await?;
         let session = self
             .0
             .sessions
@@ -543,7 +545,8 @@ impl pb::sessions_server::Sessions for Services {
     ) -> Result<Response<pb::EndSessionResponse>, Status> {
         let r = req.into_inner();
         let sessions = self.0.sessions.clone();
-        let (session, summary) = blocking(move || sessions.end(&r.session, &r.summary, &r.idempotency_key)).await?;
+        let (session, summary) =
+            blocking(move || sessions.end(&r.session, &r.summary, &r.idempotency_key)).await?;
         Ok(Response::new(pb::EndSessionResponse {
             session: Some(session_pb(session)),
             summary: summary.map(note_pb),

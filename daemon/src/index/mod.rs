@@ -452,7 +452,11 @@ fn reconcile_lexical(repo: &Repo, writer: &mut lexical::LexicalWriter) -> Result
     }
     let chunks = repo.chunks.read().expect("chunks lock").clone();
     // A duplicated live chunk was deleted above; it is added back once.
-    for id in stray.iter().filter(|id| chunks.contains_key(id)).chain(&missing) {
+    for id in stray
+        .iter()
+        .filter(|id| chunks.contains_key(id))
+        .chain(&missing)
+    {
         let (Some(meta), Some(text)) = (chunks.get(id), repo.trees.text(*id)?) else {
             continue;
         };
@@ -495,8 +499,7 @@ fn lexical_differences(repo: &Repo) -> Result<(Vec<u64>, Vec<u64>)> {
 /// files on disk — without changing anything (`patina repair --check`). Call it while no index
 /// round runs: a round in progress is legitimately between states.
 pub(crate) fn audit(repo: &Repo) -> Result<Repaired> {
-    let mut records: HashMap<String, FileRecord> =
-        repo.trees.file_records()?.into_iter().collect();
+    let mut records: HashMap<String, FileRecord> = repo.trees.file_records()?.into_iter().collect();
     let vanished = records
         .keys()
         .filter(|rel| {
