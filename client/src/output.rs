@@ -319,8 +319,8 @@ pub(crate) fn print_repair(resp: &pb::RepairResponse, check: bool, json: bool) -
     let mut ok = true;
     let mut out = Vec::new();
     for r in &resp.reports {
-        let found = r.found.clone().unwrap_or_default();
-        let remaining = r.remaining.clone();
+        let found = r.found.unwrap_or_default();
+        let remaining = r.remaining;
         let clean = match &remaining {
             Some(rem) => audit_clean(rem),
             None => audit_clean(&found),
