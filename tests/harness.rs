@@ -176,6 +176,9 @@ pub struct TestEnv {
     rt: tokio::runtime::Runtime,
     /// The embedding model handed to daemons (`PATINA_MODEL_DIR`); `None` = semantic search off.
     model: Option<PathBuf>,
+    /// Extra environment for the next daemon [`TestEnv::start_daemon`] spawns (not for clients,
+    /// nor for daemons a client starts), e.g. `PATINA_TEST_CRASH_AT`.
+    daemon_env: Vec<(String, String)>,
 }
 
 /// The provisioned embedding model: `$PATINA_MODEL_DIR`, else where `scripts/setup-model` installs
@@ -229,6 +232,7 @@ impl TestEnv {
             daemon: None,
             rt,
             model: None,
+            daemon_env: Vec::new(),
         }
     }
 
@@ -310,6 +314,7 @@ impl TestEnv {
             .open(self.daemon_log_path())
             .expect("opening the daemon log");
         let mut cmd = self.daemon_command();
+        cmd.envs(self.daemon_env.drain(..));
         cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
         let mut child = cmd
             .spawn()
@@ -334,6 +339,47 @@ impl TestEnv {
             std::thread::sleep(Duration::from_millis(20));
         }
         self.daemon = Some(child);
+    }
+
+    /// Give the next daemon the harness starts `PATINA_TEST_CRASH_AT=point`: it aborts (as in a
+    /// crash: no flush, no reply) when it reaches that point.
+    pub fn crash_next_daemon_at(&mut self, point: &str) {
+        self.daemon_env
+            .push(("PATINA_TEST_CRASH_AT".into(), point.into()));
+    }
+
+    /// Spawn the daemon without waiting for it to answer (it may crash before it listens).
+    pub fn spawn_daemon(&mut self) {
+        assert!(
+            self.daemon.is_none(),
+            "the daemon of this TestEnv is already running"
+        );
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.daemon_log_path())
+            .expect("opening the daemon log");
+        let mut cmd = self.daemon_command();
+        cmd.envs(self.daemon_env.drain(..));
+        cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
+        let child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot spawn {cmd:?}: {e}"));
+        self.daemon = Some(child);
+    }
+
+    /// Wait (at most `timeout`) for the daemon the harness started to exit on its own, e.g. at a
+    /// crash point; panics, with the logs, if it is still running.
+    pub fn wait_daemon_exit(&mut self, timeout: Duration) -> ExitStatus {
+        let mut child = self.daemon.take().expect("no daemon to wait for");
+        match wait_timeout(&mut child, timeout) {
+            Some(status) => status,
+            None => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("patinad did not exit within {timeout:?}\n{}", self.logs());
+            }
+        }
     }
 
     /// The pid of the daemon the harness started, if it is running.

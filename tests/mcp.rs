@@ -835,3 +835,78 @@ fn session_notes_are_found_by_meaning_when_the_model_is_on() {
         "unrelated queries find no note"
     );
 }
+
+/// The daemon's pid from its lock file.
+fn daemon_pid_of(env: &TestEnv) -> i32 {
+    std::fs::read_to_string(env.home().join("patinad.lock"))
+        .expect("patinad.lock")
+        .trim()
+        .parse()
+        .expect("a pid in patinad.lock")
+}
+
+/// The notes of a session, straight from the daemon.
+fn notes_of(env: &TestEnv, session: &str) -> Vec<patina_proto::v1::Note> {
+    env.call("Sessions.List", async {
+        patina_proto::v1::sessions_client::SessionsClient::new(env.channel().await)
+            .list(patina_proto::v1::ListSessionsRequest {
+                session: session.into(),
+            })
+            .await
+            .expect("Sessions.List")
+            .into_inner()
+            .notes
+    })
+}
+
+/// Issue 8, defect 4: the daemon dies after storing a note but before answering. The agent's call
+/// still succeeds (the shim reconnects to a new daemon and retries), and the retry does not store
+/// the note a second time (the call's idempotency key finds the first copy).
+#[test]
+fn a_note_interrupted_by_a_crash_is_stored_once_and_the_call_succeeds() {
+    let mut env = TestEnv::new();
+    env.crash_next_daemon_at("note-stored");
+    env.start_daemon();
+    let cwd = env.home().to_path_buf();
+    let mut m = Mcp::ready(&env, &cwd, "2025-06-18");
+    m.ok("patina_session_start", json!({"name": "crashy"}));
+    let r = m.ok(
+        "patina_session_note",
+        json!({"session": "crashy", "text": "the parser keeps its state in a thread local"}),
+    );
+    assert!(text(&r).contains("session:crashy#1"), "{r}");
+    let status = env.wait_daemon_exit(Duration::from_secs(10));
+    assert!(!status.success(), "the first daemon crashed: {status}");
+    let notes = notes_of(&env, "crashy");
+    assert_eq!(notes.len(), 1, "stored exactly once: {notes:?}");
+    // The next note is the second one.
+    let r = m.ok(
+        "patina_session_note",
+        json!({"session": "crashy", "text": "the lexer is stateless"}),
+    );
+    assert!(text(&r).contains("session:crashy#2"), "{r}");
+    assert_eq!(notes_of(&env, "crashy").len(), 2);
+}
+
+/// Issue 8, defect 4: right after a `kill -9` (not waiting for the process to be gone: its socket
+/// may still accept for a moment) the agent's next call succeeds, every time.
+#[test]
+fn the_first_call_after_a_kill_succeeds() {
+    let mut env = TestEnv::started();
+    let cwd = env.home().to_path_buf();
+    let mut m = Mcp::ready(&env, &cwd, "2025-06-18");
+    m.ok("list_repos", json!({}));
+    env.kill_daemon();
+    m.ok("list_repos", json!({}));
+    for round in 0..8 {
+        let pid = daemon_pid_of(&env);
+        // SAFETY: SIGKILL to this environment's daemon (started by the shim).
+        assert_eq!(
+            unsafe { libc::kill(pid, libc::SIGKILL) },
+            0,
+            "round {round}"
+        );
+        let r = m.call("list_repos", json!({}));
+        assert_eq!(r["isError"], false, "round {round}: {r}");
+    }
+}

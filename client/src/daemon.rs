@@ -75,6 +75,17 @@ impl Client {
             .context("daemon returned no repository")
     }
 
+    pub async fn repair(&mut self, key: &str, check_only: bool) -> Result<pb::RepairResponse> {
+        Ok(ReposClient::new(self.channel.clone())
+            .repair(pb::RepairRequest {
+                repo: key.into(),
+                check_only,
+            })
+            .await
+            .map_err(status_error)?
+            .into_inner())
+    }
+
     pub async fn query(
         &mut self,
         req: pb::QueryRequest,

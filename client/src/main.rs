@@ -52,6 +52,17 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Check that each index agrees with itself and the disk (no orphan chunks or documents left
+    /// by a crash) and repair it if not. Exit 1 when a problem was found (with --check) or remains.
+    Repair {
+        /// A repository (id, name or path); default: every repository.
+        repo: Option<String>,
+        /// Only report; change nothing.
+        #[arg(long)]
+        check: bool,
+        #[arg(long)]
+        json: bool,
+    },
     /// Search: ranked `path:start-end` hits.
     #[command(alias = "query")]
     Q(QueryArgs),
@@ -227,6 +238,17 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let list = c.list().await?;
             output::print_status(&health, &list, json)?;
             Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Repair { repo, check, json } => {
+            let mut c = Client::connect_or_start(&socket).await?;
+            let key = repo.as_deref().map(repo_key).unwrap_or_default();
+            let resp = c.repair(&key, check).await?;
+            let ok = output::print_repair(&resp, check, json)?;
+            Ok(if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
         Cmd::Q(args) => query(&socket, args).await,
         Cmd::Model {

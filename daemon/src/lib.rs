@@ -36,7 +36,14 @@ pub struct Options {
     pub state_root: Option<PathBuf>,
 }
 
-/// Serve until SIGTERM, SIGINT or a `Shutdown` request, then flush state and exit.
+/// How long requests still running when a stop is asked for may take to finish.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// Serve until SIGTERM, SIGINT or a `Shutdown` request, then flush state and return. Work still
+/// running (an embedding batch, an index round's uncommitted files) is abandoned, not waited for:
+/// it is recomputed from the durable state at the next start. The caller should then end the
+/// process without running library destructors (`patinad` calls `_exit`): threads that are still
+/// inside ONNX Runtime must not see its globals torn down under them.
 pub async fn serve(opts: Options) -> Result<()> {
     let started = Instant::now();
     let root = opts
@@ -100,8 +107,12 @@ pub async fn serve(opts: Options) -> Result<()> {
         "patinad listening"
     );
     let services = rpc::Services(daemon);
+    // Set once a stop is asked for: requests still running get a short grace period, then the
+    // server is dropped with them (a client following a stream must not hold the daemon up).
+    let stopping = Arc::new(Notify::new());
     let signal = {
         let shutdown = shutdown.clone();
+        let stopping = stopping.clone();
         async move {
             let mut term =
                 tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
@@ -113,23 +124,51 @@ pub async fn serve(opts: Options) -> Result<()> {
                 _ = int.recv() => tracing::info!("SIGINT: shutting down"),
                 _ = shutdown.notified() => {}
             }
+            stopping.notify_one();
         }
     };
-    tonic::transport::Server::builder()
+    let server = tonic::transport::Server::builder()
         .add_service(pb::health_server::HealthServer::new(services.clone()))
         .add_service(pb::repos_server::ReposServer::new(services.clone()))
         .add_service(pb::search_server::SearchServer::new(services.clone()))
         .add_service(pb::files_server::FilesServer::new(services.clone()))
         .add_service(pb::sessions_server::SessionsServer::new(services))
-        .serve_with_incoming_shutdown(socket::incoming(bound.listener), signal)
-        .await
-        .context("serving gRPC")?;
+        .serve_with_incoming_shutdown(socket::incoming(bound.listener), signal);
+    tokio::select! {
+        r = server => r.context("serving gRPC")?,
+        _ = async {
+            stopping.notified().await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        } => tracing::info!("requests still running at shutdown were abandoned"),
+    }
     registry.shutdown().await;
     if !bound.activated {
         let _ = std::fs::remove_file(&bound.path);
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Test hook: when `PATINA_TEST_CRASH_AT` names this point (a comma-separated list may name
+/// several), run `before` (e.g. make some state durable) and abort the process as a crash would:
+/// no destructors, no flush, no reply. Lets the end-to-end suite kill the daemon at an exact
+/// moment instead of at a random one.
+pub(crate) fn crash_point(name: &str, before: impl FnOnce()) {
+    static POINTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let points = POINTS.get_or_init(|| {
+        std::env::var("PATINA_TEST_CRASH_AT")
+            .unwrap_or_default()
+            .split(',')
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect()
+    });
+    if points.iter().any(|p| p == name) {
+        before();
+        tracing::warn!(point = name, "PATINA_TEST_CRASH_AT: aborting");
+        eprintln!("patinad: test crash point {name}: aborting");
+        std::process::abort();
+    }
 }
 
 pub(crate) fn now_unix_ms() -> i64 {

@@ -13,7 +13,7 @@ struct Args {
     socket: Option<PathBuf>,
 }
 
-fn main() -> std::process::ExitCode {
+fn main() {
     let args = Args::parse();
     let filter = std::env::var("PATINA_LOG")
         .or_else(|_| std::env::var("RUST_LOG"))
@@ -29,18 +29,23 @@ fn main() -> std::process::ExitCode {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("patinad: cannot start the runtime: {e}");
-            return std::process::ExitCode::from(2);
+            std::process::exit(2);
         }
     };
-    match rt.block_on(patinad::serve(patinad::Options {
+    let code = match rt.block_on(patinad::serve(patinad::Options {
         socket: args.socket,
         state_root: None,
     })) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+        Ok(()) => 0,
         Err(e) => {
             tracing::error!("{e:#}");
             eprintln!("patinad: {e:#}");
-            std::process::ExitCode::from(2)
+            2
         }
-    }
+    };
+    // Everything durable is flushed by now. End here, at once: dropping the runtime would wait for
+    // blocking tasks still running, and exit()'s destructors would tear ONNX Runtime down under
+    // the embedding thread (an ERROR in the log, or a hang).
+    // SAFETY: _exit ends the process; nothing after it runs.
+    unsafe { libc::_exit(code) }
 }

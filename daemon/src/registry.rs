@@ -352,6 +352,43 @@ impl Registry {
         Ok(rec)
     }
 
+    /// Audit `key`'s repository (every repository when `key` is empty) against its own lists and
+    /// the disk; unless `check_only`, run a full round where anything differs (walking rounds
+    /// reconcile) and audit again. Returns, per repository, what was found and what remains.
+    pub async fn repair(
+        self: &Arc<Self>,
+        key: &str,
+        check_only: bool,
+    ) -> Result<Vec<(Arc<Repo>, index::Repaired, Option<index::Repaired>)>> {
+        let repos = if key.is_empty() {
+            self.all()
+        } else {
+            vec![self.resolve(key)?]
+        };
+        let mut out = Vec::new();
+        for repo in repos {
+            let found = self.audit(&repo).await?;
+            let remaining = if check_only || found.is_clean() {
+                None
+            } else {
+                let mut rx = self.schedule(&repo, Change::Full);
+                let _ = rx.wait_for(Progress::finished).await;
+                Some(self.audit(&repo).await?)
+            };
+            out.push((repo, found, remaining));
+        }
+        Ok(out)
+    }
+
+    /// [`index::audit`] while no index round runs (holding the job permit).
+    async fn audit(&self, repo: &Arc<Repo>) -> Result<index::Repaired> {
+        let _permit = self.jobs.clone().acquire_owned().await?;
+        let repo = repo.clone();
+        tokio::task::spawn_blocking(move || index::audit(&repo))
+            .await
+            .map_err(|e| anyhow!("audit panicked: {e}"))?
+    }
+
     /// Stop running jobs and flush everything (shutdown).
     pub async fn shutdown(&self) {
         self.semantic.stop();
@@ -360,8 +397,9 @@ impl Registry {
         }
         for repo in self.all() {
             if let Some(mut rx) = repo.running_job() {
+                // A round notices within a file; its uncommitted work is redone at the next start.
                 let _ = tokio::time::timeout(
-                    std::time::Duration::from_secs(10),
+                    std::time::Duration::from_secs(1),
                     rx.wait_for(Progress::finished),
                 )
                 .await;
@@ -388,6 +426,12 @@ fn repo_root(path: &Path) -> Result<PathBuf> {
             path.display()
         )));
     }
+    if let Some(fs) = pseudo_filesystem(&abs) {
+        bail!(UserError::Invalid(format!(
+            "'{}' is on {fs}, a kernel pseudo file system, not source code; refusing to index it",
+            abs.display()
+        )));
+    }
     let mut dir = Some(abs.as_path());
     while let Some(d) = dir {
         if d.join(".git").exists() {
@@ -396,6 +440,39 @@ fn repo_root(path: &Path) -> Result<PathBuf> {
         dir = d.parent();
     }
     Ok(abs)
+}
+
+/// The name of the kernel pseudo file system `path` is on (procfs, sysfs, …), if it is on one:
+/// their files report sizes that are not what a read returns, and some never end.
+#[cfg(target_os = "linux")]
+fn pseudo_filesystem(path: &Path) -> Option<&'static str> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statfs writes into the zeroed struct we pass; `c` is a valid C string.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some(match st.f_type as i64 {
+        0x9fa0 => "procfs",
+        0x6265_6572 => "sysfs",
+        0x6462_6720 => "debugfs",
+        0x7472_6163 => "tracefs",
+        0x0027_e0eb => "cgroupfs",
+        0x6367_7270 => "cgroup2fs",
+        0x7363_6673 => "securityfs",
+        0xcafe_4a11 => "bpffs",
+        0x1cd1 => "devpts",
+        0x6165_676c => "pstorefs",
+        0x6265_6570 => "configfs",
+        0xde5e_81e4 => "efivarfs",
+        _ => return None,
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn pseudo_filesystem(_path: &Path) -> Option<&'static str> {
+    None
 }
 
 fn repo_id(root: &Path) -> String {

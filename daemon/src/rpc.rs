@@ -248,6 +248,38 @@ impl pb::repos_server::Repos for Services {
         };
         Ok(Response::new(follow(repo, rx)))
     }
+
+    async fn repair(
+        &self,
+        req: Request<pb::RepairRequest>,
+    ) -> Result<Response<pb::RepairResponse>, Status> {
+        let r = req.into_inner();
+        let reports = self
+            .0
+            .registry
+            .repair(&r.repo, r.check_only)
+            .await
+            .map_err(status)?
+            .into_iter()
+            .map(|(repo, found, remaining)| pb::RepairReport {
+                repo: Some(repo_pb(&repo, true)),
+                found: Some(audit_pb(found)),
+                repaired: remaining.is_some(),
+                remaining: remaining.map(audit_pb),
+            })
+            .collect();
+        Ok(Response::new(pb::RepairResponse { reports }))
+    }
+}
+
+fn audit_pb(a: crate::index::Repaired) -> pb::IndexAudit {
+    pb::IndexAudit {
+        orphan_chunks: a.orphan_chunks,
+        dangling_records: a.dangling_records,
+        stray_docs: a.stray_docs,
+        missing_docs: a.missing_docs,
+        vanished_files: a.vanished_files,
+    }
 }
 
 #[tonic::async_trait]
@@ -516,7 +548,9 @@ impl pb::sessions_server::Sessions for Services {
     ) -> Result<Response<pb::NoteResponse>, Status> {
         let r = req.into_inner();
         let sessions = self.0.sessions.clone();
-        let note = blocking(move || sessions.add_note(&r.session, &r.text, &r.tags)).await?;
+        let note =
+            blocking(move || sessions.add_note(&r.session, &r.text, &r.tags, &r.idempotency_key))
+                .await?;
         let session = self
             .0
             .sessions
@@ -536,7 +570,8 @@ impl pb::sessions_server::Sessions for Services {
     ) -> Result<Response<pb::EndSessionResponse>, Status> {
         let r = req.into_inner();
         let sessions = self.0.sessions.clone();
-        let (session, summary) = blocking(move || sessions.end(&r.session, &r.summary)).await?;
+        let (session, summary) =
+            blocking(move || sessions.end(&r.session, &r.summary, &r.idempotency_key)).await?;
         Ok(Response::new(pb::EndSessionResponse {
             session: Some(session_pb(session)),
             summary: summary.map(note_pb),

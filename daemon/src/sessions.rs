@@ -24,6 +24,7 @@ const MAX_GOAL_BYTES: usize = 4 * 1024;
 const MAX_NAME_LEN: usize = 64;
 const MAX_TAGS: usize = 16;
 const MAX_TAG_LEN: usize = 64;
+const MAX_KEY_LEN: usize = 128;
 /// Query terms beyond this many are ignored.
 const MAX_TERMS: usize = 64;
 /// A note at least this close to the query (cosine) is relevant without sharing a word with it.
@@ -61,6 +62,8 @@ struct State {
     notes: BTreeMap<u64, NoteDoc>,
     /// Number of notes per session (the last note number).
     counts: HashMap<String, u32>,
+    /// Idempotency key → the note stored under it.
+    keys: HashMap<String, u64>,
     /// Notes containing each term.
     df: HashMap<String, u32>,
     total_len: u64,
@@ -202,8 +205,22 @@ impl Sessions {
         Ok((SessionView { rec, notes }, resumed))
     }
 
-    /// Add a note to an open session; it is on disk when this returns.
-    pub fn add_note(&self, session: &str, text: &str, tags: &[String]) -> Result<NoteView> {
+    /// Add a note to an open session; it is on disk when this returns. A non-empty `key` makes the
+    /// call idempotent: when a note was already stored under it (a retry after a lost reply or a
+    /// crash), that note is returned and nothing is written.
+    pub fn add_note(
+        &self,
+        session: &str,
+        text: &str,
+        tags: &[String],
+        key: &str,
+    ) -> Result<NoteView> {
+        if key.len() > MAX_KEY_LEN {
+            return Err(invalid(format!(
+                "the idempotency key is {} bytes; keep it under {MAX_KEY_LEN}",
+                key.len()
+            )));
+        }
         let text = text.trim();
         if text.is_empty() {
             return Err(invalid("the note is empty".into()));
@@ -218,6 +235,11 @@ impl Sessions {
         let _w = self.write.lock().expect("sessions write lock");
         let seq = {
             let state = self.state.read().expect("sessions lock");
+            if let Some(id) = state.keys.get(key).filter(|_| !key.is_empty())
+                && let Some(doc) = state.notes.get(id)
+            {
+                return Ok(view(*id, &doc.rec));
+            }
             let rec = state.session(session)?;
             if rec.ended_unix_ms.is_some() {
                 return Err(invalid(format!(
@@ -232,6 +254,7 @@ impl Sessions {
             text: text.to_string(),
             tags,
             created_unix_ms: crate::now_unix_ms(),
+            key: (!key.is_empty()).then(|| key.to_string()),
         };
         let id = self.trees.add_note(&rec)?;
         let note = view(id, &rec);
@@ -254,12 +277,18 @@ impl Sessions {
 
     /// End a session, first adding `summary` (when given) as its last note, tagged `summary`.
     /// Ending an ended session without a summary changes nothing.
-    pub fn end(&self, session: &str, summary: &str) -> Result<(SessionView, Option<NoteView>)> {
+    /// `key` as in [`Sessions::add_note`]: a retried end stores its summary once.
+    pub fn end(
+        &self,
+        session: &str,
+        summary: &str,
+        key: &str,
+    ) -> Result<(SessionView, Option<NoteView>)> {
         let note = if summary.trim().is_empty() {
             self.state.read().expect("sessions lock").session(session)?;
             None
         } else {
-            Some(self.add_note(session, summary, &["summary".to_string()])?)
+            Some(self.add_note(session, summary, &["summary".to_string()], key)?)
         };
         let _w = self.write.lock().expect("sessions write lock");
         let mut rec = self
@@ -475,6 +504,9 @@ impl State {
             *self.df.entry(t.clone()).or_insert(0) += 1;
         }
         self.total_len += len as u64;
+        if let Some(key) = &rec.key {
+            self.keys.insert(key.clone(), id);
+        }
         let count = self.counts.entry(rec.session.clone()).or_insert(0);
         *count = (*count).max(rec.seq);
         self.notes.insert(

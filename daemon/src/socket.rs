@@ -11,14 +11,58 @@ use anyhow::{Context, Result, bail};
 use futures::Stream;
 use tokio::net::{UnixListener, UnixStream};
 
+/// Make the state root private: from now on everything this process creates is owner-only (umask
+/// 077: directories 0700, files 0600), and an existing installation made before that rule is
+/// tightened — the root, the lock and the log, and everything under `state/` (sled) and `repos/`
+/// (tantivy, vectors). Other files a user put there (`config.toml`, models) are left as they are;
+/// the 0700 root already keeps other users out of them.
+pub(crate) fn private_state(state_root: &Path) -> Result<()> {
+    // SAFETY: umask only changes this process's file-creation mask.
+    unsafe { libc::umask(0o077) };
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(state_root)
+        .with_context(|| format!("creating {}", state_root.display()))?;
+    tighten(state_root, false)?;
+    for name in ["patinad.lock", "patinad.log"] {
+        tighten(&state_root.join(name), false)?;
+    }
+    for name in ["state", "repos", "run"] {
+        tighten(&state_root.join(name), true)?;
+    }
+    Ok(())
+}
+
+/// Strip group and other permissions from `path` (and, with `recursive`, everything under it).
+/// Symlinks are not followed; a missing path is fine.
+fn tighten(path: &Path, recursive: bool) -> Result<()> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    if meta.file_type().is_symlink() {
+        return Ok(());
+    }
+    let mode = meta.permissions().mode() & 0o7777;
+    if mode & 0o077 != 0 {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & !0o077))
+            .with_context(|| format!("making {} private", path.display()))?;
+    }
+    if recursive && meta.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            tighten(&entry?.path(), true)?;
+        }
+    }
+    Ok(())
+}
+
 /// An exclusive advisory lock on `<state root>/patinad.lock`, held for the daemon's lifetime.
 pub(crate) struct InstanceLock {
     _file: File,
 }
 
 pub(crate) fn lock_instance(state_root: &Path) -> Result<InstanceLock> {
-    std::fs::create_dir_all(state_root)
-        .with_context(|| format!("creating {}", state_root.display()))?;
+    private_state(state_root)?;
     let path = state_root.join("patinad.lock");
     let mut file = std::fs::OpenOptions::new()
         .create(true)
@@ -112,7 +156,15 @@ pub(crate) async fn bind(path: &Path) -> Result<Bound> {
             .create(dir)
             .with_context(|| format!("creating {}", dir.display()))?;
     }
-    if path.exists() {
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        // Only a socket is ever replaced: a regular file, a directory or a symlink given as the
+        // socket path is the user's, not a leftover of ours.
+        if !std::os::unix::fs::FileTypeExt::is_socket(&meta.file_type()) {
+            bail!(
+                "{} exists and is not a socket; refusing to replace it (choose another --socket path)",
+                path.display()
+            );
+        }
         // Someone else (a daemon with another state root) may be serving it: never steal it.
         if UnixStream::connect(path).await.is_ok() {
             bail!("{} is in use by another process", path.display());

@@ -230,6 +230,16 @@ impl RepoTrees {
         Ok(out)
     }
 
+    /// The ids of every stored chunk text (reconciliation: a text no file record points at is an
+    /// orphan).
+    pub fn text_ids(&self) -> Result<Vec<u64>> {
+        let mut out = Vec::new();
+        for k in self.texts.iter().keys() {
+            out.push(key_id(&k?));
+        }
+        Ok(out)
+    }
+
     pub fn text(&self, chunk_id: u64) -> Result<Option<String>> {
         Ok(self
             .texts
@@ -237,7 +247,9 @@ impl RepoTrees {
             .map(|v| String::from_utf8_lossy(&v).into_owned()))
     }
 
-    /// Apply one indexing batch: file records to write or delete, chunks to add and remove.
+    /// Apply one indexing batch: file records to write or delete, chunks to add and remove. Durable
+    /// when it returns (sled's `flush` fsyncs), so the order "lexical index, then store" holds
+    /// across a crash at every commit point, not only once sled's background flush has run.
     pub fn apply(&self, batch: &StoreBatch) -> Result<()> {
         let mut files = sled::Batch::default();
         let mut chunks = sled::Batch::default();
@@ -259,7 +271,11 @@ impl RepoTrees {
         // Chunks first, files last: a file record only ever points at chunks that exist.
         self.chunks.apply_batch(chunks)?;
         self.texts.apply_batch(texts)?;
+        crate::crash_point("store-chunks", || {
+            let _ = self.texts.flush();
+        });
         self.files.apply_batch(files)?;
+        self.files.flush()?;
         Ok(())
     }
 }
@@ -306,6 +322,10 @@ pub(crate) struct NoteRecord {
     pub text: String,
     pub tags: Vec<String>,
     pub created_unix_ms: i64,
+    /// The writer's idempotency key: a retried call with the same key gets this note back
+    /// instead of a second copy. Stored in the note itself, so the note and its key are one write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 /// The session trees: `sessions` (name → [`SessionRecord`]) and `notes` (id → [`NoteRecord`]).
@@ -364,6 +384,7 @@ impl SessionTrees {
         self.notes
             .insert(id.to_be_bytes(), serde_json::to_vec(rec)?)?;
         self.db.flush()?;
+        crate::crash_point("note-stored", || {});
         Ok(id)
     }
 }

@@ -218,7 +218,7 @@ async fn serve(socket: PathBuf) -> ExitCode {
     {
         let server = server.clone();
         tokio::spawn(async move {
-            if let Err(e) = server.daemon.channel().await {
+            if let Err(e) = server.daemon.warm_up().await {
                 log(format!("daemon not reachable yet: {e}"));
             }
         });

@@ -231,8 +231,8 @@ pub(crate) async fn call(
     }
 }
 
-/// One unary RPC on the shim's daemon channel (re-opened, and the call retried once, when the
-/// daemon went away); the daemon's error text comes back as the `Err`.
+/// One unary RPC on the shim's daemon channel (re-opened, and the call retried with backoff, when
+/// the daemon went away); the daemon's error text comes back as the `Err`.
 macro_rules! rpc {
     ($server:expr, $client:ty, $method:ident, $req:expr) => {{
         let req = $req;
@@ -1327,6 +1327,7 @@ async fn session_note(server: &Server, mut a: Args) -> ToolResult {
         session: session_name(server, session)?,
         text,
         tags,
+        idempotency_key: crate::daemon::idempotency_key(),
     };
     let resp = rpc!(server, pb::sessions_client::SessionsClient<_>, note, req)?;
     let note = resp.note.clone().unwrap_or_default();
@@ -1344,6 +1345,7 @@ async fn session_end(server: &Server, mut a: Args) -> ToolResult {
     let req = pb::EndSessionRequest {
         session: session_name(server, session)?,
         summary,
+        idempotency_key: crate::daemon::idempotency_key(),
     };
     let resp = rpc!(server, pb::sessions_client::SessionsClient<_>, end, req)?;
     let session = resp.session.clone().unwrap_or_default();

@@ -69,6 +69,20 @@ pub fn daemon_binary() -> PathBuf {
     PathBuf::from("patinad")
 }
 
+/// Why `socket` cannot be a daemon's socket, if it cannot: something that is not a socket (a
+/// regular file, a directory, a symlink) is already there. A daemon never replaces it, so a client
+/// says so at once instead of starting a daemon that refuses to bind.
+pub fn socket_conflict(socket: &Path) -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
+    let meta = std::fs::symlink_metadata(socket).ok()?;
+    (!meta.file_type().is_socket()).then(|| {
+        format!(
+            "{} exists and is not a socket; refusing to use or replace it (choose another --socket path)",
+            socket.display()
+        )
+    })
+}
+
 /// Launch a detached daemon serving `socket`: stdin/stdout closed, stderr appended to
 /// [`log_path`], in its own process group (a Ctrl-C aimed at the client must not kill it).
 pub fn spawn_daemon(socket: &Path) -> std::io::Result<()> {
@@ -77,13 +91,21 @@ pub fn spawn_daemon(socket: &Path) -> std::io::Result<()> {
     let with = |what: String| {
         move |e: std::io::Error| std::io::Error::new(e.kind(), format!("{what}: {e}"))
     };
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
     let log = log_path();
     if let Some(dir) = log.parent() {
-        std::fs::create_dir_all(dir).map_err(with(format!("creating {}", dir.display())))?;
+        // The state root holds indexed code and notes: owner only (the daemon tightens an existing
+        // one too).
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(with(format!("creating {}", dir.display())))?;
     }
     let log_file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
+        .mode(0o600)
         .open(&log)
         .map_err(with(format!("opening {}", log.display())))?;
     let bin = daemon_binary();
@@ -159,6 +181,9 @@ mod client {
     ) -> Result<Channel, String> {
         if let Ok(ch) = connect(socket).await {
             return Ok(ch);
+        }
+        if let Some(why) = super::socket_conflict(socket) {
+            return Err(why);
         }
         super::spawn_daemon(socket).map_err(|e| e.to_string())?;
         let deadline = std::time::Instant::now() + timeout;

@@ -90,6 +90,26 @@ impl LexicalIndex {
         Ok(())
     }
 
+    /// The chunk id of every live document, one entry per document (a chunk indexed twice appears
+    /// twice), as of the last reload. Reconciliation compares it with the chunk table.
+    pub fn chunk_ids(&self) -> Result<Vec<u64>> {
+        let searcher = self.reader.searcher();
+        let mut out = Vec::with_capacity(searcher.num_docs() as usize);
+        for seg in searcher.segment_readers() {
+            let col = seg.fast_fields().u64("chunk_id")?;
+            let alive = seg.alive_bitset();
+            for doc in 0..seg.max_doc() {
+                if alive.is_some_and(|a| !a.is_alive(doc)) {
+                    continue;
+                }
+                if let Some(id) = col.first(doc) {
+                    out.push(id);
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// BM25 over the weighted fields for a disjunction of `terms`. `allow` filters chunk ids
     /// before ranking so that selective filters do not starve the result list.
     pub fn search(
@@ -179,6 +199,13 @@ impl LexicalWriter {
     pub fn delete_path(&mut self, path: &str) {
         self.writer
             .delete_term(Term::from_field_text(self.fields.path_key, path));
+    }
+
+    /// Delete every document of one chunk (reconciliation: a document the chunk table does not
+    /// know, or a chunk indexed twice).
+    pub fn delete_chunk(&mut self, chunk_id: u64) {
+        self.writer
+            .delete_term(Term::from_field_u64(self.fields.chunk_id, chunk_id));
     }
 
     pub fn add(&mut self, d: &LexicalDoc<'_>) -> Result<()> {

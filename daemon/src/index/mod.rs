@@ -2,9 +2,14 @@
 //! store. Incremental by construction: a file whose size and mtime match its record is not read; a
 //! file whose content hash matches is not re-chunked; files that vanished are removed everywhere.
 //!
-//! Consistency: each batch is committed to tantivy first and to the store second. A crash between
-//! the two leaves stale file records, which make the next run treat those files as changed and
-//! replace their documents (deletes are by path), so re-running always converges.
+//! Consistency: each batch is committed to tantivy first and to the store second (durably: the
+//! store is fsync'd at every commit point). A crash in between leaves the lexical index ahead of
+//! the store — documents of files the store never recorded, documents missing for files whose
+//! record is older. Walking rounds therefore reconcile before and after they index (see
+//! [`reconcile_store`] and [`reconcile_lexical`]): chunk rows no file record points at are
+//! deleted, records pointing at missing chunks are re-read, and the lexical index is made to hold
+//! exactly one document per live chunk. Every round that walks thus ends in the from-scratch state,
+//! whatever a crash left behind; [`audit`] reports the differences without changing anything.
 
 pub(crate) mod chunk;
 pub(crate) mod languages;
@@ -14,7 +19,7 @@ pub(crate) mod tokens;
 pub(crate) mod vectors;
 pub(crate) mod walk;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
@@ -105,13 +110,22 @@ pub(crate) fn index_repo(
     if !repo.root.is_dir() {
         anyhow::bail!("{} no longer exists", repo.root.display());
     }
-    let (entries, mut old) = match targeted(repo, scope)? {
-        Some(t) => t,
+    let (entries, mut old, walked) = match targeted(repo, scope)? {
+        Some((entries, old)) => (entries, old, false),
         None => (
-            walk::walk(&repo.root),
+            walk::walk(&repo.root, &repo.cancelled),
             repo.trees.file_records()?.into_iter().collect(),
+            true,
         ),
     };
+    if repo.cancelled.load(Ordering::Relaxed) {
+        anyhow::bail!("indexing cancelled");
+    }
+    let mut batch = StoreBatch::default();
+    let mut repaired = Repaired::default();
+    if walked {
+        repaired = reconcile_store(repo, &mut old, &mut batch)?;
+    }
     p.phase = Phase::Indexing;
     p.files_total = entries.len() as u64;
     tx.send_replace(p.clone());
@@ -128,7 +142,6 @@ pub(crate) fn index_repo(
     tx.send_replace(p.clone());
 
     let mut writer = repo.lexical.writer()?;
-    let mut batch = StoreBatch::default();
     let mut pending_files = 0usize;
     let opts = ChunkOptions {
         max_lines: cfg.max_chunk_lines,
@@ -263,11 +276,26 @@ pub(crate) fn index_repo(
     });
     result?;
     if repo.cancelled.load(Ordering::Relaxed) {
-        // Keep what is consistent so far; the next run picks up the rest.
-        commit(repo, sem, &mut writer, &mut batch, &mut p, tx)?;
+        // The repository is being removed or the daemon stops: leave the last commit as it is
+        // (the uncommitted files are examined again by the next round) and stop at once.
         anyhow::bail!("indexing cancelled");
     }
     commit(repo, sem, &mut writer, &mut batch, &mut p, tx)?;
+    if walked {
+        let (stray, missing) = reconcile_lexical(repo, &mut writer)?;
+        repaired.stray_docs = stray;
+        repaired.missing_docs = missing;
+    }
+    if !repaired.is_clean() {
+        tracing::warn!(
+            repo = %repo.id,
+            orphan_chunks = repaired.orphan_chunks,
+            dangling_records = repaired.dangling_records,
+            stray_docs = repaired.stray_docs,
+            missing_docs = repaired.missing_docs,
+            "reconciled an index left inconsistent (by a crash?)"
+        );
+    }
     finish_record(
         repo,
         started.elapsed().as_millis() as u64,
@@ -335,6 +363,7 @@ fn commit(
     p.phase = Phase::Committing;
     tx.send_replace(p.clone());
     writer.commit()?;
+    crate::crash_point("lexical-committed", || {});
     repo.trees.apply(batch)?;
     {
         let mut chunks = repo.chunks.write().expect("chunks lock");
@@ -361,6 +390,139 @@ fn commit(
     p.phase = phase;
     tx.send_replace(p.clone());
     Ok(())
+}
+
+/// What reconciliation found (and, inside an index round, fixed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Repaired {
+    /// Chunk rows (metadata or text) no file record points at.
+    pub orphan_chunks: u64,
+    /// File records pointing at chunks the store does not hold.
+    pub dangling_records: u64,
+    /// Lexical documents of chunks that are not live, or second copies of a live one.
+    pub stray_docs: u64,
+    /// Live chunks without a lexical document.
+    pub missing_docs: u64,
+    /// File records of paths that are no longer files on disk (audit only: a walk removes them).
+    pub vanished_files: u64,
+}
+
+impl Repaired {
+    pub fn is_clean(&self) -> bool {
+        *self == Repaired::default()
+    }
+}
+
+/// The store's side of reconciliation, before a walking round indexes: every chunk row that no
+/// file record points at joins `batch` as a removal (so it also leaves the chunk table and the
+/// vector index at the commit), and every record that points at a missing chunk is marked
+/// unread (no hash, impossible size) so the round reads and re-chunks its file.
+fn reconcile_store(
+    repo: &Repo,
+    records: &mut HashMap<String, FileRecord>,
+    batch: &mut StoreBatch,
+) -> Result<Repaired> {
+    let texts: HashSet<u64> = repo.trees.text_ids()?.into_iter().collect();
+    let chunks = repo.chunks.read().expect("chunks lock");
+    let mut out = Repaired::default();
+    let mut referenced = HashSet::new();
+    for rec in records.values_mut() {
+        if !rec
+            .chunk_ids
+            .iter()
+            .all(|id| chunks.contains_key(id) && texts.contains(id))
+        {
+            out.dangling_records += 1;
+            rec.hash = None;
+            rec.size = u64::MAX;
+        }
+        referenced.extend(rec.chunk_ids.iter().copied());
+    }
+    let orphans: BTreeSet<u64> = chunks
+        .keys()
+        .chain(texts.iter())
+        .filter(|id| !referenced.contains(id))
+        .copied()
+        .collect();
+    out.orphan_chunks = orphans.len() as u64;
+    batch.removed_chunks.extend(orphans);
+    Ok(out)
+}
+
+/// The lexical side of reconciliation, after a walking round committed: the index must hold one
+/// document per live chunk (the chunk table), nothing else. Documents are rebuilt from the store,
+/// which holds everything a document is made of.
+fn reconcile_lexical(repo: &Repo, writer: &mut lexical::LexicalWriter) -> Result<(u64, u64)> {
+    let (stray, missing) = lexical_differences(repo)?;
+    if stray.is_empty() && missing.is_empty() {
+        return Ok((0, 0));
+    }
+    for id in &stray {
+        writer.delete_chunk(*id);
+    }
+    let chunks = repo.chunks.read().expect("chunks lock").clone();
+    // A duplicated live chunk was deleted above; it is added back once.
+    for id in stray
+        .iter()
+        .filter(|id| chunks.contains_key(id))
+        .chain(&missing)
+    {
+        let (Some(meta), Some(text)) = (chunks.get(id), repo.trees.text(*id)?) else {
+            continue;
+        };
+        writer.add(&LexicalDoc {
+            chunk_id: *id,
+            path: &meta.path,
+            symbol: meta.symbol.as_deref().unwrap_or(""),
+            body: &text,
+        })?;
+    }
+    writer.commit()?;
+    repo.lexical.reload()?;
+    Ok((stray.len() as u64, missing.len() as u64))
+}
+
+/// Chunk ids whose lexical documents must go (not live, or indexed more than once) and live chunk
+/// ids without a document.
+fn lexical_differences(repo: &Repo) -> Result<(Vec<u64>, Vec<u64>)> {
+    let mut counts: HashMap<u64, u32> = HashMap::new();
+    for id in repo.lexical.chunk_ids()? {
+        *counts.entry(id).or_default() += 1;
+    }
+    let chunks = repo.chunks.read().expect("chunks lock");
+    let mut stray: Vec<u64> = counts
+        .iter()
+        .filter(|(id, n)| **n > 1 || !chunks.contains_key(id))
+        .map(|(id, _)| *id)
+        .collect();
+    let mut missing: Vec<u64> = chunks
+        .keys()
+        .filter(|id| !counts.contains_key(id))
+        .copied()
+        .collect();
+    stray.sort_unstable();
+    missing.sort_unstable();
+    Ok((stray, missing))
+}
+
+/// Compare the index's own lists — file records, chunk rows and texts, lexical documents, the
+/// files on disk — without changing anything (`patina repair --check`). Call it while no index
+/// round runs: a round in progress is legitimately between states.
+pub(crate) fn audit(repo: &Repo) -> Result<Repaired> {
+    let mut records: HashMap<String, FileRecord> = repo.trees.file_records()?.into_iter().collect();
+    let vanished = records
+        .keys()
+        .filter(|rel| {
+            !std::fs::symlink_metadata(repo.root.join(rel.as_str())).is_ok_and(|m| m.is_file())
+        })
+        .count() as u64;
+    let mut scratch = StoreBatch::default();
+    let mut out = reconcile_store(repo, &mut records, &mut scratch)?;
+    let (stray, missing) = lexical_differences(repo)?;
+    out.stray_docs = stray.len() as u64;
+    out.missing_docs = missing.len() as u64;
+    out.vanished_files = vanished;
+    Ok(out)
 }
 
 /// Recompute the repository's summary from its file records.
@@ -414,7 +576,7 @@ fn examine(
     if entry.size > max_bytes {
         return Outcome::Skipped(SkipReason::TooLarge);
     }
-    let bytes = match std::fs::read(&entry.abs) {
+    let bytes = match read_bounded(&entry.abs, max_bytes) {
         Ok(b) => b,
         Err(_) => return Outcome::Skipped(SkipReason::Unreadable),
     };
@@ -443,6 +605,27 @@ fn examine(
         role,
         chunks,
     }
+}
+
+/// Read at most `max_bytes + 1` bytes of the regular file at `path`: enough to tell it is too
+/// large, whatever size it reports (procfs and sysfs files say 0 and may be endless). Opened
+/// without following a symlink and without blocking (a FIFO swapped in since the walk is refused
+/// by the file-type check, never waited on).
+fn read_bounded(path: &std::path::Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut bytes = Vec::with_capacity(meta.len().min(max_bytes) as usize + 1);
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Stable chunk identity: the same text at the same place in the same file has the same id.

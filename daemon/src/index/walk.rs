@@ -1,7 +1,10 @@
 //! Listing the files of a repository: gitignore-aware (`.gitignore`, `.git/info/exclude`, global
-//! excludes) plus Patina's own `.patinaignore`, never descending into `.git`.
+//! excludes) plus Patina's own `.patinaignore`, never descending into `.git`, never following
+//! symlinks, never leaving the file system the root is on (`patina add /` does not walk `/proc`,
+//! `/sys` or other mounts) and listing only regular files (no FIFOs, sockets or devices).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use ignore::WalkBuilder;
 
@@ -13,10 +16,14 @@ pub(crate) struct WalkEntry {
     pub mtime_ns: i128,
 }
 
-/// The files under `root` that the ignore rules let through, sorted by path.
-pub(crate) fn walk(root: &Path) -> Vec<WalkEntry> {
+/// The files under `root` that the ignore rules let through, sorted by path. Stops early (with a
+/// partial list the caller must discard) once `cancelled` is set.
+pub(crate) fn walk(root: &Path, cancelled: &AtomicBool) -> Vec<WalkEntry> {
     let mut out = Vec::new();
     for entry in walker(root).build().flatten() {
+        if cancelled.load(Ordering::Relaxed) {
+            break;
+        }
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
@@ -43,6 +50,7 @@ fn walker(start: &Path) -> WalkBuilder {
     b.hidden(false)
         .parents(true)
         .follow_links(false)
+        .same_file_system(true)
         .require_git(false)
         .add_custom_ignore_filename(".patinaignore")
         .filter_entry(|e| e.file_name() != ".git");
