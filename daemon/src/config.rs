@@ -13,6 +13,8 @@ pub struct Config {
     pub index: IndexConfig,
     pub retrieval: RetrievalConfig,
     pub semantic: SemanticConfig,
+    /// Strengths of the ranking rules applied after fusion (`patina_retrieve::rank`).
+    pub ranking: patina_retrieve::rank::RankOptions,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -62,6 +64,7 @@ impl Default for Config {
             index: IndexConfig::default(),
             retrieval: RetrievalConfig::default(),
             semantic: SemanticConfig::default(),
+            ranking: Default::default(),
         }
     }
 }

@@ -397,10 +397,11 @@ impl QueryEngine {
         let fused = rrf(&rankings, cfg.rrf_k);
         let mut opts = RankOptions {
             near: req.near.clone(),
-            ..RankOptions::default()
+            ..self.registry.config.ranking.clone()
         };
         // A role asked for explicitly is not second-guessed by the intent's priors.
-        opts.role_priors = req.roles.is_empty();
+        opts.role_priors &= req.roles.is_empty();
+        opts.exact_oracles_ran = rankings.iter().any(|r| r.oracle != rank::SEMANTIC);
         let scored = rank::score(self.candidates(fused, &repos), &plan, &opts);
         let hits = self.collect_hits(scored, &repos, &req, limit, &opts)?;
         let freshness = repos.iter().map(|r| Freshness::of(r)).collect();

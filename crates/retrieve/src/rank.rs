@@ -67,9 +67,13 @@ impl Factors {
 }
 
 /// Strengths of the ranking rules. The defaults follow from what each rule means rather than from
-/// one evaluation set; `bench/RESULTS.md` records how each was checked on several.
-#[derive(Clone, Debug)]
+/// one evaluation set; `bench/RESULTS.md` records how each was checked on several. Read from the
+/// `[ranking]` table of the configuration (every key optional, unknown keys rejected).
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct RankOptions {
+    /// Apply the rules at all; off, results come in fused (RRF) order and a file is its best chunk.
+    pub enabled: bool,
     /// Apply the file-role priors of the query's intent.
     pub role_priors: bool,
     /// A chunk that defines a name the query mentions.
@@ -83,8 +87,13 @@ pub struct RankOptions {
     pub mention_boost: f64,
     /// A file named by a stack-trace frame.
     pub frame_boost: f64,
-    /// Directories the caller wants lifted (`--near DIR`, or a folder named in the query).
+    /// Directories the caller wants lifted (`--near DIR`): per query, not configuration.
+    #[serde(skip)]
     pub near: Vec<String>,
+    /// Whether an oracle of exact evidence (words, names) took part in this query: only then does
+    /// "nothing but semantic neighbours" mean the query shares nothing with the code. Per query.
+    #[serde(skip)]
+    pub exact_oracles_ran: bool,
     pub near_boost: f64,
     /// Chunk level: the n-th chunk of the same file is multiplied by `repeat_decay^(n-1)`.
     pub repeat_decay: f64,
@@ -92,11 +101,17 @@ pub struct RankOptions {
     pub coherence: Vec<f64>,
     /// A candidate found by the semantic oracle alone with a cosine below this is not a hit.
     pub semantic_floor: f32,
+    /// The same floor when no other oracle matched anything: the query shares no word and names
+    /// no symbol or file of the repository, and a sentence model finds *some* neighbour for any
+    /// string (`zzqqxnotathing` reaches cosine 0.47 on CoSQA's functions), so only a close one
+    /// counts.
+    pub unmatched_floor: f32,
 }
 
 impl Default for RankOptions {
     fn default() -> Self {
         RankOptions {
+            enabled: true,
             role_priors: true,
             definition_boost: 1.3,
             parent_boost: 1.1,
@@ -105,10 +120,12 @@ impl Default for RankOptions {
             mention_boost: 1.5,
             frame_boost: 1.2,
             near: Vec::new(),
+            exact_oracles_ran: true,
             near_boost: 1.3,
             repeat_decay: 0.8,
             coherence: vec![0.5, 0.25],
             semantic_floor: 0.2,
+            unmatched_floor: 0.55,
         }
     }
 }
@@ -151,11 +168,23 @@ pub fn score<K: Clone>(
         .filter_map(|i| i.parent.as_deref().map(normalize))
         .collect();
     let mut path_cache: HashMap<String, (f64, f64, f64)> = HashMap::new();
+    let matched = !opts.exact_oracles_ran
+        || candidates
+            .iter()
+            .any(|c| c.provenance.iter().any(|p| p.oracle != SEMANTIC));
+    let floor = if matched { opts.semantic_floor } else { opts.unmatched_floor };
     let mut out: Vec<Scored<K>> = candidates
         .into_iter()
-        .filter(|c| above_floor(&c.provenance, opts.semantic_floor))
+        .filter(|c| !opts.enabled || above_floor(&c.provenance, floor))
         .map(|c| {
             let mut f = Factors::default();
+            if !opts.enabled {
+                return Scored {
+                    score: c.fused,
+                    candidate: c,
+                    factors: f,
+                };
+            }
             if let Some((_, path)) = &c.file {
                 if opts.role_priors {
                     f.role = plan.role_prior(c.role);
@@ -232,7 +261,9 @@ pub fn chunks<K: Clone>(mut scored: Vec<Scored<K>>, opts: &RankOptions) -> Vec<S
                 continue;
             }
             e.1.push((a, b));
-            s.score *= opts.repeat_decay.powi(e.0 as i32);
+            if opts.enabled {
+                s.score *= opts.repeat_decay.powi(e.0 as i32);
+            }
             e.0 += 1;
         }
         kept.push(s);
@@ -284,7 +315,7 @@ pub fn files<K: Clone>(scored: Vec<Scored<K>>, opts: &RankOptions) -> Vec<FileSc
             }
         };
         let f = &mut out[at];
-        if f.matches > 0 {
+        if f.matches > 0 && opts.enabled {
             f.score += opts.coherence.get(f.matches - 1).copied().unwrap_or(0.0) * s.score;
         }
         f.matches += 1;
@@ -503,18 +534,27 @@ mod tests {
 
     #[test]
     fn the_relevance_floor_drops_weak_semantic_only_hits() {
-        let plan = QueryPlan::analyze("zzqqxnotathing");
+        let plan = QueryPlan::analyze("how are retries delayed");
+        let lexical = cand(3, 0.016, "b.rs", FileRole::Source, None, (1, 2));
         let mut weak = cand(1, 0.016, "a.rs", FileRole::Source, None, (1, 2));
         weak.provenance = vec![Contribution {
             oracle: SEMANTIC,
             rank: 1,
             score: 0.08,
         }];
-        let mut strong = weak.clone();
-        strong.key = 2;
-        strong.provenance[0].score = 0.45;
-        let ranked = score(vec![weak, strong], &plan, &RankOptions::default());
-        assert_eq!(keys(&ranked), [2]);
+        let mut close = weak.clone();
+        close.key = 2;
+        close.provenance[0].score = 0.45;
+        let ranked = score(vec![weak.clone(), close.clone(), lexical], &plan, &RankOptions::default());
+        assert_eq!(keys(&ranked), [1, 2, 3].into_iter().filter(|k| *k != 1).collect::<Vec<_>>());
+
+        // Nothing but semantic neighbours: the query shares nothing with the code, and only a
+        // close neighbour is an answer.
+        let plan = QueryPlan::analyze("zzqqxnotathing");
+        assert!(score(vec![weak.clone(), close.clone()], &plan, &RankOptions::default()).is_empty());
+        let mut closer = close;
+        closer.provenance[0].score = 0.7;
+        assert_eq!(keys(&score(vec![weak, closer], &plan, &RankOptions::default())), [2]);
     }
 
     #[test]
