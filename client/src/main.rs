@@ -153,7 +153,7 @@ enum ModelCmd {
 
 #[derive(Subcommand)]
 enum BenchCmd {
-    /// Retrieval quality and latency on a query set (see bench/README.md for the format).
+    /// Retrieval quality and latency on a query set (formats and flags: README.md, "patina bench retrieval").
     Retrieval(bench::RetrievalArgs),
 }
 
