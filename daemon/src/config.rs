@@ -56,6 +56,13 @@ pub struct RetrievalConfig {
     /// query) while semantic search is on: BM25 over the words of a question mostly matches
     /// filler words, so it only breaks ties among semantic hits.
     pub prose_weights: BTreeMap<String, f64>,
+    /// The best semantic cosine at which a prose question counts as recognised by the model
+    /// `[unsure, sure]`: at or below `unsure` the ordinary `weights` apply (words count fully), at
+    /// or above `sure` the `prose_weights`, in between a blend. A dense model matches a question
+    /// phrased like a function's docstring closely (web questions: best cosine ≈ 0.70 on CoSQA);
+    /// questions about a repository's own concepts match less closely (≈ 0.47–0.61 on four
+    /// repositories) and are answered better when their words count (bench/RESULTS.md).
+    pub semantic_confidence: [f32; 2],
 }
 
 impl Default for Config {
@@ -90,6 +97,7 @@ impl Default for RetrievalConfig {
                 ("semantic".into(), 1.0),
             ]),
             prose_weights: BTreeMap::from([("lexical".into(), 0.06)]),
+            semantic_confidence: [0.55, 0.70],
         }
     }
 }
@@ -97,6 +105,17 @@ impl Default for RetrievalConfig {
 impl RetrievalConfig {
     pub fn weight(&self, oracle: &str) -> f64 {
         self.weights.get(oracle).copied().unwrap_or(1.0)
+    }
+
+    /// The weight of `oracle` for a prose question whose best semantic cosine is `best`.
+    pub fn prose_weight_at(&self, oracle: &str, best: f32) -> f64 {
+        let [unsure, sure] = self.semantic_confidence;
+        let c = if sure > unsure {
+            ((best - unsure) / (sure - unsure)).clamp(0.0, 1.0) as f64
+        } else {
+            (best >= sure) as u8 as f64
+        };
+        self.weight(oracle) + c * (self.prose_weight(oracle) - self.weight(oracle))
     }
 
     pub fn prose_weight(&self, oracle: &str) -> f64 {

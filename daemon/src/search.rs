@@ -510,16 +510,24 @@ impl QueryEngine {
             });
             rankings.push(Ranking {
                 oracle: name,
-                weight: if prose {
-                    cfg.prose_weight(name)
-                } else {
-                    cfg.weight(name)
-                },
+                weight: cfg.weight(name),
                 items: hits
                     .into_iter()
                     .map(|h| ((h.repo, h.chunk_id), h.score))
                     .collect(),
             });
+        }
+        if prose {
+            // How sure the model is that it recognised the question decides how much its words
+            // count beside its meaning ([`RetrievalConfig::semantic_confidence`]).
+            let best = rankings
+                .iter()
+                .find(|r| r.oracle == rank::SEMANTIC)
+                .and_then(|r| r.items.first())
+                .map_or(0.0, |i| i.1);
+            for r in &mut rankings {
+                r.weight = cfg.prose_weight_at(r.oracle, best);
+            }
         }
         Ok((rankings, reports))
     }

@@ -123,7 +123,7 @@ impl Default for RankOptions {
             exact_oracles_ran: true,
             near_boost: 1.3,
             repeat_decay: 0.8,
-            coherence: vec![0.5, 0.25],
+            coherence: vec![0.25, 0.1],
             semantic_floor: 0.2,
             unmatched_floor: 0.55,
         }
@@ -172,7 +172,11 @@ pub fn score<K: Clone>(
         || candidates
             .iter()
             .any(|c| c.provenance.iter().any(|p| p.oracle != SEMANTIC));
-    let floor = if matched { opts.semantic_floor } else { opts.unmatched_floor };
+    let floor = if matched {
+        opts.semantic_floor
+    } else {
+        opts.unmatched_floor
+    };
     let mut out: Vec<Scored<K>> = candidates
         .into_iter()
         .filter(|c| !opts.enabled || above_floor(&c.provenance, floor))
@@ -545,16 +549,36 @@ mod tests {
         let mut close = weak.clone();
         close.key = 2;
         close.provenance[0].score = 0.45;
-        let ranked = score(vec![weak.clone(), close.clone(), lexical], &plan, &RankOptions::default());
-        assert_eq!(keys(&ranked), [1, 2, 3].into_iter().filter(|k| *k != 1).collect::<Vec<_>>());
+        let ranked = score(
+            vec![weak.clone(), close.clone(), lexical],
+            &plan,
+            &RankOptions::default(),
+        );
+        assert_eq!(
+            keys(&ranked),
+            [1, 2, 3]
+                .into_iter()
+                .filter(|k| *k != 1)
+                .collect::<Vec<_>>()
+        );
 
         // Nothing but semantic neighbours: the query shares nothing with the code, and only a
         // close neighbour is an answer.
         let plan = QueryPlan::analyze("zzqqxnotathing");
-        assert!(score(vec![weak.clone(), close.clone()], &plan, &RankOptions::default()).is_empty());
+        assert!(
+            score(
+                vec![weak.clone(), close.clone()],
+                &plan,
+                &RankOptions::default()
+            )
+            .is_empty()
+        );
         let mut closer = close;
         closer.provenance[0].score = 0.7;
-        assert_eq!(keys(&score(vec![weak, closer], &plan, &RankOptions::default())), [2]);
+        assert_eq!(
+            keys(&score(vec![weak, closer], &plan, &RankOptions::default())),
+            [2]
+        );
     }
 
     #[test]
