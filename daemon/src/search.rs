@@ -109,6 +109,28 @@ pub(crate) struct SearchResponse {
     pub intent: patina_retrieve::Intent,
 }
 
+/// Folders of the repositories in scope that a short query names (`src/net`, `crates/ignore/`):
+/// their files are lifted like `--near`.
+fn named_folders(text: &str, repos: &[Arc<Repo>]) -> Vec<String> {
+    if text.len() > 600 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for w in text.split_whitespace() {
+        let w = w
+            .trim_matches(|c: char| matches!(c, '`' | '\'' | '"' | ',' | ';' | '(' | ')' | '?'))
+            .trim_start_matches("./")
+            .trim_end_matches('/');
+        if !w.contains('/') || w.contains("://") || w.contains("..") || w.starts_with('/') {
+            continue;
+        }
+        if repos.iter().any(|r| r.root.join(w).is_dir()) && !out.iter().any(|o| o == w) {
+            out.push(w.to_string());
+        }
+    }
+    out
+}
+
 /// Keep each oracle's best rank.
 fn merge_provenance(into: &mut Vec<Contribution>, from: Vec<Contribution>) {
     for c in from {
@@ -395,15 +417,23 @@ impl QueryEngine {
         });
         let (rankings, reports) = self.run_oracles(&oracles, q, &mut notices).await?;
         let fused = rrf(&rankings, cfg.rrf_k);
+        let weights: Vec<(&'static str, f64)> =
+            rankings.iter().map(|r| (r.oracle, r.weight)).collect();
+        let mut near = req.near.clone();
+        near.extend(named_folders(&req.text, &repos));
         let mut opts = RankOptions {
-            near: req.near.clone(),
+            near,
             ..self.registry.config.ranking.clone()
         };
         // A role asked for explicitly is not second-guessed by the intent's priors.
         opts.role_priors &= req.roles.is_empty();
         opts.exact_oracles_ran = rankings.iter().any(|r| r.oracle != rank::SEMANTIC);
         let scored = rank::score(self.candidates(fused, &repos), &plan, &opts);
-        let hits = self.collect_hits(scored, &repos, &req, limit, &opts)?;
+        let fusion = rank::FileFusion {
+            k: cfg.rrf_k,
+            weights,
+        };
+        let hits = self.collect_hits(scored, &repos, &req, limit, &opts, &fusion)?;
         let freshness = repos.iter().map(|r| Freshness::of(r)).collect();
         Ok(SearchResponse {
             hits,
@@ -583,6 +613,7 @@ impl QueryEngine {
         req: &SearchRequest,
         limit: usize,
         opts: &RankOptions,
+        fusion: &rank::FileFusion,
     ) -> Result<Vec<SearchHit>> {
         let snippet_of = |text: &str| {
             text.lines()
@@ -666,7 +697,7 @@ impl QueryEngine {
         }
         let ranked: Vec<(Scored<(usize, u64)>, f64, Vec<Contribution>)> =
             if req.granularity == Granularity::File {
-                rank::files(scored, opts)
+                rank::files(scored, opts, Some(fusion))
                     .into_iter()
                     .take(limit)
                     .map(|f| (f.best, f.score, f.provenance))

@@ -317,14 +317,17 @@ impl QueryPlan {
         let few_words = text.split_whitespace().count() <= 3;
         let names_code = !identifiers.is_empty() || !paths.is_empty();
         let lower = prose.to_lowercase();
-        let wanted_roles = if long {
+        // A report (an issue, a commit message with a body) describes a change or a defect: its
+        // words about tests and docs are part of the story, not a request for those files.
+        let report = long || is_report(text);
+        let wanted_roles = if report {
             Vec::new()
         } else {
             wanted_roles(&lower)
         };
         let intent = if single_token || few_words && names_code && content_words.len() <= 1 {
             Intent::Identifier
-        } else if long {
+        } else if report {
             Intent::Implementation
         } else if wanted_roles.contains(&FileRole::Test) {
             Intent::Tests
@@ -381,6 +384,17 @@ impl QueryPlan {
     pub fn names_code(&self) -> bool {
         !self.identifiers.is_empty() || !self.paths.is_empty()
     }
+}
+
+/// A text written as a report rather than asked as a question: a title line followed by a body,
+/// or several sentences.
+fn is_report(text: &str) -> bool {
+    let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
+    let sentences = text
+        .split(['.', '!', '?'])
+        .filter(|s| s.split_whitespace().count() >= 3)
+        .count();
+    lines >= 2 || sentences >= 3 || text.len() > 300
 }
 
 /// Separate fenced code blocks, indented blocks and trace lines (code) from the rest (prose).

@@ -287,10 +287,64 @@ pub struct FileScore<K> {
     pub provenance: Vec<Contribution>,
 }
 
-/// File level: each file scored by its best chunk plus shares ([`RankOptions::coherence`]) of its
-/// next best, so a file that matches in several places outranks one lucky chunk. Results that are
-/// not part of a file (notes) stand alone.
-pub fn files<K: Clone>(scored: Vec<Scored<K>>, opts: &RankOptions) -> Vec<FileScore<K>> {
+/// How file-level fusion weighs each oracle (the same weights and `k` as chunk-level RRF).
+#[derive(Clone, Debug)]
+pub struct FileFusion {
+    pub k: f64,
+    pub weights: Vec<(&'static str, f64)>,
+}
+
+/// File level: the oracles' rankings are fused again *per file* — each oracle ranks files by
+/// their best chunk, so an oracle that finds one chunk of a file and another that finds a different
+/// chunk of it agree on the file — and the file takes the ranking factors of its best chunk. Then
+/// shares ([`RankOptions::coherence`]) of its next best chunks are added, so a file that matches
+/// in several places outranks one lucky chunk. Results that are not part of a file (notes) stand
+/// alone with their chunk score.
+pub fn files<K: Clone>(
+    scored: Vec<Scored<K>>,
+    opts: &RankOptions,
+    fusion: Option<&FileFusion>,
+) -> Vec<FileScore<K>> {
+    let mut out = aggregate(scored, opts);
+    if let (Some(fusion), true) = (fusion, opts.enabled) {
+        // Each oracle's file ranking: files ordered by the best rank of any of their chunks.
+        let mut per_oracle: HashMap<&'static str, Vec<(u32, usize)>> = HashMap::new();
+        for (i, f) in out.iter().enumerate() {
+            if f.best.candidate.file.is_none() {
+                continue;
+            }
+            for c in &f.provenance {
+                per_oracle.entry(c.oracle).or_default().push((c.rank, i));
+            }
+        }
+        let mut file_rrf = vec![0.0f64; out.len()];
+        for (oracle, mut ranked) in per_oracle {
+            let w = fusion
+                .weights
+                .iter()
+                .find(|(o, _)| *o == oracle)
+                .map_or(1.0, |(_, w)| *w);
+            ranked.sort();
+            for (file_rank, (_, i)) in ranked.into_iter().enumerate() {
+                file_rrf[i] += w / (fusion.k + file_rank as f64 + 1.0);
+            }
+        }
+        for (f, rrf) in out.iter_mut().zip(file_rrf) {
+            if f.best.candidate.file.is_some() {
+                // Half the chunk-level view (the best chunk and its coherence), half the
+                // file-level agreement of the oracles.
+                let factors = f.best.factors.product();
+                let extra = f.score - f.best.score;
+                f.score = 0.5 * f.score + 0.5 * (rrf * factors + extra);
+            }
+        }
+        out.sort_by(|a, b| b.score.total_cmp(&a.score));
+    }
+    out
+}
+
+/// Group chunk scores per file: best chunk plus coherence shares of the next ones.
+fn aggregate<K: Clone>(scored: Vec<Scored<K>>, opts: &RankOptions) -> Vec<FileScore<K>> {
     let mut out: Vec<FileScore<K>> = Vec::new();
     let mut index: HashMap<(usize, String), usize> = HashMap::new();
     for s in scored {
@@ -617,10 +671,56 @@ mod tests {
             &plan,
             &opts,
         );
-        let f = files(scored, &opts);
+        let f = files(scored, &opts, None);
         assert_eq!(f[0].best.candidate.file.as_ref().unwrap().1, "coherent.rs");
         assert_eq!(f[0].matches, 2);
         assert_eq!(f.len(), 2);
+    }
+
+    #[test]
+    fn oracles_that_find_different_chunks_of_one_file_agree_on_the_file() {
+        let plan = QueryPlan::analyze("scheduler");
+        let opts = RankOptions {
+            coherence: vec![],
+            ..RankOptions::default()
+        };
+        let with = |key: u32, path: &str, oracle: &'static str, rank: u32, fused: f64| {
+            let mut c = cand(
+                key,
+                fused,
+                path,
+                FileRole::Source,
+                None,
+                (key * 10, key * 10 + 5),
+            );
+            c.provenance = vec![Contribution {
+                oracle,
+                rank,
+                score: 1.0,
+            }];
+            c
+        };
+        // a.rs: lexical's 1st chunk; b.rs: lexical's 2nd chunk and semantic's 2nd (another chunk).
+        let cands = vec![
+            with(1, "a.rs", "lexical", 1, 1.0 / 61.0),
+            with(2, "c.rs", "semantic", 1, 1.0 / 61.0),
+            with(3, "b.rs", "lexical", 2, 1.0 / 62.0),
+            with(4, "b.rs", "semantic", 2, 1.0 / 62.0),
+        ];
+        let chunk_level = files(score(cands.clone(), &plan, &opts), &opts, None);
+        assert_ne!(
+            chunk_level[0].best.candidate.file.as_ref().unwrap().1,
+            "b.rs"
+        );
+        let fusion = FileFusion {
+            k: 60.0,
+            weights: vec![("lexical", 1.0), ("semantic", 1.0)],
+        };
+        let file_level = files(score(cands, &plan, &opts), &opts, Some(&fusion));
+        assert_eq!(
+            file_level[0].best.candidate.file.as_ref().unwrap().1,
+            "b.rs"
+        );
     }
 
     #[test]
