@@ -491,8 +491,8 @@ impl QueryEngine {
         // A prose question with the model on: semantic leads, lexical breaks ties.
         let prose = self.registry.semantic.is_on()
             && oracles.iter().any(|o| o.name() == "semantic")
-            && !q.plan.long
-            && !q.plan.names_code();
+            && q.plan.intent != patina_retrieve::Intent::Identifier
+            && (q.plan.long || !q.plan.names_code());
         let tasks: Vec<_> = oracles
             .iter()
             .map(|o| {

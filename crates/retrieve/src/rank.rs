@@ -101,10 +101,10 @@ pub struct RankOptions {
     pub coherence: Vec<f64>,
     /// A candidate found by the semantic oracle alone with a cosine below this is not a hit.
     pub semantic_floor: f32,
-    /// The same floor when no other oracle matched anything: the query shares no word and names
-    /// no symbol or file of the repository, and a sentence model finds *some* neighbour for any
-    /// string (`zzqqxnotathing` reaches cosine 0.47 on CoSQA's functions), so only a close one
-    /// counts.
+    /// The same floor for a name (an identifier-like query) when no other oracle matched
+    /// anything: the name occurs nowhere in the repository, and a sentence model finds *some*
+    /// neighbour for any string (`zzqqxnotathing` reaches cosine 0.47 on CoSQA's functions), so
+    /// only a close one counts.
     pub unmatched_floor: f32,
 }
 
@@ -172,10 +172,13 @@ pub fn score<K: Clone>(
         || candidates
             .iter()
             .any(|c| c.provenance.iter().any(|p| p.oracle != SEMANTIC));
-    let floor = if matched {
-        opts.semantic_floor
-    } else {
+    // A name that occurs nowhere in the code (no word, no symbol matched) names nothing here: its
+    // semantic neighbours must be close to count. A question that shares no word with the code
+    // is still a fair semantic question.
+    let floor = if !matched && plan.intent == crate::Intent::Identifier {
         opts.unmatched_floor
+    } else {
+        opts.semantic_floor
     };
     let mut out: Vec<Scored<K>> = candidates
         .into_iter()
@@ -616,8 +619,10 @@ mod tests {
                 .collect::<Vec<_>>()
         );
 
-        // Nothing but semantic neighbours: the query shares nothing with the code, and only a
-        // close neighbour is an answer.
+        // A name found by nothing but semantic neighbours occurs nowhere in the code: only a close
+        // neighbour is an answer. A question sharing no word with the code keeps the usual floor.
+        let question = QueryPlan::analyze("what is the temperature outside in fahrenheit");
+        assert_eq!(keys(&score(vec![weak.clone(), close.clone()], &question, &RankOptions::default())), [2]);
         let plan = QueryPlan::analyze("zzqqxnotathing");
         assert!(
             score(
