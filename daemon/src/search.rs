@@ -547,6 +547,14 @@ impl QueryEngine {
                     .collect(),
             });
         }
+        // A report names many things (its author's tests, variables, other modules): the symbol
+        // oracle's evidence of "the query names this" is shared among all the names it mentions.
+        let shared = q.plan.names_shared_by() as f64;
+        for r in &mut rankings {
+            if r.oracle == "symbol" {
+                r.weight /= shared;
+            }
+        }
         if prose {
             // How sure the model is that it recognised the question decides how much its words
             // count beside its meaning ([`RetrievalConfig::semantic_confidence`]).
@@ -556,7 +564,9 @@ impl QueryEngine {
                 .and_then(|r| r.items.first())
                 .map_or(0.0, |i| i.1);
             for r in &mut rankings {
-                r.weight = cfg.prose_weight_at(r.oracle, best);
+                if r.oracle != "symbol" {
+                    r.weight = cfg.prose_weight_at(r.oracle, best);
+                }
             }
         }
         Ok((rankings, reports))

@@ -114,6 +114,8 @@ pub struct QueryPlan {
     pub content_words: Vec<String>,
     /// A long text (bug report, commit body): decomposed, and its lexical terms chosen by weight.
     pub long: bool,
+    /// Written as a report (a title and a body, several sentences) rather than asked.
+    pub report: bool,
 }
 
 /// Texts longer than this (bytes) or with more lines than [`LONG_LINES`] are treated as documents.
@@ -365,6 +367,7 @@ impl QueryPlan {
             semantic_text,
             content_words,
             long,
+            report,
         }
     }
 
@@ -377,6 +380,16 @@ impl QueryPlan {
             self.intent.role_prior(role).min(0.8)
         } else {
             self.intent.role_prior(role)
+        }
+    }
+
+    /// How many names (identifiers, paths) a report mentions: the exact evidence of naming one
+    /// is shared among them. 1 for a query that is not a report.
+    pub fn names_shared_by(&self) -> usize {
+        if self.report {
+            (self.identifiers.len() + self.paths.len()).max(1)
+        } else {
+            1
         }
     }
 

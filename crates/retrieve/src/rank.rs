@@ -622,7 +622,14 @@ mod tests {
         // A name found by nothing but semantic neighbours occurs nowhere in the code: only a close
         // neighbour is an answer. A question sharing no word with the code keeps the usual floor.
         let question = QueryPlan::analyze("what is the temperature outside in fahrenheit");
-        assert_eq!(keys(&score(vec![weak.clone(), close.clone()], &question, &RankOptions::default())), [2]);
+        assert_eq!(
+            keys(&score(
+                vec![weak.clone(), close.clone()],
+                &question,
+                &RankOptions::default()
+            )),
+            [2]
+        );
         let plan = QueryPlan::analyze("zzqqxnotathing");
         assert!(
             score(
