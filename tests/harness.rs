@@ -304,30 +304,19 @@ impl TestEnv {
     /// Spawn the daemon (stderr appended to [`TestEnv::daemon_log_path`]) and wait until its socket
     /// answers `Health.Check`. Panics, with the log, if it exits or stays silent for [`START_TIMEOUT`].
     pub fn start_daemon(&mut self) {
-        assert!(
-            self.daemon.is_none(),
-            "the daemon of this TestEnv is already running"
-        );
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.daemon_log_path())
-            .expect("opening the daemon log");
-        let mut cmd = self.daemon_command();
-        cmd.envs(self.daemon_env.drain(..));
-        cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
-        let mut child = cmd
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot spawn {cmd:?}: {e}"));
+        self.spawn_daemon();
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
+            let child = self.daemon.as_mut().expect("just spawned");
             if let Some(status) = child.try_wait().expect("waiting for patinad") {
+                self.daemon = None;
                 panic!("patinad exited during start-up ({status})\n{}", self.logs());
             }
             if self.health().is_ok() {
                 break;
             }
             if Instant::now() > deadline {
+                let mut child = self.daemon.take().expect("just spawned");
                 let _ = child.kill();
                 let _ = child.wait();
                 panic!(
@@ -338,7 +327,6 @@ impl TestEnv {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        self.daemon = Some(child);
     }
 
     /// Give the next daemon the harness starts `PATINA_TEST_CRASH_AT=point`: it aborts (as in a
