@@ -170,7 +170,9 @@ fn candidates(text: &str) -> Vec<Candidate> {
             || w.contains("::")
             || w.contains('.')
             || w.contains('/')
-            || w.chars().skip(1).any(char::is_uppercase);
+            // camelCase / PascalCase with a hump (`parseArgs`, `HttpClient`); an acronym in prose
+            // (`URL`, `JSON`) is a word, not a name.
+            || w.chars().zip(w.chars().skip(1)).any(|(a, b)| a.is_lowercase() && b.is_uppercase());
         if !single && !looks_like_code {
             continue;
         }
