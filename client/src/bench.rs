@@ -51,7 +51,8 @@ pub(crate) struct RetrievalArgs {
     /// semantic, the embeddings) to catch up.
     #[arg(long, default_value_t = 600_000, value_name = "MS")]
     fresh_ms: u32,
-    /// An oracle subset to evaluate (comma-separated); repeat for one row per subset. Default: all.
+    /// An oracle subset to evaluate (comma-separated; `all`: every oracle); repeat for one row per
+    /// subset. Default: all.
     #[arg(long)]
     oracle: Vec<String>,
     /// Use only the first N queries (of the file's order).
@@ -277,7 +278,7 @@ fn subsets(args: &[String]) -> Vec<Subset> {
             let oracles: Vec<String> = s
                 .split(',')
                 .map(str::trim)
-                .filter(|s| !s.is_empty())
+                .filter(|s| !s.is_empty() && *s != "all")
                 .map(String::from)
                 .collect();
             Subset {
