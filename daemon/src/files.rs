@@ -11,10 +11,10 @@ use anyhow::Result;
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use crate::index::chunk::Language;
 use crate::registry::UserError;
 use crate::repo::Repo;
 use crate::search::PathFilter;
+use patina_chunk::Language;
 
 /// Files larger than this are served truncated.
 const MAX_SERVE_BYTES: usize = 4 * 1024 * 1024;

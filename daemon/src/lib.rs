@@ -3,7 +3,6 @@
 
 pub(crate) mod config;
 pub(crate) mod context;
-pub(crate) mod embed;
 pub(crate) mod files;
 pub(crate) mod freshness;
 pub(crate) mod git;
@@ -57,12 +56,12 @@ pub async fn serve(opts: Options) -> Result<()> {
     let config = Config::load(&config_path)?;
     let store = store::Store::open(&root.join("state"))?;
     let precision = if config.semantic.precision == "int8" {
-        embed::Precision::Int8
+        patina_embed::Precision::Int8
     } else {
-        embed::Precision::Fp32
+        patina_embed::Precision::Fp32
     };
     let semantic = Arc::new(semantic::Semantic::load(
-        embed::ModelPaths::locate(&root),
+        patina_embed::ModelPaths::locate(&root),
         precision,
         store.embeddings(),
     ));

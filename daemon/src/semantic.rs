@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use anyhow::{Result, anyhow};
 
-use crate::embed::{DIM, Embedder, ModelPaths, Precision, QueryCache};
 use crate::registry::Registry;
 use crate::repo::Repo;
 use crate::store::{ChunkMeta, EmbeddingCache};
+use patina_embed::{DIM, Embedder, ModelPaths, Precision, QueryCache};
 
 /// The command that provisions the model.
 pub(crate) const INSTALL_HINT: &str = "patina model install";

@@ -11,7 +11,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::index::chunk::{ChunkKind, Language};
+use patina_chunk::{ChunkKind, Language};
 use patina_core::FileRole;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

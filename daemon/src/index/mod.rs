@@ -11,8 +11,8 @@
 //! exactly one document per live chunk. Every round that walks thus ends in the from-scratch state,
 //! whatever a crash left behind; [`audit`] reports the differences without changing anything.
 
-pub(crate) mod chunk;
-pub(crate) mod languages;
+// `crate::index::chunk` stays a path to the chunker for `oracles/symbol.rs`.
+pub(crate) use patina_chunk as chunk;
 pub(crate) mod lexical;
 pub(crate) mod symbols;
 pub(crate) mod tokens;
@@ -31,8 +31,8 @@ use crate::config::IndexConfig;
 use crate::repo::Repo;
 use crate::semantic::Semantic;
 use crate::store::{ChunkMeta, FileRecord, SkipReason, StoreBatch};
-use chunk::{ChunkOptions, Language};
 use lexical::LexicalDoc;
+use patina_chunk::{ChunkOptions, Language};
 use walk::WalkEntry;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -77,7 +77,7 @@ enum Outcome {
         language: Language,
         lines: u32,
         role: patina_core::FileRole,
-        chunks: Vec<chunk::Chunk>,
+        chunks: Vec<patina_chunk::Chunk>,
     },
 }
 
@@ -594,7 +594,7 @@ fn examine(
         return Outcome::Skipped(SkipReason::InvalidUtf8);
     };
     let language = Language::from_path(std::path::Path::new(&entry.rel));
-    let chunks = chunk::chunk_file(language, &text, opts);
+    let chunks = patina_chunk::chunk_file(language, &text, opts);
     let lines = text.lines().count() as u32;
     let head_end = text.char_indices().nth(4096).map_or(text.len(), |(i, _)| i);
     let role = patina_core::role::classify(&entry.rel, Some(&text[..head_end]));

@@ -12,7 +12,7 @@ use super::DIM;
 /// Query string → embedding, holding at most `capacity` entries and evicting the least recently used
 /// (both [`QueryCache::get`] hits and [`QueryCache::insert`] count as a use). Not synchronised: wrap it in a
 /// `Mutex` to share it, and do not hold that lock while embedding.
-pub(crate) struct QueryCache {
+pub struct QueryCache {
     capacity: usize,
     entries: HashMap<String, Entry>,
     /// Last-use stamp → key; the first entry is the least recently used.

@@ -30,7 +30,7 @@ const OUTPUT: &str = "last_hidden_state";
 
 /// all-MiniLM-L6-v2 behind one ONNX Runtime session. `Send + Sync`; calls to [`Embedder::embed`] on the same
 /// value are serialised on the session.
-pub(crate) struct Embedder {
+pub struct Embedder {
     session: Mutex<Session>,
     tokenizer: Tokenizer,
     /// Which optional inputs the graph takes (`token_type_ids`).

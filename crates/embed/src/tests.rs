@@ -55,7 +55,7 @@ struct Reference {
 fn reference() -> Vec<Reference> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../scripts/model/reference.json"
+        "/../../scripts/model/reference.json"
     );
     let raw = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
     let json: serde_json::Value = serde_json::from_str(&raw).expect("reference.json is JSON");

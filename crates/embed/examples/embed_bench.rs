@@ -1,25 +1,21 @@
 //! Embedding throughput on real code chunks.
 //!
 //! ```text
-//! cargo run --release -p patinad --example embed_bench -- <corpus.jsonl> [N=512] [model_dir]
+//! cargo run --release -p patina-embed --example embed_bench -- <corpus.jsonl> [N=512] [model_dir]
 //! ```
 //!
 //! Embeds the `text` field of the first N lines of a JSONL corpus (e.g. /work/shared/eval/cosqa/corpus.jsonl)
 //! with fp32 and int8, at 2 and 1 intra-op threads, in batches of 16, and prints chunks/s (wall clock) and
 //! chunks per CPU-second (less sensitive to other load on the machine), plus single-query latency. The model is
 //! `model_dir`, else `$PATINA_MODEL_DIR`, else `<state root>/models/all-MiniLM-L6-v2`.
-//!
-//! The embedder is crate-private, so its source is compiled into this example directly.
-
-#[path = "../src/embed/mod.rs"]
-mod embed;
 
 use std::io::BufRead;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use embed::{Embedder, ModelPaths, Precision};
+use patina_embed as embed;
+use patina_embed::{Embedder, ModelPaths, Precision};
 
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);

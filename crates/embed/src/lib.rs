@@ -1,4 +1,12 @@
-//! Text → vector embeddings for the semantic oracle: all-MiniLM-L6-v2 run by ONNX Runtime.
+//! `patina-embed`: text → vectors. Runs all-MiniLM-L6-v2 with ONNX Runtime to turn texts (chunks,
+//! queries, notes) into unit vectors for the semantic oracle, and keeps a small LRU of query
+//! embeddings.
+//!
+//! Architecture invariant: this crate knows text, a model directory and vectors, nothing else. It
+//! never sees Patina's repositories, chunks' identities, the store, the vector index or the
+//! daemon, and has no async runtime (no tokio): callers pass plain values (paths, strings) and
+//! decide on which thread an embedding runs. Which texts to embed, and caching of chunk
+//! embeddings across runs, belong to the daemon.
 //!
 //! - **Model**: the files `scripts/setup-model` installs (see `scripts/model/README.md`): `model.onnx` (fp32),
 //!   `model.int8.onnx`, `tokenizer.json` and `lib/libonnxruntime.so*`. [`ModelPaths`] finds them and says
@@ -18,10 +26,6 @@
 //!   queries their own `Embedder` so they never wait behind bulk indexing.
 //! - [`QueryCache`]: a small LRU of query embeddings.
 
-// Part of the API (`cosine`, `texts_embedded`, `QueryCache::len`, …) is used only by tests and by
-// examples/embed_bench.rs, which compiles this module on its own.
-#![cfg_attr(not(test), allow(dead_code, unused_imports))]
-
 mod cache;
 mod embedder;
 #[cfg(test)]
@@ -29,30 +33,30 @@ mod tests;
 
 use std::path::{Path, PathBuf};
 
-pub(crate) use cache::QueryCache;
-pub(crate) use embedder::Embedder;
+pub use cache::QueryCache;
+pub use embedder::Embedder;
 
 /// Embedding width of all-MiniLM-L6-v2.
-pub(crate) const DIM: usize = 384;
+pub const DIM: usize = 384;
 /// Longest input in tokens (including `[CLS]`/`[SEP]`); longer texts are truncated (sentence-transformers'
 /// `max_seq_length` for this model).
-pub(crate) const MAX_TOKENS: usize = 256;
+pub const MAX_TOKENS: usize = 256;
 /// Texts per `session.run` unless [`Embedder::with_max_batch`] says otherwise.
-pub(crate) const DEFAULT_MAX_BATCH: usize = 16;
+pub const DEFAULT_MAX_BATCH: usize = 16;
 /// Directory name of the model under `<state_root>/models/`.
-pub(crate) const MODEL_NAME: &str = "all-MiniLM-L6-v2";
+pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
 
 /// Which graph to run: the fp32 export or its dynamic-int8 quantisation (~1.3× faster per CPU-second,
 /// mean cosine ≈ 0.997 against fp32).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Precision {
+pub enum Precision {
     Fp32,
     Int8,
 }
 
 impl Precision {
     /// The graph's file name inside the model directory.
-    pub(crate) fn file_name(self) -> &'static str {
+    pub fn file_name(self) -> &'static str {
         match self {
             Precision::Fp32 => "model.onnx",
             Precision::Int8 => "model.int8.onnx",
@@ -62,7 +66,7 @@ impl Precision {
 
 /// Where the model and runtime are, and whether they are usable.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct ModelPaths {
+pub struct ModelPaths {
     pub model_dir: PathBuf,
     pub ort_lib: PathBuf,
 }
@@ -136,7 +140,7 @@ fn non_empty_env(name: &str) -> Option<PathBuf> {
 
 /// Cosine similarity; 0 when either vector is all zeros. For the unit vectors [`Embedder::embed`] returns this
 /// is just the dot product, but it does not assume so. Extra elements of the longer slice are ignored.
-pub(crate) fn cosine(a: &[f32], b: &[f32]) -> f32 {
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     debug_assert_eq!(a.len(), b.len(), "cosine of vectors of different lengths");
     let (mut dot, mut na, mut nb) = (0f32, 0f32, 0f32);
     for (x, y) in a.iter().zip(b) {

@@ -1,0 +1,30 @@
+import { render } from "./dom.js";
+
+/** A clickable widget. */
+export class Widget extends Base {
+  constructor(label) {
+    super();
+    this.label = label;
+  }
+
+  render() {
+    return render(this.label);
+  }
+
+  onClick = (event) => {
+    event.preventDefault();
+  };
+}
+
+// Adds two numbers.
+export const add = (a, b) => a + b;
+
+const double = function (x) {
+  return x * 2;
+};
+
+module.exports = {
+  helper() {
+    return 1;
+  },
+};
