@@ -11,8 +11,6 @@
 //! exactly one document per live chunk. Every round that walks thus ends in the from-scratch state,
 //! whatever a crash left behind; [`audit`] reports the differences without changing anything.
 
-// `crate::index::chunk` stays a path to the chunker for `oracles/symbol.rs`.
-pub(crate) use patina_chunk as chunk;
 pub(crate) mod lexical;
 pub(crate) mod symbols;
 pub(crate) mod tokens;

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use anyhow::Result;
 
 use super::{Oracle, OracleHit, OracleQuery, merge_by_score};
-use crate::index::chunk::ChunkKind;
 use crate::index::symbols::normalize;
+use patina_chunk::ChunkKind;
 
 pub(crate) struct SymbolOracle;
 
