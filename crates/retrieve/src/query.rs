@@ -294,7 +294,7 @@ impl QueryPlan {
                 add_identifier(&mut identifiers, func, func, None);
             }
         }
-        identifiers.sort_by(|a, b| b.count.cmp(&a.count));
+        identifiers.sort_by_key(|i| std::cmp::Reverse(i.count));
         let mut paths: Vec<String> = Vec::new();
         for w in text.split(|c: char| {
             c.is_whitespace()
@@ -636,10 +636,9 @@ const PATH_EXTS: &[&str] = &[
 
 /// A file path or file name in `w` (trailing `:line:col` removed), normalised: no `./`, `/` only.
 fn as_path(w: &str) -> Option<String> {
-    let w = w.trim_start_matches(|c: char| matches!(c, '(' | '"' | '\'' | '`'));
+    let w = w.trim_start_matches(['(', '"', '\'', '`']);
     let w = w.trim_start_matches("./");
-    let w =
-        w.trim_end_matches(|c: char| matches!(c, '.' | ',' | ':' | ';' | ')' | '"' | '\'' | '`'));
+    let w = w.trim_end_matches(['.', ',', ':', ';', ')', '"', '\'', '`']);
     let w = w.split(':').next()?;
     let (stem, ext) = w.rsplit_once('.')?;
     if stem.is_empty() || !PATH_EXTS.contains(&ext) || stem.ends_with('/') {

@@ -259,7 +259,9 @@ fn sort<K>(v: &mut [Scored<K>]) {
 /// of a file by `repeat_decay^(n-1)` so one file does not fill the list.
 pub fn chunks<K: Clone>(mut scored: Vec<Scored<K>>, opts: &RankOptions) -> Vec<Scored<K>> {
     let mut kept: Vec<Scored<K>> = Vec::with_capacity(scored.len());
-    let mut per_file: HashMap<(usize, String), (u32, Vec<(u32, u32)>)> = HashMap::new();
+    // Per file: how many chunks were kept, and their line ranges.
+    type Kept = (u32, Vec<(u32, u32)>);
+    let mut per_file: HashMap<(usize, String), Kept> = HashMap::new();
     for mut s in scored.drain(..) {
         if let Some(file) = &s.candidate.file {
             let e = per_file.entry(file.clone()).or_default();
