@@ -3,8 +3,6 @@
 //! put back where it was; a clone with uncommitted changes is refused.
 
 use std::path::Path;
-use std::process::Command;
-use std::time::Duration;
 
 use patina_tests::*;
 
@@ -22,30 +20,6 @@ const TELEPORT_PY: &str = r#"def engage_teleporter(quokka):
     """Beam the quokka through the teleporter."""
     return quokka.beam()
 "#;
-
-/// `git ARGS` in `root` (fixed identity, no user configuration) with both dates set to `date`
-/// when given; its trimmed stdout.
-fn git_out(root: &Path, args: &[&str], date: Option<&str>) -> String {
-    let mut cmd = Command::new("git");
-    cmd.current_dir(root)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null");
-    if let Some(d) = date {
-        cmd.env("GIT_AUTHOR_DATE", d).env("GIT_COMMITTER_DATE", d);
-    }
-    let out = run(cmd, Duration::from_secs(60));
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    out.stdout.trim().to_string()
-}
 
 /// A repository with two commits: `old` (gizmo + widget) and, a day later, `new` (adds
 /// `src/teleport.py`); HEAD is branch `main` at `new`.

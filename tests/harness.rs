@@ -679,6 +679,11 @@ impl Repo {
 
 /// Run git in `root` with a fixed identity and no user or system configuration; panics on failure.
 pub fn git(root: &Path, args: &[&str]) {
+    git_out(root, args, None);
+}
+
+/// [`git`] with both commit dates set to `date` when given; returns its trimmed stdout.
+pub fn git_out(root: &Path, args: &[&str], date: Option<&str>) -> String {
     let mut cmd = Command::new("git");
     cmd.current_dir(root)
         .args([
@@ -694,8 +699,12 @@ pub fn git(root: &Path, args: &[&str]) {
         .args(args)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    if let Some(d) = date {
+        cmd.env("GIT_AUTHOR_DATE", d).env("GIT_COMMITTER_DATE", d);
+    }
     let out = run(cmd, Duration::from_secs(60));
     assert!(out.status.success(), "git {args:?} failed: {out:?}");
+    out.stdout.trim().to_string()
 }
 
 /// A git repository with exactly `files` (path, content), committed.
