@@ -63,6 +63,9 @@ pub struct RetrievalConfig {
     /// questions about a repository's own concepts match less closely (≈ 0.47–0.61 on four
     /// repositories) and are answered better when their words count (bench/RESULTS.md).
     pub semantic_confidence: [f32; 2],
+    /// Expand the words of a question with the repository's inflections and abbreviations of
+    /// them (`generated` -> `generate`, `configuration` -> `config`) in the lexical oracle.
+    pub expand: bool,
 }
 
 impl Default for Config {
@@ -98,6 +101,7 @@ impl Default for RetrievalConfig {
             ]),
             prose_weights: BTreeMap::from([("lexical".into(), 0.06)]),
             semantic_confidence: [0.55, 0.70],
+            expand: true,
         }
     }
 }

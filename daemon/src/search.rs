@@ -414,6 +414,7 @@ impl QueryEngine {
             limit: per_oracle,
             repos: repos.clone(),
             filter,
+            expand: cfg.expand,
         });
         let (rankings, reports) = self.run_oracles(&oracles, q, &mut notices).await?;
         let fused = rrf(&rankings, cfg.rrf_k);

@@ -1,10 +1,12 @@
-//! Patina's retrieval logic, pure: understanding a query ([`query`]), fusing the rankings of
+//! Patina's retrieval logic, pure: understanding a query ([`query`]), expanding it with a
+//! repository's vocabulary ([`expand`]), fusing the rankings of
 //! independent oracles ([`fusion`]) and ranking the fused candidates ([`rank`]).
 //!
 //! Architecture invariant: this crate knows nothing of stores, indices, models, async runtimes or
 //! the wire protocol. It takes plain values (query text, ranked keys with metadata) and returns
 //! plain values, so every rule here is unit-tested on a few in-memory candidates in milliseconds.
 
+pub mod expand;
 pub mod fusion;
 pub mod query;
 pub mod rank;

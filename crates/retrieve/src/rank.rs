@@ -97,6 +97,11 @@ pub struct RankOptions {
     pub near_boost: f64,
     /// Chunk level: the n-th chunk of the same file is multiplied by `repeat_decay^(n-1)`.
     pub repeat_decay: f64,
+    /// Chunk level, after the repeat decay: maximal marginal relevance. Each next chunk is the one
+    /// with the best `λ·relevance − (1−λ)·similarity` to the chunks already chosen, where
+    /// similarity is 1 within a file, ½ within a directory or between namesakes (the same symbol
+    /// defined in two files). 1.0 turns it off.
+    pub mmr_lambda: f64,
     /// File level: a file's score is its best chunk plus these shares of its next best chunks.
     pub coherence: Vec<f64>,
     /// A candidate found by the semantic oracle alone with a cosine below this is not a hit.
@@ -123,6 +128,7 @@ impl Default for RankOptions {
             exact_oracles_ran: true,
             near_boost: 1.3,
             repeat_decay: 0.8,
+            mmr_lambda: 1.0,
             coherence: vec![0.25, 0.1],
             semantic_floor: 0.2,
             unmatched_floor: 0.55,
@@ -278,7 +284,57 @@ pub fn chunks<K: Clone>(mut scored: Vec<Scored<K>>, opts: &RankOptions) -> Vec<S
         kept.push(s);
     }
     sort(&mut kept);
+    if opts.enabled && opts.mmr_lambda < 1.0 {
+        kept = mmr(kept, opts.mmr_lambda);
+    }
     kept
+}
+
+/// How alike two candidates are for diversity: 1 in the same file, ½ in the same directory or
+/// when both define the same name, else 0.
+fn similarity<K>(a: &Candidate<K>, b: &Candidate<K>) -> f64 {
+    let (Some((ra, pa)), Some((rb, pb))) = (&a.file, &b.file) else {
+        return 0.0;
+    };
+    if ra == rb && pa == pb {
+        return 1.0;
+    }
+    let dir = |p: &str| p.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+    let namesakes = a.symbol.is_some() && a.symbol == b.symbol;
+    if (ra == rb && dir(pa) == dir(pb)) || namesakes {
+        0.5
+    } else {
+        0.0
+    }
+}
+
+/// Greedy maximal-marginal-relevance order of `ranked` (best first). Scores are kept: only the
+/// order changes, and relevance is each score relative to the best.
+fn mmr<K>(ranked: Vec<Scored<K>>, lambda: f64) -> Vec<Scored<K>> {
+    let top = ranked.first().map_or(1.0, |s| s.score).max(f64::MIN_POSITIVE);
+    let mut rest: Vec<Option<Scored<K>>> = ranked.into_iter().map(Some).collect();
+    let mut max_sim = vec![0.0f64; rest.len()];
+    let mut out: Vec<Scored<K>> = Vec::with_capacity(rest.len());
+    // Only the head is worth diversifying; the tail keeps its order.
+    const HEAD: usize = 50;
+    while out.len() < HEAD {
+        let best = rest
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.as_ref().map(|s| (i, s)))
+            .map(|(i, s)| (i, lambda * s.score / top - (1.0 - lambda) * max_sim[i]))
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+        let Some((i, _)) = best else { break };
+        let chosen = rest[i].take().expect("present");
+        for (j, other) in rest.iter().enumerate() {
+            if let Some(o) = other {
+                max_sim[j] = max_sim[j].max(similarity(&chosen.candidate, &o.candidate));
+            }
+        }
+        out.push(chosen);
+    }
+    out.extend(rest.into_iter().flatten());
+    out
 }
 
 /// A file's aggregate: its best chunk (the representative) and the file's score.
@@ -651,6 +707,32 @@ mod tests {
         let out = chunks(scored, &opts);
         // 2 overlaps 1 and goes; 3 and 4 decay below b.rs.
         assert_eq!(keys(&out), [1, 5, 3, 4]);
+    }
+
+    #[test]
+    fn mmr_interleaves_other_places_between_chunks_of_one_file_and_keeps_everything() {
+        let plan = QueryPlan::analyze("scheduler");
+        let opts = RankOptions {
+            role_priors: false,
+            repeat_decay: 1.0,
+            ..RankOptions::default()
+        };
+        let list = vec![
+            cand(1, 0.040, "src/a.rs", FileRole::Source, None, (1, 10)),
+            cand(2, 0.039, "src/a.rs", FileRole::Source, None, (20, 30)),
+            cand(3, 0.038, "src/a.rs", FileRole::Source, None, (40, 50)),
+            cand(4, 0.036, "src/b.rs", FileRole::Source, None, (1, 10)),
+            cand(5, 0.035, "lib/c.rs", FileRole::Source, None, (1, 10)),
+        ];
+        let off = chunks(score(list.clone(), &plan, &opts), &opts);
+        assert_eq!(keys(&off), [1, 2, 3, 4, 5]);
+        let on = RankOptions {
+            mmr_lambda: 0.7,
+            ..opts
+        };
+        let out = chunks(score(list, &plan, &on), &on);
+        // After a.rs, another directory (c.rs) is more novel than a.rs's sibling b.rs.
+        assert_eq!(keys(&out), [1, 5, 4, 2, 3]);
     }
 
     #[test]

@@ -190,6 +190,48 @@ impl LexicalIndex {
     }
 }
 
+/// The body field's vocabulary, for query expansion ([`patina_retrieve::expand`]). Document
+/// frequencies are summed over segments (deleted documents included, as in BM25's own counts).
+impl patina_retrieve::expand::Vocabulary for LexicalIndex {
+    fn with_prefix(&self, prefix: &str, max: usize) -> Vec<(String, u64)> {
+        let searcher = self.reader.searcher();
+        let mut found: std::collections::BTreeMap<String, u64> = Default::default();
+        let mut upper = prefix.as_bytes().to_vec();
+        upper.push(0xff);
+        for seg in searcher.segment_readers() {
+            let Ok(inverted) = seg.inverted_index(self.fields.body) else {
+                continue;
+            };
+            let Ok(mut stream) = inverted
+                .terms()
+                .range()
+                .ge(prefix.as_bytes())
+                .lt(&upper)
+                .into_stream()
+            else {
+                continue;
+            };
+            while stream.advance() {
+                let Ok(term) = std::str::from_utf8(stream.key()) else {
+                    continue;
+                };
+                if found.len() >= max && !found.contains_key(term) {
+                    continue;
+                }
+                *found.entry(term.to_string()).or_default() += u64::from(stream.value().doc_freq);
+            }
+        }
+        found.into_iter().collect()
+    }
+
+    fn doc_freq(&self, term: &str) -> u64 {
+        self.reader
+            .searcher()
+            .doc_freq(&Term::from_field_text(self.fields.body, term))
+            .unwrap_or(0)
+    }
+}
+
 pub(crate) struct LexicalWriter {
     writer: IndexWriter<TantivyDocument>,
     fields: Fields,

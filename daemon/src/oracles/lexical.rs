@@ -1,6 +1,7 @@
 //! The lexical oracle: BM25 over code-aware tokens (see `index::lexical`).
 
 use anyhow::Result;
+use patina_retrieve::{Intent, expand};
 
 use super::{Oracle, OracleHit, OracleQuery, merge_by_score};
 use crate::index::tokens::{for_each_token, query_terms};
@@ -33,6 +34,24 @@ fn counted_terms(text: &str) -> Vec<(String, u32)> {
         .collect()
 }
 
+/// `terms` plus the index's variants of the question's plain `words`, at a lower weight.
+fn with_variants(
+    terms: &[(String, f32)],
+    words: &[String],
+    vocab: &dyn expand::Vocabulary,
+) -> Vec<(String, f32)> {
+    let mut out = terms.to_vec();
+    let typed: Vec<String> = terms.iter().map(|(t, _)| t.clone()).collect();
+    for w in words {
+        for v in expand::variants(w, vocab, &typed) {
+            if out.len() < MAX_TERMS && !out.iter().any(|(t, _)| *t == v) {
+                out.push((v, expand::VARIANT_WEIGHT));
+            }
+        }
+    }
+    out
+}
+
 pub(crate) struct LexicalOracle;
 
 impl Oracle for LexicalOracle {
@@ -51,14 +70,27 @@ impl Oracle for LexicalOracle {
         } else {
             Vec::new()
         };
+        // Questions in words also match the code's inflections and abbreviations of those words
+        // (`generated` -> `generate`, `configuration` -> `config`); identifiers stay exact.
+        let expand = q.expand && counted.is_none() && q.plan.intent != Intent::Identifier;
+        let words = if expand {
+            expand::words(&q.text, &q.plan.content_words)
+        } else {
+            Vec::new()
+        };
         let mut hits = Vec::new();
         for (i, repo) in q.repos.iter().enumerate() {
             let allow = q.filter.as_ref().map(|f| f.allowed_chunks(repo));
             let selected;
+            let expanded;
             let terms = match &counted {
                 Some(c) => {
                     selected = repo.lexical.select_terms(c, MAX_TERMS)?;
                     &selected
+                }
+                None if expand => {
+                    expanded = with_variants(&short, &words, &repo.lexical);
+                    &expanded
                 }
                 None => &short,
             };

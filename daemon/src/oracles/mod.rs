@@ -23,6 +23,9 @@ pub(crate) struct OracleQuery {
     /// The repositories in scope.
     pub repos: Vec<Arc<Repo>>,
     pub filter: Option<Arc<PathFilter>>,
+    /// Whether the lexical oracle adds the index's variants of a question's words
+    /// ([`crate::config::RetrievalConfig::expand`]).
+    pub expand: bool,
 }
 
 /// A chunk an oracle found: `repo` indexes `OracleQuery::repos`. A session note (session oracle)
