@@ -821,6 +821,13 @@ mod tests {
                 (22, 24, Function, Some("double"), None),
                 // Object literal methods are not definitions of their own.
                 (26, 30, Block, None, None),
+                // Definitions by assignment and by a named callback (CommonJS style).
+                (32, 34, Function, Some("redirect"), Some("res")),
+                (36, 36, Function, Some("route"), Some("Router")),
+                (38, 40, Function, Some("compile"), None),
+                (42, 44, Function, Some("host"), None),
+                // Anonymous callbacks (test suites) are not.
+                (46, 48, Block, None, None),
             ]
         );
     }

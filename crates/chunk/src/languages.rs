@@ -200,6 +200,38 @@ impl Syntax {
                 definition.symbol =
                     field_text(node, "property", src).or_else(|| field_text(node, "name", src));
             }
+            Name::JsStatement => {
+                let expr = node.named_child(0)?;
+                match expr.kind() {
+                    "assignment_expression" => {
+                        definition.kind = js_value_kind(expr.child_by_field_name("right")?)?;
+                        let left = expr.child_by_field_name("left")?;
+                        match left.kind() {
+                            "member_expression" => {
+                                definition.symbol = field_text(left, "property", src);
+                                definition.owner = js_owner(left.child_by_field_name("object")?, src);
+                            }
+                            "identifier" => definition.symbol = normalize(node_text(left, src)),
+                            _ => return None,
+                        }
+                    }
+                    "call_expression" => {
+                        let arguments = expr.child_by_field_name("arguments")?;
+                        let mut cursor = arguments.walk();
+                        let mut named = arguments.named_children(&mut cursor).filter(|a| {
+                            js_value_kind(*a) == Some(ChunkKind::Function)
+                                && a.child_by_field_name("name").is_some()
+                        });
+                        let function = named.next()?;
+                        if named.next().is_some() {
+                            return None;
+                        }
+                        definition.symbol = field_text(function, "name", src);
+                    }
+                    _ => return None,
+                }
+                definition.symbol.as_ref()?;
+            }
             Name::CFunction => {
                 let (name, owner) = node
                     .child_by_field_name("declarator")
@@ -280,6 +312,11 @@ enum Name {
     JsVariable,
     /// A class field initialised with a function.
     JsField,
+    /// A statement that defines by assignment or callback, the CommonJS way:
+    /// `res.redirect = function redirect(url) {…}` → "redirect" owned by `res`
+    /// (`Foo.prototype.bar = …` → "bar" owned by `Foo`), and a named function
+    /// passed to a call, `defineGetter(req, 'host', function host() {…})` → "host".
+    JsStatement,
     /// The name inside a C/C++ declarator; a `Foo::` qualifier becomes the owner.
     CFunction,
     /// The typedef name; the kind follows the aliased struct/union/enum body, if any.
@@ -316,7 +353,7 @@ const fn member(node: &'static str, kind: ChunkKind, name: Name) -> Rule {
 use ChunkKind::{
     Class, Const, Enum, Function, Impl, Interface, Method, Module, Struct, Trait, Type,
 };
-use Name::{CFunction, CTypedef, Field, GoMethod, GoType, JsField, JsVariable, RustImpl, WithBody};
+use Name::{CFunction, CTypedef, Field, GoMethod, GoType, JsField, JsStatement, JsVariable, RustImpl, WithBody};
 
 static RUST: Syntax = Syntax {
     grammar: || tree_sitter_rust::LANGUAGE.into(),
@@ -354,6 +391,7 @@ macro_rules! javascript_rules {
             leaf("generator_function_declaration", Function, Field("name")),
             leaf("lexical_declaration", Function, JsVariable),
             leaf("variable_declaration", Function, JsVariable),
+            leaf("expression_statement", Function, JsStatement),
             member("method_definition", Method, Field("name")),
             member("field_definition", Method, JsField),
             container("class_declaration", Class, Field("name")),
@@ -535,6 +573,21 @@ fn declarator_name(mut node: Node<'_>, src: &str) -> (Option<String>, Option<Str
         }
     }
     (normalize(node_text(node, src)), owner)
+}
+
+/// The owner of `object.name = …`: the object when it is a plain name (`res`, `Router`), the
+/// class of `Foo.prototype`; none for module plumbing (`exports`, `module.exports`, `this`).
+fn js_owner(object: Node<'_>, src: &str) -> Option<String> {
+    let object = if object.kind() == "member_expression"
+        && field_text(object, "property", src).as_deref() == Some("prototype")
+    {
+        object.child_by_field_name("object")?
+    } else {
+        object
+    };
+    let name = node_text(object, src);
+    (object.kind() == "identifier" && !matches!(name, "exports" | "module" | "window" | "global"))
+        .then(|| name.to_string())
 }
 
 /// The kind of definition a variable or field initialiser makes, if any.
