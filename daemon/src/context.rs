@@ -151,7 +151,7 @@ fn merge(hits: Vec<SearchHit>) -> Result<Vec<Piece>> {
                 chunk_id,
                 meta,
             } => {
-                let text = repo.trees.text(*chunk_id)?.unwrap_or_default();
+                let text = repo.index().text(*chunk_id)?.unwrap_or_default();
                 let lines: BTreeMap<u32, String> = text
                     .lines()
                     .enumerate()
@@ -159,9 +159,9 @@ fn merge(hits: Vec<SearchHit>) -> Result<Vec<Piece>> {
                     .collect();
                 Piece {
                     item: ContextItem {
-                        repo_id: repo.id.clone(),
+                        repo_id: repo.id().to_string(),
                         repo_name: repo.record().name,
-                        repo_root: repo.root.to_string_lossy().into_owned(),
+                        repo_root: repo.root().to_string_lossy().into_owned(),
                         path: meta.path.clone(),
                         start_line: meta.start_line,
                         end_line: meta.end_line,

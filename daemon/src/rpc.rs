@@ -10,10 +10,10 @@ use patina_proto::v1 as pb;
 use tokio::sync::{Notify, watch};
 use tonic::{Request, Response, Status};
 
-use crate::index::{Phase, Progress};
 use crate::registry::{Registry, UserError};
 use crate::repo::Repo;
 use patina_core::FileRole;
+use patina_index::{Phase, Progress};
 
 use crate::search::{Granularity, HitItem, QueryEngine, SearchHit, SearchRequest};
 use crate::sessions::{NoteView, SessionView, Sessions};
@@ -113,7 +113,7 @@ fn repo_pb(repo: &Repo, with_progress: bool) -> pb::RepoInfo {
         languages: rec.languages.into_iter().collect(),
         last_error: rec.last_error.unwrap_or_default(),
         last_index_ms: rec.last_index_ms,
-        vectors: repo.vectors.read().expect("vectors lock").len() as u64,
+        vectors: repo.vector_count() as u64,
         embed_backlog: crate::semantic::backlog(repo) as u64,
         freshness: with_progress.then(|| freshness_pb(&crate::freshness::Freshness::of(repo))),
         chunk_digest: repo.chunk_digest(),
@@ -272,7 +272,7 @@ impl pb::repos_server::Repos for Services {
     }
 }
 
-fn audit_pb(a: crate::index::Repaired) -> pb::IndexAudit {
+fn audit_pb(a: patina_index::Repaired) -> pb::IndexAudit {
     pb::IndexAudit {
         orphan_chunks: a.orphan_chunks,
         dangling_records: a.dangling_records,
@@ -438,8 +438,8 @@ fn hit_pb(h: SearchHit) -> pb::Hit {
     };
     match h.item {
         HitItem::Chunk { repo, meta, .. } => pb::Hit {
-            repo_id: repo.id.clone(),
-            repo_root: repo.root.to_string_lossy().into_owned(),
+            repo_id: repo.id().to_string(),
+            repo_root: repo.root().to_string_lossy().into_owned(),
             path: meta.path,
             start_line: meta.start_line,
             end_line: meta.end_line,
@@ -455,8 +455,8 @@ fn hit_pb(h: SearchHit) -> pb::Hit {
             best,
             matches,
         } => pb::Hit {
-            repo_id: repo.id.clone(),
-            repo_root: repo.root.to_string_lossy().into_owned(),
+            repo_id: repo.id().to_string(),
+            repo_root: repo.root().to_string_lossy().into_owned(),
             kind: if dir.is_empty() { "repo" } else { "module" }.into(),
             symbol: if dir.is_empty() {
                 repo.record().name
@@ -529,8 +529,8 @@ impl pb::sessions_server::Sessions for Services {
                     .registry
                     .resolve(r.repo.trim())
                     .map_err(status)?
-                    .id
-                    .clone(),
+                    .id()
+                    .to_string(),
             )
         };
         let sessions = self.0.sessions.clone();
@@ -606,7 +606,7 @@ impl pb::files_server::Files for Services {
         let slice =
             crate::files::read_slice(&repo, &r.path, r.start_line, r.end_line).map_err(status)?;
         Ok(Response::new(pb::GetFileResponse {
-            repo_id: repo.id.clone(),
+            repo_id: repo.id().to_string(),
             path: slice.path,
             language: slice.language.into(),
             total_lines: slice.total_lines,
@@ -623,7 +623,7 @@ impl pb::files_server::Files for Services {
     ) -> Result<Response<pb::ExploreResponse>, Status> {
         let r = req.into_inner();
         let repo = self.0.registry.resolve(&r.repo).map_err(status)?;
-        let (id, name) = (repo.id.clone(), repo.record().name);
+        let (id, name) = (repo.id().to_string(), repo.record().name);
         let st = blocking(move || {
             crate::files::explore(
                 &repo,

@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use super::{Oracle, OracleHit, OracleQuery, merge_by_score};
-use crate::index::tokens::{for_each_token, query_terms};
+use patina_core::tokens::{for_each_token, query_terms};
 
 /// Queries longer than this many distinct terms are cut: beyond it BM25 only gets slower.
 const MAX_TERMS: usize = 64;
@@ -53,16 +53,19 @@ impl Oracle for LexicalOracle {
         };
         let mut hits = Vec::new();
         for (i, repo) in q.repos.iter().enumerate() {
-            let allow = q.filter.as_ref().map(|f| f.allowed_chunks(repo));
+            let allow = q
+                .filter
+                .as_ref()
+                .map(|f| repo.with_chunks(|c| f.allowed_chunks(c)));
             let selected;
             let terms = match &counted {
                 Some(c) => {
-                    selected = repo.lexical.select_terms(c, MAX_TERMS)?;
+                    selected = repo.lexical().select_terms(c, MAX_TERMS)?;
                     &selected
                 }
                 None => &short,
             };
-            for (chunk_id, score) in repo.lexical.search(terms, q.limit, allow)? {
+            for (chunk_id, score) in repo.lexical().search(terms, q.limit, allow)? {
                 hits.push(OracleHit {
                     repo: i,
                     chunk_id,

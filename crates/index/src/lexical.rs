@@ -20,7 +20,7 @@ const TOKENIZER: &str = "code";
 const WRITER_HEAP: usize = 64 * 1024 * 1024;
 
 #[derive(Clone, Copy)]
-pub(crate) struct Fields {
+pub struct Fields {
     chunk_id: Field,
     path_key: Field,
     path: Field,
@@ -37,14 +37,14 @@ const SYMBOL_BOOST: f32 = 0.4;
 const PATH_BOOST: f32 = 0.4;
 const BODY_BOOST: f32 = 1.0;
 
-pub(crate) struct LexicalIndex {
+pub struct LexicalIndex {
     index: Index,
     reader: IndexReader,
     fields: Fields,
 }
 
 /// One chunk as the lexical index sees it.
-pub(crate) struct LexicalDoc<'a> {
+pub struct LexicalDoc<'a> {
     pub chunk_id: u64,
     pub path: &'a str,
     pub symbol: &'a str,
@@ -190,7 +190,7 @@ impl LexicalIndex {
     }
 }
 
-pub(crate) struct LexicalWriter {
+pub struct LexicalWriter {
     writer: IndexWriter<TantivyDocument>,
     fields: Fields,
 }
