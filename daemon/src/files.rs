@@ -1,6 +1,7 @@
 //! Serving files of registered repositories to clients, confined to the repository: no absolute
 //! paths, no `..`, no symlinks that lead outside the root, nothing the repository's ignore rules
-//! exclude (`.gitignore`, `.ignore`, `.patinaignore`, `.git/info/exclude`) and no well-known
+//! exclude (`patina_index::ignore`: the same rules as the indexer's walk — `.gitignore`, `.ignore`,
+//! `.patinaignore`, `.git/info/exclude`, the user's global git excludes) and no well-known
 //! secret files (`.env`, keys, certificates, `.git/`). `Files.GetFile` reads slices of files;
 //! `Files.ExploreStructure` describes a directory from the index's file records.
 
@@ -91,8 +92,8 @@ fn confine(repo: &Repo, rel: &str, allow_root: bool) -> Result<(PathBuf, String)
 
 fn ignored_error(rel: &str) -> anyhow::Error {
     UserError::Invalid(format!(
-        "'{rel}' is refused: the repository's ignore rules (.gitignore, .ignore, .patinaignore) \
-         exclude it, and Patina does not serve ignored files"
+        "'{rel}' is refused: the repository's ignore rules (.gitignore, .ignore, .patinaignore, \
+         the global git excludes) exclude it, and Patina does not serve ignored files"
     ))
     .into()
 }
