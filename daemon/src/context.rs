@@ -100,7 +100,11 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
         })
         .await?;
     let mut notices = res.notices;
-    let pieces = merge(res.hits)?;
+    // Chunk texts come from the store: read them on the blocking pool.
+    let hits = res.hits;
+    let pieces = tokio::task::spawn_blocking(move || merge(hits))
+        .await
+        .map_err(|e| anyhow::anyhow!("reading context texts failed: {e}"))??;
 
     let mut items: Vec<ContextItem> = Vec::new();
     let mut omitted = 0;

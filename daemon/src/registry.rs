@@ -116,7 +116,8 @@ impl Registry {
         .into())
     }
 
-    /// Register the repository containing `path` (idempotent) and start indexing it.
+    /// Register the repository containing `path` (idempotent) and start indexing it. Blocking
+    /// (a durable registry write, opening the lexical index): call it on the blocking pool.
     pub fn add(self: &Arc<Self>, path: &str) -> Result<(Arc<Repo>, watch::Receiver<Progress>)> {
         if path.is_empty() {
             return Err(UserError::Invalid("no path given".into()).into());
@@ -304,13 +305,21 @@ impl Registry {
             .lock()
             .expect("watchers lock")
             .remove(repo.id());
-        self.store.remove_repo(repo.id())?;
         let dir = self.repo_dir(repo.id());
         let rec = repo.record();
-        drop(repo);
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir).with_context(|| format!("deleting {}", dir.display()))?;
-        }
+        // Dropping the trees, fsync and deleting the index files: on the blocking pool.
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || {
+            store.remove_repo(repo.id())?;
+            drop(repo);
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir)
+                    .with_context(|| format!("deleting {}", dir.display()))?;
+            }
+            anyhow::Ok(())
+        })
+        .await
+        .map_err(|e| anyhow!("removing the repository failed: {e}"))??;
         tracing::info!(repo = %rec.id, "removed");
         Ok(rec)
     }

@@ -180,11 +180,8 @@ impl pb::repos_server::Repos for Services {
     type WatchStream = ProgressStream;
 
     async fn add(&self, req: Request<pb::AddRequest>) -> Result<Response<ProgressStream>, Status> {
-        let (repo, rx) = self
-            .0
-            .registry
-            .add(&req.into_inner().path)
-            .map_err(status)?;
+        let (registry, path) = (self.0.registry.clone(), req.into_inner().path);
+        let (repo, rx) = blocking(move || registry.add(&path)).await?;
         Ok(Response::new(follow(repo, rx)))
     }
 
@@ -603,10 +600,12 @@ impl pb::files_server::Files for Services {
     ) -> Result<Response<pb::GetFileResponse>, Status> {
         let r = req.into_inner();
         let repo = self.0.registry.resolve(&r.repo).map_err(status)?;
+        let id = repo.id().to_string();
         let slice =
-            crate::files::read_slice(&repo, &r.path, r.start_line, r.end_line).map_err(status)?;
+            blocking(move || crate::files::read_slice(&repo, &r.path, r.start_line, r.end_line))
+                .await?;
         Ok(Response::new(pb::GetFileResponse {
-            repo_id: repo.id().to_string(),
+            repo_id: id,
             path: slice.path,
             language: slice.language.into(),
             total_lines: slice.total_lines,

@@ -158,6 +158,7 @@ fn glob_folder(glob: &str) -> String {
     parts.join("/")
 }
 
+#[derive(Clone)]
 pub(crate) struct QueryEngine {
     registry: Arc<Registry>,
     oracles: Vec<Arc<dyn Oracle>>,
@@ -337,8 +338,15 @@ impl QueryEngine {
             k: cfg.rrf_k,
             weights,
         };
-        let hits = self.collect_hits(scored, &repos, &req, limit, &opts, &fusion)?;
-        let freshness = repos.iter().map(|r| Freshness::of(r)).collect();
+        // Snippets are read from the store and freshness asks git: both on the blocking pool.
+        let engine = self.clone();
+        let (hits, freshness) = tokio::task::spawn_blocking(move || {
+            let hits = engine.collect_hits(scored, &repos, &req, limit, &opts, &fusion)?;
+            let freshness: Vec<Freshness> = repos.iter().map(|r| Freshness::of(r)).collect();
+            anyhow::Ok((hits, freshness))
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!("collecting hits failed: {e}"))??;
         Ok(SearchResponse {
             hits,
             reports,
