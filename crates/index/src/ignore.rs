@@ -9,6 +9,9 @@ use std::path::{Component, Path};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::{Match, WalkBuilder};
 
+/// Patina's own ignore file, in every directory (gitignore syntax, highest precedence).
+pub const PATINA_IGNORE: &str = ".patinaignore";
+
 /// The rules every listing of a repository follows (indexing and watching alike). Starting below
 /// the root still applies the ignore files of the parent directories. The global excludes are on
 /// (the builder's default).
@@ -20,13 +23,13 @@ pub(crate) fn walker(start: &Path) -> WalkBuilder {
         .same_file_system(true)
         .require_git(false)
         .git_global(true)
-        .add_custom_ignore_filename(".patinaignore")
+        .add_custom_ignore_filename(PATINA_IGNORE)
         .filter_entry(|e| e.file_name() != ".git");
     b
 }
 
 /// Do the repository's ignore rules exclude `rel` (or a directory above it)? The same rules as
-/// [`walker`], for one path: per directory `.patinaignore` beats `.ignore`, which beats
+/// the walk (`walker`), for one path: per directory `.patinaignore` beats `.ignore`, which beats
 /// `.gitignore` (and `.git/info/exclude`); within each kind the deepest file that matches decides;
 /// the user's global excludes apply last, to what no repository file decided.
 pub fn is_ignored(root: &Path, rel: &Path, is_dir: bool) -> bool {
@@ -48,7 +51,7 @@ pub fn is_ignored(root: &Path, rel: &Path, is_dir: bool) -> bool {
     for (i, c) in comps.iter().enumerate() {
         git.extend(matcher(&dir, &dir.join(".gitignore")));
         dot.extend(matcher(&dir, &dir.join(".ignore")));
-        custom.extend(matcher(&dir, &dir.join(".patinaignore")));
+        custom.extend(matcher(&dir, &dir.join(PATINA_IGNORE)));
         let path = dir.join(c);
         let path_is_dir = i + 1 < comps.len() || is_dir;
         let mut decided = false;

@@ -1,5 +1,5 @@
 //! The on-disk tantivy index behind the lexical oracle: one index per repository, one document per
-//! chunk, tokenised with [`CodeTokenizer`](super::tokens::CodeTokenizer) and scored with BM25 over
+//! chunk, tokenised with [`CodeTokenizer`] and scored with BM25 over
 //! weighted fields (symbol and path above body). Documents carry only the chunk id; metadata and
 //! text live in the store.
 
