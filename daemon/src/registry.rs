@@ -448,5 +448,5 @@ fn pseudo_filesystem(_path: &Path) -> Option<&'static str> {
 }
 
 fn repo_id(root: &Path) -> String {
-    blake3::hash(root.as_os_str().as_encoded_bytes()).to_hex()[..12].to_string()
+    patina_core::ids::repo_id(root)
 }

@@ -282,8 +282,12 @@ fn index_repo(
                     let mut ids = Vec::with_capacity(chunks.len());
                     for c in chunks {
                         let chunk_hash = blake3::hash(c.text.as_bytes());
-                        let id =
-                            chunk_id(&entry.rel, c.start_line, c.end_line, chunk_hash.as_bytes());
+                        let id = patina_core::ids::chunk_id(
+                            &entry.rel,
+                            c.start_line,
+                            c.end_line,
+                            chunk_hash.as_bytes(),
+                        );
                         writer.add(&LexicalDoc {
                             chunk_id: id,
                             path: &entry.rel,
@@ -662,14 +666,113 @@ fn read_bounded(path: &std::path::Path, max_bytes: u64) -> std::io::Result<Vec<u
     Ok(bytes)
 }
 
-/// Stable chunk identity: the same text at the same place in the same file has the same id.
-fn chunk_id(path: &str, start: u32, end: u32, text_hash: &[u8; 32]) -> u64 {
-    let mut h = blake3::Hasher::new();
-    h.update(path.as_bytes());
-    h.update(&[0]);
-    h.update(&start.to_le_bytes());
-    h.update(&end.to_le_bytes());
-    h.update(text_hash);
-    let bytes = h.finalize();
-    u64::from_le_bytes(bytes.as_bytes()[..8].try_into().expect("8 bytes"))
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::store::Store;
+
+    /// A sink that keeps every commit's delta.
+    #[derive(Default)]
+    struct Recorder {
+        deltas: Mutex<Vec<Delta>>,
+    }
+
+    impl RoundSink for Recorder {
+        fn progress(&self, _: &Progress) {}
+
+        fn committed(&self, delta: &Delta) -> Result<()> {
+            self.deltas.lock().unwrap().push(delta.clone());
+            Ok(())
+        }
+    }
+
+    impl Recorder {
+        /// Chunks added and removed since the last call, over all commits.
+        fn take(&self) -> (BTreeSet<u64>, BTreeSet<u64>) {
+            let deltas = std::mem::take(&mut *self.deltas.lock().unwrap());
+            let added = deltas
+                .iter()
+                .flat_map(|d| d.added.iter().copied())
+                .collect();
+            let removed = deltas
+                .iter()
+                .flat_map(|d| d.removed.iter().copied())
+                .collect();
+            (added, removed)
+        }
+    }
+
+    fn chunks_named(index: &RepoIndex, symbol: &str) -> BTreeSet<u64> {
+        index.with_chunks(|c| {
+            c.iter()
+                .filter(|(_, m)| m.symbol.as_deref() == Some(symbol))
+                .map(|(id, _)| *id)
+                .collect()
+        })
+    }
+
+    /// The index round without a daemon: a first round hands over every chunk it adds; a targeted
+    /// round after an edit only the edited file's chunks, old ones removed and new ones added; the
+    /// store, the chunk table and the lexical index agree all along.
+    #[test]
+    fn rounds_hand_over_exactly_what_they_change() {
+        let state = tempfile::tempdir().unwrap();
+        let tree = tempfile::tempdir().unwrap();
+        let root = tree.path();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/a.rs"), "pub fn alpha() {}\n").unwrap();
+        std::fs::write(root.join("src/b.rs"), "pub fn beta() {}\n").unwrap();
+        std::fs::write(root.join(".gitignore"), "ignored.rs\n").unwrap();
+        std::fs::write(root.join("ignored.rs"), "pub fn hidden() {}\n").unwrap();
+        let store = Store::open(&state.path().join("state")).unwrap();
+        let index = RepoIndex::open(
+            root.to_path_buf(),
+            store.repo_trees("r").unwrap(),
+            &state.path().join("lexical"),
+        )
+        .unwrap();
+        let opts = RoundOptions {
+            max_file_bytes: 1 << 20,
+            max_chunk_lines: 150,
+        };
+        let sink = Recorder::default();
+
+        let summary = index.index_round(&opts, Scope::Full, &sink).unwrap();
+        assert_eq!(summary.files, 3, "a.rs, b.rs, .gitignore: {summary:?}");
+        let (added, removed) = sink.take();
+        assert!(removed.is_empty());
+        assert_eq!(added.len(), index.chunk_count());
+        assert_eq!(summary.chunks as usize, index.chunk_count());
+        assert!(
+            chunks_named(&index, "hidden").is_empty(),
+            "ignored files are not indexed"
+        );
+        let beta = chunks_named(&index, "beta");
+        assert_eq!(beta.len(), 1);
+
+        std::fs::write(root.join("src/b.rs"), "pub fn gamma_function() {}\n").unwrap();
+        let scope = Scope::Paths(BTreeSet::from(["src/b.rs".to_string()]));
+        index.index_round(&opts, scope, &sink).unwrap();
+        let (added, removed) = sink.take();
+        assert_eq!(removed, beta, "only the edited file's old chunks leave");
+        assert_eq!(added, chunks_named(&index, "gamma_function"));
+        assert!(chunks_named(&index, "beta").is_empty());
+        assert_eq!(chunks_named(&index, "alpha").len(), 1);
+
+        let mut in_lexical = index.lexical().chunk_ids().unwrap();
+        in_lexical.sort_unstable();
+        let live: Vec<u64> = index.with_chunks(|c| {
+            let mut ids: Vec<u64> = c.keys().copied().collect();
+            ids.sort_unstable();
+            ids
+        });
+        assert_eq!(in_lexical, live, "one lexical document per live chunk");
+        assert!(index.audit().unwrap().is_clean());
+
+        // Nothing changed: a full round commits nothing.
+        index.index_round(&opts, Scope::Full, &sink).unwrap();
+        assert_eq!(sink.take(), (BTreeSet::new(), BTreeSet::new()));
+    }
 }
