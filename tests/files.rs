@@ -95,3 +95,45 @@ fn get_file_reports_missing_files_and_refuses_binaries() {
         "a directory is not a file: {err:?}"
     );
 }
+
+/// A file the user's global git excludes name (`$XDG_CONFIG_HOME/git/ignore`) is neither indexed
+/// nor served: the walk and the file server follow one set of ignore rules.
+#[test]
+fn globally_ignored_files_are_neither_indexed_nor_served() {
+    let user = tempfile::tempdir().expect("a home directory");
+    let xdg = user.path().join("config");
+    std::fs::create_dir_all(xdg.join("git")).unwrap();
+    std::fs::write(xdg.join("git/ignore"), "*.scratch\nprivate/\n").unwrap();
+    let mut env = TestEnv::new();
+    // The daemon reads the user's git configuration from here, not from the machine's.
+    env.next_daemon_env("HOME", user.path());
+    env.next_daemon_env("XDG_CONFIG_HOME", &xdg);
+    env.start_daemon();
+    let repo = git_repo(&[
+        ("src/lib.rs", b"pub fn kept_function() {}\n"),
+        ("notes.scratch", b"quokkaglobalword in a scratch file\n"),
+        (
+            "private/plan.md",
+            b"# quokkaglobalword in an ignored folder\n",
+        ),
+    ]);
+    env.add_repo(repo.path());
+
+    let found = env.search("quokkaglobalword", &[repo.path()]);
+    assert!(
+        found.hits.is_empty(),
+        "globally ignored files are not indexed: {:?}",
+        found.hits
+    );
+    for path in ["notes.scratch", "private/plan.md", "private"] {
+        let err = env
+            .get_file(get(&repo.key(), path, 0, 0))
+            .expect_err("a globally ignored path is not served");
+        assert_eq!(err.code(), Code::InvalidArgument, "{path}: {err:?}");
+        assert!(err.message().contains("ignore"), "{path}: {err:?}");
+    }
+    let kept = env
+        .get_file(get(&repo.key(), "src/lib.rs", 0, 0))
+        .expect("a file the rules let through is served");
+    assert!(kept.text.contains("kept_function"));
+}

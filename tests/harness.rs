@@ -336,6 +336,13 @@ impl TestEnv {
             .push(("PATINA_TEST_CRASH_AT".into(), point.into()));
     }
 
+    /// Give the next daemon the harness starts `key=value` in its environment (e.g. a `HOME` or
+    /// `XDG_CONFIG_HOME` with the user's git configuration).
+    pub fn next_daemon_env(&mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) {
+        self.daemon_env
+            .push((key.into(), value.as_ref().to_string_lossy().into_owned()));
+    }
+
     /// Spawn the daemon without waiting for it to answer (it may crash before it listens).
     pub fn spawn_daemon(&mut self) {
         assert!(

@@ -100,7 +100,11 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
         })
         .await?;
     let mut notices = res.notices;
-    let pieces = merge(res.hits)?;
+    // Chunk texts come from the store: read them on the blocking pool.
+    let hits = res.hits;
+    let pieces = tokio::task::spawn_blocking(move || merge(hits))
+        .await
+        .map_err(|e| anyhow::anyhow!("reading context texts failed: {e}"))??;
 
     let mut items: Vec<ContextItem> = Vec::new();
     let mut omitted = 0;
@@ -151,7 +155,7 @@ fn merge(hits: Vec<SearchHit>) -> Result<Vec<Piece>> {
                 chunk_id,
                 meta,
             } => {
-                let text = repo.trees.text(*chunk_id)?.unwrap_or_default();
+                let text = repo.index().text(*chunk_id)?.unwrap_or_default();
                 let lines: BTreeMap<u32, String> = text
                     .lines()
                     .enumerate()
@@ -159,9 +163,9 @@ fn merge(hits: Vec<SearchHit>) -> Result<Vec<Piece>> {
                     .collect();
                 Piece {
                     item: ContextItem {
-                        repo_id: repo.id.clone(),
+                        repo_id: repo.id().to_string(),
                         repo_name: repo.record().name,
-                        repo_root: repo.root.to_string_lossy().into_owned(),
+                        repo_root: repo.root().to_string_lossy().into_owned(),
                         path: meta.path.clone(),
                         start_line: meta.start_line,
                         end_line: meta.end_line,

@@ -1,6 +1,7 @@
 //! Serving files of registered repositories to clients, confined to the repository: no absolute
 //! paths, no `..`, no symlinks that lead outside the root, nothing the repository's ignore rules
-//! exclude (`.gitignore`, `.ignore`, `.patinaignore`, `.git/info/exclude`) and no well-known
+//! exclude (`patina_index::ignore`: the same rules as the indexer's walk — `.gitignore`, `.ignore`,
+//! `.patinaignore`, `.git/info/exclude`, the user's global git excludes) and no well-known
 //! secret files (`.env`, keys, certificates, `.git/`). `Files.GetFile` reads slices of files;
 //! `Files.ExploreStructure` describes a directory from the index's file records.
 
@@ -8,13 +9,10 @@ use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::Result;
-use ignore::Match;
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use patina_core::{Language, PathFilter, UserError, secret_reason};
+use patina_index::ignore::is_ignored;
 
-use crate::registry::UserError;
 use crate::repo::Repo;
-use crate::search::PathFilter;
-use patina_chunk::Language;
 
 /// Files larger than this are served truncated.
 const MAX_SERVE_BYTES: usize = 4 * 1024 * 1024;
@@ -27,36 +25,6 @@ pub(crate) struct FileSlice {
     pub end_line: u32,
     pub text: String,
     pub truncated: bool,
-}
-
-/// Why a path is a secret Patina never serves (matched on every component, case-insensitively):
-/// `None` when it is not one.
-pub(crate) fn secret_reason(rel: &str) -> Option<&'static str> {
-    for comp in rel.split(['/', '\\']) {
-        let c = comp.to_ascii_lowercase();
-        let reason = match c.as_str() {
-            ".git" => "Git internals (.git/)",
-            ".ssh" | ".gnupg" | ".aws" => "a credentials directory",
-            ".env" => "an environment file (.env)",
-            ".netrc" | "_netrc" | ".pgpass" | ".npmrc" | ".pypirc" => "a credentials file",
-            _ if c.starts_with(".env.") => "an environment file (.env.*)",
-            _ if ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"]
-                .iter()
-                .any(|k| c.starts_with(k)) =>
-            {
-                "an SSH key"
-            }
-            _ if [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx"]
-                .iter()
-                .any(|e| c.ends_with(e)) =>
-            {
-                "a key or certificate file"
-            }
-            _ => continue,
-        };
-        return Some(reason);
-    }
-    None
 }
 
 /// Resolve a client-supplied path, relative to the repository root, to a real path inside it.
@@ -94,13 +62,14 @@ fn confine(repo: &Repo, rel: &str, allow_root: bool) -> Result<(PathBuf, String)
             "'{rel}' is refused: it looks like {why}, and Patina never serves secret files"
         )));
     }
-    let root = std::fs::canonicalize(&repo.root)?;
-    let is_dir = repo.root.join(&norm).is_dir();
+    let root = std::fs::canonicalize(repo.root())?;
+    let is_dir = repo.root().join(&norm).is_dir();
     if !norm.is_empty() && is_ignored(&root, Path::new(&norm), is_dir) {
         return Err(ignored_error(rel));
     }
-    let real = std::fs::canonicalize(repo.root.join(&norm))
-        .map_err(|_| UserError::NotFound(format!("no file '{rel}' in {}", repo.root.display())))?;
+    let real = std::fs::canonicalize(repo.root().join(&norm)).map_err(|_| {
+        UserError::NotFound(format!("no file '{rel}' in {}", repo.root().display()))
+    })?;
     let Ok(real_rel) = real.strip_prefix(&root) else {
         return Err(invalid(format!("'{rel}' resolves outside the repository")));
     };
@@ -123,59 +92,10 @@ fn confine(repo: &Repo, rel: &str, allow_root: bool) -> Result<(PathBuf, String)
 
 fn ignored_error(rel: &str) -> anyhow::Error {
     UserError::Invalid(format!(
-        "'{rel}' is refused: the repository's ignore rules (.gitignore, .ignore, .patinaignore) \
-         exclude it, and Patina does not serve ignored files"
+        "'{rel}' is refused: the repository's ignore rules (.gitignore, .ignore, .patinaignore, \
+         the global git excludes) exclude it, and Patina does not serve ignored files"
     ))
     .into()
-}
-
-/// Do the repository's ignore rules exclude `rel` (or a directory above it)? Mirrors the indexer's
-/// walk: per directory `.patinaignore` beats `.ignore`, which beats `.gitignore` (and
-/// `.git/info/exclude`); within each kind the deepest file that matches decides.
-pub(crate) fn is_ignored(root: &Path, rel: &Path, is_dir: bool) -> bool {
-    let comps: Vec<&std::ffi::OsStr> = rel
-        .components()
-        .filter_map(|c| match c {
-            Component::Normal(s) => Some(s),
-            _ => None,
-        })
-        .collect();
-    // Matchers by precedence class, shallowest first.
-    let mut custom: Vec<Gitignore> = Vec::new();
-    let mut dot: Vec<Gitignore> = Vec::new();
-    let mut git: Vec<Gitignore> = Vec::new();
-    git.extend(matcher(root, &root.join(".git/info/exclude")));
-    let mut dir = root.to_path_buf();
-    for (i, c) in comps.iter().enumerate() {
-        git.extend(matcher(&dir, &dir.join(".gitignore")));
-        dot.extend(matcher(&dir, &dir.join(".ignore")));
-        custom.extend(matcher(&dir, &dir.join(".patinaignore")));
-        let path = dir.join(c);
-        let path_is_dir = i + 1 < comps.len() || is_dir;
-        for class in [&custom, &dot, &git] {
-            match class
-                .iter()
-                .rev()
-                .map(|m| m.matched(&path, path_is_dir))
-                .find(|m| !m.is_none())
-            {
-                Some(Match::Ignore(_)) => return true,
-                Some(_) => break,
-                None => {}
-            }
-        }
-        dir = path;
-    }
-    false
-}
-
-fn matcher(dir: &Path, file: &Path) -> Option<Gitignore> {
-    if !file.is_file() {
-        return None;
-    }
-    let mut b = GitignoreBuilder::new(dir);
-    b.add(file);
-    b.build().ok().filter(|g| !g.is_empty())
 }
 
 pub(crate) fn read_slice(repo: &Repo, rel: &str, start: u32, end: u32) -> Result<FileSlice> {
@@ -295,7 +215,7 @@ pub(crate) fn explore(repo: &Repo, opts: &ExploreOptions) -> Result<Structure> {
     let mut languages: BTreeMap<String, u64> = BTreeMap::new();
     let (mut total_files, mut total_lines) = (0u64, 0u64);
     let mut truncated = false;
-    for (path, rec) in repo.trees.file_records()? {
+    for (path, rec) in repo.index().file_records()? {
         let below = if prefix.is_empty() {
             path.as_str()
         } else {
@@ -475,52 +395,5 @@ fn key_role(path: &str) -> Option<&'static str> {
         Some("docs")
     } else {
         None
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn secrets_are_recognised() {
-        for p in [
-            ".env",
-            "app/.env.local",
-            "certs/server.pem",
-            "deploy/tls.KEY",
-            "home/.ssh/config",
-            "id_rsa.pub",
-            "x/id_ed25519",
-            ".git/config",
-            "sub/.git/HEAD",
-        ] {
-            assert!(secret_reason(p).is_some(), "{p}");
-        }
-        for p in [
-            "src/env.rs",
-            "environment.md",
-            "keys.rs",
-            "docs/keyboard.md",
-            "gitignore",
-        ] {
-            assert!(secret_reason(p).is_none(), "{p}");
-        }
-    }
-
-    #[test]
-    fn ignore_rules_apply_by_depth_and_kind() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::create_dir_all(root.join("a/b")).unwrap();
-        std::fs::write(root.join(".gitignore"), "target/\n*.log\n").unwrap();
-        std::fs::write(root.join("a/.gitignore"), "!keep.log\n").unwrap();
-        std::fs::write(root.join(".patinaignore"), "vendor\n").unwrap();
-        assert!(is_ignored(root, Path::new("target/debug/x"), false));
-        assert!(is_ignored(root, Path::new("x.log"), false));
-        assert!(!is_ignored(root, Path::new("a/keep.log"), false));
-        assert!(is_ignored(root, Path::new("a/b/other.log"), false));
-        assert!(is_ignored(root, Path::new("vendor/lib.rs"), false));
-        assert!(!is_ignored(root, Path::new("a/b/c.rs"), false));
     }
 }

@@ -20,10 +20,10 @@ pub(crate) struct Freshness {
 impl Freshness {
     pub fn of(repo: &Repo) -> Freshness {
         let rec = repo.record();
-        let watch = if !repo.root.is_dir() {
-            format!("missing: {} no longer exists", repo.root.display())
+        let watch = if !repo.root().is_dir() {
+            format!("missing: {} no longer exists", repo.root().display())
         } else {
-            match repo.watch_error.lock().expect("watch error lock").as_ref() {
+            match repo.watch_error() {
                 Some(why) => format!("polling: {why}"),
                 None => "watching".into(),
             }
@@ -32,7 +32,7 @@ impl Freshness {
             repo_id: rec.id,
             repo_name: rec.name,
             indexed_commit: rec.indexed_commit,
-            head_commit: crate::git::head(&repo.root),
+            head_commit: crate::git::head(repo.root()),
             pending_files: repo.pending_files(),
             embed_backlog: crate::semantic::backlog(repo),
             last_indexed_unix_ms: rec.last_indexed_unix_ms,

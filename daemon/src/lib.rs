@@ -15,7 +15,6 @@ pub(crate) mod search;
 pub(crate) mod semantic;
 pub(crate) mod sessions;
 pub(crate) mod socket;
-pub(crate) mod store;
 pub(crate) mod watch;
 
 use std::path::PathBuf;
@@ -54,7 +53,7 @@ pub async fn serve(opts: Options) -> Result<()> {
     std::mem::forget(socket::lock_instance(&root)?);
     let config_path = patina_proto::endpoint::config_file();
     let config = Config::load(&config_path)?;
-    let store = store::Store::open(&root.join("state"))?;
+    let store = patina_index::store::Store::open(&root.join("state"))?;
     let precision = if config.semantic.precision == "int8" {
         patina_embed::Precision::Int8
     } else {
@@ -146,28 +145,6 @@ pub async fn serve(opts: Options) -> Result<()> {
     }
     tracing::info!("stopped");
     Ok(())
-}
-
-/// Test hook: when `PATINA_TEST_CRASH_AT` names this point (a comma-separated list may name
-/// several), run `before` (e.g. make some state durable) and abort the process as a crash would:
-/// no destructors, no flush, no reply. Lets the end-to-end suite kill the daemon at an exact
-/// moment instead of at a random one.
-pub(crate) fn crash_point(name: &str, before: impl FnOnce()) {
-    static POINTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    let points = POINTS.get_or_init(|| {
-        std::env::var("PATINA_TEST_CRASH_AT")
-            .unwrap_or_default()
-            .split(',')
-            .map(|p| p.trim().to_string())
-            .filter(|p| !p.is_empty())
-            .collect()
-    });
-    if points.iter().any(|p| p == name) {
-        before();
-        tracing::warn!(point = name, "PATINA_TEST_CRASH_AT: aborting");
-        eprintln!("patinad: test crash point {name}: aborting");
-        std::process::abort();
-    }
 }
 
 pub(crate) fn now_unix_ms() -> i64 {

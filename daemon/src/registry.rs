@@ -3,17 +3,20 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
 
 use anyhow::{Context, Result, anyhow, bail};
 use tokio::sync::{Semaphore, watch};
 
+use patina_index::store::{RepoRecord, Store};
+use patina_index::{Progress, Repaired, Scope};
+
 use crate::config::Config;
-use crate::index::{self, Phase, Progress};
+use crate::index;
 use crate::repo::Repo;
 use crate::semantic::Semantic;
-use crate::store::{RepoRecord, Store};
+
+pub(crate) use patina_core::UserError;
 
 pub(crate) struct Registry {
     store: Store,
@@ -38,23 +41,6 @@ pub(crate) enum Change {
 /// Repositories without a working watcher are reconciled this often.
 const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// Errors a caller can fix, as opposed to internal failures.
-#[derive(Debug)]
-pub(crate) enum UserError {
-    NotFound(String),
-    Invalid(String),
-}
-
-impl std::error::Error for UserError {}
-
-impl std::fmt::Display for UserError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            UserError::NotFound(m) | UserError::Invalid(m) => f.write_str(m),
-        }
-    }
-}
-
 impl Registry {
     pub fn open(
         store: Store,
@@ -66,7 +52,7 @@ impl Registry {
         for rec in store.repos()? {
             let id = rec.id.clone();
             let trees = store.repo_trees(&id)?;
-            match Repo::open(rec, trees, data_dir.join("repos").join(&id)) {
+            match Repo::open(rec, trees, &data_dir.join("repos").join(&id)) {
                 Ok(repo) => {
                     if let Err(e) = semantic.attach(&repo) {
                         tracing::error!(repo = %id, "cannot load vectors: {e:#}");
@@ -118,8 +104,8 @@ impl Registry {
         if let Ok(path) = std::fs::canonicalize(key) {
             if let Some(r) = repos
                 .values()
-                .filter(|r| path.starts_with(&r.root))
-                .max_by_key(|r| r.root.as_os_str().len())
+                .filter(|r| path.starts_with(r.root()))
+                .max_by_key(|r| r.root().as_os_str().len())
             {
                 return Ok(r.clone());
             }
@@ -130,7 +116,8 @@ impl Registry {
         .into())
     }
 
-    /// Register the repository containing `path` (idempotent) and start indexing it.
+    /// Register the repository containing `path` (idempotent) and start indexing it. Blocking
+    /// (a durable registry write, opening the lexical index): call it on the blocking pool.
     pub fn add(self: &Arc<Self>, path: &str) -> Result<(Arc<Repo>, watch::Receiver<Progress>)> {
         if path.is_empty() {
             return Err(UserError::Invalid("no path given".into()).into());
@@ -162,7 +149,7 @@ impl Registry {
                 self.store.put_repo(&rec)?;
                 self.store.flush()?;
                 let trees = self.store.repo_trees(&id)?;
-                let repo = Arc::new(Repo::open(rec, trees, self.repo_dir(&id))?);
+                let repo = Arc::new(Repo::open(rec, trees, &self.repo_dir(&id))?);
                 self.semantic.attach(&repo)?;
                 self.repos
                     .write()
@@ -189,21 +176,11 @@ impl Registry {
         repo: &Arc<Repo>,
         change: Change,
     ) -> watch::Receiver<Progress> {
-        // The job lock orders this against a job deciding it is done (see `run_jobs`).
-        let mut job = repo.job.lock().expect("job lock");
-        {
-            let mut dirty = repo.dirty.lock().expect("dirty lock");
-            match change {
-                Change::Full => dirty.full = true,
-                Change::None => {}
-            }
-        }
-        if let Some(rx) = job.as_ref().filter(|rx| !rx.borrow().finished()) {
-            return rx.clone();
-        }
-        let (tx, rx) = watch::channel(Progress::default());
-        *job = Some(rx.clone());
-        drop(job);
+        // Ordered against a job deciding it is done (see `Repo::next_round`).
+        let (rx, tx) = repo.schedule(matches!(change, Change::Full));
+        let Some(tx) = tx else {
+            return rx;
+        };
         let (this, repo) = (self.clone(), repo.clone());
         self.runtime
             .spawn(async move { this.run_jobs(repo, tx).await });
@@ -217,37 +194,24 @@ impl Registry {
         };
         let mut failure = None;
         loop {
-            if repo.cancelled.load(Ordering::Relaxed) {
+            if repo.is_cancelled() {
                 failure = Some("cancelled".to_string());
             }
-            let scope = {
-                // Decide under the job lock whether this job is finished, so no change is lost.
-                let job = repo.job.lock().expect("job lock");
-                let taken = repo.take_dirty();
-                if taken.is_none() || failure.is_some() {
-                    tx.send_modify(|p| match &failure {
-                        Some(why) => {
-                            p.phase = Phase::Failed;
-                            p.message = why.clone();
-                        }
-                        None => p.phase = Phase::Done,
-                    });
-                    drop(job);
-                    return;
-                }
-                taken.expect("checked")
+            // Decided under the job lock, so no change is lost.
+            let Some(scope) = repo.next_round(&tx, failure.as_deref()) else {
+                return;
             };
             let (this, repo2, tx2) = (self.clone(), repo.clone(), tx.clone());
             let cfg = self.config.index.clone();
-            let full = matches!(scope, index::Scope::Full);
+            let full = matches!(scope, Scope::Full);
             let scope_desc = format!("{scope:?}");
             let res = tokio::task::spawn_blocking(move || {
                 let r = index::index_repo(&repo2, &cfg, &this.semantic, scope, &tx2);
                 if let Err(e) = &r {
-                    repo2.record.write().expect("record lock").last_error = Some(format!("{e:#}"));
+                    repo2.update_record(|rec| rec.last_error = Some(format!("{e:#}")));
                 }
                 // Persist the summary whatever happened, so status survives a restart.
-                if !repo2.cancelled.load(Ordering::Relaxed) {
+                if !repo2.is_cancelled() {
                     let _ = this.store.put_repo(&repo2.record());
                 }
                 let _ = this.store.flush();
@@ -261,9 +225,11 @@ impl Registry {
                 .map_err(|e| anyhow!("index job panicked: {e}"))
                 .and_then(|r| r)
             {
-                Ok(()) => tracing::debug!(repo = %repo.id, scope = %scope_desc, "index round done"),
+                Ok(()) => {
+                    tracing::debug!(repo = %repo.id(), scope = %scope_desc, "index round done")
+                }
                 Err(e) => {
-                    tracing::warn!(repo = %repo.id, "index job failed: {e:#}");
+                    tracing::warn!(repo = %repo.id(), "index job failed: {e:#}");
                     failure = Some(format!("{e:#}"));
                 }
             }
@@ -274,7 +240,7 @@ impl Registry {
     /// OS refuses more watches, fall back to periodic reconciliation and say how to fix it.
     fn watch_repo(self: &Arc<Self>, repo: &Arc<Repo>) {
         let mut watchers = self.watchers.lock().expect("watchers lock");
-        let result = match watchers.get_mut(&repo.id) {
+        let result = match watchers.get_mut(repo.id()) {
             Some(w) => w.refresh(repo),
             None => {
                 let weak = Arc::downgrade(self);
@@ -284,27 +250,27 @@ impl Registry {
                     }
                 });
                 crate::watch::RepoWatch::start(repo, on_change).map(|w| {
-                    watchers.insert(repo.id.clone(), w);
+                    watchers.insert(repo.id().to_string(), w);
                 })
             }
         };
-        *repo.watch_error.lock().expect("watch error lock") =
-            result.err().map(|e| format!("{e:#}"));
+        repo.set_watch_error(result.err().map(|e| format!("{e:#}")));
     }
 
     /// Reconcile every registered repository (start-up: edits made while the daemon was down). A
     /// repository whose directory vanished is reported, not dropped.
     pub fn catch_up(self: &Arc<Self>) {
         for repo in self.all() {
-            if repo.root.is_dir() {
+            if repo.root().is_dir() {
                 self.start_job(&repo);
             } else {
-                tracing::warn!(repo = %repo.id, root = %repo.root.display(), "repository directory is missing");
-                repo.record.write().expect("record lock").last_error = Some(format!(
+                tracing::warn!(repo = %repo.id(), root = %repo.root().display(), "repository directory is missing");
+                let why = format!(
                     "{} no longer exists; `patina rm {}` unregisters it",
-                    repo.root.display(),
-                    repo.id
-                ));
+                    repo.root().display(),
+                    repo.id()
+                );
+                repo.update_record(|rec| rec.last_error = Some(why));
             }
         }
     }
@@ -318,9 +284,7 @@ impl Registry {
                 tick.tick().await;
                 let Some(reg) = weak.upgrade() else { return };
                 for repo in reg.all() {
-                    if repo.root.is_dir()
-                        && repo.watch_error.lock().expect("watch error lock").is_some()
-                    {
+                    if repo.root().is_dir() && repo.watch_error().is_some() {
                         reg.schedule(&repo, Change::Full);
                     }
                 }
@@ -331,23 +295,31 @@ impl Registry {
     /// Unregister a repository and delete its index data.
     pub async fn remove(&self, key: &str) -> Result<RepoRecord> {
         let repo = self.resolve(key)?;
-        repo.cancelled.store(true, Ordering::Relaxed);
+        repo.cancel();
         // Wait for a running job to notice.
         if let Some(mut rx) = repo.running_job() {
             let _ = rx.wait_for(Progress::finished).await;
         }
-        self.repos.write().expect("repos lock").remove(&repo.id);
+        self.repos.write().expect("repos lock").remove(repo.id());
         self.watchers
             .lock()
             .expect("watchers lock")
-            .remove(&repo.id);
-        self.store.remove_repo(&repo.id)?;
-        let dir = self.repo_dir(&repo.id);
+            .remove(repo.id());
+        let dir = self.repo_dir(repo.id());
         let rec = repo.record();
-        drop(repo);
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir).with_context(|| format!("deleting {}", dir.display()))?;
-        }
+        // Dropping the trees, fsync and deleting the index files: on the blocking pool.
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || {
+            store.remove_repo(repo.id())?;
+            drop(repo);
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir)
+                    .with_context(|| format!("deleting {}", dir.display()))?;
+            }
+            anyhow::Ok(())
+        })
+        .await
+        .map_err(|e| anyhow!("removing the repository failed: {e}"))??;
         tracing::info!(repo = %rec.id, "removed");
         Ok(rec)
     }
@@ -359,7 +331,7 @@ impl Registry {
         self: &Arc<Self>,
         key: &str,
         check_only: bool,
-    ) -> Result<Vec<(Arc<Repo>, index::Repaired, Option<index::Repaired>)>> {
+    ) -> Result<Vec<(Arc<Repo>, Repaired, Option<Repaired>)>> {
         let repos = if key.is_empty() {
             self.all()
         } else {
@@ -380,11 +352,11 @@ impl Registry {
         Ok(out)
     }
 
-    /// [`index::audit`] while no index round runs (holding the job permit).
-    async fn audit(&self, repo: &Arc<Repo>) -> Result<index::Repaired> {
+    /// [`patina_index::RepoIndex::audit`] while no index round runs (holding the job permit).
+    async fn audit(&self, repo: &Arc<Repo>) -> Result<Repaired> {
         let _permit = self.jobs.clone().acquire_owned().await?;
         let repo = repo.clone();
-        tokio::task::spawn_blocking(move || index::audit(&repo))
+        tokio::task::spawn_blocking(move || repo.index().audit())
             .await
             .map_err(|e| anyhow!("audit panicked: {e}"))?
     }
@@ -393,7 +365,7 @@ impl Registry {
     pub async fn shutdown(&self) {
         self.semantic.stop();
         for repo in self.all() {
-            repo.cancelled.store(true, Ordering::Relaxed);
+            repo.cancel();
         }
         for repo in self.all() {
             if let Some(mut rx) = repo.running_job() {
@@ -476,5 +448,5 @@ fn pseudo_filesystem(_path: &Path) -> Option<&'static str> {
 }
 
 fn repo_id(root: &Path) -> String {
-    blake3::hash(root.as_os_str().as_encoded_bytes()).to_hex()[..12].to_string()
+    patina_core::ids::repo_id(root)
 }

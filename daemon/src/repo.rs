@@ -1,90 +1,164 @@
-//! A registered repository as the running daemon holds it: its durable record, its metadata trees,
-//! its lexical index and the in-memory chunk table the oracles read.
+//! A registered repository as the running daemon holds it: its durable record, its index on disk
+//! (`patina_index::RepoIndex`: store trees, lexical index, chunk and symbol tables), its vectors and
+//! embedding backlog, and the state of its index jobs and watcher.
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
 
 use anyhow::Result;
 use tokio::sync::watch;
 
-use crate::index::lexical::LexicalIndex;
-use crate::index::symbols::SymbolTable;
-use crate::index::vectors::VectorIndex;
-use crate::index::{Progress, Scope};
-use crate::store::{ChunkMeta, RepoRecord, RepoTrees};
+use patina_core::ChunkMeta;
+use patina_index::store::{RepoRecord, RepoTrees};
+use patina_index::symbols::SymbolTable;
+use patina_index::vectors::{Snapshot, VectorIndex};
+use patina_index::{LexicalIndex, Phase, Progress, RepoIndex, Scope};
 
 /// Changes waiting for the next index round.
 #[derive(Default)]
-pub(crate) struct Dirty {
-    pub full: bool,
-    pub paths: BTreeSet<String>,
+struct Dirty {
+    full: bool,
+    paths: BTreeSet<String>,
 }
 
+/// One registered repository. Its fields are private: every lock is taken by a method here, and
+/// no method calls out (to a closure, another component, the disk beyond its own trees) while it
+/// holds one, except where its documentation says so.
+///
+/// Lock order (a lock may be taken while holding only locks listed before it):
+/// 1. `job` — the running job's progress; held while the dirty set is filled or taken, so a job
+///    never decides it is done while a change is being recorded.
+/// 2. `dirty` — changes not indexed yet.
+/// 3. the index's `chunks` (then its `symbols`: see [`RepoIndex`]).
+/// 4. `vectors`.
+/// 5. `pending` — the embedding backlog.
+///
+/// `record` and `watch_error` are leaves: held alone, never while taking another lock.
 pub(crate) struct Repo {
-    pub id: String,
-    pub root: PathBuf,
-    pub record: RwLock<RepoRecord>,
-    pub trees: RepoTrees,
-    pub lexical: LexicalIndex,
-    pub chunks: RwLock<HashMap<u64, ChunkMeta>>,
-    pub symbols: RwLock<Arc<SymbolTable>>,
+    id: String,
+    record: RwLock<RepoRecord>,
+    index: RepoIndex,
     /// Embeddings of the chunks (HNSW + fresh segment + tombstones).
-    pub vectors: RwLock<VectorIndex>,
+    vectors: RwLock<VectorIndex>,
     /// Chunks waiting to be embedded (the embedding backlog).
-    pub pending: Mutex<BTreeSet<u64>>,
+    pending: Mutex<BTreeSet<u64>>,
     /// Progress of the running (or last) index job; `None` before the first job of this process.
-    pub job: Mutex<Option<watch::Receiver<Progress>>>,
+    job: Mutex<Option<watch::Receiver<Progress>>>,
     /// Changes seen (by the watcher, `add`, catch-up) but not indexed yet.
-    pub dirty: Mutex<Dirty>,
+    dirty: Mutex<Dirty>,
     /// Why the repository is not watched (then it is reconciled periodically), if it is not.
-    pub watch_error: Mutex<Option<String>>,
-    /// Set when the repository is being removed or the daemon stops: jobs stop at the next file.
-    pub cancelled: std::sync::atomic::AtomicBool,
+    watch_error: Mutex<Option<String>>,
 }
 
 impl Repo {
-    pub fn open(record: RepoRecord, trees: RepoTrees, index_dir: PathBuf) -> Result<Repo> {
-        let lexical = LexicalIndex::open(&index_dir.join("lexical"))?;
-        let chunks: HashMap<u64, ChunkMeta> = trees.chunk_metas()?.into_iter().collect();
-        let symbols = SymbolTable::build(chunks.iter());
+    /// Open a repository's index (tantivy, vectors) in `index_dir`. Blocking: call it off the
+    /// async workers.
+    pub fn open(record: RepoRecord, trees: RepoTrees, index_dir: &Path) -> Result<Repo> {
+        let index = RepoIndex::open(
+            record.root.clone().into(),
+            trees,
+            &index_dir.join("lexical"),
+        )?;
         let vectors = VectorIndex::open(&index_dir.join("vectors.bin"));
         Ok(Repo {
             id: record.id.clone(),
-            root: PathBuf::from(&record.root),
             record: RwLock::new(record),
-            trees,
-            lexical,
-            chunks: RwLock::new(chunks),
-            symbols: RwLock::new(Arc::new(symbols)),
+            index,
             vectors: RwLock::new(vectors),
             pending: Mutex::new(BTreeSet::new()),
             job: Mutex::new(None),
-            cancelled: Default::default(),
             dirty: Mutex::new(Dirty::default()),
             watch_error: Mutex::new(None),
         })
     }
 
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn root(&self) -> &Path {
+        self.index.root()
+    }
+
+    /// The index on disk: lexical search, chunk and symbol tables, stored texts and file records.
+    pub fn index(&self) -> &RepoIndex {
+        &self.index
+    }
+
+    // --- record (leaf lock) ---
+
     pub fn record(&self) -> RepoRecord {
         self.record.read().expect("record lock").clone()
     }
 
-    pub fn chunk(&self, id: u64) -> Option<ChunkMeta> {
-        self.chunks.read().expect("chunks lock").get(&id).cloned()
+    /// Change the record in place (the lock is held only for `f`, which must not call back).
+    pub fn update_record(&self, f: impl FnOnce(&mut RepoRecord)) {
+        f(&mut self.record.write().expect("record lock"));
     }
 
-    pub fn symbols(&self) -> Arc<SymbolTable> {
-        self.symbols.read().expect("symbols lock").clone()
+    // --- cancellation ---
+
+    /// The repository is being removed or the daemon stops: rounds and the embedding worker stop
+    /// at the next file or batch.
+    pub fn cancel(&self) {
+        self.index.cancel();
     }
 
-    pub fn rebuild_symbols(&self) {
-        let table = SymbolTable::build(self.chunks.read().expect("chunks lock").iter());
-        *self.symbols.write().expect("symbols lock") = Arc::new(table);
+    pub fn is_cancelled(&self) -> bool {
+        self.index.is_cancelled()
     }
 
-    /// Take the pending changes as the scope of the next index round; `None` when nothing is pending.
-    pub fn take_dirty(&self) -> Option<Scope> {
+    // --- job, then dirty ---
+
+    /// Record a change (`full`: reconcile the whole tree) and return the running job's progress,
+    /// or, when no job runs, a fresh channel whose sender the caller must hand to a new job.
+    /// Takes `job`, then `dirty`.
+    pub fn schedule(
+        &self,
+        full: bool,
+    ) -> (watch::Receiver<Progress>, Option<watch::Sender<Progress>>) {
+        let mut job = self.job.lock().expect("job lock");
+        if full {
+            self.dirty.lock().expect("dirty lock").full = true;
+        }
+        if let Some(rx) = job.as_ref().filter(|rx| !rx.borrow().finished()) {
+            return (rx.clone(), None);
+        }
+        let (tx, rx) = watch::channel(Progress::default());
+        *job = Some(rx.clone());
+        (rx, Some(tx))
+    }
+
+    /// The scope of the job's next round, taken from the dirty set; or, when nothing is dirty or
+    /// the job failed, the job's end reported through `tx` and `None`. Decided under the job lock
+    /// (then `dirty`), so a change recorded meanwhile is never lost: it either lands in this
+    /// round's scope or starts a new job.
+    pub fn next_round(&self, tx: &watch::Sender<Progress>, failure: Option<&str>) -> Option<Scope> {
+        let job = self.job.lock().expect("job lock");
+        let taken = self.take_dirty();
+        if taken.is_some() && failure.is_none() {
+            return taken;
+        }
+        tx.send_modify(|p| match failure {
+            Some(why) => {
+                p.phase = Phase::Failed;
+                p.message = why.to_string();
+            }
+            None => p.phase = Phase::Done,
+        });
+        drop(job);
+        None
+    }
+
+    /// Add changes seen by the watcher to the dirty set (`dirty` only).
+    pub fn mark_dirty(&self, full: bool, paths: impl IntoIterator<Item = String>) {
+        let mut dirty = self.dirty.lock().expect("dirty lock");
+        dirty.full |= full;
+        dirty.paths.extend(paths);
+    }
+
+    fn take_dirty(&self) -> Option<Scope> {
         let mut d = self.dirty.lock().expect("dirty lock");
         let taken = std::mem::take(&mut *d);
         if taken.full {
@@ -102,17 +176,150 @@ impl Repo {
         (!d.full).then_some(d.paths.len())
     }
 
-    /// Order-independent digest of the chunk id set: two indices with the same chunks agree.
-    pub fn chunk_digest(&self) -> u64 {
-        let chunks = self.chunks.read().expect("chunks lock");
-        chunks.keys().fold(0u64, |acc, id| {
-            acc.wrapping_add(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ id.rotate_left(29))
-        })
-    }
-
     /// The running job's progress, if a job is running.
     pub fn running_job(&self) -> Option<watch::Receiver<Progress>> {
         let job = self.job.lock().expect("job lock");
         job.as_ref().filter(|rx| !rx.borrow().finished()).cloned()
+    }
+
+    // --- watcher (leaf lock) ---
+
+    pub fn watch_error(&self) -> Option<String> {
+        self.watch_error.lock().expect("watch error lock").clone()
+    }
+
+    pub fn set_watch_error(&self, why: Option<String>) {
+        *self.watch_error.lock().expect("watch error lock") = why;
+    }
+
+    // --- chunks, then vectors, then pending ---
+
+    /// Bring the vectors in line with a commit: removed chunks that are not live leave the vector
+    /// index and the backlog; added chunks without a vector get one from `cached` or join the
+    /// backlog. Returns whether anything joined the backlog. Takes chunks, vectors, pending in
+    /// that order; `cached` runs under them (it must not touch this repository).
+    pub fn sync_vectors(
+        &self,
+        added: &[u64],
+        removed: &[u64],
+        mut cached: impl FnMut(&ChunkMeta) -> Result<Option<Vec<f32>>>,
+    ) -> Result<bool> {
+        self.index.with_chunks(|chunks| {
+            let mut vectors = self.vectors.write().expect("vectors lock");
+            let mut pending = self.pending.lock().expect("pending lock");
+            for id in removed {
+                if !chunks.contains_key(id) {
+                    vectors.remove(*id);
+                    pending.remove(id);
+                }
+            }
+            let mut queued = false;
+            for id in added {
+                let Some(meta) = chunks.get(id) else { continue };
+                if vectors.contains(*id) {
+                    continue;
+                }
+                match cached(meta)? {
+                    Some(v) => vectors.insert(*id, v),
+                    None => {
+                        pending.insert(*id);
+                        queued = true;
+                    }
+                }
+            }
+            Ok(queued)
+        })
+    }
+
+    /// Chunk ids in the vector index's persisted HNSW that are no longer live.
+    pub fn stale_vectors(&self) -> Vec<u64> {
+        self.index.with_chunks(|chunks| {
+            let v = self.vectors.read().expect("vectors lock");
+            v.built_ids()
+                .iter()
+                .copied()
+                .filter(|id| !chunks.contains_key(id))
+                .collect()
+        })
+    }
+
+    /// Add freshly computed vectors; a chunk removed while it was being embedded stays out. Then
+    /// the chunks leave the backlog. Takes chunks, vectors, then pending.
+    pub fn insert_vectors(&self, done: &[u64], vectors: impl IntoIterator<Item = (u64, Vec<f32>)>) {
+        self.index.with_chunks(|chunks| {
+            let mut vi = self.vectors.write().expect("vectors lock");
+            for (id, v) in vectors {
+                if chunks.contains_key(&id) {
+                    vi.insert(id, v);
+                }
+            }
+        });
+        let mut pending = self.pending.lock().expect("pending lock");
+        for id in done {
+            pending.remove(id);
+        }
+    }
+
+    /// Search the vector index (read lock only); `allow` runs under it.
+    pub fn search_vectors(
+        &self,
+        query: &[f32],
+        limit: usize,
+        allow: &dyn Fn(u64) -> bool,
+    ) -> Vec<(u64, f32)> {
+        self.vectors
+            .read()
+            .expect("vectors lock")
+            .search(query, limit, allow)
+    }
+
+    pub fn vector_count(&self) -> usize {
+        self.vectors.read().expect("vectors lock").len()
+    }
+
+    /// The fresh segment has grown enough to be folded into a new HNSW: its snapshot, to build
+    /// without any lock (then [`Repo::install_vectors`]).
+    pub fn vectors_to_rebuild(&self) -> Option<Snapshot> {
+        if !self.vectors.read().expect("vectors lock").needs_rebuild() {
+            return None;
+        }
+        Some(self.vectors.write().expect("vectors lock").snapshot())
+    }
+
+    pub fn install_vectors(&self, built: patina_index::vectors::Built) -> Result<()> {
+        self.vectors.write().expect("vectors lock").install(built)
+    }
+
+    /// Up to `n` chunks of the embedding backlog (`pending` only).
+    pub fn backlog_batch(&self, n: usize) -> Vec<u64> {
+        let pending = self.pending.lock().expect("pending lock");
+        pending.iter().take(n).copied().collect()
+    }
+
+    /// The size of the embedding backlog.
+    pub fn backlog(&self) -> usize {
+        self.pending.lock().expect("pending lock").len()
+    }
+
+    // --- conveniences over the index ---
+
+    pub fn chunk(&self, id: u64) -> Option<ChunkMeta> {
+        self.index.chunk(id)
+    }
+
+    pub fn symbols(&self) -> Arc<SymbolTable> {
+        self.index.symbols()
+    }
+
+    pub fn lexical(&self) -> &LexicalIndex {
+        self.index.lexical()
+    }
+
+    pub fn with_chunks<T>(&self, f: impl FnOnce(&HashMap<u64, ChunkMeta>) -> T) -> T {
+        self.index.with_chunks(f)
+    }
+
+    pub fn chunk_digest(&self) -> u64 {
+        self.index.chunk_digest()
     }
 }

@@ -2,12 +2,11 @@
 //! timeout), fuses their rankings with weighted RRF, applies the result granularity and attaches
 //! metadata and snippets. Knows nothing of gRPC.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use patina_core::FileRole;
 use patina_retrieve::QueryPlan;
@@ -20,7 +19,7 @@ use crate::registry::Change;
 use crate::registry::{Registry, UserError};
 use crate::repo::Repo;
 use crate::sessions::{NoteView, Sessions};
-use crate::store::ChunkMeta;
+use patina_core::{ChunkMeta, PathFilter, is_doc_path};
 
 /// Queries longer than this are cut (with a notice). Long texts (bug reports, commit bodies) are
 /// decomposed by [`QueryPlan`] rather than cut, so this only bounds cost.
@@ -124,7 +123,7 @@ fn named_folders(text: &str, repos: &[Arc<Repo>]) -> Vec<String> {
         if !w.contains('/') || w.contains("://") || w.contains("..") || w.starts_with('/') {
             continue;
         }
-        if repos.iter().any(|r| r.root.join(w).is_dir()) && !out.iter().any(|o| o == w) {
+        if repos.iter().any(|r| r.root().join(w).is_dir()) && !out.iter().any(|o| o == w) {
             out.push(w.to_string());
         }
     }
@@ -159,101 +158,7 @@ fn glob_folder(glob: &str) -> String {
     parts.join("/")
 }
 
-/// Path globs, gitignore-style: `*.rs` matches at any depth, `src/*.rs` is anchored at the root,
-/// and a directory pattern (`src/index`) matches everything below it. No glob matches everything;
-/// [`PathFilter::docs_only`] further restricts to documentation.
-pub(crate) struct PathFilter {
-    set: GlobSet,
-    docs: bool,
-    roles: Vec<FileRole>,
-    exclude_roles: Vec<FileRole>,
-}
-
-impl PathFilter {
-    pub fn new(globs: &[String]) -> Result<PathFilter> {
-        let mut b = GlobSetBuilder::new();
-        for g in globs {
-            let g = g.trim().trim_start_matches("./");
-            if g.is_empty() {
-                continue;
-            }
-            let anchored = g.trim_start_matches('/');
-            let pattern = if g.contains('/') {
-                anchored.trim_end_matches('/').to_string()
-            } else {
-                format!("**/{g}")
-            };
-            for p in [pattern.clone(), format!("{pattern}/**")] {
-                let glob = GlobBuilder::new(&p)
-                    .literal_separator(true)
-                    .build()
-                    .map_err(|e| UserError::Invalid(format!("invalid path glob '{g}': {e}")))?;
-                b.add(glob);
-            }
-        }
-        Ok(PathFilter {
-            set: b.build()?,
-            docs: false,
-            roles: Vec::new(),
-            exclude_roles: Vec::new(),
-        })
-    }
-
-    /// Only chunks of `roles` (all when empty), never chunks of `exclude`.
-    pub fn with_roles(mut self, roles: &[FileRole], exclude: &[FileRole]) -> PathFilter {
-        self.roles = roles.to_vec();
-        self.exclude_roles = exclude.to_vec();
-        self
-    }
-
-    /// Does the chunk pass (its path, and its role)?
-    pub fn allows(&self, meta: &ChunkMeta) -> bool {
-        if self.roles.is_empty() && self.exclude_roles.is_empty() {
-            return self.matches(&meta.path);
-        }
-        let role = meta.role();
-        (self.roles.is_empty() || self.roles.contains(&role))
-            && !self.exclude_roles.contains(&role)
-            && self.matches(&meta.path)
-    }
-
-    /// Only documentation files ([`is_doc_path`]) pass, in addition to the globs.
-    pub fn docs_only(mut self, docs: bool) -> PathFilter {
-        self.docs = docs;
-        self
-    }
-
-    /// Does the filter restrict paths by glob (not only to documentation)?
-    pub fn has_globs(&self) -> bool {
-        !self.set.is_empty()
-    }
-
-    pub fn matches(&self, path: &str) -> bool {
-        (self.set.is_empty() || self.set.is_match(path)) && (!self.docs || is_doc_path(path))
-    }
-
-    /// A predicate over the chunk ids of `repo` that pass the filter, computed once per query.
-    pub fn allowed_chunks(&self, repo: &Repo) -> Arc<dyn Fn(u64) -> bool + Send + Sync> {
-        let chunks = repo.chunks.read().expect("chunks lock");
-        let mut by_path: HashMap<&str, bool> = HashMap::new();
-        let mut allowed = HashSet::new();
-        let by_role = !self.roles.is_empty() || !self.exclude_roles.is_empty();
-        for (id, m) in chunks.iter() {
-            let pass = if by_role {
-                self.allows(m)
-            } else {
-                *by_path
-                    .entry(m.path.as_str())
-                    .or_insert_with(|| self.matches(&m.path))
-            };
-            if pass {
-                allowed.insert(*id);
-            }
-        }
-        Arc::new(move |id| allowed.contains(&id))
-    }
-}
-
+#[derive(Clone)]
 pub(crate) struct QueryEngine {
     registry: Arc<Registry>,
     oracles: Vec<Arc<dyn Oracle>>,
@@ -372,7 +277,7 @@ impl QueryEngine {
                 notices.push(format!(
                     "{}: {backlog} of {} chunks not embedded yet; semantic results are partial",
                     r.record().name,
-                    r.chunks.read().expect("chunks lock").len()
+                    r.index().chunk_count()
                 ));
             }
             if let Some(rx) = r.running_job() {
@@ -434,8 +339,15 @@ impl QueryEngine {
             k: cfg.rrf_k,
             weights,
         };
-        let hits = self.collect_hits(scored, &repos, &req, limit, &opts, &fusion)?;
-        let freshness = repos.iter().map(|r| Freshness::of(r)).collect();
+        // Snippets are read from the store and freshness asks git: both on the blocking pool.
+        let engine = self.clone();
+        let (hits, freshness) = tokio::task::spawn_blocking(move || {
+            let hits = engine.collect_hits(scored, &repos, &req, limit, &opts, &fusion)?;
+            let freshness: Vec<Freshness> = repos.iter().map(|r| Freshness::of(r)).collect();
+            anyhow::Ok((hits, freshness))
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!("collecting hits failed: {e}"))??;
         Ok(SearchResponse {
             hits,
             reports,
@@ -473,7 +385,7 @@ impl QueryEngine {
         let mut v: Vec<Arc<Repo>> = Vec::new();
         for key in keys {
             let r = self.registry.resolve(key)?;
-            if !v.iter().any(|x| x.id == r.id) {
+            if !v.iter().any(|x| x.id() == r.id()) {
                 v.push(r);
             }
         }
@@ -616,7 +528,7 @@ impl QueryEngine {
     /// The ranked results as hits at the requested granularity: chunks (overlaps removed, repeats
     /// of a file decayed), files (chunk scores aggregated), session notes where they fit (not at
     /// module/repo level), or per-directory / per-repository groups. Secret files
-    /// ([`crate::files::secret_reason`]) never appear.
+    /// ([`patina_core::secret_reason`]) never appear.
     fn collect_hits(
         &self,
         scored: Vec<Scored<(usize, u64)>>,
@@ -634,7 +546,7 @@ impl QueryEngine {
         };
         let chunk_snippet = |repo: &Repo, chunk_id: u64| -> Result<String> {
             Ok(if req.snippet_lines > 0 {
-                snippet_of(&repo.trees.text(chunk_id)?.unwrap_or_default())
+                snippet_of(&repo.index().text(chunk_id)?.unwrap_or_default())
             } else {
                 String::new()
             })
@@ -643,7 +555,7 @@ impl QueryEngine {
             .into_iter()
             .filter(|s| {
                 s.candidate.file.as_ref().is_none_or(|(_, path)| {
-                    crate::files::secret_reason(path).is_none()
+                    patina_core::secret_reason(path).is_none()
                         && (req.granularity != Granularity::Doc || is_doc_path(path))
                 })
             })
@@ -787,31 +699,5 @@ impl QueryEngine {
             }
         }
         true
-    }
-}
-
-/// Documentation: Markdown, reStructuredText, AsciiDoc, Org and text files (not build files such as
-/// `CMakeLists.txt` or `requirements.txt`), and README/CHANGELOG/… files without an extension.
-pub(crate) fn is_doc_path(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-    match name.rsplit_once('.') {
-        Some((_, "md" | "markdown" | "mdx" | "rst" | "adoc" | "asciidoc" | "org" | "rdoc")) => true,
-        Some((stem, "txt")) => {
-            stem != "cmakelists"
-                && !stem.starts_with("requirements")
-                && !stem.starts_with("constraints")
-        }
-        _ => [
-            "readme",
-            "changelog",
-            "changes",
-            "contributing",
-            "license",
-            "copying",
-            "authors",
-            "notice",
-            "history",
-        ]
-        .contains(&name.as_str()),
     }
 }

@@ -13,8 +13,9 @@ use anyhow::{Result, anyhow};
 
 use crate::registry::Registry;
 use crate::repo::Repo;
-use crate::store::{ChunkMeta, EmbeddingCache};
+use patina_core::ChunkMeta;
 use patina_embed::{DIM, Embedder, ModelPaths, Precision, QueryCache};
+use patina_index::store::EmbeddingCache;
 
 /// The command that provisions the model.
 pub(crate) const INSTALL_HINT: &str = "patina model install";
@@ -155,30 +156,12 @@ impl Semantic {
         if !self.is_on() {
             return Ok(());
         }
-        let chunks = repo.chunks.read().expect("chunks lock");
-        let mut vectors = repo.vectors.write().expect("vectors lock");
-        let mut pending = repo.pending.lock().expect("pending lock");
-        for id in removed {
-            if !chunks.contains_key(id) {
-                vectors.remove(*id);
-                pending.remove(id);
-            }
-        }
-        let mut queued = false;
-        for id in added {
-            let Some(meta) = chunks.get(id) else { continue };
-            if vectors.contains(*id) {
-                continue;
-            }
-            match self.cache.get(&Semantic::key(meta))? {
-                Some(v) if v.len() == DIM => vectors.insert(*id, v),
-                _ => {
-                    pending.insert(*id);
-                    queued = true;
-                }
-            }
-        }
-        drop((chunks, vectors, pending));
+        let queued = repo.sync_vectors(added, removed, |meta| {
+            Ok(self
+                .cache
+                .get(&Semantic::key(meta))?
+                .filter(|v| v.len() == DIM))
+        })?;
         if queued {
             self.notify();
         }
@@ -190,22 +173,8 @@ impl Semantic {
         if !self.is_on() {
             return Ok(());
         }
-        let live: Vec<u64> = repo
-            .chunks
-            .read()
-            .expect("chunks lock")
-            .keys()
-            .copied()
-            .collect();
-        let stale: Vec<u64> = {
-            let chunks = repo.chunks.read().expect("chunks lock");
-            let v = repo.vectors.read().expect("vectors lock");
-            v.built_ids()
-                .iter()
-                .copied()
-                .filter(|id| !chunks.contains_key(id))
-                .collect()
-        };
+        let live: Vec<u64> = repo.with_chunks(|chunks| chunks.keys().copied().collect());
+        let stale = repo.stale_vectors();
         self.sync(repo, &live, &stale)
     }
 
@@ -243,21 +212,19 @@ impl Semantic {
             };
             let mut did = false;
             for repo in reg.all() {
-                while !self.stopping.load(Ordering::Relaxed)
-                    && !repo.cancelled.load(Ordering::Relaxed)
-                {
+                while !self.stopping.load(Ordering::Relaxed) && !repo.is_cancelled() {
                     match self.embed_some(&repo) {
                         Ok(0) => break,
                         Ok(_) => did = true,
                         Err(e) => {
-                            tracing::error!(repo = %repo.id, "embedding failed: {e:#}");
+                            tracing::error!(repo = %repo.id(), "embedding failed: {e:#}");
                             std::thread::sleep(Duration::from_secs(1));
                             break;
                         }
                     }
                 }
                 if let Err(e) = maybe_rebuild(&repo) {
-                    tracing::error!(repo = %repo.id, "rebuilding the vector index failed: {e:#}");
+                    tracing::error!(repo = %repo.id(), "rebuilding the vector index failed: {e:#}");
                 }
             }
             drop(reg);
@@ -280,21 +247,14 @@ impl Semantic {
         let State::On { bulk, .. } = &self.state else {
             return Ok(0);
         };
-        let ids: Vec<u64> = repo
-            .pending
-            .lock()
-            .expect("pending lock")
-            .iter()
-            .take(WORK_BATCH)
-            .copied()
-            .collect();
+        let ids = repo.backlog_batch(WORK_BATCH);
         if ids.is_empty() {
             return Ok(0);
         }
         let mut work = Vec::with_capacity(ids.len());
         for id in &ids {
             let meta = repo.chunk(*id);
-            let text = repo.trees.text(*id)?;
+            let text = repo.index().text(*id)?;
             if let (Some(meta), Some(text)) = (meta, text) {
                 work.push((*id, Semantic::key(&meta), Semantic::input(&meta, &text)));
             }
@@ -309,39 +269,31 @@ impl Semantic {
             .map(|(w, v)| (w.1, v.as_slice()))
             .collect();
         self.cache.put_many(&items)?;
-        {
-            let chunks = repo.chunks.read().expect("chunks lock");
-            let mut vi = repo.vectors.write().expect("vectors lock");
-            for ((id, _, _), v) in work.iter().zip(&vectors) {
-                // A chunk removed while it was being embedded stays out.
-                if chunks.contains_key(id) {
-                    vi.insert(*id, v.to_vec());
-                }
-            }
-        }
-        let mut pending = repo.pending.lock().expect("pending lock");
-        for id in &ids {
-            pending.remove(id);
-        }
+        // A chunk removed while it was being embedded stays out.
+        repo.insert_vectors(
+            &ids,
+            work.iter()
+                .zip(&vectors)
+                .map(|((id, _, _), v)| (*id, v.to_vec())),
+        );
         Ok(ids.len())
     }
 }
 
 /// Fold the fresh segment into a new HNSW when it has grown; the build runs without the lock.
 fn maybe_rebuild(repo: &Repo) -> Result<()> {
-    if !repo.vectors.read().expect("vectors lock").needs_rebuild() {
+    let Some(snapshot) = repo.vectors_to_rebuild() else {
         return Ok(());
-    }
-    let snapshot = repo.vectors.write().expect("vectors lock").snapshot();
+    };
     let n = snapshot.ids.len();
     let t0 = std::time::Instant::now();
-    let built = crate::index::vectors::VectorIndex::build(snapshot);
-    repo.vectors.write().expect("vectors lock").install(built)?;
-    tracing::info!(repo = %repo.id, vectors = n, ms = t0.elapsed().as_millis() as u64, "vector index rebuilt");
+    let built = patina_index::vectors::VectorIndex::build(snapshot);
+    repo.install_vectors(built)?;
+    tracing::info!(repo = %repo.id(), vectors = n, ms = t0.elapsed().as_millis() as u64, "vector index rebuilt");
     Ok(())
 }
 
 /// Backlog size, for status and notices.
 pub(crate) fn backlog(repo: &Repo) -> usize {
-    repo.pending.lock().expect("pending lock").len()
+    repo.backlog()
 }

@@ -13,11 +13,11 @@ use std::sync::{Arc, Mutex, RwLock, mpsc};
 
 use anyhow::Result;
 
-use crate::index::tokens::{for_each_token, query_terms};
 use crate::registry::UserError;
 use crate::semantic::Semantic;
-use crate::store::{EmbeddingCache, NoteRecord, SessionRecord, SessionTrees, Store};
+use patina_core::tokens::{for_each_token, query_terms};
 use patina_embed::DIM;
+use patina_index::store::{EmbeddingCache, NoteRecord, SessionRecord, SessionTrees, Store};
 
 pub(crate) const MAX_NOTE_BYTES: usize = 32 * 1024;
 const MAX_GOAL_BYTES: usize = 4 * 1024;

@@ -14,8 +14,8 @@ use notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, NoCache, new_debouncer_opt};
 
 use crate::git;
-use crate::index::walk;
 use crate::repo::Repo;
+use patina_index::walk;
 
 /// Events closer together than this are handled as one burst.
 const DEBOUNCE: Duration = Duration::from_millis(100);
@@ -30,7 +30,7 @@ pub(crate) struct RepoWatch {
 
 impl RepoWatch {
     pub fn start(repo: &Arc<Repo>, on_change: OnChange) -> Result<RepoWatch> {
-        let git_dirs = git::dirs(&repo.root);
+        let git_dirs = git::dirs(repo.root());
         let weak = Arc::downgrade(repo);
         let dirs2 = git_dirs.clone();
         let handler = move |res: DebounceEventResult| {
@@ -68,7 +68,7 @@ impl RepoWatch {
     /// Watch directories that appeared since the last call (after a full walk).
     pub fn refresh(&mut self, repo: &Repo) -> Result<()> {
         self.watched.retain(|d| d.exists());
-        for dir in walk::dirs(&repo.root) {
+        for dir in walk::dirs(repo.root()) {
             if !self.watched.contains(&dir) {
                 self.add(&dir, RecursiveMode::NonRecursive)?;
             }
@@ -98,8 +98,8 @@ fn record(repo: &Repo, git_dirs: Option<&git::GitDirs>, res: DebounceEventResult
     let events = match res {
         Ok(events) => events,
         Err(errors) => {
-            tracing::warn!(repo = %repo.id, "watch errors: {errors:?}; reconciling");
-            repo.dirty.lock().expect("dirty lock").full = true;
+            tracing::warn!(repo = %repo.id(), "watch errors: {errors:?}; reconciling");
+            repo.mark_dirty(true, []);
             return true;
         }
     };
@@ -125,7 +125,7 @@ fn record(repo: &Repo, git_dirs: Option<&git::GitDirs>, res: DebounceEventResult
                     continue;
                 }
             }
-            let Ok(rel) = p.strip_prefix(&repo.root) else {
+            let Ok(rel) = p.strip_prefix(repo.root()) else {
                 continue;
             };
             if rel.as_os_str().is_empty() || rel.starts_with(".git") {
@@ -143,11 +143,11 @@ fn record(repo: &Repo, git_dirs: Option<&git::GitDirs>, res: DebounceEventResult
     }
     if git_moved {
         let indexed = repo.record().indexed_commit;
-        match (indexed, git::head(&repo.root)) {
+        match (indexed, git::head(repo.root())) {
             (Some(from), Some(to)) if from != to => {
-                match git::changed_paths(&repo.root, &from, &to) {
+                match git::changed_paths(repo.root(), &from, &to) {
                     Some(changed) => {
-                        tracing::info!(repo = %repo.id, from = %&from[..8], to = %&to[..8], files = changed.len(), "HEAD moved");
+                        tracing::info!(repo = %repo.id(), from = %&from[..8], to = %&to[..8], files = changed.len(), "HEAD moved");
                         paths.extend(changed);
                     }
                     None => full = true,
@@ -160,8 +160,6 @@ fn record(repo: &Repo, git_dirs: Option<&git::GitDirs>, res: DebounceEventResult
     if !full && paths.is_empty() && !git_moved {
         return false;
     }
-    let mut dirty = repo.dirty.lock().expect("dirty lock");
-    dirty.full |= full;
-    dirty.paths.extend(paths);
+    repo.mark_dirty(full, paths);
     true
 }

@@ -16,11 +16,11 @@
 
 use std::cmp::Reverse;
 
-use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Parser};
 
 pub use super::languages::Language;
-use super::languages::{Definition, Syntax, is_inner_doc_comment};
+use super::languages::{Definition, Syntax, is_inner_doc_comment, syntax};
+pub use patina_core::ChunkKind;
 
 /// A contiguous range of lines of a file, with what it defines.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,66 +38,17 @@ pub struct Chunk {
     pub text: String,
 }
 
-/// What a chunk holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ChunkKind {
-    Function,
-    Method,
-    Class,
-    /// A struct or union.
-    Struct,
-    Enum,
-    Trait,
-    Interface,
-    Impl,
-    /// A module or namespace.
-    Module,
-    /// A type alias or typedef.
-    Type,
-    /// A constant or static.
-    Const,
-    /// A Markdown section: a heading and the text up to the next heading.
-    Section,
-    /// Code outside any definition: imports, top-level statements, loose members.
-    Block,
-    /// A window of lines of a file without recognised structure.
-    Window,
-}
-
-impl ChunkKind {
-    /// Stable lowercase name, also used as the serialized form.
-    pub fn name(self) -> &'static str {
-        match self {
-            ChunkKind::Function => "function",
-            ChunkKind::Method => "method",
-            ChunkKind::Class => "class",
-            ChunkKind::Struct => "struct",
-            ChunkKind::Enum => "enum",
-            ChunkKind::Trait => "trait",
-            ChunkKind::Interface => "interface",
-            ChunkKind::Impl => "impl",
-            ChunkKind::Module => "module",
-            ChunkKind::Type => "type",
-            ChunkKind::Const => "const",
-            ChunkKind::Section => "section",
-            ChunkKind::Block => "block",
-            ChunkKind::Window => "window",
-        }
-    }
-
-    /// Whether functions defined inside a container of this kind are methods.
-    fn holds_methods(self) -> bool {
-        matches!(
-            self,
-            ChunkKind::Class
-                | ChunkKind::Struct
-                | ChunkKind::Enum
-                | ChunkKind::Trait
-                | ChunkKind::Interface
-                | ChunkKind::Impl
-        )
-    }
+/// Whether functions defined inside a container of this kind are methods.
+fn holds_methods(kind: ChunkKind) -> bool {
+    matches!(
+        kind,
+        ChunkKind::Class
+            | ChunkKind::Struct
+            | ChunkKind::Enum
+            | ChunkKind::Trait
+            | ChunkKind::Interface
+            | ChunkKind::Impl
+    )
 }
 
 /// Size limits for chunks.
@@ -374,7 +325,7 @@ fn atx_heading(line: &str) -> Option<(usize, Option<&str>)> {
 
 /// Symbol-level spans of a source file, or `None` if it has no definitions to cut at.
 fn code_spans(language: Language, text: &str, lines: &[&str]) -> Option<Vec<Span>> {
-    let syntax = language.syntax()?;
+    let syntax = syntax(language)?;
     let mut parser = Parser::new();
     parser.set_language(&syntax.grammar()).ok()?;
     let tree = parser.parse(text, None)?;
@@ -578,7 +529,7 @@ fn lay_out(found: &[Found], lines: &[&str]) -> Vec<Span> {
         let kind = match container {
             Some((_, outer))
                 if definition.kind == ChunkKind::Function
-                    && outer.definition.kind.holds_methods() =>
+                    && holds_methods(outer.definition.kind) =>
             {
                 ChunkKind::Method
             }

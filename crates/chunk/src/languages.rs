@@ -8,92 +8,24 @@
 //! nodes are leading trivia (comments, attributes) that belong to the
 //! definition below them. The generic tree walk lives in `chunk.rs`.
 
-use std::path::Path;
-
-use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
-use super::chunk::ChunkKind;
+use patina_core::ChunkKind;
+pub use patina_core::Language;
 
-/// Language of a file, detected from its extension (and a few well-known file names).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Language {
-    Rust,
-    Python,
-    JavaScript,
-    TypeScript,
-    Tsx,
-    Go,
-    Java,
-    C,
-    Cpp,
-    Markdown,
-    Text,
-}
-
-impl Language {
-    /// Detects the language from the file name; anything unrecognised is [`Language::Text`].
-    pub fn from_path(path: &Path) -> Language {
-        let Some(file_name) = path.file_name().and_then(|name| name.to_str()) else {
-            return Language::Text;
-        };
-        // Starlark build files parse well as Python.
-        if matches!(
-            file_name,
-            "BUILD" | "BUILD.bazel" | "WORKSPACE" | "WORKSPACE.bazel" | "SConstruct" | "SConscript"
-        ) {
-            return Language::Python;
-        }
-        let Some((_, extension)) = file_name.rsplit_once('.') else {
-            return Language::Text;
-        };
-        match extension.to_ascii_lowercase().as_str() {
-            "rs" => Language::Rust,
-            "py" | "pyi" | "pyw" | "bzl" => Language::Python,
-            "js" | "mjs" | "cjs" | "jsx" => Language::JavaScript,
-            "ts" | "mts" | "cts" => Language::TypeScript,
-            "tsx" => Language::Tsx,
-            "go" => Language::Go,
-            "java" => Language::Java,
-            "c" | "h" => Language::C,
-            "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => Language::Cpp,
-            "md" | "markdown" => Language::Markdown,
-            _ => Language::Text,
-        }
-    }
-
-    /// Stable lowercase name, also used as the serialized form.
-    pub fn name(self) -> &'static str {
-        match self {
-            Language::Rust => "rust",
-            Language::Python => "python",
-            Language::JavaScript => "javascript",
-            Language::TypeScript => "typescript",
-            Language::Tsx => "tsx",
-            Language::Go => "go",
-            Language::Java => "java",
-            Language::C => "c",
-            Language::Cpp => "cpp",
-            Language::Markdown => "markdown",
-            Language::Text => "text",
-        }
-    }
-
-    /// The syntax table for languages chunked by parsing; `None` for Markdown and plain text.
-    pub(crate) fn syntax(self) -> Option<&'static Syntax> {
-        match self {
-            Language::Rust => Some(&RUST),
-            Language::Python => Some(&PYTHON),
-            Language::JavaScript => Some(&JAVASCRIPT),
-            Language::TypeScript => Some(&TYPESCRIPT),
-            Language::Tsx => Some(&TSX),
-            Language::Go => Some(&GO),
-            Language::Java => Some(&JAVA),
-            Language::C => Some(&C),
-            Language::Cpp => Some(&CPP),
-            Language::Markdown | Language::Text => None,
-        }
+/// The syntax table for languages chunked by parsing; `None` for Markdown and plain text.
+pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
+    match language {
+        Language::Rust => Some(&RUST),
+        Language::Python => Some(&PYTHON),
+        Language::JavaScript => Some(&JAVASCRIPT),
+        Language::TypeScript => Some(&TYPESCRIPT),
+        Language::Tsx => Some(&TSX),
+        Language::Go => Some(&GO),
+        Language::Java => Some(&JAVA),
+        Language::C => Some(&C),
+        Language::Cpp => Some(&CPP),
+        Language::Markdown | Language::Text => None,
     }
 }
 
@@ -604,6 +536,7 @@ fn js_value_kind(value: Node<'_>) -> Option<ChunkKind> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn detects_languages_from_paths() {
@@ -644,14 +577,14 @@ mod tests {
             Language::Cpp,
         ];
         for language in languages {
-            let syntax = language.syntax().expect("code language has a syntax table");
+            let syntax = syntax(language).expect("code language has a syntax table");
             let mut parser = tree_sitter::Parser::new();
             parser
                 .set_language(&syntax.grammar())
                 .unwrap_or_else(|err| panic!("{}: {err}", language.name()));
         }
-        assert!(Language::Markdown.syntax().is_none());
-        assert!(Language::Text.syntax().is_none());
+        assert!(syntax(Language::Markdown).is_none());
+        assert!(syntax(Language::Text).is_none());
     }
 
     #[test]

@@ -1,10 +1,21 @@
-//! Patina's shared vocabulary: the types every layer agrees on, decided from a path (and at most the
-//! first lines of a file) alone.
+//! Patina's shared vocabulary: the types every layer agrees on — file roles, languages, chunk
+//! kinds, chunk and repository ids, what the index records about files and chunks, errors a caller
+//! can fix — and the rules decided from a path (and at most the first lines of a file) alone.
 //!
 //! Architecture invariant: this crate does no I/O and knows nothing of indices, stores, models,
-//! async runtimes or the wire protocol. Everything here is a pure function of its arguments.
+//! async runtimes or the wire protocol. Everything here is a pure function of its arguments; the
+//! rules that need the disk (a repository's ignore files) live in `patina-index`.
 
+pub mod error;
+pub mod ids;
+pub mod lang;
+pub mod meta;
+pub mod paths;
 pub mod role;
 pub mod tokens;
 
+pub use error::UserError;
+pub use lang::{ChunkKind, Language};
+pub use meta::{ChunkMeta, FileRecord, SkipReason};
+pub use paths::{PathFilter, is_doc_path, secret_reason};
 pub use role::FileRole;

@@ -2,9 +2,10 @@
 
 use anyhow::Result;
 use patina_retrieve::{Intent, expand};
+use patina_index::lexical::LexicalIndex;
 
 use super::{Oracle, OracleHit, OracleQuery, merge_by_score};
-use crate::index::tokens::{for_each_token, query_terms};
+use patina_core::tokens::{for_each_token, query_terms};
 
 /// Queries longer than this many distinct terms are cut: beyond it BM25 only gets slower.
 const MAX_TERMS: usize = 64;
@@ -32,6 +33,18 @@ fn counted_terms(text: &str) -> Vec<(String, u32)> {
             (t, c)
         })
         .collect()
+}
+
+/// A repository's lexical vocabulary as query expansion reads it.
+struct Vocab<'a>(&'a LexicalIndex);
+
+impl expand::Vocabulary for Vocab<'_> {
+    fn with_prefix(&self, prefix: &str, max: usize) -> Vec<(String, u64)> {
+        self.0.terms_with_prefix(prefix, max)
+    }
+    fn doc_freq(&self, term: &str) -> u64 {
+        self.0.body_doc_freq(term)
+    }
 }
 
 /// `terms` plus the index's variants of the question's plain `words`, at a lower weight.
@@ -80,21 +93,24 @@ impl Oracle for LexicalOracle {
         };
         let mut hits = Vec::new();
         for (i, repo) in q.repos.iter().enumerate() {
-            let allow = q.filter.as_ref().map(|f| f.allowed_chunks(repo));
+            let allow = q
+                .filter
+                .as_ref()
+                .map(|f| repo.with_chunks(|c| f.allowed_chunks(c)));
             let selected;
             let expanded;
             let terms = match &counted {
                 Some(c) => {
-                    selected = repo.lexical.select_terms(c, MAX_TERMS)?;
+                    selected = repo.lexical().select_terms(c, MAX_TERMS)?;
                     &selected
                 }
                 None if expand => {
-                    expanded = with_variants(&short, &words, &repo.lexical);
+                    expanded = with_variants(&short, &words, &Vocab(repo.lexical()));
                     &expanded
                 }
                 None => &short,
             };
-            for (chunk_id, score) in repo.lexical.search(terms, q.limit, allow)? {
+            for (chunk_id, score) in repo.lexical().search(terms, q.limit, allow)? {
                 hits.push(OracleHit {
                     repo: i,
                     chunk_id,

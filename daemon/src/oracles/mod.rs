@@ -11,7 +11,7 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use crate::repo::Repo;
-use crate::search::PathFilter;
+use patina_core::PathFilter;
 
 /// What every oracle is asked.
 pub(crate) struct OracleQuery {

@@ -24,14 +24,12 @@ impl Oracle for SemanticOracle {
         let qv = self.0.embed_query(&q.plan.semantic_text)?;
         let mut hits = Vec::new();
         for (i, repo) in q.repos.iter().enumerate() {
-            let allow = q.filter.as_ref().map(|f| f.allowed_chunks(repo));
+            let allow = q
+                .filter
+                .as_ref()
+                .map(|f| repo.with_chunks(|c| f.allowed_chunks(c)));
             let allow_fn = |id: u64| allow.as_ref().is_none_or(|a| a(id));
-            for (chunk_id, score) in repo
-                .vectors
-                .read()
-                .expect("vectors lock")
-                .search(&qv, q.limit, &allow_fn)
-            {
+            for (chunk_id, score) in repo.search_vectors(&qv, q.limit, &allow_fn) {
                 hits.push(OracleHit {
                     repo: i,
                     chunk_id,

@@ -21,7 +21,7 @@ impl Oracle for SessionOracle {
         if q.filter.as_ref().is_some_and(|f| f.has_globs()) {
             return Ok(Vec::new());
         }
-        let scope: Vec<&str> = q.repos.iter().map(|r| r.id.as_str()).collect();
+        let scope: Vec<&str> = q.repos.iter().map(|r| r.id()).collect();
         Ok(self
             .0
             .search(&q.text, q.limit, &scope)?

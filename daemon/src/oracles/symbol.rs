@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use anyhow::Result;
 
 use super::{Oracle, OracleHit, OracleQuery, merge_by_score};
-use crate::index::symbols::normalize;
 use patina_chunk::ChunkKind;
+use patina_index::symbols::normalize;
 
 pub(crate) struct SymbolOracle;
 
@@ -56,93 +56,95 @@ impl Oracle for SymbolOracle {
         let mut hits = Vec::new();
         for (i, repo) in q.repos.iter().enumerate() {
             let table = repo.symbols();
-            let chunks = repo.chunks.read().expect("chunks lock");
-            let allowed = |id: u64| match (&q.filter, chunks.get(&id)) {
-                (_, None) => false,
-                (None, Some(_)) => true,
-                (Some(f), Some(m)) => f.allows(m),
-            };
-            let is_impl = |id: u64| chunks.get(&id).is_some_and(|m| m.kind == ChunkKind::Impl);
-            let mut best: HashMap<u64, f32> = HashMap::new();
-            let mut offer = |id: u64, score: f32| {
-                let e = best.entry(id).or_insert(0.0);
-                *e = e.max(score);
-            };
-            for c in &cands {
-                let key = c.name.to_lowercase();
-                // Exact and qualified.
-                for s in table.with_prefix(&key).iter().filter(|s| s.key == key) {
-                    let mut score = if s.name == c.name {
-                        EXACT
-                    } else {
-                        EXACT * 0.98
-                    };
-                    if let Some(parent) = &c.parent {
-                        let meta_parent = chunks
-                            .get(&s.chunk_id)
-                            .and_then(|m| m.parent.as_deref())
-                            .map(str::to_lowercase);
-                        if meta_parent.as_deref() == Some(parent.as_str()) {
-                            score = EXACT_QUALIFIED;
-                        } else if c.require_parent {
-                            continue;
+            repo.with_chunks(|chunks| {
+                let allowed = |id: u64| match (&q.filter, chunks.get(&id)) {
+                    (_, None) => false,
+                    (None, Some(_)) => true,
+                    (Some(f), Some(m)) => f.allows(m),
+                };
+                let is_impl = |id: u64| chunks.get(&id).is_some_and(|m| m.kind == ChunkKind::Impl);
+                let mut best: HashMap<u64, f32> = HashMap::new();
+                let mut offer = |id: u64, score: f32| {
+                    let e = best.entry(id).or_insert(0.0);
+                    *e = e.max(score);
+                };
+                for c in &cands {
+                    let key = c.name.to_lowercase();
+                    // Exact and qualified.
+                    for s in table.with_prefix(&key).iter().filter(|s| s.key == key) {
+                        let mut score = if s.name == c.name {
+                            EXACT
+                        } else {
+                            EXACT * 0.98
+                        };
+                        if let Some(parent) = &c.parent {
+                            let meta_parent = chunks
+                                .get(&s.chunk_id)
+                                .and_then(|m| m.parent.as_deref())
+                                .map(str::to_lowercase);
+                            if meta_parent.as_deref() == Some(parent.as_str()) {
+                                score = EXACT_QUALIFIED;
+                            } else if c.require_parent {
+                                continue;
+                            }
+                        }
+                        offer(
+                            s.chunk_id,
+                            if is_impl(s.chunk_id) {
+                                score.min(IMPL)
+                            } else {
+                                score
+                            },
+                        );
+                    }
+                    if c.require_parent {
+                        continue;
+                    }
+                    // Same words, other style.
+                    if let Some(idx) = table.normalized.get(&normalize(&c.name)) {
+                        for &k in idx {
+                            let id = table.symbols[k].chunk_id;
+                            offer(id, if is_impl(id) { IMPL } else { NORMALIZED });
                         }
                     }
-                    offer(
-                        s.chunk_id,
-                        if is_impl(s.chunk_id) {
-                            score.min(IMPL)
+                    // Prefix, preferring names close in length to the candidate.
+                    if key.len() >= MIN_PREFIX {
+                        for s in table
+                            .with_prefix(&key)
+                            .iter()
+                            .filter(|s| s.key != key)
+                            .take(200)
+                        {
+                            offer(s.chunk_id, PREFIX * key.len() as f32 / s.key.len() as f32);
+                        }
+                    }
+                    // Files.
+                    let raw = c.raw.to_lowercase().trim_start_matches("./").to_string();
+                    for f in &table.files {
+                        let score = if f.path == raw
+                            || (raw.contains('/') && f.path.ends_with(&format!("/{raw}")))
+                            || (raw.contains('/')
+                                && patina_retrieve::rank::same_file(&raw, &f.path))
+                        {
+                            FILE_PATH
+                        } else if f.file_name == raw {
+                            FILE_NAME
+                        } else if f.file_name.split('.').next() == Some(raw.as_str()) {
+                            FILE_STEM
                         } else {
-                            score
-                        },
-                    );
-                }
-                if c.require_parent {
-                    continue;
-                }
-                // Same words, other style.
-                if let Some(idx) = table.normalized.get(&normalize(&c.name)) {
-                    for &k in idx {
-                        let id = table.symbols[k].chunk_id;
-                        offer(id, if is_impl(id) { IMPL } else { NORMALIZED });
+                            continue;
+                        };
+                        offer(f.chunk_id, score);
                     }
                 }
-                // Prefix, preferring names close in length to the candidate.
-                if key.len() >= MIN_PREFIX {
-                    for s in table
-                        .with_prefix(&key)
-                        .iter()
-                        .filter(|s| s.key != key)
-                        .take(200)
-                    {
-                        offer(s.chunk_id, PREFIX * key.len() as f32 / s.key.len() as f32);
-                    }
-                }
-                // Files.
-                let raw = c.raw.to_lowercase().trim_start_matches("./").to_string();
-                for f in &table.files {
-                    let score = if f.path == raw
-                        || (raw.contains('/') && f.path.ends_with(&format!("/{raw}")))
-                        || (raw.contains('/') && patina_retrieve::rank::same_file(&raw, &f.path))
-                    {
-                        FILE_PATH
-                    } else if f.file_name == raw {
-                        FILE_NAME
-                    } else if f.file_name.split('.').next() == Some(raw.as_str()) {
-                        FILE_STEM
-                    } else {
-                        continue;
-                    };
-                    offer(f.chunk_id, score);
-                }
-            }
-            hits.extend(best.into_iter().filter(|(id, _)| allowed(*id)).map(
-                |(chunk_id, score)| OracleHit {
-                    repo: i,
-                    chunk_id,
-                    score,
-                },
-            ));
+                hits.extend(best.into_iter().filter(|(id, _)| allowed(*id)).map(
+                    |(chunk_id, score)| OracleHit {
+                        repo: i,
+                        chunk_id,
+                        score,
+                    },
+                ));
+            });
         }
         if hits.iter().any(|h| h.score >= NAMED) {
             hits.retain(|h| h.score >= NAMED);

@@ -3,16 +3,16 @@
 
 use std::collections::HashMap;
 
-use crate::store::ChunkMeta;
+use patina_core::ChunkMeta;
 
-pub(crate) struct SymbolEntry {
+pub struct SymbolEntry {
     /// Lowercased name.
     pub key: String,
     pub name: String,
     pub chunk_id: u64,
 }
 
-pub(crate) struct FileEntry {
+pub struct FileEntry {
     /// Lowercased path and file name.
     pub path: String,
     pub file_name: String,
@@ -20,7 +20,7 @@ pub(crate) struct FileEntry {
 }
 
 #[derive(Default)]
-pub(crate) struct SymbolTable {
+pub struct SymbolTable {
     /// Sorted by key, for exact and prefix lookups.
     pub symbols: Vec<SymbolEntry>,
     /// Style-insensitive key (`parse_args` = `parseArgs`) → indices into `symbols`.
@@ -29,7 +29,7 @@ pub(crate) struct SymbolTable {
 }
 
 /// `Parse_Args`, `parseArgs`, `parse-args` → `parseargs`.
-pub(crate) fn normalize(name: &str) -> String {
+pub fn normalize(name: &str) -> String {
     name.chars()
         .filter(|c| *c != '_' && *c != '-')
         .flat_map(char::to_lowercase)

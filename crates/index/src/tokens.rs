@@ -2,15 +2,15 @@
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
-pub(crate) use patina_core::tokens::{for_each_token, query_terms};
+use patina_core::tokens::for_each_token;
 
 /// The tantivy tokenizer registered as `code` for the lexical index.
 #[derive(Clone, Default)]
-pub(crate) struct CodeTokenizer {
+pub struct CodeTokenizer {
     tokens: Vec<Token>,
 }
 
-pub(crate) struct CodeTokenStream<'a> {
+pub struct CodeTokenStream<'a> {
     tokens: &'a mut Vec<Token>,
     index: usize,
 }

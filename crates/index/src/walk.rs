@@ -6,9 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use ignore::WalkBuilder;
-
-pub(crate) struct WalkEntry {
+pub struct WalkEntry {
     /// Relative to the repository root, '/'-separated.
     pub rel: String,
     pub abs: PathBuf,
@@ -18,9 +16,9 @@ pub(crate) struct WalkEntry {
 
 /// The files under `root` that the ignore rules let through, sorted by path. Stops early (with a
 /// partial list the caller must discard) once `cancelled` is set.
-pub(crate) fn walk(root: &Path, cancelled: &AtomicBool) -> Vec<WalkEntry> {
+pub fn walk(root: &Path, cancelled: &AtomicBool) -> Vec<WalkEntry> {
     let mut out = Vec::new();
-    for entry in walker(root).build().flatten() {
+    for entry in crate::ignore::walker(root).build().flatten() {
         if cancelled.load(Ordering::Relaxed) {
             break;
         }
@@ -43,23 +41,9 @@ pub(crate) fn walk(root: &Path, cancelled: &AtomicBool) -> Vec<WalkEntry> {
     out
 }
 
-/// The rules every listing of a repository follows (indexing and watching alike). Starting below
-/// the root still applies the ignore files of the parent directories.
-fn walker(start: &Path) -> WalkBuilder {
-    let mut b = WalkBuilder::new(start);
-    b.hidden(false)
-        .parents(true)
-        .follow_links(false)
-        .same_file_system(true)
-        .require_git(false)
-        .add_custom_ignore_filename(".patinaignore")
-        .filter_entry(|e| e.file_name() != ".git");
-    b
-}
-
 /// The directories under `start` (itself included) that the ignore rules let through.
-pub(crate) fn dirs(start: &Path) -> Vec<PathBuf> {
-    walker(start)
+pub fn dirs(start: &Path) -> Vec<PathBuf> {
+    crate::ignore::walker(start)
         .build()
         .flatten()
         .filter(|e| e.file_type().is_some_and(|t| t.is_dir()))
@@ -67,7 +51,7 @@ pub(crate) fn dirs(start: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
+pub fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
     meta.modified()
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())

@@ -25,7 +25,7 @@ const EF_CONSTRUCTION: usize = 100;
 
 /// A unit-length embedding; distance is `1 - cosine`.
 #[derive(Clone, Serialize, Deserialize)]
-pub(crate) struct Vector(pub Vec<f32>);
+pub struct Vector(pub Vec<f32>);
 
 impl Point for Vector {
     fn distance(&self, other: &Self) -> f32 {
@@ -33,11 +33,11 @@ impl Point for Vector {
     }
 }
 
-pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-pub(crate) struct VectorIndex {
+pub struct VectorIndex {
     path: PathBuf,
     built: Option<HnswMap<Vector, u64>>,
     built_ids: HashSet<u64>,
@@ -47,8 +47,11 @@ pub(crate) struct VectorIndex {
     removed_since_snapshot: HashSet<u64>,
 }
 
+/// A graph built from a [`Snapshot`] (`None`: too few vectors to pay for one).
+pub type Built = Option<HnswMap<Vector, u64>>;
+
 /// What a background rebuild needs: every live vector.
-pub(crate) struct Snapshot {
+pub struct Snapshot {
     pub ids: Vec<u64>,
     pub vectors: Vec<Vector>,
 }
@@ -88,6 +91,10 @@ impl VectorIndex {
             || (self.built_ids.contains(&id) && !self.tombstones.contains(&id))
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     pub fn len(&self) -> usize {
         self.fresh.len() + self.built_ids.len() - self.tombstones.len()
     }
@@ -115,7 +122,7 @@ impl VectorIndex {
             return self.built.is_some() && !self.tombstones.is_empty();
         }
         self.fresh.len() >= REBUILD_MIN_FRESH.min(MIN_HNSW).max(live / 10)
-            || self.tombstones.len() >= live / 5 + 1
+            || self.tombstones.len() > live / 5
     }
 
     pub fn snapshot(&mut self) -> Snapshot {
@@ -139,7 +146,7 @@ impl VectorIndex {
     }
 
     /// Build a graph from a snapshot (slow; call without holding the index lock).
-    pub fn build(snapshot: Snapshot) -> Option<HnswMap<Vector, u64>> {
+    pub fn build(snapshot: Snapshot) -> Built {
         if snapshot.ids.len() < MIN_HNSW {
             return None;
         }
@@ -154,7 +161,7 @@ impl VectorIndex {
 
     /// Swap in a graph built from a snapshot; changes made since the snapshot stay in the segment
     /// and tombstones. Persists the graph atomically (write, fsync, rename).
-    pub fn install(&mut self, built: Option<HnswMap<Vector, u64>>) -> Result<()> {
+    pub fn install(&mut self, built: Built) -> Result<()> {
         let new_ids: HashSet<u64> = built
             .as_ref()
             .map(|m| m.values.iter().copied().collect())

@@ -1,6 +1,6 @@
 //! Durable metadata in sled: the repository registry, per-file records (what was indexed, or why a
 //! file was skipped) and per-chunk metadata and text. All on-disk layout knowledge lives here, so
-//! the store can be swapped without touching the rest of the daemon.
+//! the store can be swapped without touching the rest of Patina.
 //!
 //! Trees: `repos` (repo id → [`RepoRecord`]), and per repository `files/<id>` (path →
 //! [`FileRecord`]), `chunks/<id>` (chunk id → [`ChunkMeta`]), `texts/<id>` (chunk id → UTF-8 text).
@@ -11,11 +11,10 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use patina_chunk::{ChunkKind, Language};
-use patina_core::FileRole;
+use patina_core::{ChunkMeta, FileRecord};
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub(crate) struct RepoRecord {
+pub struct RepoRecord {
     pub id: String,
     pub name: String,
     pub root: String,
@@ -33,69 +32,8 @@ pub(crate) struct RepoRecord {
     pub indexed_commit: Option<String>,
 }
 
-/// Why a file was not indexed.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum SkipReason {
-    Binary,
-    TooLarge,
-    InvalidUtf8,
-    Unreadable,
-    /// Credentials and environment files (`.env`, keys, …): never read, never searchable.
-    Secret,
-}
-
-impl SkipReason {
-    pub fn name(self) -> &'static str {
-        match self {
-            SkipReason::Binary => "binary",
-            SkipReason::TooLarge => "too_large",
-            SkipReason::InvalidUtf8 => "invalid_utf8",
-            SkipReason::Unreadable => "unreadable",
-            SkipReason::Secret => "secret",
-        }
-    }
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub(crate) struct FileRecord {
-    pub mtime_ns: i128,
-    pub size: u64,
-    /// blake3 of the content, hex; `None` for files skipped before reading.
-    pub hash: Option<String>,
-    pub language: Option<Language>,
-    pub lines: u32,
-    pub chunk_ids: Vec<u64>,
-    pub skipped: Option<SkipReason>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub(crate) struct ChunkMeta {
-    pub path: String,
-    pub start_line: u32,
-    pub end_line: u32,
-    pub symbol: Option<String>,
-    pub kind: ChunkKind,
-    pub parent: Option<String>,
-    pub language: Language,
-    /// blake3 of the chunk text, hex.
-    pub hash: String,
-    /// What the chunk's file (or the chunk itself: a Rust `mod tests`) is for. Absent in indices
-    /// written before roles existed: [`ChunkMeta::role`] falls back to the path rules.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<FileRole>,
-}
-
-impl ChunkMeta {
-    /// The chunk's role: as decided at index time, else from its path.
-    pub fn role(&self) -> FileRole {
-        self.role
-            .unwrap_or_else(|| patina_core::role::classify(&self.path, None))
-    }
-}
-
 #[derive(Clone)]
-pub(crate) struct Store {
+pub struct Store {
     db: sled::Db,
     repos: sled::Tree,
     embeddings: sled::Tree,
@@ -165,7 +103,7 @@ impl Store {
 /// Chunk embeddings keyed by a hash of exactly what was embedded (model, context and text), so an
 /// unchanged chunk is embedded once — across restarts, branches and repositories.
 #[derive(Clone)]
-pub(crate) struct EmbeddingCache {
+pub struct EmbeddingCache {
     tree: sled::Tree,
 }
 
@@ -191,10 +129,10 @@ impl EmbeddingCache {
 
 /// The per-repository trees.
 #[derive(Clone)]
-pub(crate) struct RepoTrees {
-    pub files: sled::Tree,
-    pub chunks: sled::Tree,
-    pub texts: sled::Tree,
+pub struct RepoTrees {
+    files: sled::Tree,
+    chunks: sled::Tree,
+    texts: sled::Tree,
 }
 
 impl RepoTrees {
@@ -281,7 +219,7 @@ impl RepoTrees {
 }
 
 #[derive(Default)]
-pub(crate) struct StoreBatch {
+pub struct StoreBatch {
     pub files: Vec<(String, Option<FileRecord>)>,
     pub added_chunks: Vec<(u64, ChunkMeta, String)>,
     pub removed_chunks: Vec<u64>,
@@ -301,7 +239,7 @@ fn key_id(k: &[u8]) -> u64 {
 
 /// A working session (see `sessions.rs`), keyed by its name in the `sessions` tree.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub(crate) struct SessionRecord {
+pub struct SessionRecord {
     pub name: String,
     /// The repository the session is about (its notes then surface only for queries that include
     /// it); `None` = every query.
@@ -315,7 +253,7 @@ pub(crate) struct SessionRecord {
 /// A note of a session, keyed by a daemon-wide id (sled's monotonic id generator, big-endian) in
 /// the `notes` tree.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub(crate) struct NoteRecord {
+pub struct NoteRecord {
     pub session: String,
     /// 1-based number of the note within its session.
     pub seq: u32,
@@ -332,7 +270,7 @@ pub(crate) struct NoteRecord {
 /// Every write is flushed to disk (sled's `flush` fsyncs) before it returns, so an acknowledged
 /// note survives a crash.
 #[derive(Clone)]
-pub(crate) struct SessionTrees {
+pub struct SessionTrees {
     db: sled::Db,
     sessions: sled::Tree,
     notes: sled::Tree,

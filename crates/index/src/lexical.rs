@@ -1,5 +1,5 @@
 //! The on-disk tantivy index behind the lexical oracle: one index per repository, one document per
-//! chunk, tokenised with [`CodeTokenizer`](super::tokens::CodeTokenizer) and scored with BM25 over
+//! chunk, tokenised with [`CodeTokenizer`] and scored with BM25 over
 //! weighted fields (symbol and path above body). Documents carry only the chunk id; metadata and
 //! text live in the store.
 
@@ -20,7 +20,7 @@ const TOKENIZER: &str = "code";
 const WRITER_HEAP: usize = 64 * 1024 * 1024;
 
 #[derive(Clone, Copy)]
-pub(crate) struct Fields {
+pub struct Fields {
     chunk_id: Field,
     path_key: Field,
     path: Field,
@@ -37,14 +37,14 @@ const SYMBOL_BOOST: f32 = 0.4;
 const PATH_BOOST: f32 = 0.4;
 const BODY_BOOST: f32 = 1.0;
 
-pub(crate) struct LexicalIndex {
+pub struct LexicalIndex {
     index: Index,
     reader: IndexReader,
     fields: Fields,
 }
 
 /// One chunk as the lexical index sees it.
-pub(crate) struct LexicalDoc<'a> {
+pub struct LexicalDoc<'a> {
     pub chunk_id: u64,
     pub path: &'a str,
     pub symbol: &'a str,
@@ -190,10 +190,11 @@ impl LexicalIndex {
     }
 }
 
-/// The body field's vocabulary, for query expansion ([`patina_retrieve::expand`]). Document
-/// frequencies are summed over segments (deleted documents included, as in BM25's own counts).
-impl patina_retrieve::expand::Vocabulary for LexicalIndex {
-    fn with_prefix(&self, prefix: &str, max: usize) -> Vec<(String, u64)> {
+/// The body field's vocabulary (query expansion reads it). Document frequencies are summed over
+/// segments, deleted documents included, as in BM25's own counts.
+impl LexicalIndex {
+    /// Terms starting with `prefix` (at most `max`, in term order) with their document frequency.
+    pub fn terms_with_prefix(&self, prefix: &str, max: usize) -> Vec<(String, u64)> {
         let searcher = self.reader.searcher();
         let mut found: std::collections::BTreeMap<String, u64> = Default::default();
         let mut upper = prefix.as_bytes().to_vec();
@@ -216,7 +217,7 @@ impl patina_retrieve::expand::Vocabulary for LexicalIndex {
                     continue;
                 };
                 if found.len() >= max && !found.contains_key(term) {
-                    continue;
+                    break;
                 }
                 *found.entry(term.to_string()).or_default() += u64::from(stream.value().doc_freq);
             }
@@ -224,7 +225,8 @@ impl patina_retrieve::expand::Vocabulary for LexicalIndex {
         found.into_iter().collect()
     }
 
-    fn doc_freq(&self, term: &str) -> u64 {
+    /// The number of documents whose body contains `term`.
+    pub fn body_doc_freq(&self, term: &str) -> u64 {
         self.reader
             .searcher()
             .doc_freq(&Term::from_field_text(self.fields.body, term))
@@ -232,7 +234,7 @@ impl patina_retrieve::expand::Vocabulary for LexicalIndex {
     }
 }
 
-pub(crate) struct LexicalWriter {
+pub struct LexicalWriter {
     writer: IndexWriter<TantivyDocument>,
     fields: Fields,
 }

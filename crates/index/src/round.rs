@@ -6,16 +6,10 @@
 //! store is fsync'd at every commit point). A crash in between leaves the lexical index ahead of
 //! the store — documents of files the store never recorded, documents missing for files whose
 //! record is older. Walking rounds therefore reconcile before and after they index (see
-//! [`reconcile_store`] and [`reconcile_lexical`]): chunk rows no file record points at are
+//! `reconcile_store` and `reconcile_lexical`): chunk rows no file record points at are
 //! deleted, records pointing at missing chunks are re-read, and the lexical index is made to hold
 //! exactly one document per live chunk. Every round that walks thus ends in the from-scratch state,
-//! whatever a crash left behind; [`audit`] reports the differences without changing anything.
-
-pub(crate) mod lexical;
-pub(crate) mod symbols;
-pub(crate) mod tokens;
-pub(crate) mod vectors;
-pub(crate) mod walk;
+//! whatever a crash left behind; [`RepoIndex::audit`] reports the differences without changing anything.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -23,18 +17,16 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use anyhow::Result;
-use tokio::sync::watch;
+use patina_chunk::ChunkOptions;
+use patina_core::{ChunkMeta, FileRecord, Language, SkipReason};
 
-use crate::config::IndexConfig;
-use crate::repo::Repo;
-use crate::semantic::Semantic;
-use crate::store::{ChunkMeta, FileRecord, SkipReason, StoreBatch};
-use lexical::LexicalDoc;
-use patina_chunk::{ChunkOptions, Language};
-use walk::WalkEntry;
+use crate::lexical::{LexicalDoc, LexicalWriter};
+use crate::repo::{Delta, RepoIndex};
+use crate::store::{RepoRecord, StoreBatch};
+use crate::walk::{self, WalkEntry};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) enum Phase {
+pub enum Phase {
     #[default]
     Queued,
     Walking,
@@ -45,7 +37,7 @@ pub(crate) enum Phase {
 }
 
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Progress {
+pub struct Progress {
     pub phase: Phase,
     pub files_total: u64,
     pub files_done: u64,
@@ -81,7 +73,7 @@ enum Outcome {
 
 /// What an index round looks at.
 #[derive(Debug)]
-pub(crate) enum Scope {
+pub enum Scope {
     /// Walk the whole tree (new repository, start-up catch-up, unknown changes).
     Full,
     /// Only these paths, relative to the root (watcher events, git diffs). A path the index does
@@ -89,34 +81,106 @@ pub(crate) enum Scope {
     Paths(BTreeSet<String>),
 }
 
-/// Index `repo` incrementally, reporting through `tx`. Returns when the index is consistent.
-pub(crate) fn index_repo(
-    repo: &Repo,
-    cfg: &IndexConfig,
-    sem: &Semantic,
+/// Limits of an index round (the daemon's `[index]` configuration).
+#[derive(Clone, Copy, Debug)]
+pub struct RoundOptions {
+    /// Files larger than this are skipped (reason `too_large`).
+    pub max_file_bytes: u64,
+    /// Chunks longer than this many lines are split.
+    pub max_chunk_lines: usize,
+}
+
+/// Where a round reports: its progress, and every commit's [`Delta`] (the caller brings derived
+/// indices, such as the vectors, in line with it before the round goes on).
+pub trait RoundSink {
+    fn progress(&self, p: &Progress);
+    /// Called after each commit, once the store, the lexical index and the chunk and symbol
+    /// tables hold the batch. An error fails the round.
+    fn committed(&self, delta: &Delta) -> Result<()>;
+}
+
+/// The repository's summary after a round, computed from its file records.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    pub files: u64,
+    pub chunks: u64,
+    pub skipped: BTreeMap<String, u64>,
+    pub skipped_examples: BTreeMap<String, Vec<String>>,
+    pub languages: BTreeMap<String, u64>,
+    /// Whether the round changed the index (only then is it the "last indexed" time).
+    pub changed: bool,
+    pub took_ms: u64,
+}
+
+impl Summary {
+    /// Write the summary into the repository's record (and clear its last error).
+    pub fn apply_to(&self, rec: &mut RepoRecord) {
+        rec.files = self.files;
+        rec.chunks = self.chunks;
+        rec.skipped = self.skipped.clone();
+        rec.skipped_examples = self.skipped_examples.clone();
+        rec.languages = self.languages.clone();
+        if self.changed || rec.last_indexed_unix_ms == 0 {
+            rec.last_indexed_unix_ms = now_unix_ms();
+            rec.last_index_ms = self.took_ms;
+        }
+        rec.last_error = None;
+    }
+}
+
+fn now_unix_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+impl RepoIndex {
+    /// Index incrementally, reporting through `sink`. Returns the repository's summary when the
+    /// index is consistent; on an error (or a cancellation) the last commit stands and the files
+    /// not committed are examined again by the next round.
+    pub fn index_round(
+        &self,
+        opts: &RoundOptions,
+        scope: Scope,
+        sink: &dyn RoundSink,
+    ) -> Result<Summary> {
+        index_repo(self, opts, scope, sink)
+    }
+
+    /// Compare the index's own lists — file records, chunk rows and texts, lexical documents, the
+    /// files on disk — without changing anything (`patina repair --check`). Call it while no index
+    /// round runs: a round in progress is legitimately between states.
+    pub fn audit(&self) -> Result<Repaired> {
+        audit(self)
+    }
+}
+
+fn index_repo(
+    repo: &RepoIndex,
+    cfg: &RoundOptions,
     scope: Scope,
-    tx: &watch::Sender<Progress>,
-) -> Result<()> {
+    sink: &dyn RoundSink,
+) -> Result<Summary> {
     let started = Instant::now();
-    let head = crate::git::head(&repo.root);
     let mut p = Progress {
         phase: Phase::Walking,
         ..Default::default()
     };
-    tx.send_replace(p.clone());
+    sink.progress(&p);
 
-    if !repo.root.is_dir() {
-        anyhow::bail!("{} no longer exists", repo.root.display());
+    if !repo.root().is_dir() {
+        anyhow::bail!("{} no longer exists", repo.root().display());
     }
     let (entries, mut old, walked) = match targeted(repo, scope)? {
         Some((entries, old)) => (entries, old, false),
         None => (
-            walk::walk(&repo.root, &repo.cancelled),
-            repo.trees.file_records()?.into_iter().collect(),
+            walk::walk(repo.root(), repo.cancelled_flag()),
+            repo.file_records()?.into_iter().collect(),
             true,
         ),
     };
-    if repo.cancelled.load(Ordering::Relaxed) {
+    if repo.is_cancelled() {
         anyhow::bail!("indexing cancelled");
     }
     let mut batch = StoreBatch::default();
@@ -126,7 +190,7 @@ pub(crate) fn index_repo(
     }
     p.phase = Phase::Indexing;
     p.files_total = entries.len() as u64;
-    tx.send_replace(p.clone());
+    sink.progress(&p);
 
     // Decide cheaply (no reads) which files need work.
     let mut todo: Vec<(&WalkEntry, Option<FileRecord>)> = Vec::new();
@@ -137,9 +201,9 @@ pub(crate) fn index_repo(
         }
     }
     let removed: Vec<(String, FileRecord)> = old.into_iter().collect();
-    tx.send_replace(p.clone());
+    sink.progress(&p);
 
-    let mut writer = repo.lexical.writer()?;
+    let mut writer = repo.lexical().writer()?;
     let mut pending_files = 0usize;
     let opts = ChunkOptions {
         max_lines: cfg.max_chunk_lines,
@@ -158,7 +222,7 @@ pub(crate) fn index_repo(
         .clamp(1, 4);
     let next = AtomicUsize::new(0);
     let (out_tx, out_rx) = mpsc::sync_channel::<(usize, Outcome)>(256);
-    let cancelled = &repo.cancelled;
+    let cancelled = repo.cancelled_flag();
     let result: Result<()> = std::thread::scope(|s| {
         for _ in 0..workers {
             let out_tx = out_tx.clone();
@@ -218,8 +282,12 @@ pub(crate) fn index_repo(
                     let mut ids = Vec::with_capacity(chunks.len());
                     for c in chunks {
                         let chunk_hash = blake3::hash(c.text.as_bytes());
-                        let id =
-                            chunk_id(&entry.rel, c.start_line, c.end_line, chunk_hash.as_bytes());
+                        let id = patina_core::ids::chunk_id(
+                            &entry.rel,
+                            c.start_line,
+                            c.end_line,
+                            chunk_hash.as_bytes(),
+                        );
                         writer.add(&LexicalDoc {
                             chunk_id: id,
                             path: &entry.rel,
@@ -264,21 +332,21 @@ pub(crate) fn index_repo(
             pending_files += 1;
             p.files_done += 1;
             if pending_files >= COMMIT_FILES || batch.added_chunks.len() >= COMMIT_CHUNKS {
-                commit(repo, sem, &mut writer, &mut batch, &mut p, tx)?;
+                commit(repo, &mut writer, &mut batch, &mut p, sink)?;
                 pending_files = 0;
-            } else if p.files_done % 64 == 0 {
-                tx.send_replace(p.clone());
+            } else if p.files_done.is_multiple_of(64) {
+                sink.progress(&p);
             }
         }
         Ok(())
     });
     result?;
-    if repo.cancelled.load(Ordering::Relaxed) {
+    if repo.is_cancelled() {
         // The repository is being removed or the daemon stops: leave the last commit as it is
         // (the uncommitted files are examined again by the next round) and stop at once.
         anyhow::bail!("indexing cancelled");
     }
-    commit(repo, sem, &mut writer, &mut batch, &mut p, tx)?;
+    commit(repo, &mut writer, &mut batch, &mut p, sink)?;
     if walked {
         let (stray, missing) = reconcile_lexical(repo, &mut writer)?;
         repaired.stray_docs = stray;
@@ -286,7 +354,7 @@ pub(crate) fn index_repo(
     }
     if !repaired.is_clean() {
         tracing::warn!(
-            repo = %repo.id,
+            root = %repo.root().display(),
             orphan_chunks = repaired.orphan_chunks,
             dangling_records = repaired.dangling_records,
             stray_docs = repaired.stray_docs,
@@ -294,19 +362,17 @@ pub(crate) fn index_repo(
             "reconciled an index left inconsistent (by a crash?)"
         );
     }
-    finish_record(
+    summarize(
         repo,
         started.elapsed().as_millis() as u64,
         p.files_changed + p.files_removed > 0,
-    )?;
-    repo.record.write().expect("record lock").indexed_commit = head;
-    Ok(())
+    )
 }
 
 type Targets = (Vec<WalkEntry>, HashMap<String, FileRecord>);
 
 /// The entries and records of a `Paths` scope; `None` when the round must walk everything.
-fn targeted(repo: &Repo, scope: Scope) -> Result<Option<Targets>> {
+fn targeted(repo: &RepoIndex, scope: Scope) -> Result<Option<Targets>> {
     let Scope::Paths(paths) = scope else {
         return Ok(None);
     };
@@ -321,8 +387,8 @@ fn targeted(repo: &Repo, scope: Scope) -> Result<Option<Targets>> {
         {
             continue;
         }
-        let record = repo.trees.file_record(&rel)?;
-        let abs = repo.root.join(rel_path);
+        let record = repo.trees().file_record(&rel)?;
+        let abs = repo.root().join(rel_path);
         match std::fs::symlink_metadata(&abs) {
             Ok(meta) if meta.is_file() => {
                 if record.is_none() {
@@ -347,52 +413,31 @@ fn targeted(repo: &Repo, scope: Scope) -> Result<Option<Targets>> {
 }
 
 fn commit(
-    repo: &Repo,
-    sem: &Semantic,
-    writer: &mut lexical::LexicalWriter,
+    repo: &RepoIndex,
+    writer: &mut LexicalWriter,
     batch: &mut StoreBatch,
     p: &mut Progress,
-    tx: &watch::Sender<Progress>,
+    sink: &dyn RoundSink,
 ) -> Result<()> {
     if batch.is_empty() {
         return Ok(());
     }
     let phase = p.phase;
     p.phase = Phase::Committing;
-    tx.send_replace(p.clone());
+    sink.progress(p);
     writer.commit()?;
     crate::crash_point("lexical-committed", || {});
-    repo.trees.apply(batch)?;
-    {
-        let mut chunks = repo.chunks.write().expect("chunks lock");
-        for (id, meta, _) in &batch.added_chunks {
-            chunks.insert(*id, meta.clone());
-        }
-    }
-    repo.lexical.reload()?;
-    {
-        let added: std::collections::HashSet<u64> =
-            batch.added_chunks.iter().map(|c| c.0).collect();
-        let mut chunks = repo.chunks.write().expect("chunks lock");
-        for id in &batch.removed_chunks {
-            // A chunk can be removed from one file version and re-added by the next with the same id.
-            if !added.contains(id) {
-                chunks.remove(id);
-            }
-        }
-    }
-    repo.rebuild_symbols();
-    let added: Vec<u64> = batch.added_chunks.iter().map(|c| c.0).collect();
-    sem.sync(repo, &added, &batch.removed_chunks)?;
+    let delta = repo.apply(batch)?;
+    sink.committed(&delta)?;
     *batch = StoreBatch::default();
     p.phase = phase;
-    tx.send_replace(p.clone());
+    sink.progress(p);
     Ok(())
 }
 
 /// What reconciliation found (and, inside an index round, fixed).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Repaired {
+pub struct Repaired {
     /// Chunk rows (metadata or text) no file record points at.
     pub orphan_chunks: u64,
     /// File records pointing at chunks the store does not hold.
@@ -416,41 +461,42 @@ impl Repaired {
 /// vector index at the commit), and every record that points at a missing chunk is marked
 /// unread (no hash, impossible size) so the round reads and re-chunks its file.
 fn reconcile_store(
-    repo: &Repo,
+    repo: &RepoIndex,
     records: &mut HashMap<String, FileRecord>,
     batch: &mut StoreBatch,
 ) -> Result<Repaired> {
-    let texts: HashSet<u64> = repo.trees.text_ids()?.into_iter().collect();
-    let chunks = repo.chunks.read().expect("chunks lock");
-    let mut out = Repaired::default();
-    let mut referenced = HashSet::new();
-    for rec in records.values_mut() {
-        if !rec
-            .chunk_ids
-            .iter()
-            .all(|id| chunks.contains_key(id) && texts.contains(id))
-        {
-            out.dangling_records += 1;
-            rec.hash = None;
-            rec.size = u64::MAX;
+    let texts: HashSet<u64> = repo.trees().text_ids()?.into_iter().collect();
+    repo.with_chunks(|chunks| {
+        let mut out = Repaired::default();
+        let mut referenced = HashSet::new();
+        for rec in records.values_mut() {
+            if !rec
+                .chunk_ids
+                .iter()
+                .all(|id| chunks.contains_key(id) && texts.contains(id))
+            {
+                out.dangling_records += 1;
+                rec.hash = None;
+                rec.size = u64::MAX;
+            }
+            referenced.extend(rec.chunk_ids.iter().copied());
         }
-        referenced.extend(rec.chunk_ids.iter().copied());
-    }
-    let orphans: BTreeSet<u64> = chunks
-        .keys()
-        .chain(texts.iter())
-        .filter(|id| !referenced.contains(id))
-        .copied()
-        .collect();
-    out.orphan_chunks = orphans.len() as u64;
-    batch.removed_chunks.extend(orphans);
-    Ok(out)
+        let orphans: BTreeSet<u64> = chunks
+            .keys()
+            .chain(texts.iter())
+            .filter(|id| !referenced.contains(id))
+            .copied()
+            .collect();
+        out.orphan_chunks = orphans.len() as u64;
+        batch.removed_chunks.extend(orphans);
+        Ok(out)
+    })
 }
 
 /// The lexical side of reconciliation, after a walking round committed: the index must hold one
 /// document per live chunk (the chunk table), nothing else. Documents are rebuilt from the store,
 /// which holds everything a document is made of.
-fn reconcile_lexical(repo: &Repo, writer: &mut lexical::LexicalWriter) -> Result<(u64, u64)> {
+fn reconcile_lexical(repo: &RepoIndex, writer: &mut LexicalWriter) -> Result<(u64, u64)> {
     let (stray, missing) = lexical_differences(repo)?;
     if stray.is_empty() && missing.is_empty() {
         return Ok((0, 0));
@@ -458,14 +504,14 @@ fn reconcile_lexical(repo: &Repo, writer: &mut lexical::LexicalWriter) -> Result
     for id in &stray {
         writer.delete_chunk(*id);
     }
-    let chunks = repo.chunks.read().expect("chunks lock").clone();
+    let chunks = repo.with_chunks(|c| c.clone());
     // A duplicated live chunk was deleted above; it is added back once.
     for id in stray
         .iter()
         .filter(|id| chunks.contains_key(id))
         .chain(&missing)
     {
-        let (Some(meta), Some(text)) = (chunks.get(id), repo.trees.text(*id)?) else {
+        let (Some(meta), Some(text)) = (chunks.get(id), repo.text(*id)?) else {
             continue;
         };
         writer.add(&LexicalDoc {
@@ -476,42 +522,40 @@ fn reconcile_lexical(repo: &Repo, writer: &mut lexical::LexicalWriter) -> Result
         })?;
     }
     writer.commit()?;
-    repo.lexical.reload()?;
+    repo.lexical().reload()?;
     Ok((stray.len() as u64, missing.len() as u64))
 }
 
 /// Chunk ids whose lexical documents must go (not live, or indexed more than once) and live chunk
 /// ids without a document.
-fn lexical_differences(repo: &Repo) -> Result<(Vec<u64>, Vec<u64>)> {
+fn lexical_differences(repo: &RepoIndex) -> Result<(Vec<u64>, Vec<u64>)> {
     let mut counts: HashMap<u64, u32> = HashMap::new();
-    for id in repo.lexical.chunk_ids()? {
+    for id in repo.lexical().chunk_ids()? {
         *counts.entry(id).or_default() += 1;
     }
-    let chunks = repo.chunks.read().expect("chunks lock");
-    let mut stray: Vec<u64> = counts
-        .iter()
-        .filter(|(id, n)| **n > 1 || !chunks.contains_key(id))
-        .map(|(id, _)| *id)
-        .collect();
-    let mut missing: Vec<u64> = chunks
-        .keys()
-        .filter(|id| !counts.contains_key(id))
-        .copied()
-        .collect();
-    stray.sort_unstable();
-    missing.sort_unstable();
-    Ok((stray, missing))
+    repo.with_chunks(|chunks| {
+        let mut stray: Vec<u64> = counts
+            .iter()
+            .filter(|(id, n)| **n > 1 || !chunks.contains_key(id))
+            .map(|(id, _)| *id)
+            .collect();
+        let mut missing: Vec<u64> = chunks
+            .keys()
+            .filter(|id| !counts.contains_key(id))
+            .copied()
+            .collect();
+        stray.sort_unstable();
+        missing.sort_unstable();
+        Ok((stray, missing))
+    })
 }
 
-/// Compare the index's own lists — file records, chunk rows and texts, lexical documents, the
-/// files on disk — without changing anything (`patina repair --check`). Call it while no index
-/// round runs: a round in progress is legitimately between states.
-pub(crate) fn audit(repo: &Repo) -> Result<Repaired> {
-    let mut records: HashMap<String, FileRecord> = repo.trees.file_records()?.into_iter().collect();
+fn audit(repo: &RepoIndex) -> Result<Repaired> {
+    let mut records: HashMap<String, FileRecord> = repo.file_records()?.into_iter().collect();
     let vanished = records
         .keys()
         .filter(|rel| {
-            !std::fs::symlink_metadata(repo.root.join(rel.as_str())).is_ok_and(|m| m.is_file())
+            !std::fs::symlink_metadata(repo.root().join(rel.as_str())).is_ok_and(|m| m.is_file())
         })
         .count() as u64;
     let mut scratch = StoreBatch::default();
@@ -525,12 +569,12 @@ pub(crate) fn audit(repo: &Repo) -> Result<Repaired> {
 
 /// Recompute the repository's summary from its file records.
 /// `changed`: whether this round changed the index (only then is it the "last indexed" time).
-fn finish_record(repo: &Repo, took_ms: u64, changed: bool) -> Result<()> {
+fn summarize(repo: &RepoIndex, took_ms: u64, changed: bool) -> Result<Summary> {
     let mut files = 0;
     let mut skipped: BTreeMap<String, u64> = BTreeMap::new();
     let mut examples: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut languages: BTreeMap<String, u64> = BTreeMap::new();
-    for (path, rec) in repo.trees.file_records()? {
+    for (path, rec) in repo.file_records()? {
         match rec.skipped {
             Some(reason) => {
                 *skipped.entry(reason.name().into()).or_default() += 1;
@@ -547,19 +591,15 @@ fn finish_record(repo: &Repo, took_ms: u64, changed: bool) -> Result<()> {
             }
         }
     }
-    let chunks = repo.chunks.read().expect("chunks lock").len() as u64;
-    let mut rec = repo.record.write().expect("record lock");
-    rec.files = files;
-    rec.chunks = chunks;
-    rec.skipped = skipped;
-    rec.skipped_examples = examples;
-    rec.languages = languages;
-    if changed || rec.last_indexed_unix_ms == 0 {
-        rec.last_indexed_unix_ms = crate::now_unix_ms();
-        rec.last_index_ms = took_ms;
-    }
-    rec.last_error = None;
-    Ok(())
+    Ok(Summary {
+        files,
+        chunks: repo.chunk_count() as u64,
+        skipped,
+        skipped_examples: examples,
+        languages,
+        changed,
+        took_ms,
+    })
 }
 
 fn examine(
@@ -568,7 +608,7 @@ fn examine(
     max_bytes: u64,
     opts: &ChunkOptions,
 ) -> Outcome {
-    if crate::files::secret_reason(&entry.rel).is_some() {
+    if patina_core::secret_reason(&entry.rel).is_some() {
         return Outcome::Skipped(SkipReason::Secret);
     }
     if entry.size > max_bytes {
@@ -626,14 +666,113 @@ fn read_bounded(path: &std::path::Path, max_bytes: u64) -> std::io::Result<Vec<u
     Ok(bytes)
 }
 
-/// Stable chunk identity: the same text at the same place in the same file has the same id.
-fn chunk_id(path: &str, start: u32, end: u32, text_hash: &[u8; 32]) -> u64 {
-    let mut h = blake3::Hasher::new();
-    h.update(path.as_bytes());
-    h.update(&[0]);
-    h.update(&start.to_le_bytes());
-    h.update(&end.to_le_bytes());
-    h.update(text_hash);
-    let bytes = h.finalize();
-    u64::from_le_bytes(bytes.as_bytes()[..8].try_into().expect("8 bytes"))
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::store::Store;
+
+    /// A sink that keeps every commit's delta.
+    #[derive(Default)]
+    struct Recorder {
+        deltas: Mutex<Vec<Delta>>,
+    }
+
+    impl RoundSink for Recorder {
+        fn progress(&self, _: &Progress) {}
+
+        fn committed(&self, delta: &Delta) -> Result<()> {
+            self.deltas.lock().unwrap().push(delta.clone());
+            Ok(())
+        }
+    }
+
+    impl Recorder {
+        /// Chunks added and removed since the last call, over all commits.
+        fn take(&self) -> (BTreeSet<u64>, BTreeSet<u64>) {
+            let deltas = std::mem::take(&mut *self.deltas.lock().unwrap());
+            let added = deltas
+                .iter()
+                .flat_map(|d| d.added.iter().copied())
+                .collect();
+            let removed = deltas
+                .iter()
+                .flat_map(|d| d.removed.iter().copied())
+                .collect();
+            (added, removed)
+        }
+    }
+
+    fn chunks_named(index: &RepoIndex, symbol: &str) -> BTreeSet<u64> {
+        index.with_chunks(|c| {
+            c.iter()
+                .filter(|(_, m)| m.symbol.as_deref() == Some(symbol))
+                .map(|(id, _)| *id)
+                .collect()
+        })
+    }
+
+    /// The index round without a daemon: a first round hands over every chunk it adds; a targeted
+    /// round after an edit only the edited file's chunks, old ones removed and new ones added; the
+    /// store, the chunk table and the lexical index agree all along.
+    #[test]
+    fn rounds_hand_over_exactly_what_they_change() {
+        let state = tempfile::tempdir().unwrap();
+        let tree = tempfile::tempdir().unwrap();
+        let root = tree.path();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/a.rs"), "pub fn alpha() {}\n").unwrap();
+        std::fs::write(root.join("src/b.rs"), "pub fn beta() {}\n").unwrap();
+        std::fs::write(root.join(".gitignore"), "ignored.rs\n").unwrap();
+        std::fs::write(root.join("ignored.rs"), "pub fn hidden() {}\n").unwrap();
+        let store = Store::open(&state.path().join("state")).unwrap();
+        let index = RepoIndex::open(
+            root.to_path_buf(),
+            store.repo_trees("r").unwrap(),
+            &state.path().join("lexical"),
+        )
+        .unwrap();
+        let opts = RoundOptions {
+            max_file_bytes: 1 << 20,
+            max_chunk_lines: 150,
+        };
+        let sink = Recorder::default();
+
+        let summary = index.index_round(&opts, Scope::Full, &sink).unwrap();
+        assert_eq!(summary.files, 3, "a.rs, b.rs, .gitignore: {summary:?}");
+        let (added, removed) = sink.take();
+        assert!(removed.is_empty());
+        assert_eq!(added.len(), index.chunk_count());
+        assert_eq!(summary.chunks as usize, index.chunk_count());
+        assert!(
+            chunks_named(&index, "hidden").is_empty(),
+            "ignored files are not indexed"
+        );
+        let beta = chunks_named(&index, "beta");
+        assert_eq!(beta.len(), 1);
+
+        std::fs::write(root.join("src/b.rs"), "pub fn gamma_function() {}\n").unwrap();
+        let scope = Scope::Paths(BTreeSet::from(["src/b.rs".to_string()]));
+        index.index_round(&opts, scope, &sink).unwrap();
+        let (added, removed) = sink.take();
+        assert_eq!(removed, beta, "only the edited file's old chunks leave");
+        assert_eq!(added, chunks_named(&index, "gamma_function"));
+        assert!(chunks_named(&index, "beta").is_empty());
+        assert_eq!(chunks_named(&index, "alpha").len(), 1);
+
+        let mut in_lexical = index.lexical().chunk_ids().unwrap();
+        in_lexical.sort_unstable();
+        let live: Vec<u64> = index.with_chunks(|c| {
+            let mut ids: Vec<u64> = c.keys().copied().collect();
+            ids.sort_unstable();
+            ids
+        });
+        assert_eq!(in_lexical, live, "one lexical document per live chunk");
+        assert!(index.audit().unwrap().is_clean());
+
+        // Nothing changed: a full round commits nothing.
+        index.index_round(&opts, Scope::Full, &sink).unwrap();
+        assert_eq!(sink.take(), (BTreeSet::new(), BTreeSet::new()));
+    }
 }

@@ -1,0 +1,121 @@
+//! The vocabulary of a file's language and of what a chunk holds: decided from a path or by the
+//! chunker, stored in the index, shown on the wire.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// Language of a file, detected from its extension (and a few well-known file names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Rust,
+    Python,
+    JavaScript,
+    TypeScript,
+    Tsx,
+    Go,
+    Java,
+    C,
+    Cpp,
+    Markdown,
+    Text,
+}
+
+impl Language {
+    /// Detects the language from the file name; anything unrecognised is [`Language::Text`].
+    pub fn from_path(path: &Path) -> Language {
+        let Some(file_name) = path.file_name().and_then(|name| name.to_str()) else {
+            return Language::Text;
+        };
+        // Starlark build files parse well as Python.
+        if matches!(
+            file_name,
+            "BUILD" | "BUILD.bazel" | "WORKSPACE" | "WORKSPACE.bazel" | "SConstruct" | "SConscript"
+        ) {
+            return Language::Python;
+        }
+        let Some((_, extension)) = file_name.rsplit_once('.') else {
+            return Language::Text;
+        };
+        match extension.to_ascii_lowercase().as_str() {
+            "rs" => Language::Rust,
+            "py" | "pyi" | "pyw" | "bzl" => Language::Python,
+            "js" | "mjs" | "cjs" | "jsx" => Language::JavaScript,
+            "ts" | "mts" | "cts" => Language::TypeScript,
+            "tsx" => Language::Tsx,
+            "go" => Language::Go,
+            "java" => Language::Java,
+            "c" | "h" => Language::C,
+            "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => Language::Cpp,
+            "md" | "markdown" => Language::Markdown,
+            _ => Language::Text,
+        }
+    }
+
+    /// Stable lowercase name, also used as the serialized form.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Rust => "rust",
+            Language::Python => "python",
+            Language::JavaScript => "javascript",
+            Language::TypeScript => "typescript",
+            Language::Tsx => "tsx",
+            Language::Go => "go",
+            Language::Java => "java",
+            Language::C => "c",
+            Language::Cpp => "cpp",
+            Language::Markdown => "markdown",
+            Language::Text => "text",
+        }
+    }
+}
+
+/// What a chunk holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChunkKind {
+    Function,
+    Method,
+    Class,
+    /// A struct or union.
+    Struct,
+    Enum,
+    Trait,
+    Interface,
+    Impl,
+    /// A module or namespace.
+    Module,
+    /// A type alias or typedef.
+    Type,
+    /// A constant or static.
+    Const,
+    /// A Markdown section: a heading and the text up to the next heading.
+    Section,
+    /// Code outside any definition: imports, top-level statements, loose members.
+    Block,
+    /// A window of lines of a file without recognised structure.
+    Window,
+}
+
+impl ChunkKind {
+    /// Stable lowercase name, also used as the serialized form.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChunkKind::Function => "function",
+            ChunkKind::Method => "method",
+            ChunkKind::Class => "class",
+            ChunkKind::Struct => "struct",
+            ChunkKind::Enum => "enum",
+            ChunkKind::Trait => "trait",
+            ChunkKind::Interface => "interface",
+            ChunkKind::Impl => "impl",
+            ChunkKind::Module => "module",
+            ChunkKind::Type => "type",
+            ChunkKind::Const => "const",
+            ChunkKind::Section => "section",
+            ChunkKind::Block => "block",
+            ChunkKind::Window => "window",
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! Path rules decided from a path alone: secret files Patina never reads or serves, documentation
+//! files, and the gitignore-style globs of queries and `explore` ([`PathFilter`]). The ignore
+//! rules of a repository (its `.gitignore` files) need the disk and live in `patina-index`.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+use crate::{ChunkMeta, FileRole, UserError};
+
+/// Why a path is a secret Patina never serves (matched on every component, case-insensitively):
+/// `None` when it is not one.
+pub fn secret_reason(rel: &str) -> Option<&'static str> {
+    for comp in rel.split(['/', '\\']) {
+        let c = comp.to_ascii_lowercase();
+        let reason = match c.as_str() {
+            ".git" => "Git internals (.git/)",
+            ".ssh" | ".gnupg" | ".aws" => "a credentials directory",
+            ".env" => "an environment file (.env)",
+            ".netrc" | "_netrc" | ".pgpass" | ".npmrc" | ".pypirc" => "a credentials file",
+            _ if c.starts_with(".env.") => "an environment file (.env.*)",
+            _ if ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"]
+                .iter()
+                .any(|k| c.starts_with(k)) =>
+            {
+                "an SSH key"
+            }
+            _ if [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx"]
+                .iter()
+                .any(|e| c.ends_with(e)) =>
+            {
+                "a key or certificate file"
+            }
+            _ => continue,
+        };
+        return Some(reason);
+    }
+    None
+}
+
+/// Path globs, gitignore-style: `*.rs` matches at any depth, `src/*.rs` is anchored at the root,
+/// and a directory pattern (`src/index`) matches everything below it. No glob matches everything;
+/// [`PathFilter::docs_only`] further restricts to documentation.
+pub struct PathFilter {
+    set: GlobSet,
+    docs: bool,
+    roles: Vec<FileRole>,
+    exclude_roles: Vec<FileRole>,
+}
+
+impl PathFilter {
+    pub fn new(globs: &[String]) -> Result<PathFilter, UserError> {
+        let mut b = GlobSetBuilder::new();
+        for g in globs {
+            let g = g.trim().trim_start_matches("./");
+            if g.is_empty() {
+                continue;
+            }
+            let anchored = g.trim_start_matches('/');
+            let pattern = if g.contains('/') {
+                anchored.trim_end_matches('/').to_string()
+            } else {
+                format!("**/{g}")
+            };
+            for p in [pattern.clone(), format!("{pattern}/**")] {
+                let glob = GlobBuilder::new(&p)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| UserError::Invalid(format!("invalid path glob '{g}': {e}")))?;
+                b.add(glob);
+            }
+        }
+        Ok(PathFilter {
+            set: b
+                .build()
+                .map_err(|e| UserError::Invalid(format!("invalid path globs: {e}")))?,
+            docs: false,
+            roles: Vec::new(),
+            exclude_roles: Vec::new(),
+        })
+    }
+
+    /// Only chunks of `roles` (all when empty), never chunks of `exclude`.
+    pub fn with_roles(mut self, roles: &[FileRole], exclude: &[FileRole]) -> PathFilter {
+        self.roles = roles.to_vec();
+        self.exclude_roles = exclude.to_vec();
+        self
+    }
+
+    /// Does the chunk pass (its path, and its role)?
+    pub fn allows(&self, meta: &ChunkMeta) -> bool {
+        if self.roles.is_empty() && self.exclude_roles.is_empty() {
+            return self.matches(&meta.path);
+        }
+        let role = meta.role();
+        (self.roles.is_empty() || self.roles.contains(&role))
+            && !self.exclude_roles.contains(&role)
+            && self.matches(&meta.path)
+    }
+
+    /// Only documentation files ([`is_doc_path`]) pass, in addition to the globs.
+    pub fn docs_only(mut self, docs: bool) -> PathFilter {
+        self.docs = docs;
+        self
+    }
+
+    /// Does the filter restrict paths by glob (not only to documentation)?
+    pub fn has_globs(&self) -> bool {
+        !self.set.is_empty()
+    }
+
+    pub fn matches(&self, path: &str) -> bool {
+        (self.set.is_empty() || self.set.is_match(path)) && (!self.docs || is_doc_path(path))
+    }
+
+    /// A predicate over the chunk ids of a chunk table that pass the filter, computed once per
+    /// query.
+    pub fn allowed_chunks(
+        &self,
+        chunks: &HashMap<u64, ChunkMeta>,
+    ) -> Arc<dyn Fn(u64) -> bool + Send + Sync> {
+        let mut by_path: HashMap<&str, bool> = HashMap::new();
+        let mut allowed = HashSet::new();
+        let by_role = !self.roles.is_empty() || !self.exclude_roles.is_empty();
+        for (id, m) in chunks.iter() {
+            let pass = if by_role {
+                self.allows(m)
+            } else {
+                *by_path
+                    .entry(m.path.as_str())
+                    .or_insert_with(|| self.matches(&m.path))
+            };
+            if pass {
+                allowed.insert(*id);
+            }
+        }
+        Arc::new(move |id| allowed.contains(&id))
+    }
+}
+
+/// Documentation: Markdown, reStructuredText, AsciiDoc, Org and text files (not build files such as
+/// `CMakeLists.txt` or `requirements.txt`), and README/CHANGELOG/… files without an extension.
+pub fn is_doc_path(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    match name.rsplit_once('.') {
+        Some((_, "md" | "markdown" | "mdx" | "rst" | "adoc" | "asciidoc" | "org" | "rdoc")) => true,
+        Some((stem, "txt")) => {
+            stem != "cmakelists"
+                && !stem.starts_with("requirements")
+                && !stem.starts_with("constraints")
+        }
+        _ => [
+            "readme",
+            "changelog",
+            "changes",
+            "contributing",
+            "license",
+            "copying",
+            "authors",
+            "notice",
+            "history",
+        ]
+        .contains(&name.as_str()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_recognised() {
+        for p in [
+            ".env",
+            "app/.env.local",
+            "certs/server.pem",
+            "deploy/tls.KEY",
+            "home/.ssh/config",
+            "id_rsa.pub",
+            "x/id_ed25519",
+            ".git/config",
+            "sub/.git/HEAD",
+        ] {
+            assert!(secret_reason(p).is_some(), "{p}");
+        }
+        for p in [
+            "src/env.rs",
+            "environment.md",
+            "keys.rs",
+            "docs/keyboard.md",
+            "gitignore",
+        ] {
+            assert!(secret_reason(p).is_none(), "{p}");
+        }
+    }
+}

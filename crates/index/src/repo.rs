@@ -1,0 +1,155 @@
+//! One repository's index as it is open: its store trees, its lexical index, the in-memory chunk
+//! table and the symbol table built from it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+
+use anyhow::Result;
+
+use patina_core::{ChunkMeta, FileRecord};
+
+use crate::lexical::LexicalIndex;
+use crate::store::{RepoTrees, StoreBatch};
+use crate::symbols::SymbolTable;
+
+/// One repository on disk: the store trees (file records, chunk rows and texts), the tantivy
+/// index, and in memory the chunk table and the symbol table the oracles read.
+///
+/// Locks: `chunks` before `symbols` (a rebuild reads the first and replaces the second); neither
+/// is held while calling out of this crate, except by [`RepoIndex::with_chunks`], whose closure
+/// must not call back into this index.
+pub struct RepoIndex {
+    root: PathBuf,
+    trees: RepoTrees,
+    lexical: LexicalIndex,
+    chunks: RwLock<HashMap<u64, ChunkMeta>>,
+    symbols: RwLock<Arc<SymbolTable>>,
+    /// Set when the repository is being removed or the daemon stops: rounds stop at the next file.
+    cancelled: AtomicBool,
+}
+
+impl RepoIndex {
+    /// Open the index of the repository at `root`: its store trees and the lexical index in
+    /// `lexical_dir` (created when missing); the chunk and symbol tables are loaded from the store.
+    pub fn open(root: PathBuf, trees: RepoTrees, lexical_dir: &Path) -> Result<RepoIndex> {
+        let lexical = LexicalIndex::open(lexical_dir)?;
+        let chunks: HashMap<u64, ChunkMeta> = trees.chunk_metas()?.into_iter().collect();
+        let symbols = SymbolTable::build(chunks.iter());
+        Ok(RepoIndex {
+            root,
+            trees,
+            lexical,
+            chunks: RwLock::new(chunks),
+            symbols: RwLock::new(Arc::new(symbols)),
+            cancelled: AtomicBool::new(false),
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn lexical(&self) -> &LexicalIndex {
+        &self.lexical
+    }
+
+    pub(crate) fn trees(&self) -> &RepoTrees {
+        &self.trees
+    }
+
+    /// Stop rounds (and walks) of this index at the next file, for good.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn cancelled_flag(&self) -> &AtomicBool {
+        &self.cancelled
+    }
+
+    pub fn chunk(&self, id: u64) -> Option<ChunkMeta> {
+        self.chunks.read().expect("chunks lock").get(&id).cloned()
+    }
+
+    pub fn chunk_count(&self) -> usize {
+        self.chunks.read().expect("chunks lock").len()
+    }
+
+    /// Run `f` over the chunk table under its read lock. `f` must not call back into this index
+    /// (a commit waiting for the write lock would deadlock with it).
+    pub fn with_chunks<T>(&self, f: impl FnOnce(&HashMap<u64, ChunkMeta>) -> T) -> T {
+        f(&self.chunks.read().expect("chunks lock"))
+    }
+
+    pub fn symbols(&self) -> Arc<SymbolTable> {
+        self.symbols.read().expect("symbols lock").clone()
+    }
+
+    /// The stored text of a chunk.
+    pub fn text(&self, chunk_id: u64) -> Result<Option<String>> {
+        self.trees.text(chunk_id)
+    }
+
+    /// Every file record (indexed and skipped files), by path.
+    pub fn file_records(&self) -> Result<Vec<(String, FileRecord)>> {
+        self.trees.file_records()
+    }
+
+    /// Order-independent digest of the chunk id set: two indices with the same chunks agree.
+    pub fn chunk_digest(&self) -> u64 {
+        let chunks = self.chunks.read().expect("chunks lock");
+        chunks.keys().fold(0u64, |acc, id| {
+            acc.wrapping_add(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ id.rotate_left(29))
+        })
+    }
+
+    /// Apply one committed batch to the store and the in-memory tables (the lexical writer has
+    /// committed already): chunk rows and texts, then file records (durably), then the chunk table,
+    /// the lexical reader and the symbol table. Returns what changed, for the vector index.
+    pub(crate) fn apply(&self, batch: &StoreBatch) -> Result<Delta> {
+        self.trees.apply(batch)?;
+        {
+            let mut chunks = self.chunks.write().expect("chunks lock");
+            for (id, meta, _) in &batch.added_chunks {
+                chunks.insert(*id, meta.clone());
+            }
+        }
+        self.lexical.reload()?;
+        {
+            let added: std::collections::HashSet<u64> =
+                batch.added_chunks.iter().map(|c| c.0).collect();
+            let mut chunks = self.chunks.write().expect("chunks lock");
+            for id in &batch.removed_chunks {
+                // A chunk can be removed from one file version and re-added by the next with the
+                // same id.
+                if !added.contains(id) {
+                    chunks.remove(id);
+                }
+            }
+        }
+        self.rebuild_symbols();
+        Ok(Delta {
+            added: batch.added_chunks.iter().map(|c| c.0).collect(),
+            removed: batch.removed_chunks.clone(),
+        })
+    }
+
+    fn rebuild_symbols(&self) {
+        let table = SymbolTable::build(self.chunks.read().expect("chunks lock").iter());
+        *self.symbols.write().expect("symbols lock") = Arc::new(table);
+    }
+}
+
+/// What one commit of an index round changed in the chunk table: chunks that are new (or new
+/// again) and chunks that left. A removed id may be live again (re-added by the same batch);
+/// consumers check the chunk table.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Delta {
+    pub added: Vec<u64>,
+    pub removed: Vec<u64>,
+}

@@ -1,0 +1,52 @@
+//! The daemon's side of an index round: a `patina_index` round over a registered repository, its
+//! progress forwarded to the job's watch channel, every commit's [`Delta`] handed to the semantic
+//! component (vectors and embedding backlog) before the round goes on, and the summary and the
+//! indexed commit written into the repository's record. Runs on the blocking pool.
+
+use anyhow::Result;
+use tokio::sync::watch;
+
+use patina_index::{Delta, Progress, RoundOptions, RoundSink, Scope};
+
+use crate::config::IndexConfig;
+use crate::repo::Repo;
+use crate::semantic::Semantic;
+
+/// Index `repo` incrementally, reporting through `tx`. Returns when the index is consistent.
+pub(crate) fn index_repo(
+    repo: &Repo,
+    cfg: &IndexConfig,
+    sem: &Semantic,
+    scope: Scope,
+    tx: &watch::Sender<Progress>,
+) -> Result<()> {
+    let head = crate::git::head(repo.root());
+    let opts = RoundOptions {
+        max_file_bytes: cfg.max_file_bytes,
+        max_chunk_lines: cfg.max_chunk_lines,
+    };
+    let summary = repo
+        .index()
+        .index_round(&opts, scope, &Sink { repo, sem, tx })?;
+    repo.update_record(|rec| {
+        summary.apply_to(rec);
+        rec.indexed_commit = head;
+    });
+    Ok(())
+}
+
+struct Sink<'a> {
+    repo: &'a Repo,
+    sem: &'a Semantic,
+    tx: &'a watch::Sender<Progress>,
+}
+
+impl RoundSink for Sink<'_> {
+    fn progress(&self, p: &Progress) {
+        self.tx.send_replace(p.clone());
+    }
+
+    fn committed(&self, delta: &Delta) -> Result<()> {
+        self.sem.sync(self.repo, &delta.added, &delta.removed)
+    }
+}

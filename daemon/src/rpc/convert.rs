@@ -1,0 +1,341 @@
+//! Wire ↔ domain: `patina.v1` messages from and to the daemon's plain Rust types, and errors to
+//! gRPC statuses (`UserError` → `NotFound`/`InvalidArgument`, anything else → `Internal`).
+
+use patina_core::FileRole;
+use patina_index::{Phase, Progress, Repaired};
+use patina_proto::v1 as pb;
+use tonic::Status;
+
+use crate::context::{Context, Format};
+use crate::files::Structure;
+use crate::freshness::Freshness;
+use crate::registry::UserError;
+use crate::repo::Repo;
+use crate::search::{Granularity, HitItem, SearchHit, SearchResponse};
+use crate::sessions::{NoteView, SessionView};
+
+pub(super) fn status(e: anyhow::Error) -> Status {
+    match e.downcast_ref::<UserError>() {
+        Some(UserError::NotFound(m)) => Status::not_found(m.clone()),
+        Some(UserError::Invalid(m)) => Status::invalid_argument(m.clone()),
+        None => {
+            tracing::error!("request failed: {e:#}");
+            Status::internal(format!("{e:#}"))
+        }
+    }
+}
+
+pub(super) fn progress_pb(p: &Progress, repo: Option<&Repo>) -> pb::IndexProgress {
+    let phase = match p.phase {
+        Phase::Queued => pb::IndexPhase::Queued,
+        Phase::Walking => pb::IndexPhase::Walking,
+        Phase::Indexing => pb::IndexPhase::Indexing,
+        Phase::Committing => pb::IndexPhase::Committing,
+        Phase::Done => pb::IndexPhase::Done,
+        Phase::Failed => pb::IndexPhase::Failed,
+    };
+    pb::IndexProgress {
+        repo: repo.map(|r| Box::new(repo_pb(r, false))),
+        phase: phase as i32,
+        files_total: p.files_total,
+        files_done: p.files_done,
+        files_changed: p.files_changed,
+        files_removed: p.files_removed,
+        chunks: p.chunks,
+        message: p.message.clone(),
+    }
+}
+
+pub(super) fn freshness_pb(f: &Freshness) -> pb::Freshness {
+    pb::Freshness {
+        repo_id: f.repo_id.clone(),
+        repo_name: f.repo_name.clone(),
+        indexed_commit: f.indexed_commit.clone().unwrap_or_default(),
+        head_commit: f.head_commit.clone().unwrap_or_default(),
+        pending_files: f.pending_files.map_or(-1, |n| n as i64),
+        embed_backlog: f.embed_backlog as u64,
+        last_indexed_unix_ms: f.last_indexed_unix_ms,
+        age_ms: f.age_ms(),
+        indexing: f.indexing,
+        watch: f.watch.clone(),
+        fresh: f.is_fresh(),
+    }
+}
+
+pub(super) fn repo_pb(repo: &Repo, with_progress: bool) -> pb::RepoInfo {
+    let rec = repo.record();
+    let running = repo.running_job();
+    pb::RepoInfo {
+        id: rec.id,
+        name: rec.name,
+        root: rec.root,
+        files: rec.files,
+        chunks: rec.chunks,
+        skipped: rec
+            .skipped
+            .iter()
+            .map(|(reason, n)| pb::SkipCount {
+                reason: reason.clone(),
+                files: *n,
+                examples: rec
+                    .skipped_examples
+                    .get(reason)
+                    .cloned()
+                    .unwrap_or_default(),
+            })
+            .collect(),
+        last_indexed_unix_ms: rec.last_indexed_unix_ms,
+        indexing: running.is_some(),
+        progress: if with_progress {
+            running.map(|rx| Box::new(progress_pb(&rx.borrow(), None)))
+        } else {
+            None
+        },
+        languages: rec.languages.into_iter().collect(),
+        last_error: rec.last_error.unwrap_or_default(),
+        last_index_ms: rec.last_index_ms,
+        vectors: repo.vector_count() as u64,
+        embed_backlog: crate::semantic::backlog(repo) as u64,
+        freshness: with_progress.then(|| freshness_pb(&Freshness::of(repo))),
+        chunk_digest: repo.chunk_digest(),
+    }
+}
+
+pub(super) fn audit_pb(a: Repaired) -> pb::IndexAudit {
+    pb::IndexAudit {
+        orphan_chunks: a.orphan_chunks,
+        dangling_records: a.dangling_records,
+        stray_docs: a.stray_docs,
+        missing_docs: a.missing_docs,
+        vanished_files: a.vanished_files,
+    }
+}
+
+/// A wire granularity; an unknown value is an error that names it.
+pub(super) fn granularity(v: i32) -> Result<Granularity, Status> {
+    Ok(match pb::Granularity::try_from(v) {
+        Ok(pb::Granularity::Chunk) => Granularity::Chunk,
+        Ok(pb::Granularity::File) => Granularity::File,
+        Ok(pb::Granularity::Module) => Granularity::Module,
+        Ok(pb::Granularity::Repo) => Granularity::Repo,
+        Ok(pb::Granularity::Doc) => Granularity::Doc,
+        Err(_) => {
+            return Err(Status::invalid_argument(format!(
+                "unknown granularity {}",
+                v
+            )));
+        }
+    })
+}
+
+/// A wire context format; an unknown value is an error that names it.
+pub(super) fn context_format(v: i32) -> Result<Format, Status> {
+    Ok(match pb::ContextFormat::try_from(v) {
+        Ok(pb::ContextFormat::Xml) => Format::Xml,
+        Ok(pb::ContextFormat::Markdown) => Format::Markdown,
+        Ok(pb::ContextFormat::Json) => Format::Json,
+        Err(_) => {
+            return Err(Status::invalid_argument(format!(
+                "unknown context format {}",
+                v
+            )));
+        }
+    })
+}
+
+pub(super) fn query_response(res: SearchResponse) -> pb::QueryResponse {
+    let hits = res.hits.into_iter().map(hit_pb).collect();
+    pb::QueryResponse {
+        hits,
+        oracles: res
+            .reports
+            .into_iter()
+            .map(|o| pb::OracleReport {
+                oracle: o.oracle.into(),
+                status: o.status.into(),
+                hits: o.hits as u32,
+                took_us: o.took.as_micros() as u64,
+                message: o.message,
+            })
+            .collect(),
+        took_us: res.took.as_micros() as u64,
+        notices: res.notices,
+        freshness: res.freshness.iter().map(freshness_pb).collect(),
+        intent: res.intent.name().into(),
+    }
+}
+
+pub(super) fn context_response(c: Context) -> pb::ContextResponse {
+    pb::ContextResponse {
+        text: c.text,
+        items: c
+            .items
+            .into_iter()
+            .map(|i| pb::ContextItem {
+                r#ref: i.reference,
+                repo_id: i.repo_id,
+                repo_name: i.repo_name,
+                repo_root: i.repo_root,
+                path: i.path,
+                start_line: i.start_line,
+                end_line: i.end_line,
+                symbols: i.symbols,
+                kind: i.kind,
+                language: i.language,
+                score: i.score,
+                oracles: i.oracles.into_iter().map(String::from).collect(),
+                truncated: i.truncated,
+                text: i.text,
+            })
+            .collect(),
+        used_tokens: c.used_tokens as u32,
+        budget_tokens: c.budget_tokens as u32,
+        omitted: c.omitted as u32,
+        notices: c.notices,
+    }
+}
+
+/// A directory's structure (`Files.ExploreStructure`) of the repository `repo_id`/`repo_name`.
+pub(super) fn structure_pb(
+    repo_id: String,
+    repo_name: String,
+    st: Structure,
+) -> pb::ExploreResponse {
+    pb::ExploreResponse {
+        repo_id,
+        repo_name,
+        path: st.path,
+        dirs: st
+            .dirs
+            .into_iter()
+            .map(|d| pb::DirEntry {
+                path: d.path,
+                files: d.files,
+                lines: d.lines,
+            })
+            .collect(),
+        files: st
+            .files
+            .into_iter()
+            .map(|f| pb::FileEntry {
+                path: f.path,
+                language: f.language.into(),
+                lines: f.lines,
+                bytes: f.bytes,
+                skipped: f.skipped.into(),
+            })
+            .collect(),
+        key_files: st
+            .key_files
+            .into_iter()
+            .map(|k| pb::KeyFile {
+                path: k.path,
+                role: k.role.into(),
+            })
+            .collect(),
+        total_files: st.total_files,
+        total_lines: st.total_lines,
+        languages: st.languages.into_iter().collect(),
+        truncated: st.truncated,
+    }
+}
+
+/// Wire roles to [`FileRole`]s; an unknown or unspecified value is an error that names it.
+pub(super) fn roles(values: &[i32]) -> Result<Vec<FileRole>, Status> {
+    values
+        .iter()
+        .map(|&v| {
+            patina_proto::roles::from_wire(v).ok_or_else(|| {
+                Status::invalid_argument(format!(
+                    "unknown file role {v} (expected one of: {})",
+                    FileRole::ALL.map(FileRole::name).join(", ")
+                ))
+            })
+        })
+        .collect()
+}
+
+pub(super) fn hit_pb(h: SearchHit) -> pb::Hit {
+    let provenance = h
+        .provenance
+        .into_iter()
+        .map(|c| pb::OracleRank {
+            oracle: c.oracle.into(),
+            rank: c.rank,
+            score: c.score,
+        })
+        .collect();
+    let base = pb::Hit {
+        score: h.score,
+        provenance,
+        snippet: h.snippet,
+        role: h.role.map_or(0, |r| patina_proto::roles::to_wire(r) as i32),
+        ..Default::default()
+    };
+    match h.item {
+        HitItem::Chunk { repo, meta, .. } => pb::Hit {
+            repo_id: repo.id().to_string(),
+            repo_root: repo.root().to_string_lossy().into_owned(),
+            path: meta.path,
+            start_line: meta.start_line,
+            end_line: meta.end_line,
+            symbol: meta.symbol.unwrap_or_default(),
+            kind: meta.kind.name().into(),
+            parent: meta.parent.unwrap_or_default(),
+            language: meta.language.name().into(),
+            ..base
+        },
+        HitItem::Group {
+            repo,
+            dir,
+            best,
+            matches,
+        } => pb::Hit {
+            repo_id: repo.id().to_string(),
+            repo_root: repo.root().to_string_lossy().into_owned(),
+            kind: if dir.is_empty() { "repo" } else { "module" }.into(),
+            symbol: if dir.is_empty() {
+                repo.record().name
+            } else {
+                String::new()
+            },
+            path: dir,
+            language: best.language.name().into(),
+            matches,
+            best: format!("{}:{}-{}", best.path, best.start_line, best.end_line),
+            ..base
+        },
+        HitItem::Note(n) => pb::Hit {
+            path: n.reference(),
+            start_line: 1,
+            end_line: n.text.lines().count().max(1) as u32,
+            symbol: n.session.clone(),
+            kind: "note".into(),
+            note: Some(note_pb(n)),
+            ..base
+        },
+    }
+}
+
+pub(super) fn note_pb(n: NoteView) -> pb::Note {
+    pb::Note {
+        id: n.id,
+        r#ref: n.reference(),
+        session: n.session,
+        seq: n.seq,
+        text: n.text,
+        tags: n.tags,
+        created_unix_ms: n.created_unix_ms,
+    }
+}
+
+pub(super) fn session_pb(s: SessionView) -> pb::Session {
+    pb::Session {
+        name: s.rec.name,
+        repo_id: s.rec.repo_id.unwrap_or_default(),
+        goal: s.rec.goal,
+        started_unix_ms: s.rec.started_unix_ms,
+        ended_unix_ms: s.rec.ended_unix_ms.unwrap_or(0),
+        notes: s.notes,
+    }
+}

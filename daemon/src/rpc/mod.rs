@@ -1,0 +1,47 @@
+//! The gRPC surface: thin adapters from `patina.v1` messages to the daemon's components, one file
+//! per service (`health`, `repos`, `search`, `files`, `sessions`); `convert` holds the wire ↔
+//! domain conversions and the error mapping. No logic lives here beyond conversion, error mapping
+//! and moving blocking calls to the blocking pool ([`blocking`]).
+
+mod convert;
+mod files;
+mod health;
+mod repos;
+mod search;
+mod sessions;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use tokio::sync::Notify;
+use tonic::Status;
+
+use crate::registry::Registry;
+use crate::search::QueryEngine;
+use crate::sessions::Sessions;
+
+/// What every service shares.
+pub(crate) struct Daemon {
+    pub registry: Arc<Registry>,
+    pub engine: QueryEngine,
+    pub sessions: Arc<Sessions>,
+    pub started: Instant,
+    pub socket: String,
+    pub data_dir: String,
+    pub socket_activated: bool,
+    pub shutdown: Arc<Notify>,
+}
+
+/// The five tonic services, over one shared [`Daemon`].
+#[derive(Clone)]
+pub(crate) struct Services(pub Arc<Daemon>);
+
+/// Run blocking work (disk reads, fsync) off the async workers.
+pub(super) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
+) -> Result<T, Status> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Status::internal(format!("task failed: {e}")))?
+        .map_err(convert::status)
+}

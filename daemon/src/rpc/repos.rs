@@ -1,0 +1,132 @@
+//! `patina.v1.Repos`: add (streaming the first index round's progress), remove, list, watch a
+//! running job, repair.
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use futures::Stream;
+use patina_index::{Phase, Progress};
+use patina_proto::v1 as pb;
+use tokio::sync::watch;
+use tonic::{Request, Response, Status};
+
+use super::convert::{audit_pb, progress_pb, repo_pb, status};
+use super::{Services, blocking};
+use crate::repo::Repo;
+
+type ProgressStream = Pin<Box<dyn Stream<Item = Result<pb::IndexProgress, Status>> + Send>>;
+
+/// Forward a job's progress until it finishes (the job itself keeps running if the client leaves).
+fn follow(repo: Arc<Repo>, mut rx: watch::Receiver<Progress>) -> ProgressStream {
+    let (tx, out) = tokio::sync::mpsc::channel(16);
+    tokio::spawn(async move {
+        loop {
+            let p = rx.borrow_and_update().clone();
+            let finished = p.finished();
+            if tx.send(Ok(progress_pb(&p, Some(&repo)))).await.is_err() || finished {
+                break;
+            }
+            if rx.changed().await.is_err() {
+                let p = rx.borrow().clone();
+                let _ = tx.send(Ok(progress_pb(&p, Some(&repo)))).await;
+                break;
+            }
+        }
+    });
+    Box::pin(tokio_stream::wrappers::ReceiverStream::new(out))
+}
+
+#[tonic::async_trait]
+impl pb::repos_server::Repos for Services {
+    type AddStream = ProgressStream;
+    type WatchStream = ProgressStream;
+
+    async fn add(&self, req: Request<pb::AddRequest>) -> Result<Response<ProgressStream>, Status> {
+        let (registry, path) = (self.0.registry.clone(), req.into_inner().path);
+        let (repo, rx) = blocking(move || registry.add(&path)).await?;
+        Ok(Response::new(follow(repo, rx)))
+    }
+
+    async fn remove(
+        &self,
+        req: Request<pb::RemoveRequest>,
+    ) -> Result<Response<pb::RemoveResponse>, Status> {
+        let rec = self
+            .0
+            .registry
+            .remove(&req.into_inner().repo)
+            .await
+            .map_err(status)?;
+        Ok(Response::new(pb::RemoveResponse {
+            removed: Some(pb::RepoInfo {
+                id: rec.id,
+                name: rec.name,
+                root: rec.root,
+                ..Default::default()
+            }),
+        }))
+    }
+
+    async fn list(
+        &self,
+        _req: Request<pb::ListRequest>,
+    ) -> Result<Response<pb::ListResponse>, Status> {
+        let repos = self
+            .0
+            .registry
+            .all()
+            .iter()
+            .map(|r| repo_pb(r, true))
+            .collect();
+        Ok(Response::new(pb::ListResponse {
+            repos,
+            daemon_uptime_ms: self.0.started.elapsed().as_millis() as u64,
+            daemon_rss_bytes: crate::rss_bytes(),
+            semantic: self.0.registry.semantic.describe(),
+        }))
+    }
+
+    async fn watch(
+        &self,
+        req: Request<pb::WatchRequest>,
+    ) -> Result<Response<ProgressStream>, Status> {
+        let repo = self
+            .0
+            .registry
+            .resolve(&req.into_inner().repo)
+            .map_err(status)?;
+        let rx = match repo.running_job() {
+            Some(rx) => rx,
+            None => {
+                watch::channel(Progress {
+                    phase: Phase::Done,
+                    ..Default::default()
+                })
+                .1
+            }
+        };
+        Ok(Response::new(follow(repo, rx)))
+    }
+
+    async fn repair(
+        &self,
+        req: Request<pb::RepairRequest>,
+    ) -> Result<Response<pb::RepairResponse>, Status> {
+        let r = req.into_inner();
+        let reports = self
+            .0
+            .registry
+            .repair(&r.repo, r.check_only)
+            .await
+            .map_err(status)?
+            .into_iter()
+            .map(|(repo, found, remaining)| pb::RepairReport {
+                repo: Some(repo_pb(&repo, true)),
+                found: Some(audit_pb(found)),
+                repaired: remaining.is_some(),
+                remaining: remaining.map(audit_pb),
+            })
+            .collect();
+        Ok(Response::new(pb::RepairResponse { reports }))
+    }
+}
