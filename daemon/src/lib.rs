@@ -59,14 +59,9 @@ pub async fn serve(opts: Options) -> Result<()> {
     let config_path = patina_proto::endpoint::config_file();
     let config = Config::load(&config_path)?;
     let store = store::Store::open(&root.join("state"))?;
-    let precision = if config.semantic.precision == "int8" {
-        patina_embed::Precision::Int8
-    } else {
-        patina_embed::Precision::Fp32
-    };
     let semantic = Arc::new(semantic::Semantic::load(
         patina_embed::ModelPaths::locate(&root),
-        precision,
+        config.semantic.precision,
         store.embeddings(),
     ));
     let sessions = sessions::Sessions::open(&store, semantic.clone())?;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use futures::Stream;
+use patina_proto::kinds::HitKind;
 use patina_proto::v1 as pb;
 use tokio::sync::{Notify, watch};
 use tonic::{Request, Response, Status};
@@ -327,8 +328,8 @@ impl pb::search_server::Search for Services {
                 .reports
                 .into_iter()
                 .map(|o| pb::OracleReport {
-                    oracle: o.oracle.into(),
-                    status: o.status.into(),
+                    oracle: o.oracle.name().into(),
+                    status: o.status.name().into(),
                     hits: o.hits as u32,
                     took_us: o.took.as_micros() as u64,
                     message: o.message,
@@ -424,7 +425,7 @@ fn hit_pb(h: SearchHit) -> pb::Hit {
         .provenance
         .into_iter()
         .map(|c| pb::OracleRank {
-            oracle: c.oracle.into(),
+            oracle: c.oracle.name().into(),
             rank: c.rank,
             score: c.score,
         })
@@ -457,7 +458,13 @@ fn hit_pb(h: SearchHit) -> pb::Hit {
         } => pb::Hit {
             repo_id: repo.id.clone(),
             repo_root: repo.root.to_string_lossy().into_owned(),
-            kind: if dir.is_empty() { "repo" } else { "module" }.into(),
+            kind: if dir.is_empty() {
+                HitKind::Repo
+            } else {
+                HitKind::Module
+            }
+            .wire()
+            .into(),
             symbol: if dir.is_empty() {
                 repo.record().name
             } else {
@@ -474,7 +481,7 @@ fn hit_pb(h: SearchHit) -> pb::Hit {
             start_line: 1,
             end_line: n.text.lines().count().max(1) as u32,
             symbol: n.session.clone(),
-            kind: "note".into(),
+            kind: HitKind::Note.wire().into(),
             note: Some(note_pb(n)),
             ..base
         },

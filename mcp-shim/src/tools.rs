@@ -6,6 +6,7 @@
 
 use std::fmt::Write as _;
 
+use patina_proto::kinds::HitKind;
 use patina_proto::v1 as pb;
 use serde_json::{Map, Value, json};
 
@@ -666,12 +667,13 @@ async fn query(server: &Server, mut a: Args) -> ToolResult {
     for (i, h) in resp.hits.iter().enumerate() {
         let mut v = to_json(h);
         let obj = v.as_object_mut().expect("a hit is an object");
-        let is_note = h.note.is_some();
-        let reference = match (h.kind.as_str(), is_note) {
-            (_, true) => h.path.clone(),
-            ("module", _) => format!("{}/", h.path),
-            ("repo", _) => h.symbol.clone(),
-            _ => format!("{}:{}-{}", h.path, h.start_line, h.end_line),
+        let kind = HitKind::of(h);
+        let is_note = kind == HitKind::Note;
+        let reference = match kind {
+            HitKind::Note => h.path.clone(),
+            HitKind::Module => format!("{}/", h.path),
+            HitKind::Repo => h.symbol.clone(),
+            HitKind::Chunk(_) => format!("{}:{}-{}", h.path, h.start_line, h.end_line),
         };
         let repo_name = names.get(&h.repo_id).cloned().unwrap_or_else(|| {
             std::path::Path::new(&h.repo_root)
@@ -724,7 +726,7 @@ async fn query(server: &Server, mut a: Args) -> ToolResult {
             .map(|p| format!("{}#{}", p.oracle, p.rank))
             .collect();
         let _ = write!(text_out, "{}. {reference}  {what}", i + 1);
-        if !repo_name.is_empty() && h.kind != "repo" {
+        if !repo_name.is_empty() && kind != HitKind::Repo {
             let _ = write!(text_out, "  ({repo_name})");
         }
         let _ = write!(text_out, "  score {:.4}  [{}]", h.score, oracles.join(" "));

@@ -2,6 +2,8 @@
 
 use anyhow::Result;
 
+use patina_core::OracleId;
+
 use super::{Oracle, OracleHit, OracleQuery, merge_by_score};
 use crate::index::tokens::{for_each_token, query_terms};
 
@@ -36,8 +38,8 @@ fn counted_terms(text: &str) -> Vec<(String, u32)> {
 pub(crate) struct LexicalOracle;
 
 impl Oracle for LexicalOracle {
-    fn name(&self) -> &'static str {
-        "lexical"
+    fn id(&self) -> OracleId {
+        OracleId::Lexical
     }
 
     fn search(&self, q: &OracleQuery) -> Result<Vec<OracleHit>> {
@@ -63,11 +65,7 @@ impl Oracle for LexicalOracle {
                 None => &short,
             };
             for (chunk_id, score) in repo.lexical.search(terms, q.limit, allow)? {
-                hits.push(OracleHit {
-                    repo: i,
-                    chunk_id,
-                    score,
-                });
+                hits.push(OracleHit::chunk(i, chunk_id, score));
             }
         }
         Ok(merge_by_score(hits, q.limit))

@@ -7,14 +7,16 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
+use patina_core::OracleId;
+
 use super::{Oracle, OracleHit, OracleQuery};
 use crate::sessions::Sessions;
 
 pub(crate) struct SessionOracle(pub Arc<Sessions>);
 
 impl Oracle for SessionOracle {
-    fn name(&self) -> &'static str {
-        "session"
+    fn id(&self) -> OracleId {
+        OracleId::Session
     }
 
     fn search(&self, q: &OracleQuery) -> Result<Vec<OracleHit>> {
