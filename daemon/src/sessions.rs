@@ -454,8 +454,7 @@ impl Sessions {
         else {
             return Ok(());
         };
-        let key =
-            *blake3::hash(format!("patina-note/all-MiniLM-L6-v2/1\0{text}").as_bytes()).as_bytes();
+        let key = self.semantic.note_key(&text);
         let vector: [f32; DIM] = match self.cache.get(&key)? {
             Some(v) if v.len() == DIM => v.try_into().expect("DIM floats"),
             _ => {
