@@ -6,7 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
-use patina_tests::*;
+use crate::util::*;
 
 #[test]
 fn a_second_daemon_for_the_same_home_refuses_to_start() {

@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::util::{TestEnv, git_repo, query};
 use patina_proto::v1::{Granularity, QueryRequest, QueryResponse, RepoInfo};
-use patina_tests::{TestEnv, git_repo, query};
 
 /// Unrelated functions, each with its own vocabulary.
 const FILES: &[(&str, &[u8])] = &[
