@@ -428,7 +428,7 @@ mod tests {
         assert_ne!(fp32, chunk_key(Precision::Fp32, &meta("ffff")));
         // fp32 keys are the ones written before precision was part of the key, so an existing
         // cache stays valid.
-        let old = blake3::hash(b"all-MiniLM-L6-v2/2\0src/lib.rs\0\0parse\00123abcd");
+        let old = blake3::hash(b"all-MiniLM-L6-v2/2\0src/lib.rs\0\0parse\x000123abcd");
         assert_eq!(fp32, *old.as_bytes());
 
         let note = "we chose sled because it is embedded";

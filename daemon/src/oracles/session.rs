@@ -1,4 +1,4 @@
-//! The session oracle: notes of working sessions (see `sessions.rs`) that bear on the query, so a
+//! The session oracle: notes of working sessions (see `sessions/`) that bear on the query, so a
 //! decision recorded once ("we chose sled because …") surfaces in later searches about it. Its hits
 //! are notes, not chunks: [`OracleHit::note`]. Path globs restrict a query to files, so they leave
 //! notes out.

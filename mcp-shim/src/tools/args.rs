@@ -79,7 +79,8 @@ pub(crate) fn parse<T: DeserializeOwned>(
     }
     arguments.retain(|k, v| {
         let string_arg = properties.and_then(|p| p[k]["type"].as_str()) == Some("string");
-        !v.is_null() && !(string_arg && v.as_str().is_some_and(|s| s.trim().is_empty()))
+        let blank = string_arg && v.as_str().is_some_and(|s| s.trim().is_empty());
+        !v.is_null() && !blank
     });
     for r in schema["required"].as_array().into_iter().flatten() {
         let r = r.as_str().unwrap_or_default();

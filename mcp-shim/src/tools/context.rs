@@ -20,7 +20,7 @@ budget (≈ characters / 4) in rank order and attributed as `path:start-end` (no
 get_file calls when you need to read the code about a topic; use patina_query when you only \
 need locations.",
     input: super::args::input_schema::<Args>,
-    output: output,
+    output,
     read_only: true,
     idempotent: true,
 };

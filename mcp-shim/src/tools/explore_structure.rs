@@ -21,7 +21,7 @@ the key files of the subtree — READMEs, manifests (Cargo.toml, package.json, p
 go.mod, …) and entry points (main.rs, main.py, index.ts, …). Optional `glob` keeps only \
 matching files (e.g. `*.py`). Use it to orient yourself in an unfamiliar repository.",
     input: super::args::input_schema::<Args>,
-    output: output,
+    output,
     read_only: true,
     idempotent: true,
 };

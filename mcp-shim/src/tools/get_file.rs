@@ -23,7 +23,7 @@ given). Paths are relative to the repository root; absolute paths, '..', symlink
 of the repository, files the repository ignores (.gitignore/.patinaignore) and secret files \
 (.env, keys, certificates, .git/) are refused.",
     input: super::args::input_schema::<Args>,
-    output: output,
+    output,
     read_only: true,
     idempotent: true,
 };

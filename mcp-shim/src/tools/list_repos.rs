@@ -17,7 +17,7 @@ pub(super) const TOOL: Tool = Tool {
 chunk counts, languages, the commit their index reflects and its freshness (pending changes, \
 indexing in progress). Repositories are registered from a shell with `patina add PATH`.",
     input: super::args::input_schema::<Args>,
-    output: output,
+    output,
     read_only: true,
     idempotent: true,
 };

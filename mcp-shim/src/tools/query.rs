@@ -27,7 +27,7 @@ lines with get_file, or use patina_context to get the code itself in one call. A
 definition first; natural language works too. Results of kind `note` are session notes \
 (`session:<name>#<n>`), with their text.",
     input: super::args::input_schema::<Args>,
-    output: output,
+    output,
     read_only: true,
     idempotent: true,
 };

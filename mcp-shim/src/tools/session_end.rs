@@ -19,7 +19,7 @@ pub(super) const TOOL: Tool = Tool {
 note, tagged summary). Its notes stay searchable. `session` defaults to the session started \
 last through this connection.",
     input: super::args::input_schema::<Args>,
-    output: output,
+    output,
     read_only: false,
     idempotent: true,
 };

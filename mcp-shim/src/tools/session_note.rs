@@ -18,7 +18,7 @@ chose sled for storage because …\"), a finding, a dead end. Write it so it sta
 found later by a search. `session` defaults to the session started last through this \
 connection. Returns the note's reference `session:<name>#<n>`.",
     input: super::args::input_schema::<Args>,
-    output: output,
+    output,
     read_only: false,
     idempotent: false,
 };

@@ -24,7 +24,7 @@ and future conversations — as `session:<name>#<n>`. Give a short `name` (lette
 about (its notes then only surface in queries that include that repository). Resuming returns \
 the notes so far.",
     input: super::args::input_schema::<Args>,
-    output: output,
+    output,
     read_only: false,
     idempotent: true,
 };
