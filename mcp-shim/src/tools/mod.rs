@@ -162,3 +162,36 @@ pub(crate) async fn call(
         other => Err(format!("tool '{other}' is not implemented")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every generated `inputSchema` closes its object and documents every argument (a field
+    /// without a doc comment would reach agents without a description).
+    #[test]
+    fn every_input_schema_is_closed_and_documented() {
+        for t in TOOLS {
+            let schema = (t.input)();
+            assert_eq!(schema["type"], "object", "{}", t.name);
+            assert_eq!(schema["additionalProperties"], false, "{}", t.name);
+            let props = schema["properties"].as_object().expect("properties");
+            for (name, p) in props {
+                assert!(
+                    p["description"].as_str().is_some_and(|d| !d.is_empty()),
+                    "{}.{name} has no description",
+                    t.name
+                );
+                assert!(p.get("type").is_some(), "{}.{name}: {p}", t.name);
+            }
+            for r in schema["required"].as_array().into_iter().flatten() {
+                assert!(props.contains_key(r.as_str().unwrap()), "{}: {r}", t.name);
+            }
+        }
+        assert_eq!(
+            (query::TOOL.input)()["properties"]["level"]["enum"],
+            json!(["symbol", "file", "module", "repo", "doc"])
+        );
+        assert_eq!((get_file::TOOL.input)()["required"], json!(["path"]));
+    }
+}
