@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use patina_tests::*;
+use crate::util::*;
 
 const GIZMO_PY: &str = r#"def calibrate_gizmo(gizmo):
     """Zanzibar calibration of a gizmo: align it before use."""

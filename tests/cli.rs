@@ -2,7 +2,7 @@
 //! `path:start-end` output relative to the working directory, `--json`, and first queries in an
 //! unregistered repository.
 
-use patina_tests::*;
+use crate::util::*;
 
 /// `start-end` at the beginning of `s`, as numbers.
 fn line_range(s: &str) -> Option<(u32, u32)> {

@@ -6,7 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
-use patina_tests::*;
+use crate::util::*;
 
 #[test]
 fn a_second_daemon_for_the_same_home_refuses_to_start() {
@@ -193,4 +193,90 @@ fn an_invalid_enum_value_is_an_invalid_argument() {
     assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
     assert!(err.message().contains("granularity"), "{err:?}");
     env.assert_healthy();
+}
+
+#[test]
+fn a_socket_passed_by_systemd_is_served_and_left_in_place() {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::{DirBuilderExt, FileTypeExt};
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+
+    let env = TestEnv::new();
+    let socket = env.socket();
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(socket.parent().expect("a run dir"))
+        .unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+
+    // What systemd does: the listening socket as fd 3, LISTEN_PID = the daemon's pid (sh execs
+    // patinad, so its pid is the shell's), LISTEN_FDS = 1.
+    let daemon = env.daemon_command();
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(r#"LISTEN_PID=$$ LISTEN_FDS=1 exec "$0""#)
+        .arg(daemon.get_program());
+    for (k, v) in daemon.get_envs() {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    if let Some(dir) = daemon.get_current_dir() {
+        cmd.current_dir(dir);
+    }
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(env.daemon_log_path())
+        .unwrap();
+    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
+    let fd = listener.as_raw_fd();
+    // SAFETY: only async-signal-safe calls (dup2, fcntl) between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let r = if fd == 3 {
+                libc::fcntl(3, libc::F_SETFD, 0)
+            } else {
+                libc::dup2(fd, 3)
+            };
+            if r < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().expect("spawning patinad under sh");
+    drop(listener);
+
+    let deadline = Instant::now() + START_TIMEOUT;
+    let health = loop {
+        match env.health() {
+            Ok(h) => break h,
+            Err(e) => {
+                assert!(
+                    Instant::now() < deadline,
+                    "the activated daemon never answered: {e}\n{}",
+                    env.logs()
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    };
+    assert!(health.socket_activated, "{health:?}");
+    assert_eq!(health.pid, child.id(), "{health:?}");
+
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    assert!(
+        wait_timeout(&mut child, Duration::from_secs(10)).is_some(),
+        "the daemon stops on SIGTERM"
+    );
+    let meta = std::fs::symlink_metadata(&socket).expect("the socket is still there");
+    assert!(
+        meta.file_type().is_socket(),
+        "systemd's socket file is not the daemon's to remove"
+    );
 }

@@ -1,6 +1,6 @@
 //! `Files.GetFile`: serves lines of files of registered repositories, and nothing outside them.
 
-use patina_tests::*;
+use crate::util::*;
 
 fn get(repo: &str, path: &str, start_line: u32, end_line: u32) -> GetFileRequest {
     GetFileRequest {

@@ -1,7 +1,7 @@
 //! Indexing and the repository registry: what gets indexed and what is skipped (and why), what
 //! survives a restart, what re-indexing redoes, and what removing a repository deletes.
 
-use patina_tests::*;
+use crate::util::*;
 
 fn skip_count<'a>(info: &'a RepoInfo, reason: &str) -> Option<&'a patina_proto::v1::SkipCount> {
     info.skipped.iter().find(|s| s.reason == reason)

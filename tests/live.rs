@@ -7,8 +7,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::util::{TestEnv, git, git_repo, query};
 use patina_proto::v1::{Freshness, QueryRequest, QueryResponse};
-use patina_tests::{TestEnv, git, git_repo, query};
 
 const FILES: &[(&str, &[u8])] = &[
     (

@@ -8,7 +8,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use patina_tests::*;
+use crate::util::*;
 use serde_json::{Value, json};
 
 /// How long one answer may take.

@@ -4,7 +4,7 @@
     python3 tests/mcp_conformance.py --shim target/debug/patina-mcp --home PATINA_HOME --repo REPO
 
 PATINA_HOME must hold a running daemon (its pid in patinad.lock) with REPO — the fixture repository
-of tests/harness.rs — registered and indexed. `cargo test --workspace` runs this through
+of tests/util/fixtures.rs — registered and indexed. `cargo test --workspace` runs this through
 tests/mcp.rs, which sets all of that up; the SDK (PyPI package `mcp`, the version pinned in
 .ci/run) must be importable: `.ci/run` installs it into target/pydeps, which tests/mcp.rs puts on
 PYTHONPATH.

@@ -2,7 +2,7 @@
 //! that does it, not with the README or the test that repeat its words; roles can be asked for and
 //! excluded; filters that leave nothing are relaxed with a notice; nonsense finds nothing.
 
-use patina_tests::*;
+use crate::util::*;
 
 const BACKOFF_PY: &str = r#""""Retry policy for outgoing calls."""
 

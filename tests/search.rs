@@ -1,7 +1,7 @@
 //! Retrieval through `Search.Query`: identifiers and file names find their definitions first,
 //! path globs and repository filters restrict results, and bad queries are refused or bounded.
 
-use patina_tests::*;
+use crate::util::*;
 
 /// The first hit of `text` in `repo`, with every hit listed when the answer is empty.
 #[track_caller]

@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::util::{TestEnv, git_repo, query};
 use patina_proto::v1::{Granularity, QueryRequest, QueryResponse, RepoInfo};
-use patina_tests::{TestEnv, git_repo, query};
 
 /// Unrelated functions, each with its own vocabulary.
 const FILES: &[(&str, &[u8])] = &[
@@ -209,6 +209,36 @@ fn a_restart_reloads_vectors_without_re_embedding() {
         0,
         "a second copy reuses cached embeddings"
     );
+}
+
+#[test]
+fn switching_precision_embeds_again_instead_of_mixing_vectors() {
+    let mut env = TestEnv::with_model();
+    env.start_daemon();
+    let repo = git_repo(FILES);
+    env.add_repo(repo.path());
+    let fp32 = wait_for_embeddings(&env, repo.path());
+    env.stop_daemon();
+
+    // The other graph: no cached fp32 vector may be served as an int8 one.
+    let config = env.home().join("config.toml");
+    let base = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{base}[semantic]\nprecision = \"int8\"\n")).unwrap();
+    env.start_daemon();
+    assert!(env.assert_healthy().semantic.contains("Int8"));
+    let int8 = wait_for_embeddings(&env, repo.path());
+    assert_eq!(int8.vectors, fp32.chunks);
+    assert!(
+        env.assert_healthy().embeddings_computed >= fp32.chunks,
+        "every chunk is embedded again with int8"
+    );
+    env.stop_daemon();
+
+    // Back to fp32: its vectors are still cached under their own keys.
+    std::fs::write(&config, base).unwrap();
+    env.start_daemon();
+    wait_for_embeddings(&env, repo.path());
+    assert_eq!(env.assert_healthy().embeddings_computed, 0);
 }
 
 #[test]

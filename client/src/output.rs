@@ -5,6 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::Result;
+use patina_proto::kinds::OracleStatus;
 use patina_proto::v1 as pb;
 use serde_json::json;
 
@@ -123,11 +124,12 @@ pub(crate) fn print_hits(
         eprintln!("patina: {} is {}", f.repo_name, freshness_line(f));
     }
     // "unavailable" oracles already explain themselves in a notice.
-    for o in resp
-        .oracles
-        .iter()
-        .filter(|o| o.status != "ok" && o.status != "unavailable")
-    {
+    for o in resp.oracles.iter().filter(|o| {
+        !matches!(
+            OracleStatus::parse(&o.status),
+            Some(OracleStatus::Ok | OracleStatus::Unavailable)
+        )
+    }) {
         eprintln!("patina: oracle {} {}: {}", o.oracle, o.status, o.message);
     }
     let st = stdout_style();

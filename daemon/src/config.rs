@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use serde::Deserialize;
+use patina_core::OracleId;
+use patina_embed::Precision;
+use serde::{Deserialize, Deserializer};
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -21,15 +23,23 @@ pub struct Config {
 #[serde(default, deny_unknown_fields)]
 pub struct SemanticConfig {
     /// `fp32` (reference quality) or `int8` (faster, cosine ≈ 0.997 to fp32).
-    pub precision: String,
+    #[serde(deserialize_with = "precision")]
+    pub precision: Precision,
 }
 
 impl Default for SemanticConfig {
     fn default() -> Self {
         SemanticConfig {
-            precision: "fp32".into(),
+            precision: Precision::Fp32,
         }
     }
+}
+
+/// `fp32` or `int8`; anything else is an error naming both.
+fn precision<'de, D: Deserializer<'de>>(d: D) -> Result<Precision, D::Error> {
+    let name = String::deserialize(d)?;
+    Precision::parse(&name)
+        .ok_or_else(|| serde::de::Error::unknown_variant(&name, &["fp32", "int8"]))
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -50,12 +60,12 @@ pub struct RetrievalConfig {
     pub overfetch: usize,
     /// An oracle that has not answered within this budget is left out of the fusion.
     pub oracle_timeout_ms: u64,
-    /// Fusion weight per oracle name.
-    pub weights: BTreeMap<String, f64>,
+    /// Fusion weight per oracle (a key that names no oracle is an error).
+    pub weights: BTreeMap<OracleId, f64>,
     /// Weights that replace `weights` for prose questions (no identifier or file name in the
     /// query) while semantic search is on: BM25 over the words of a question mostly matches
     /// filler words, so it only breaks ties among semantic hits.
-    pub prose_weights: BTreeMap<String, f64>,
+    pub prose_weights: BTreeMap<OracleId, f64>,
     /// The best semantic cosine at which a prose question counts as recognised by the model
     /// `[unsure, sure]`: at or below `unsure` the ordinary `weights` apply (words count fully), at
     /// or above `sure` the `prose_weights`, in between a blend. A dense model matches a question
@@ -95,11 +105,11 @@ impl Default for RetrievalConfig {
             overfetch: 5,
             oracle_timeout_ms: 2000,
             weights: BTreeMap::from([
-                ("lexical".into(), 1.0),
-                ("symbol".into(), 1.5),
-                ("semantic".into(), 1.0),
+                (OracleId::Lexical, 1.0),
+                (OracleId::Symbol, 1.5),
+                (OracleId::Semantic, 1.0),
             ]),
-            prose_weights: BTreeMap::from([("lexical".into(), 0.06)]),
+            prose_weights: BTreeMap::from([(OracleId::Lexical, 0.06)]),
             semantic_confidence: [0.55, 0.70],
             expand: true,
         }
@@ -107,12 +117,12 @@ impl Default for RetrievalConfig {
 }
 
 impl RetrievalConfig {
-    pub fn weight(&self, oracle: &str) -> f64 {
-        self.weights.get(oracle).copied().unwrap_or(1.0)
+    pub fn weight(&self, oracle: OracleId) -> f64 {
+        self.weights.get(&oracle).copied().unwrap_or(1.0)
     }
 
     /// The weight of `oracle` for a prose question whose best semantic cosine is `best`.
-    pub fn prose_weight_at(&self, oracle: &str, best: f32) -> f64 {
+    pub fn prose_weight_at(&self, oracle: OracleId, best: f32) -> f64 {
         let [unsure, sure] = self.semantic_confidence;
         let c = if sure > unsure {
             ((best - unsure) / (sure - unsure)).clamp(0.0, 1.0) as f64
@@ -122,9 +132,9 @@ impl RetrievalConfig {
         self.weight(oracle) + c * (self.prose_weight(oracle) - self.weight(oracle))
     }
 
-    pub fn prose_weight(&self, oracle: &str) -> f64 {
+    pub fn prose_weight(&self, oracle: OracleId) -> f64 {
         self.prose_weights
-            .get(oracle)
+            .get(&oracle)
             .copied()
             .unwrap_or_else(|| self.weight(oracle))
     }
@@ -140,12 +150,6 @@ impl Config {
         };
         let mut cfg: Config = toml::from_str(&text)
             .with_context(|| format!("invalid config file {}", path.display()))?;
-        if !matches!(cfg.semantic.precision.as_str(), "fp32" | "int8") {
-            anyhow::bail!(
-                "invalid config file {}: [semantic] precision must be \"fp32\" or \"int8\"",
-                path.display()
-            );
-        }
         // Keep the defaults' weights for oracles the file does not mention.
         for (k, v) in RetrievalConfig::default().weights {
             cfg.retrieval.weights.entry(k).or_insert(v);
@@ -169,10 +173,46 @@ mod tests {
         .unwrap();
         let c = Config::load(&p).unwrap();
         assert_eq!(c.index.max_file_bytes, 10);
-        assert_eq!(c.retrieval.weight("lexical"), 2.0);
-        assert_eq!(c.retrieval.weight("symbol"), 1.5);
+        assert_eq!(c.retrieval.weight(OracleId::Lexical), 2.0);
+        assert_eq!(c.retrieval.weight(OracleId::Symbol), 1.5);
+        assert_eq!(c.semantic.precision, Precision::Fp32);
         std::fs::write(&p, "[index]\nmax_file_byte = 10\n").unwrap();
         assert!(Config::load(&p).is_err());
         assert!(Config::load(&dir.path().join("missing.toml")).is_ok());
+    }
+
+    /// The full error chain, as the daemon prints it.
+    fn load_error(p: &Path, text: &str) -> String {
+        std::fs::write(p, text).unwrap();
+        format!("{:#}", Config::load(p).expect_err(text))
+    }
+
+    #[test]
+    fn unknown_oracles_and_precisions_are_errors_that_name_the_choices() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        for table in ["[retrieval.weights]", "[retrieval.prose_weights]"] {
+            let e = load_error(&p, &format!("{table}\nlexcal = 2.0\n"));
+            assert!(
+                e.contains("lexcal") && e.contains("lexical") && e.contains("semantic"),
+                "{e}"
+            );
+        }
+        let e = load_error(&p, "[retrieval]\nweights = { symbl = 1.0 }\n");
+        assert!(e.contains("symbl") && e.contains("symbol"), "{e}");
+        let e = load_error(&p, "[semantic]\nprecision = \"fp16\"\n");
+        assert!(
+            e.contains("fp16") && e.contains("fp32") && e.contains("int8"),
+            "{e}"
+        );
+        std::fs::write(
+            &p,
+            "[semantic]\nprecision = \"int8\"\n[retrieval.weights]\nsession = 0.5\n",
+        )
+        .unwrap();
+        let c = Config::load(&p).unwrap();
+        assert_eq!(c.semantic.precision, Precision::Int8);
+        assert_eq!(c.retrieval.weight(OracleId::Session), 0.5);
+        assert_eq!(c.retrieval.weight(OracleId::Semantic), 1.0);
     }
 }

@@ -148,7 +148,7 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
 fn merge(hits: Vec<SearchHit>) -> Result<Vec<Piece>> {
     let mut pieces: Vec<Piece> = Vec::new();
     for h in hits {
-        let oracles: Vec<&'static str> = h.provenance.iter().map(|c| c.oracle).collect();
+        let oracles: Vec<&'static str> = h.provenance.iter().map(|c| c.oracle.name()).collect();
         let piece = match &h.item {
             HitItem::Chunk {
                 repo,
@@ -186,7 +186,7 @@ fn merge(hits: Vec<SearchHit>) -> Result<Vec<Piece>> {
                     start_line: 1,
                     end_line: n.text.lines().count() as u32,
                     symbols: vec![n.session.clone()],
-                    kind: "note".into(),
+                    kind: patina_proto::kinds::HitKind::Note.wire().into(),
                     score: h.score,
                     oracles,
                     note: true,

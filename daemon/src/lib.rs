@@ -26,12 +26,16 @@ use patina_proto::v1 as pb;
 use tokio::sync::Notify;
 
 pub use config::Config;
+pub use socket::take_inherited as take_activation_socket;
 
 /// How to run the daemon; every field has an environment/XDG default.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 pub struct Options {
     pub socket: Option<PathBuf>,
     pub state_root: Option<PathBuf>,
+    /// The listening socket systemd passed (socket activation), taken by
+    /// [`take_activation_socket`] before any thread existed. Served instead of binding `socket`.
+    pub activated_socket: Option<std::os::unix::net::UnixListener>,
 }
 
 /// How long requests still running when a stop is asked for may take to finish.
@@ -54,14 +58,9 @@ pub async fn serve(opts: Options) -> Result<()> {
     let config_path = patina_proto::endpoint::config_file();
     let config = Config::load(&config_path)?;
     let store = patina_index::store::Store::open(&root.join("state"))?;
-    let precision = if config.semantic.precision == "int8" {
-        patina_embed::Precision::Int8
-    } else {
-        patina_embed::Precision::Fp32
-    };
     let semantic = Arc::new(semantic::Semantic::load(
         patina_embed::ModelPaths::locate(&root),
-        precision,
+        config.semantic.precision,
         store.embeddings(),
     ));
     let sessions = sessions::Sessions::open(&store, semantic.clone())?;
@@ -85,7 +84,7 @@ pub async fn serve(opts: Options) -> Result<()> {
         ],
     )
     .with_sessions(sessions.clone());
-    let bound = socket::bind(&socket_path).await?;
+    let bound = socket::bind(&socket_path, opts.activated_socket).await?;
     let shutdown = Arc::new(Notify::new());
     let daemon = Arc::new(rpc::Daemon {
         registry: registry.clone(),

@@ -14,6 +14,10 @@ struct Args {
 }
 
 fn main() {
+    // systemd socket activation: take the inherited socket and clear LISTEN_* now, while this is
+    // the only thread (the runtime, sled, the embedding and notes workers all start later).
+    // SAFETY: nothing has started a thread yet; this is the first statement of `main`.
+    let activated = unsafe { patinad::take_activation_socket() };
     let args = Args::parse();
     let filter = std::env::var("PATINA_LOG")
         .or_else(|_| std::env::var("RUST_LOG"))
@@ -22,6 +26,14 @@ fn main() {
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_writer(std::io::stderr)
         .init();
+    let activated_socket = match activated {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!("{e:#}");
+            eprintln!("patinad: {e:#}");
+            std::process::exit(2);
+        }
+    };
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -35,6 +47,7 @@ fn main() {
     let code = match rt.block_on(patinad::serve(patinad::Options {
         socket: args.socket,
         state_root: None,
+        activated_socket,
     })) {
         Ok(()) => 0,
         Err(e) => {

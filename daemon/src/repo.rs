@@ -231,6 +231,31 @@ impl Repo {
         })
     }
 
+    /// Remove from the vector index the vectors of live chunks that `cached` says were not
+    /// computed under the current key (another model or precision); returns how many left.
+    /// Takes chunks, then vectors.
+    pub fn drop_foreign_vectors(
+        &self,
+        mut cached: impl FnMut(&ChunkMeta) -> Result<bool>,
+    ) -> Result<usize> {
+        self.index.with_chunks(|chunks| {
+            let mut v = self.vectors.write().expect("vectors lock");
+            let mut foreign = Vec::new();
+            for id in v.built_ids() {
+                if let Some(meta) = chunks.get(id)
+                    && !cached(meta)?
+                {
+                    foreign.push(*id);
+                }
+            }
+            let n = foreign.len();
+            for id in foreign {
+                v.remove(id);
+            }
+            Ok(n)
+        })
+    }
+
     /// Chunk ids in the vector index's persisted HNSW that are no longer live.
     pub fn stale_vectors(&self) -> Vec<u64> {
         self.index.with_chunks(|chunks| {

@@ -8,13 +8,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use patina_core::FileRole;
+use patina_core::{FileRole, OracleId, OracleStatus};
 use patina_retrieve::QueryPlan;
 use patina_retrieve::fusion::{Contribution, Fused, Ranking, rrf};
 use patina_retrieve::rank::{self, Candidate, RankOptions, Scored};
 
 use crate::freshness::Freshness;
-use crate::oracles::{NOTE_SCOPE, Oracle, OracleHit, OracleQuery, Unavailable};
+use crate::oracles::{HitKey, Oracle, OracleHit, OracleQuery, Unavailable};
 use crate::registry::Change;
 use crate::registry::{Registry, UserError};
 use crate::repo::Repo;
@@ -91,8 +91,8 @@ pub(crate) enum HitItem {
 
 #[derive(Clone, Debug)]
 pub(crate) struct OracleReport {
-    pub oracle: &'static str,
-    pub status: &'static str,
+    pub oracle: OracleId,
+    pub status: OracleStatus,
     pub hits: usize,
     pub took: Duration,
     pub message: String,
@@ -182,7 +182,7 @@ impl QueryEngine {
     }
 
     pub fn oracle_names(&self) -> Vec<&'static str> {
-        self.oracles.iter().map(|o| o.name()).collect()
+        self.oracles.iter().map(|o| o.id().name()).collect()
     }
 
     /// Answer `req`. When hard filters (roles, path globs) leave nothing, they are relaxed in
@@ -260,7 +260,7 @@ impl QueryEngine {
         if repos.is_empty() {
             notices.push("no repositories are registered; add one with `patina add PATH`".into());
         }
-        let semantic_asked = oracles.iter().any(|o| o.name() == "semantic");
+        let semantic_asked = oracles.iter().any(|o| o.id() == OracleId::Semantic);
         if !req.fresh_timeout.is_zero()
             && !self
                 .catch_up(&repos, req.fresh_timeout, semantic_asked)
@@ -323,8 +323,7 @@ impl QueryEngine {
         });
         let (rankings, reports) = self.run_oracles(&oracles, q, &mut notices).await?;
         let fused = rrf(&rankings, cfg.rrf_k);
-        let weights: Vec<(&'static str, f64)> =
-            rankings.iter().map(|r| (r.oracle, r.weight)).collect();
+        let weights: Vec<(OracleId, f64)> = rankings.iter().map(|r| (r.oracle, r.weight)).collect();
         let mut near = req.near.clone();
         near.extend(named_folders(&req.text, &repos));
         let mut opts = RankOptions {
@@ -364,7 +363,7 @@ impl QueryEngine {
         }
         let mut chosen = Vec::new();
         for name in names {
-            match self.oracles.iter().find(|o| o.name() == name) {
+            match self.oracles.iter().find(|o| o.id().name() == name) {
                 Some(o) => chosen.push(o.clone()),
                 None => {
                     return Err(UserError::Invalid(format!(
@@ -398,12 +397,12 @@ impl QueryEngine {
         oracles: &[Arc<dyn Oracle>],
         q: Arc<OracleQuery>,
         notices: &mut Vec<String>,
-    ) -> Result<(Vec<Ranking<(usize, u64)>>, Vec<OracleReport>)> {
+    ) -> Result<(Vec<Ranking<HitKey>>, Vec<OracleReport>)> {
         let cfg = &self.registry.config.retrieval;
         let timeout = Duration::from_millis(cfg.oracle_timeout_ms);
         // A prose question with the model on: semantic leads, lexical breaks ties.
         let prose = self.registry.semantic.is_on()
-            && oracles.iter().any(|o| o.name() == "semantic")
+            && oracles.iter().any(|o| o.id() == OracleId::Semantic)
             && q.plan.intent != patina_retrieve::Intent::Identifier
             && (q.plan.long || !q.plan.names_code());
         let tasks: Vec<_> = oracles
@@ -412,59 +411,62 @@ impl QueryEngine {
                 let (o, q) = (o.clone(), q.clone());
                 tokio::spawn(async move {
                     let t0 = Instant::now();
-                    let name = o.name();
+                    let id = o.id();
                     let res = tokio::time::timeout(
                         timeout,
                         tokio::task::spawn_blocking(move || o.search(&q)),
                     )
                     .await;
-                    (name, t0.elapsed(), res)
+                    (id, t0.elapsed(), res)
                 })
             })
             .collect();
         let mut rankings = Vec::new();
         let mut reports = Vec::new();
         for t in tasks {
-            let (name, took, res) = t.await?;
-            let (status, message, hits): (&'static str, String, Vec<OracleHit>) = match res {
+            let (id, took, res) = t.await?;
+            let (status, message, hits): (OracleStatus, String, Vec<OracleHit>) = match res {
                 Err(_) => (
-                    "timeout",
+                    OracleStatus::Timeout,
                     format!("no answer within {} ms", timeout.as_millis()),
                     Vec::new(),
                 ),
-                Ok(Err(join)) => ("error", format!("oracle crashed: {join}"), Vec::new()),
+                Ok(Err(join)) => (
+                    OracleStatus::Error,
+                    format!("oracle crashed: {join}"),
+                    Vec::new(),
+                ),
                 Ok(Ok(Err(e))) if e.is::<Unavailable>() => {
-                    ("unavailable", e.to_string(), Vec::new())
+                    (OracleStatus::Unavailable, e.to_string(), Vec::new())
                 }
-                Ok(Ok(Err(e))) => ("error", format!("{e:#}"), Vec::new()),
-                Ok(Ok(Ok(hits))) => ("ok", String::new(), hits),
+                Ok(Ok(Err(e))) => (OracleStatus::Error, format!("{e:#}"), Vec::new()),
+                Ok(Ok(Ok(hits))) => (OracleStatus::Ok, String::new(), hits),
             };
             match status {
-                "ok" => {}
-                "unavailable" => notices.push(message.clone()),
-                _ => tracing::warn!(oracle = name, status, "{message}"),
+                OracleStatus::Ok => {}
+                OracleStatus::Unavailable => notices.push(message.clone()),
+                OracleStatus::Timeout | OracleStatus::Error => {
+                    tracing::warn!(oracle = id.name(), status = status.name(), "{message}")
+                }
             }
             reports.push(OracleReport {
-                oracle: name,
+                oracle: id,
                 status,
                 hits: hits.len(),
                 took,
                 message,
             });
             rankings.push(Ranking {
-                oracle: name,
-                weight: cfg.weight(name),
-                items: hits
-                    .into_iter()
-                    .map(|h| ((h.repo, h.chunk_id), h.score))
-                    .collect(),
+                oracle: id,
+                weight: cfg.weight(id),
+                items: hits.into_iter().map(|h| (h.key, h.score)).collect(),
             });
         }
         // A report names many things (its author's tests, variables, other modules): the symbol
         // oracle's evidence of "the query names this" is shared among all the names it mentions.
         let shared = q.plan.names_shared_by() as f64;
         for r in &mut rankings {
-            if r.oracle == "symbol" {
+            if r.oracle == OracleId::Symbol {
                 r.weight /= shared;
             }
         }
@@ -477,7 +479,7 @@ impl QueryEngine {
                 .and_then(|r| r.items.first())
                 .map_or(0.0, |i| i.1);
             for r in &mut rankings {
-                if r.oracle != "symbol" {
+                if r.oracle != OracleId::Symbol {
                     r.weight = cfg.prose_weight_at(r.oracle, best);
                 }
             }
@@ -487,15 +489,14 @@ impl QueryEngine {
 
     /// The fused results with what ranking needs: file, role, symbol, parent and lines (notes are
     /// not part of a file). Chunks that vanished since the oracles ran are dropped.
-    fn candidates(
-        &self,
-        fused: Vec<Fused<(usize, u64)>>,
-        repos: &[Arc<Repo>],
-    ) -> Vec<Candidate<(usize, u64)>> {
+    fn candidates(&self, fused: Vec<Fused<HitKey>>, repos: &[Arc<Repo>]) -> Vec<Candidate<HitKey>> {
         let mut out = Vec::with_capacity(fused.len());
         for f in fused {
-            let (ri, chunk_id) = f.key;
-            if ri == NOTE_SCOPE {
+            let HitKey::Chunk {
+                repo: ri,
+                chunk: chunk_id,
+            } = f.key
+            else {
                 out.push(Candidate {
                     key: f.key,
                     fused: f.score,
@@ -507,7 +508,7 @@ impl QueryEngine {
                     lines: (0, 0),
                 });
                 continue;
-            }
+            };
             let Some(meta) = repos[ri].chunk(chunk_id) else {
                 continue;
             };
@@ -531,7 +532,7 @@ impl QueryEngine {
     /// ([`patina_core::secret_reason`]) never appear.
     fn collect_hits(
         &self,
-        scored: Vec<Scored<(usize, u64)>>,
+        scored: Vec<Scored<HitKey>>,
         repos: &[Arc<Repo>],
         req: &SearchRequest,
         limit: usize,
@@ -573,7 +574,9 @@ impl QueryEngine {
             let mut groups: Vec<Acc> = Vec::new();
             let mut index: HashMap<(usize, String), usize> = HashMap::new();
             for s in scored {
-                let Some((ri, path)) = &s.candidate.file else {
+                let (Some((ri, path)), HitKey::Chunk { chunk: best, .. }) =
+                    (&s.candidate.file, s.candidate.key)
+                else {
                     continue;
                 };
                 let dir = match req.granularity {
@@ -584,7 +587,7 @@ impl QueryEngine {
                     groups.push(Acc {
                         ri: *ri,
                         dir,
-                        best: s.candidate.key.1,
+                        best,
                         score: 0.0,
                         matches: 0,
                         provenance: Vec::new(),
@@ -618,7 +621,7 @@ impl QueryEngine {
             }
             return Ok(hits);
         }
-        let ranked: Vec<(Scored<(usize, u64)>, f64, Vec<Contribution>)> =
+        let ranked: Vec<(Scored<HitKey>, f64, Vec<Contribution>)> =
             if req.granularity == Granularity::File {
                 rank::files(scored, opts, Some(fusion))
                     .into_iter()
@@ -636,24 +639,27 @@ impl QueryEngine {
                     .collect()
             };
         for (s, score, provenance) in ranked {
-            let (ri, chunk_id) = s.candidate.key;
-            if ri == NOTE_SCOPE {
-                let Some(note) = self.sessions.as_ref().and_then(|ss| ss.get_note(chunk_id)) else {
+            let (ri, chunk_id) = match s.candidate.key {
+                HitKey::Chunk { repo, chunk } => (repo, chunk),
+                HitKey::Note(note_id) => {
+                    let Some(note) = self.sessions.as_ref().and_then(|ss| ss.get_note(note_id))
+                    else {
+                        continue;
+                    };
+                    hits.push(SearchHit {
+                        snippet: if req.snippet_lines > 0 {
+                            snippet_of(&note.text)
+                        } else {
+                            String::new()
+                        },
+                        role: None,
+                        item: HitItem::Note(note),
+                        score,
+                        provenance,
+                    });
                     continue;
-                };
-                hits.push(SearchHit {
-                    snippet: if req.snippet_lines > 0 {
-                        snippet_of(&note.text)
-                    } else {
-                        String::new()
-                    },
-                    role: None,
-                    item: HitItem::Note(note),
-                    score,
-                    provenance,
-                });
-                continue;
-            }
+                }
+            };
             let repo = &repos[ri];
             let Some(meta) = repo.chunk(chunk_id) else {
                 continue;

@@ -14,7 +14,7 @@ use anyhow::{Result, anyhow};
 use crate::registry::Registry;
 use crate::repo::Repo;
 use patina_core::ChunkMeta;
-use patina_embed::{DIM, Embedder, ModelPaths, Precision, QueryCache};
+use patina_embed::{DIM, Embedder, MODEL_NAME, ModelPaths, Precision, QueryCache};
 use patina_index::store::EmbeddingCache;
 
 /// The command that provisions the model.
@@ -30,6 +30,8 @@ enum State {
 
 pub(crate) struct Semantic {
     state: State,
+    /// The graph every vector of this process comes from: part of every cache key.
+    precision: Precision,
     paths: ModelPaths,
     cache: EmbeddingCache,
     queries: Mutex<QueryCache>,
@@ -59,6 +61,7 @@ impl Semantic {
         };
         Semantic {
             state,
+            precision,
             paths,
             cache,
             queries: Mutex::new(QueryCache::new(QUERY_CACHE)),
@@ -116,19 +119,14 @@ impl Semantic {
         s
     }
 
-    /// Cache key: a hash of the model, the chunk's context fields and its text hash — everything
-    /// `input()` is a function of.
-    pub fn key(meta: &ChunkMeta) -> [u8; 32] {
-        let mut h = blake3::Hasher::new();
-        h.update(b"all-MiniLM-L6-v2/2\0");
-        h.update(meta.path.as_bytes());
-        h.update(b"\0");
-        h.update(meta.parent.as_deref().unwrap_or("").as_bytes());
-        h.update(b"\0");
-        h.update(meta.symbol.as_deref().unwrap_or("").as_bytes());
-        h.update(b"\0");
-        h.update(meta.hash.as_bytes());
-        *h.finalize().as_bytes()
+    /// Cache key of a chunk's embedding under this process's model and precision.
+    pub fn key(&self, meta: &ChunkMeta) -> [u8; 32] {
+        chunk_key(self.precision, meta)
+    }
+
+    /// Cache key of a session note's embedding under this process's model and precision.
+    pub fn note_key(&self, text: &str) -> [u8; 32] {
+        note_key(self.precision, text)
     }
 
     /// The query's embedding, from the LRU when it was asked before.
@@ -159,7 +157,7 @@ impl Semantic {
         let queued = repo.sync_vectors(added, removed, |meta| {
             Ok(self
                 .cache
-                .get(&Semantic::key(meta))?
+                .get(&self.key(meta))?
                 .filter(|v| v.len() == DIM))
         })?;
         if queued {
@@ -169,11 +167,22 @@ impl Semantic {
     }
 
     /// Initial reconciliation of a freshly opened repository (nothing is re-embedded that is cached).
+    /// A vector of the persisted graph whose chunk has no cache entry under this process's key was
+    /// computed by another graph (the other `[semantic] precision`): it leaves the index and the
+    /// chunk is embedded again, so one index never mixes vectors of both.
     pub fn attach(&self, repo: &Repo) -> Result<()> {
         if !self.is_on() {
             return Ok(());
         }
         let live: Vec<u64> = repo.with_chunks(|chunks| chunks.keys().copied().collect());
+        let foreign = repo.drop_foreign_vectors(|meta| Ok(self.cache.get(&self.key(meta))?.is_some()))?;
+        if foreign > 0 {
+            tracing::info!(
+                repo = %repo.id(),
+                vectors = foreign,
+                "vectors of another model or precision leave the index; embedding them again"
+            );
+        }
         let stale = repo.stale_vectors();
         self.sync(repo, &live, &stale)
     }
@@ -256,7 +265,7 @@ impl Semantic {
             let meta = repo.chunk(*id);
             let text = repo.index().text(*id)?;
             if let (Some(meta), Some(text)) = (meta, text) {
-                work.push((*id, Semantic::key(&meta), Semantic::input(&meta, &text)));
+                work.push((*id, self.key(&meta), Semantic::input(&meta, &text)));
             }
         }
         let inputs: Vec<&str> = work.iter().map(|w| w.2.as_str()).collect();
@@ -280,6 +289,38 @@ impl Semantic {
     }
 }
 
+/// The model and graph a vector comes from, as a cache-key prefix. fp32 keeps the prefix of the
+/// keys written before the precision was part of them (so an fp32 cache stays valid); int8 has
+/// its own, so switching `[semantic] precision` never serves a vector of the other graph.
+fn model_tag(precision: Precision) -> String {
+    match precision {
+        Precision::Fp32 => MODEL_NAME.to_string(),
+        Precision::Int8 => format!("{MODEL_NAME}/{}", precision.name()),
+    }
+}
+
+/// Cache key of a chunk's embedding: a hash of the model and precision, the chunk's context
+/// fields and its text hash — everything [`Semantic::input`] and the vector are a function of.
+fn chunk_key(precision: Precision, meta: &ChunkMeta) -> [u8; 32] {
+    let mut h = blake3::Hasher::new();
+    h.update(model_tag(precision).as_bytes());
+    h.update(b"/2\0");
+    h.update(meta.path.as_bytes());
+    h.update(b"\0");
+    h.update(meta.parent.as_deref().unwrap_or("").as_bytes());
+    h.update(b"\0");
+    h.update(meta.symbol.as_deref().unwrap_or("").as_bytes());
+    h.update(b"\0");
+    h.update(meta.hash.as_bytes());
+    *h.finalize().as_bytes()
+}
+
+/// Cache key of a session note's embedding (the note's text, embedded as a query is).
+fn note_key(precision: Precision, text: &str) -> [u8; 32] {
+    let tag = model_tag(precision);
+    *blake3::hash(format!("patina-note/{tag}/1\0{text}").as_bytes()).as_bytes()
+}
+
 /// Fold the fresh segment into a new HNSW when it has grown; the build runs without the lock.
 fn maybe_rebuild(repo: &Repo) -> Result<()> {
     let Some(snapshot) = repo.vectors_to_rebuild() else {
@@ -296,4 +337,48 @@ fn maybe_rebuild(repo: &Repo) -> Result<()> {
 /// Backlog size, for status and notices.
 pub(crate) fn backlog(repo: &Repo) -> usize {
     repo.backlog()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(hash: &str) -> ChunkMeta {
+        ChunkMeta {
+            path: "src/lib.rs".into(),
+            start_line: 1,
+            end_line: 9,
+            symbol: Some("parse".into()),
+            kind: patina_chunk::ChunkKind::Function,
+            parent: None,
+            language: patina_chunk::Language::Rust,
+            hash: hash.into(),
+            role: None,
+        }
+    }
+
+    #[test]
+    fn cache_keys_depend_on_precision_and_content() {
+        let m = meta("0123abcd");
+        let fp32 = chunk_key(Precision::Fp32, &m);
+        assert_ne!(
+            fp32,
+            chunk_key(Precision::Int8, &m),
+            "fp32 and int8 vectors must never share a key"
+        );
+        assert_eq!(fp32, chunk_key(Precision::Fp32, &meta("0123abcd")));
+        assert_ne!(fp32, chunk_key(Precision::Fp32, &meta("ffff")));
+        // fp32 keys are the ones written before precision was part of the key, so an existing
+        // cache stays valid.
+        let old = blake3::hash(b"all-MiniLM-L6-v2/2\0src/lib.rs\0\0parse\x000123abcd");
+        assert_eq!(fp32, *old.as_bytes());
+
+        let note = "we chose sled because it is embedded";
+        assert_ne!(
+            note_key(Precision::Fp32, note),
+            note_key(Precision::Int8, note)
+        );
+        let old = blake3::hash(format!("patina-note/all-MiniLM-L6-v2/1\0{note}").as_bytes());
+        assert_eq!(note_key(Precision::Fp32, note), *old.as_bytes());
+    }
 }

@@ -104,8 +104,15 @@ pub(crate) struct Bound {
     pub activated: bool,
 }
 
-/// Take the listening socket systemd passed (`LISTEN_FDS`), if any and meant for this process.
-pub(crate) fn inherited() -> Result<Option<std::os::unix::net::UnixListener>> {
+/// Take the listening socket systemd passed (`LISTEN_PID`/`LISTEN_FDS`, fd 3), if any and meant
+/// for this process, and clear those variables so children do not inherit them.
+///
+/// # Safety
+///
+/// Must be called while the process has a single thread (first thing in `main`, before any
+/// runtime, logger or library thread exists): it modifies the environment, which is only sound
+/// when no other thread can be reading it.
+pub unsafe fn take_inherited() -> Result<Option<std::os::unix::net::UnixListener>> {
     let pid_ok = std::env::var("LISTEN_PID")
         .ok()
         .and_then(|p| p.parse::<u32>().ok())
@@ -114,27 +121,32 @@ pub(crate) fn inherited() -> Result<Option<std::os::unix::net::UnixListener>> {
         .ok()
         .and_then(|n| n.parse::<i32>().ok())
         .unwrap_or(0);
-    if !pid_ok || fds < 1 {
-        return Ok(None);
-    }
-    // SAFETY: systemd guarantees fd 3 (SD_LISTEN_FDS_START) is an open socket handed to us.
-    let listener = unsafe { std::os::unix::net::UnixListener::from_raw_fd(3) };
-    listener
-        .set_nonblocking(true)
-        .context("socket passed by systemd is unusable")?;
-    // SAFETY: these variables are read once at start-up, before any thread reads the environment.
+    // SAFETY: the caller guarantees this process has a single thread (see above).
     unsafe {
         std::env::remove_var("LISTEN_PID");
         std::env::remove_var("LISTEN_FDS");
         std::env::remove_var("LISTEN_FDNAMES");
     }
+    if !pid_ok || fds < 1 {
+        return Ok(None);
+    }
+    // SAFETY: systemd guarantees fd 3 (SD_LISTEN_FDS_START) is an open socket handed to us, and
+    // nothing else in this process has taken ownership of it yet.
+    let listener = unsafe { std::os::unix::net::UnixListener::from_raw_fd(3) };
+    listener
+        .set_nonblocking(true)
+        .context("socket passed by systemd is unusable")?;
     Ok(Some(listener))
 }
 
-/// Bind `path` with mode 0600 inside a 0700 directory, replacing a stale socket left by a crashed
+/// Serve on `inherited` (the socket systemd passed, see [`take_inherited`]) when given; else bind
+/// `path` with mode 0600 inside a 0700 directory, replacing a stale socket left by a crashed
 /// daemon. Must be called with the instance lock held.
-pub(crate) async fn bind(path: &Path) -> Result<Bound> {
-    if let Some(inherited) = inherited()? {
+pub(crate) async fn bind(
+    path: &Path,
+    inherited: Option<std::os::unix::net::UnixListener>,
+) -> Result<Bound> {
+    if let Some(inherited) = inherited {
         let path = inherited
             .local_addr()
             .ok()

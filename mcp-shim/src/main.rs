@@ -6,8 +6,8 @@
 //! Transport: newline-delimited JSON-RPC 2.0 on stdin/stdout; logs go to stderr only. A plain
 //! thread reads stdin (lines over [`MAX_MESSAGE_BYTES`] are discarded and answered with an error),
 //! another writes stdout; requests run concurrently on a current-thread tokio runtime and may be
-//! cancelled (`notifications/cancelled`). See `protocol.rs` for the MCP layer and `tools.rs` for
-//! the tools.
+//! cancelled (`notifications/cancelled`). See `protocol.rs` for the MCP layer and `tools/` for
+//! the tools (one file each).
 
 mod daemon;
 mod protocol;

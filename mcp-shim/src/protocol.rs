@@ -1,7 +1,7 @@
 //! The MCP layer: JSON-RPC 2.0 messages and errors, protocol version negotiation, and the methods
 //! (`initialize`, `ping`, `tools/list`, `tools/call`, the `initialized` and `cancelled`
 //! notifications). Malformed input is answered with the JSON-RPC error codes and never stops the
-//! server; a tool that fails returns a result with `isError: true` (see `tools.rs`).
+//! server; a tool that fails returns a result with `isError: true` (see `tools/`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -4,6 +4,7 @@
 //! the `client` feature, the daemon `server`; `json` makes every message `serde::Serialize`.
 
 pub mod endpoint;
+pub mod kinds;
 pub mod roles;
 
 /// Bumped whenever a change makes old clients and new daemons (or the reverse) misunderstand each other.

@@ -55,6 +55,21 @@ pub enum Precision {
 }
 
 impl Precision {
+    pub const ALL: [Precision; 2] = [Precision::Fp32, Precision::Int8];
+
+    /// Stable lowercase name: `fp32` or `int8` (the config's spelling).
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::Fp32 => "fp32",
+            Precision::Int8 => "int8",
+        }
+    }
+
+    /// The precision called `name`, if any.
+    pub fn parse(name: &str) -> Option<Precision> {
+        Precision::ALL.into_iter().find(|p| p.name() == name)
+    }
+
     /// The graph's file name inside the model directory.
     pub fn file_name(self) -> &'static str {
         match self {

@@ -4,10 +4,12 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
+pub use patina_core::OracleId;
+
 /// One oracle's contribution to a fused result.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Contribution {
-    pub oracle: &'static str,
+    pub oracle: OracleId,
     pub rank: u32,
     pub score: f32,
 }
@@ -21,7 +23,7 @@ pub struct Fused<K> {
 
 /// A ranked list from one oracle: keys best first, with the oracle's own scores.
 pub struct Ranking<K> {
-    pub oracle: &'static str,
+    pub oracle: OracleId,
     pub weight: f64,
     pub items: Vec<(K, f32)>,
 }
@@ -66,7 +68,7 @@ pub fn rrf<K: Clone + Eq + Hash + Ord>(rankings: &[Ranking<K>], k: f64) -> Vec<F
 mod tests {
     use super::*;
 
-    fn ranking(oracle: &'static str, weight: f64, keys: &[u32]) -> Ranking<u32> {
+    fn ranking(oracle: OracleId, weight: f64, keys: &[u32]) -> Ranking<u32> {
         Ranking {
             oracle,
             weight,
@@ -77,7 +79,10 @@ mod tests {
     #[test]
     fn agreement_beats_a_single_first_place() {
         let fused = rrf(
-            &[ranking("a", 1.0, &[1, 2, 3]), ranking("b", 1.0, &[2, 3, 1])],
+            &[
+                ranking(OracleId::Lexical, 1.0, &[1, 2, 3]),
+                ranking(OracleId::Semantic, 1.0, &[2, 3, 1]),
+            ],
             60.0,
         );
         assert_eq!(fused[0].key, 2);
@@ -88,7 +93,13 @@ mod tests {
 
     #[test]
     fn weights_scale_contributions() {
-        let fused = rrf(&[ranking("a", 1.0, &[1]), ranking("b", 1.5, &[2])], 60.0);
+        let fused = rrf(
+            &[
+                ranking(OracleId::Lexical, 1.0, &[1]),
+                ranking(OracleId::Semantic, 1.5, &[2]),
+            ],
+            60.0,
+        );
         assert_eq!(fused[0].key, 2);
         assert_eq!(fused[1].key, 1);
     }
@@ -96,7 +107,13 @@ mod tests {
     #[test]
     fn empty_and_disjoint_inputs() {
         assert!(rrf::<u32>(&[], 60.0).is_empty());
-        let fused = rrf(&[ranking("a", 1.0, &[5, 4]), ranking("b", 1.0, &[])], 60.0);
+        let fused = rrf(
+            &[
+                ranking(OracleId::Lexical, 1.0, &[5, 4]),
+                ranking(OracleId::Semantic, 1.0, &[]),
+            ],
+            60.0,
+        );
         assert_eq!(fused.iter().map(|f| f.key).collect::<Vec<_>>(), [5, 4]);
     }
 }

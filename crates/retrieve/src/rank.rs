@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use patina_core::FileRole;
+use patina_core::{FileRole, OracleId};
 
 use crate::fusion::Contribution;
 use crate::query::{QueryPlan, path_words, stem};
@@ -136,8 +136,8 @@ impl Default for RankOptions {
     }
 }
 
-/// The oracle name whose scores are cosines (for the relevance floor).
-pub const SEMANTIC: &str = "semantic";
+/// The oracle whose scores are cosines (for the relevance floor).
+pub const SEMANTIC: OracleId = OracleId::Semantic;
 
 /// Does a candidate carry any evidence beyond a weak semantic neighbour?
 pub fn above_floor(provenance: &[Contribution], floor: f32) -> bool {
@@ -352,7 +352,7 @@ pub struct FileScore<K> {
 #[derive(Clone, Debug)]
 pub struct FileFusion {
     pub k: f64,
-    pub weights: Vec<(&'static str, f64)>,
+    pub weights: Vec<(OracleId, f64)>,
 }
 
 /// File level: the oracles' rankings are fused again *per file* — each oracle ranks files by
@@ -369,7 +369,7 @@ pub fn files<K: Clone>(
     let mut out = aggregate(scored, opts);
     if let (Some(fusion), true) = (fusion, opts.enabled) {
         // Each oracle's file ranking: files ordered by the best rank of any of their chunks.
-        let mut per_oracle: HashMap<&'static str, Vec<(u32, usize)>> = HashMap::new();
+        let mut per_oracle: HashMap<OracleId, Vec<(u32, usize)>> = HashMap::new();
         for (i, f) in out.iter().enumerate() {
             if f.best.candidate.file.is_none() {
                 continue;
@@ -502,7 +502,7 @@ mod tests {
             key,
             fused,
             provenance: vec![Contribution {
-                oracle: "lexical",
+                oracle: OracleId::Lexical,
                 rank: key,
                 score: 1.0,
             }],
@@ -761,7 +761,7 @@ mod tests {
             coherence: vec![],
             ..RankOptions::default()
         };
-        let with = |key: u32, path: &str, oracle: &'static str, rank: u32, fused: f64| {
+        let with = |key: u32, path: &str, oracle: OracleId, rank: u32, fused: f64| {
             let mut c = cand(
                 key,
                 fused,
@@ -779,10 +779,10 @@ mod tests {
         };
         // a.rs: lexical's 1st chunk; b.rs: lexical's 2nd chunk and semantic's 2nd (another chunk).
         let cands = vec![
-            with(1, "a.rs", "lexical", 1, 1.0 / 61.0),
-            with(2, "c.rs", "semantic", 1, 1.0 / 61.0),
-            with(3, "b.rs", "lexical", 2, 1.0 / 62.0),
-            with(4, "b.rs", "semantic", 2, 1.0 / 62.0),
+            with(1, "a.rs", OracleId::Lexical, 1, 1.0 / 61.0),
+            with(2, "c.rs", OracleId::Semantic, 1, 1.0 / 61.0),
+            with(3, "b.rs", OracleId::Lexical, 2, 1.0 / 62.0),
+            with(4, "b.rs", OracleId::Semantic, 2, 1.0 / 62.0),
         ];
         let chunk_level = files(score(cands.clone(), &plan, &opts), &opts, None);
         assert_ne!(
@@ -791,7 +791,7 @@ mod tests {
         );
         let fusion = FileFusion {
             k: 60.0,
-            weights: vec![("lexical", 1.0), ("semantic", 1.0)],
+            weights: vec![(OracleId::Lexical, 1.0), (OracleId::Semantic, 1.0)],
         };
         let file_level = files(score(cands, &plan, &opts), &opts, Some(&fusion));
         assert_eq!(

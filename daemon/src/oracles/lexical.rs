@@ -4,6 +4,8 @@ use anyhow::Result;
 use patina_retrieve::{Intent, expand};
 use patina_index::lexical::LexicalIndex;
 
+use patina_core::OracleId;
+
 use super::{Oracle, OracleHit, OracleQuery, merge_by_score};
 use patina_core::tokens::{for_each_token, query_terms};
 
@@ -68,8 +70,8 @@ fn with_variants(
 pub(crate) struct LexicalOracle;
 
 impl Oracle for LexicalOracle {
-    fn name(&self) -> &'static str {
-        "lexical"
+    fn id(&self) -> OracleId {
+        OracleId::Lexical
     }
 
     fn search(&self, q: &OracleQuery) -> Result<Vec<OracleHit>> {
@@ -111,11 +113,7 @@ impl Oracle for LexicalOracle {
                 None => &short,
             };
             for (chunk_id, score) in repo.lexical().search(terms, q.limit, allow)? {
-                hits.push(OracleHit {
-                    repo: i,
-                    chunk_id,
-                    score,
-                });
+                hits.push(OracleHit::chunk(i, chunk_id, score));
             }
         }
         Ok(merge_by_score(hits, q.limit))

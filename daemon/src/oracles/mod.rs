@@ -9,6 +9,7 @@ pub(crate) mod symbol;
 use std::sync::Arc;
 
 use anyhow::Result;
+use patina_core::OracleId;
 
 use crate::repo::Repo;
 use patina_core::PathFilter;
@@ -28,24 +29,36 @@ pub(crate) struct OracleQuery {
     pub expand: bool,
 }
 
-/// A chunk an oracle found: `repo` indexes `OracleQuery::repos`. A session note (session oracle)
-/// has `repo` [`NOTE_SCOPE`] and its note id as `chunk_id`; see [`OracleHit::note`].
+/// What an oracle found: a chunk of a repository in scope, or a session note (session oracle).
+/// Also the key under which the oracles' rankings are fused. Ordered chunks first (by repository,
+/// then chunk id), then notes: ties of the fusion break in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum HitKey {
+    /// A chunk; `repo` indexes `OracleQuery::repos`.
+    Chunk { repo: usize, chunk: u64 },
+    /// A note of a working session, by note id.
+    Note(u64),
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct OracleHit {
-    pub repo: usize,
-    pub chunk_id: u64,
+    pub key: HitKey,
     pub score: f32,
 }
 
-/// The `repo` of a hit that is a session note rather than a chunk of a repository.
-pub(crate) const NOTE_SCOPE: usize = usize::MAX;
-
 impl OracleHit {
+    /// A chunk of `OracleQuery::repos[repo]` found by an oracle.
+    pub fn chunk(repo: usize, chunk: u64, score: f32) -> OracleHit {
+        OracleHit {
+            key: HitKey::Chunk { repo, chunk },
+            score,
+        }
+    }
+
     /// A session note found by an oracle.
     pub fn note(note_id: u64, score: f32) -> OracleHit {
         OracleHit {
-            repo: NOTE_SCOPE,
-            chunk_id: note_id,
+            key: HitKey::Note(note_id),
             score,
         }
     }
@@ -64,19 +77,14 @@ impl std::fmt::Display for Unavailable {
 impl std::error::Error for Unavailable {}
 
 pub(crate) trait Oracle: Send + Sync {
-    fn name(&self) -> &'static str;
+    fn id(&self) -> OracleId;
     /// Ranked best first, at most `q.limit`.
     fn search(&self, q: &OracleQuery) -> Result<Vec<OracleHit>>;
 }
 
 /// Merge per-repository rankings whose scores are comparable, best first.
 pub(crate) fn merge_by_score(mut hits: Vec<OracleHit>, limit: usize) -> Vec<OracleHit> {
-    hits.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then(a.repo.cmp(&b.repo))
-            .then(a.chunk_id.cmp(&b.chunk_id))
-    });
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.key.cmp(&b.key)));
     hits.truncate(limit);
     hits
 }

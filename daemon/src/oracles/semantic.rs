@@ -5,14 +5,16 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
+use patina_core::OracleId;
+
 use super::{Oracle, OracleHit, OracleQuery, Unavailable, merge_by_score};
 use crate::semantic::Semantic;
 
 pub(crate) struct SemanticOracle(pub Arc<Semantic>);
 
 impl Oracle for SemanticOracle {
-    fn name(&self) -> &'static str {
-        "semantic"
+    fn id(&self) -> OracleId {
+        OracleId::Semantic
     }
 
     fn search(&self, q: &OracleQuery) -> Result<Vec<OracleHit>> {
@@ -30,11 +32,7 @@ impl Oracle for SemanticOracle {
                 .map(|f| repo.with_chunks(|c| f.allowed_chunks(c)));
             let allow_fn = |id: u64| allow.as_ref().is_none_or(|a| a(id));
             for (chunk_id, score) in repo.search_vectors(&qv, q.limit, &allow_fn) {
-                hits.push(OracleHit {
-                    repo: i,
-                    chunk_id,
-                    score,
-                });
+                hits.push(OracleHit::chunk(i, chunk_id, score));
             }
         }
         Ok(merge_by_score(hits, q.limit))

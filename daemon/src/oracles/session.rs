@@ -1,4 +1,4 @@
-//! The session oracle: notes of working sessions (see `sessions.rs`) that bear on the query, so a
+//! The session oracle: notes of working sessions (see `sessions/`) that bear on the query, so a
 //! decision recorded once ("we chose sled because …") surfaces in later searches about it. Its hits
 //! are notes, not chunks: [`OracleHit::note`]. Path globs restrict a query to files, so they leave
 //! notes out.
@@ -7,14 +7,16 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
+use patina_core::OracleId;
+
 use super::{Oracle, OracleHit, OracleQuery};
 use crate::sessions::Sessions;
 
 pub(crate) struct SessionOracle(pub Arc<Sessions>);
 
 impl Oracle for SessionOracle {
-    fn name(&self) -> &'static str {
-        "session"
+    fn id(&self) -> OracleId {
+        OracleId::Session
     }
 
     fn search(&self, q: &OracleQuery) -> Result<Vec<OracleHit>> {

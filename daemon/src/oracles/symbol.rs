@@ -6,6 +6,8 @@ use std::collections::HashMap;
 
 use anyhow::Result;
 
+use patina_core::OracleId;
+
 use super::{Oracle, OracleHit, OracleQuery, merge_by_score};
 use patina_chunk::ChunkKind;
 use patina_index::symbols::normalize;
@@ -40,8 +42,8 @@ struct Candidate {
 }
 
 impl Oracle for SymbolOracle {
-    fn name(&self) -> &'static str {
-        "symbol"
+    fn id(&self) -> OracleId {
+        OracleId::Symbol
     }
 
     fn search(&self, q: &OracleQuery) -> Result<Vec<OracleHit>> {
@@ -138,11 +140,7 @@ impl Oracle for SymbolOracle {
                     }
                 }
                 hits.extend(best.into_iter().filter(|(id, _)| allowed(*id)).map(
-                    |(chunk_id, score)| OracleHit {
-                        repo: i,
-                        chunk_id,
-                        score,
-                    },
+                    |(chunk_id, score)| OracleHit::chunk(i, chunk_id, score),
                 ));
             });
         }

@@ -3,6 +3,7 @@
 
 use patina_core::FileRole;
 use patina_index::{Phase, Progress, Repaired};
+use patina_proto::kinds::HitKind;
 use patina_proto::v1 as pb;
 use tonic::Status;
 
@@ -151,8 +152,8 @@ pub(super) fn query_response(res: SearchResponse) -> pb::QueryResponse {
             .reports
             .into_iter()
             .map(|o| pb::OracleReport {
-                oracle: o.oracle.into(),
-                status: o.status.into(),
+                oracle: o.oracle.name().into(),
+                status: o.status.name().into(),
                 hits: o.hits as u32,
                 took_us: o.took.as_micros() as u64,
                 message: o.message,
@@ -260,7 +261,7 @@ pub(super) fn hit_pb(h: SearchHit) -> pb::Hit {
         .provenance
         .into_iter()
         .map(|c| pb::OracleRank {
-            oracle: c.oracle.into(),
+            oracle: c.oracle.name().into(),
             rank: c.rank,
             score: c.score,
         })
@@ -293,7 +294,13 @@ pub(super) fn hit_pb(h: SearchHit) -> pb::Hit {
         } => pb::Hit {
             repo_id: repo.id().to_string(),
             repo_root: repo.root().to_string_lossy().into_owned(),
-            kind: if dir.is_empty() { "repo" } else { "module" }.into(),
+            kind: if dir.is_empty() {
+                HitKind::Repo
+            } else {
+                HitKind::Module
+            }
+            .wire()
+            .into(),
             symbol: if dir.is_empty() {
                 repo.record().name
             } else {
@@ -310,7 +317,7 @@ pub(super) fn hit_pb(h: SearchHit) -> pb::Hit {
             start_line: 1,
             end_line: n.text.lines().count().max(1) as u32,
             symbol: n.session.clone(),
-            kind: "note".into(),
+            kind: HitKind::Note.wire().into(),
             note: Some(note_pb(n)),
             ..base
         },

@@ -1,0 +1,96 @@
+//! `list_repos`: the registered repositories with their counts and freshness.
+
+use std::fmt::Write as _;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::common::*;
+use super::{Outcome, Tool, ToolResult};
+use crate::protocol::Server;
+
+pub(super) const TOOL: Tool = Tool {
+    name: "list_repos",
+    title: "List repositories",
+    description: "List the repositories Patina has registered, with their root, file and \
+chunk counts, languages, the commit their index reflects and its freshness (pending changes, \
+indexing in progress). Repositories are registered from a shell with `patina add PATH`.",
+    input: super::args::input_schema::<Args>,
+    output,
+    read_only: true,
+    idempotent: true,
+};
+
+/// `list_repos` takes no arguments; its `inputSchema` is generated from this struct.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Args {}
+
+fn output() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "repos": {"type": "array", "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "name": {"type": "string"},
+                    "root": {"type": "string"},
+                    "files": {"type": "integer"},
+                    "chunks": {"type": "integer"},
+                    "languages": {"type": "object"},
+                    "indexing": {"type": "boolean"},
+                    "last_indexed_unix_ms": {"type": "integer"},
+                    "freshness": {"type": "object"}
+                },
+                "required": ["id", "name", "root", "files", "chunks"]
+            }},
+            "daemon_uptime_ms": {"type": "integer"},
+            "semantic": {"type": "string"}
+        },
+        "required": ["repos"]
+    })
+}
+
+pub(super) async fn call(server: &Server, _: Args) -> ToolResult {
+    let resp = repo_list(server).await?;
+    let mut text = String::new();
+    if resp.repos.is_empty() {
+        text.push_str(
+            "No repository is registered; register one from a shell with `patina add PATH`.\n",
+        );
+    }
+    for r in &resp.repos {
+        let mut langs: Vec<(&String, &u64)> = r.languages.iter().collect();
+        langs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let _ = writeln!(
+            text,
+            "{}  {}  {} files, {} chunks  [{}]",
+            r.name,
+            r.root,
+            r.files,
+            r.chunks,
+            langs
+                .iter()
+                .take(6)
+                .map(|(l, n)| format!("{l} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        if let Some(f) = &r.freshness {
+            let _ = writeln!(text, "    {}", freshness_line(&to_json(f)));
+        } else if r.indexing {
+            text.push_str("    indexing now\n");
+        }
+    }
+    let _ = writeln!(text, "semantic search: {}", resp.semantic);
+    let mut structured = to_json(&resp);
+    if let Some(obj) = structured.as_object_mut() {
+        obj.entry("repos").or_insert_with(|| json!([]));
+    }
+    Ok(Outcome {
+        texts: vec![text.trim_end().to_string()],
+        structured,
+    })
+}

@@ -1,0 +1,197 @@
+//! The tools, one file each: its description, its arguments (a struct the `inputSchema` is
+//! generated from, see `args.rs`), its output schema, the daemon calls, and two renderings of
+//! every answer: compact text for the model, and structured JSON that passes the daemon's fields
+//! through (so fields the daemon adds later appear without a change here). This file holds the
+//! list of tools, `tools/list`, argument parsing and the dispatch of `tools/call`.
+
+use serde_json::{Map, Value, json};
+
+use crate::protocol::{Server, at_least};
+
+/// One unary RPC on the shim's daemon channel (re-opened, and the call retried with backoff, when
+/// the daemon went away); the daemon's error text comes back as the `Err`.
+macro_rules! rpc {
+    ($server:expr, $client:ty, $method:ident, $req:expr) => {{
+        let req = $req;
+        $server
+            .daemon
+            .call(|ch| {
+                let req = req.clone();
+                async move {
+                    <$client>::new(ch)
+                        .$method(req)
+                        .await
+                        .map(tonic::Response::into_inner)
+                }
+            })
+            .await
+    }};
+}
+
+mod args;
+mod common;
+mod context;
+mod explore_structure;
+mod get_file;
+mod list_repos;
+mod query;
+mod session;
+mod session_end;
+mod session_note;
+mod session_start;
+
+/// A tool's answer: text blocks for the model and the structured form.
+pub(crate) struct Outcome {
+    texts: Vec<String>,
+    structured: Value,
+}
+
+type ToolResult = Result<Outcome, String>;
+
+pub(crate) struct Tool {
+    pub name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    /// The `inputSchema`, generated from the tool's `Args`.
+    input: fn() -> Value,
+    output: fn() -> Value,
+    read_only: bool,
+    idempotent: bool,
+}
+
+static TOOLS: &[Tool] = &[
+    query::TOOL,
+    context::TOOL,
+    get_file::TOOL,
+    explore_structure::TOOL,
+    list_repos::TOOL,
+    session_start::TOOL,
+    session_note::TOOL,
+    session_end::TOOL,
+];
+
+pub(crate) fn find(name: &str) -> Option<&'static Tool> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+pub(crate) fn names() -> Vec<&'static str> {
+    TOOLS.iter().map(|t| t.name).collect()
+}
+
+/// The `tools/list` entries for the negotiated protocol version: annotations from 2025-03-26,
+/// titles and output schemas from 2025-06-18.
+pub(crate) fn list(version: &str) -> Vec<Value> {
+    TOOLS
+        .iter()
+        .map(|t| {
+            let mut v = json!({
+                "name": t.name,
+                "description": t.description,
+                "inputSchema": (t.input)(),
+            });
+            if at_least(version, "2025-03-26") {
+                v["annotations"] = json!({
+                    "title": t.title,
+                    "readOnlyHint": t.read_only,
+                    "destructiveHint": false,
+                    "idempotentHint": t.idempotent,
+                    "openWorldHint": false,
+                });
+            }
+            if at_least(version, "2025-06-18") {
+                v["title"] = json!(t.title);
+                v["outputSchema"] = (t.output)();
+            }
+            v
+        })
+        .collect()
+}
+
+/// The `tools/call` result: text content, plus `structuredContent` from 2025-06-18; a failure is a
+/// result with `isError: true` and the reason.
+pub(crate) fn result(outcome: ToolResult, version: &str) -> Value {
+    match outcome {
+        Ok(o) => {
+            let content: Vec<Value> = o
+                .texts
+                .into_iter()
+                .map(|t| json!({"type": "text", "text": t}))
+                .collect();
+            let mut v = json!({"content": content, "isError": false});
+            if at_least(version, "2025-06-18") {
+                v["structuredContent"] = o.structured;
+            }
+            v
+        }
+        Err(message) => json!({
+            "content": [{"type": "text", "text": message}],
+            "isError": true,
+        }),
+    }
+}
+
+/// Check `arguments` against the tool's `Args` (the struct its schema comes from), then run it.
+pub(crate) async fn call(
+    server: &Server,
+    tool: &Tool,
+    arguments: Map<String, Value>,
+) -> ToolResult {
+    fn parse<T: serde::de::DeserializeOwned>(
+        tool: &Tool,
+        arguments: Map<String, Value>,
+    ) -> Result<T, String> {
+        args::parse(tool.name, &(tool.input)(), arguments)
+    }
+    match tool.name {
+        n if n == query::TOOL.name => query::call(server, parse(tool, arguments)?).await,
+        n if n == context::TOOL.name => context::call(server, parse(tool, arguments)?).await,
+        n if n == get_file::TOOL.name => get_file::call(server, parse(tool, arguments)?).await,
+        n if n == explore_structure::TOOL.name => {
+            explore_structure::call(server, parse(tool, arguments)?).await
+        }
+        n if n == list_repos::TOOL.name => list_repos::call(server, parse(tool, arguments)?).await,
+        n if n == session_start::TOOL.name => {
+            session_start::call(server, parse(tool, arguments)?).await
+        }
+        n if n == session_note::TOOL.name => {
+            session_note::call(server, parse(tool, arguments)?).await
+        }
+        n if n == session_end::TOOL.name => {
+            session_end::call(server, parse(tool, arguments)?).await
+        }
+        other => Err(format!("tool '{other}' is not implemented")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every generated `inputSchema` closes its object and documents every argument (a field
+    /// without a doc comment would reach agents without a description).
+    #[test]
+    fn every_input_schema_is_closed_and_documented() {
+        for t in TOOLS {
+            let schema = (t.input)();
+            assert_eq!(schema["type"], "object", "{}", t.name);
+            assert_eq!(schema["additionalProperties"], false, "{}", t.name);
+            let props = schema["properties"].as_object().expect("properties");
+            for (name, p) in props {
+                assert!(
+                    p["description"].as_str().is_some_and(|d| !d.is_empty()),
+                    "{}.{name} has no description",
+                    t.name
+                );
+                assert!(p.get("type").is_some(), "{}.{name}: {p}", t.name);
+            }
+            for r in schema["required"].as_array().into_iter().flatten() {
+                assert!(props.contains_key(r.as_str().unwrap()), "{}: {r}", t.name);
+            }
+        }
+        assert_eq!(
+            (query::TOOL.input)()["properties"]["level"]["enum"],
+            json!(["symbol", "file", "module", "repo", "doc"])
+        );
+        assert_eq!((get_file::TOOL.input)()["required"], json!(["path"]));
+    }
+}

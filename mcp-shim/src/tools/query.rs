@@ -1,0 +1,282 @@
+//! `patina_query`: ranked locations for a search, with the oracles that found each hit and the
+//! freshness of every repository in scope.
+
+use patina_proto::kinds::HitKind;
+use std::fmt::Write as _;
+
+use patina_proto::v1 as pb;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::args::{Flag, Int, Roles, Str, choice};
+use super::common::*;
+use super::{Outcome, Tool, ToolResult};
+use crate::protocol::Server;
+
+pub(super) const TOOL: Tool = Tool {
+    name: "patina_query",
+    title: "Search code",
+    description: "Search the registered local repositories: hybrid retrieval (BM25 over \
+code-aware tokens, symbol and file-name lookup, semantic embeddings, and notes from earlier \
+working sessions) fused by reciprocal rank. Returns ranked locations `path:start-end` with the \
+symbol, kind, score, the oracles that found each hit (oracle#rank) and each repository's index \
+freshness. Use it first to find where something is defined, used or discussed; then read exact \
+lines with get_file, or use patina_context to get the code itself in one call. An identifier \
+(`parse_args`, `HttpClient`, `Config::load`) or a file name (`config.toml`) ranks its \
+definition first; natural language works too. Results of kind `note` are session notes \
+(`session:<name>#<n>`), with their text.",
+    input: super::args::input_schema::<Args>,
+    output,
+    read_only: true,
+    idempotent: true,
+};
+
+choice!(
+    /// Result granularity.
+    Level {
+        Symbol = "symbol",
+        File = "file",
+        Module = "module",
+        Repo = "repo",
+        Doc = "doc",
+    }
+);
+
+/// The arguments of `patina_query`; its `inputSchema` is generated from this struct.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Args {
+    /// What to look for: words, a question, an identifier (`parse_args`, `HttpClient::get`) or a file name (`config.toml`).
+    query: Str,
+    /// Number of results.
+    #[serde(default = "default_limit")]
+    limit: Int<1, 100>,
+    /// Repository name, id or path; `*` for every registered repository. Default: the repository of the working directory if registered, else all.
+    repo: Option<Str>,
+    /// Gitignore-style glob relative to the repository root restricting results to matching files, e.g. `src/**/*.rs`, `*.py`, `docs/` (a directory matches everything below it).
+    path: Option<Str>,
+    /// Only files of these roles: `source`, `test`, `docs`, `example`, `benchmark`, `generated`, `vendored`, `config`, `other`; `!test` excludes one. Default: every role, ranked by what the query asks for.
+    role: Option<Roles>,
+    /// A directory (relative to the repository root) whose files rank higher, without excluding others.
+    near: Option<Str>,
+    /// Result granularity: `symbol` = one result per definition/chunk; `file` = one per file; `module` = chunks aggregated per directory; `repo` = per repository; `doc` = documentation only (Markdown, reST, text) and session notes.
+    #[serde(default = "default_level")]
+    level: Level,
+    /// Include the first lines of each result (truncated).
+    #[serde(default)]
+    preview: Flag,
+}
+
+fn default_limit() -> Int<1, 100> {
+    Int(10)
+}
+
+fn default_level() -> Level {
+    Level::Symbol
+}
+
+fn output() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "query": {"type": "string"},
+            "level": {"type": "string"},
+            "results": {"type": "array", "items": {
+                "type": "object",
+                "properties": {
+                    "ref": {"type": "string", "description": "`path:start-end`; `session:<name>#<n>` for a note; the directory for module level; the repository name for repo level"},
+                    "repo": {"type": "string"},
+                    "repo_id": {"type": "string"},
+                    "repo_root": {"type": "string"},
+                    "path": {"type": "string"},
+                    "start_line": {"type": "integer"},
+                    "end_line": {"type": "integer"},
+                    "symbol": {"type": "string"},
+                    "parent": {"type": "string"},
+                    "kind": {"type": "string"},
+                    "language": {"type": "string"},
+                    "score": {"type": "number"},
+                    "oracles": {"type": "array", "items": {"type": "object", "properties": {
+                        "oracle": {"type": "string"}, "rank": {"type": "integer"}, "score": {"type": "number"}}}},
+                    "preview": {"type": "string"},
+                    "note": {"type": "object"},
+                    "matches": {"type": "integer"},
+                    "best": {"type": "string"},
+                    "role": {"type": "string", "description": "what the file is for: source, test, docs, example, benchmark, generated, vendored, config, other"}
+                },
+                "required": ["ref", "path", "kind", "score", "oracles"]
+            }},
+            "notices": {"type": "array", "items": {"type": "string"}},
+            "freshness": {"type": "array", "items": {"type": "object"}, "description": "Per repository in scope: indexed commit, pending changes, whether the index is fresh"},
+            "oracles": {"type": "array", "items": {"type": "object"}},
+            "took_us": {"type": "integer"}
+        },
+        "required": ["query", "level", "results", "notices"]
+    })
+}
+
+pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
+    let text = a.query.0;
+    let limit = a.limit.0 as u32;
+    let repo = a.repo.map(|s| s.0);
+    let path = a.path.map(|s| s.0);
+    let level = a.level;
+    let show_preview = a.preview.0;
+    let Roles {
+        include: roles,
+        exclude: exclude_roles,
+    } = a.role.unwrap_or_default();
+    let near = a.near.map(|s| s.0);
+    let granularity = match level {
+        Level::Symbol => pb::Granularity::Chunk,
+        Level::File => pb::Granularity::File,
+        Level::Module => pb::Granularity::Module,
+        Level::Repo => pb::Granularity::Repo,
+        Level::Doc => pb::Granularity::Doc,
+    };
+    let req = pb::QueryRequest {
+        query: text.clone(),
+        limit,
+        repos: search_scope(server, repo).await?,
+        path_globs: path.into_iter().collect(),
+        granularity: granularity as i32,
+        // Notes carry their text anyway; code previews only when asked.
+        snippet_lines: if show_preview { PREVIEW_LINES } else { 0 },
+        roles,
+        exclude_roles,
+        near: near.into_iter().collect(),
+        ..Default::default()
+    };
+    let resp = rpc!(server, pb::search_client::SearchClient<_>, query, req)?;
+    let mut structured = to_json(&resp);
+    let names: std::collections::HashMap<String, String> = structured["freshness"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|f| {
+                    Some((
+                        f["repo_id"].as_str()?.to_string(),
+                        f["repo_name"].as_str()?.to_string(),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut results = Vec::new();
+    let mut text_out = String::new();
+    for (i, h) in resp.hits.iter().enumerate() {
+        let mut v = to_json(h);
+        let obj = v.as_object_mut().expect("a hit is an object");
+        let kind = HitKind::of(h);
+        let is_note = kind == HitKind::Note;
+        let reference = match kind {
+            HitKind::Note => h.path.clone(),
+            HitKind::Module => format!("{}/", h.path),
+            HitKind::Repo => h.symbol.clone(),
+            HitKind::Chunk(_) => format!("{}:{}-{}", h.path, h.start_line, h.end_line),
+        };
+        let repo_name = names.get(&h.repo_id).cloned().unwrap_or_else(|| {
+            std::path::Path::new(&h.repo_root)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        });
+        obj.insert("ref".into(), json!(reference));
+        if !repo_name.is_empty() {
+            obj.insert("repo".into(), json!(repo_name));
+        }
+        obj.insert(
+            "oracles".into(),
+            json!(
+                h.provenance
+                    .iter()
+                    .map(|p| json!({"oracle": p.oracle, "rank": p.rank, "score": p.score}))
+                    .collect::<Vec<_>>()
+            ),
+        );
+        obj.remove("provenance");
+        obj.remove("snippet");
+        match patina_proto::roles::from_wire(h.role) {
+            Some(r) => obj.insert("role".into(), json!(r.name())),
+            None => obj.remove("role"),
+        };
+        if show_preview && !h.snippet.is_empty() && !is_note {
+            obj.insert("preview".into(), json!(preview(&h.snippet)));
+        }
+        // Empty optional fields say nothing: leave them out.
+        obj.retain(|k, v| {
+            let empty_text = matches!(
+                k.as_str(),
+                "parent" | "best" | "symbol" | "language" | "repo_id" | "repo_root"
+            ) && v.as_str() == Some("");
+            let no_matches = k == "matches" && v.as_u64() == Some(0);
+            !empty_text && !no_matches
+        });
+        results.push(v);
+
+        let what = match (&h.note, h.symbol.is_empty(), h.parent.is_empty()) {
+            (Some(_), _, _) => "note".to_string(),
+            (None, true, _) => h.kind.clone(),
+            (None, false, true) => format!("{} {}", h.kind, h.symbol),
+            (None, false, false) => format!("{} {}::{}", h.kind, h.parent, h.symbol),
+        };
+        let oracles: Vec<String> = h
+            .provenance
+            .iter()
+            .map(|p| format!("{}#{}", p.oracle, p.rank))
+            .collect();
+        let _ = write!(text_out, "{}. {reference}  {what}", i + 1);
+        if !repo_name.is_empty() && kind != HitKind::Repo {
+            let _ = write!(text_out, "  ({repo_name})");
+        }
+        let _ = write!(text_out, "  score {:.4}  [{}]", h.score, oracles.join(" "));
+        if h.matches > 0 {
+            let _ = write!(
+                text_out,
+                "  {} matching chunk(s), best {}",
+                h.matches, h.best
+            );
+        }
+        text_out.push('\n');
+        if let Some(n) = &h.note {
+            for l in preview(&n.text).lines() {
+                let _ = writeln!(text_out, "     {l}");
+            }
+        } else if show_preview {
+            for l in preview(&h.snippet).lines() {
+                let _ = writeln!(text_out, "     {l}");
+            }
+        }
+    }
+    if resp.hits.is_empty() {
+        let _ = writeln!(text_out, "No results for {text:?}.");
+    }
+    let obj = structured.as_object_mut().expect("a response is an object");
+    obj.remove("hits");
+    obj.insert("query".into(), json!(text));
+    obj.insert("level".into(), json!(level.name()));
+    obj.insert("results".into(), Value::Array(results));
+    if let Some(fresh) = obj
+        .get("freshness")
+        .and_then(Value::as_array)
+        .filter(|f| !f.is_empty())
+    {
+        text_out.push_str("-- index: ");
+        text_out.push_str(
+            &fresh
+                .iter()
+                .map(freshness_line)
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+        text_out.push('\n');
+    }
+    for n in &resp.notices {
+        let _ = writeln!(text_out, "-- notice: {n}");
+    }
+    Ok(Outcome {
+        texts: vec![text_out.trim_end().to_string()],
+        structured,
+    })
+}

@@ -1,0 +1,58 @@
+//! `patina_session_end`: end a working session, optionally with a summary.
+
+use std::fmt::Write as _;
+
+use patina_proto::v1 as pb;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::args::Str;
+use super::common::*;
+use super::session::{output, session_name};
+use super::{Outcome, Tool, ToolResult};
+use crate::protocol::Server;
+
+pub(super) const TOOL: Tool = Tool {
+    name: "patina_session_end",
+    title: "End a working session",
+    description: "End a working session, optionally with a `summary` (stored as its last \
+note, tagged summary). Its notes stay searchable. `session` defaults to the session started \
+last through this connection.",
+    input: super::args::input_schema::<Args>,
+    output,
+    read_only: false,
+    idempotent: true,
+};
+
+/// The arguments of `patina_session_end`; its `inputSchema` is generated from this struct.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Args {
+    /// Session name. Default: the session started last through this connection.
+    session: Option<Str>,
+    /// Optional summary, stored as the last note.
+    summary: Option<Str>,
+}
+
+pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
+    let session = a.session.map(|s| s.0);
+    let summary = a.summary.map(|s| s.0).unwrap_or_default();
+    let req = pb::EndSessionRequest {
+        session: session_name(server, session)?,
+        summary,
+        idempotency_key: crate::daemon::idempotency_key(),
+    };
+    let resp = rpc!(server, pb::sessions_client::SessionsClient<_>, end, req)?;
+    let session = resp.session.clone().unwrap_or_default();
+    let mut text = format!(
+        "Session '{}' ended with {} note(s); they stay searchable.",
+        session.name, session.notes
+    );
+    if let Some(s) = &resp.summary {
+        let _ = write!(text, " Summary stored as {}.", s.r#ref);
+    }
+    Ok(Outcome {
+        texts: vec![text],
+        structured: to_json(&resp),
+    })
+}

@@ -1,0 +1,76 @@
+//! `patina_session_start`: start or resume a working session.
+
+use std::fmt::Write as _;
+
+use patina_proto::v1 as pb;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::args::Str;
+use super::common::*;
+use super::session::{output, remember};
+use super::{Outcome, Tool, ToolResult};
+use crate::protocol::Server;
+
+pub(super) const TOOL: Tool = Tool {
+    name: "patina_session_start",
+    title: "Start a working session",
+    description: "Start (or resume, by name) a working session: a durable scratchpad for \
+decisions, findings and dead ends while you work. Its notes are stored by the daemon (on disk \
+before the call returns) and surface in later patina_query / patina_context results — in this \
+and future conversations — as `session:<name>#<n>`. Give a short `name` (letters, digits, \
+'.', '_', '-'; generated when omitted), an optional `goal`, and optionally the `repo` it is \
+about (its notes then only surface in queries that include that repository). Resuming returns \
+the notes so far.",
+    input: super::args::input_schema::<Args>,
+    output,
+    read_only: false,
+    idempotent: true,
+};
+
+/// The arguments of `patina_session_start`; its `inputSchema` is generated from this struct.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Args {
+    /// Session name: 1-64 letters, digits, '.', '_' or '-'. An existing name resumes that session. Default: generated from the time.
+    name: Option<Str>,
+    /// What the session is for.
+    goal: Option<Str>,
+    /// Repository the session is about (name, id or path); its notes then surface only in queries that include it. Default: none (notes surface everywhere).
+    repo: Option<Str>,
+}
+
+pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
+    let name = a.name.map(|s| s.0).unwrap_or_default();
+    let goal = a.goal.map(|s| s.0).unwrap_or_default();
+    let repo = a.repo.map(|s| s.0).unwrap_or_default();
+    let req = pb::StartSessionRequest { name, repo, goal };
+    let resp = rpc!(server, pb::sessions_client::SessionsClient<_>, start, req)?;
+    let session = resp.session.clone().unwrap_or_default();
+    remember(server, &session.name);
+    let mut structured = to_json(&resp);
+    let mut text = format!(
+        "Session '{}' {} ({} note(s) so far). Record decisions and findings with \
+         patina_session_note; they surface in later searches as session:{}#<n>.",
+        session.name,
+        if resp.resumed { "resumed" } else { "started" },
+        session.notes,
+        session.name
+    );
+    if resp.resumed && session.notes > 0 {
+        let req = pb::ListSessionsRequest {
+            session: session.name.clone(),
+        };
+        let notes = rpc!(server, pb::sessions_client::SessionsClient<_>, list, req)?.notes;
+        text.push_str("\nNotes so far:");
+        for n in &notes {
+            let _ = write!(text, "\n- {}: {}", n.r#ref, one_line(&n.text, 200));
+        }
+        structured["notes"] = Value::Array(notes.iter().map(to_json).collect());
+    }
+    Ok(Outcome {
+        texts: vec![text],
+        structured,
+    })
+}

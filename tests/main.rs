@@ -1,0 +1,17 @@
+//! Patina's end-to-end specifications, one test binary (one link instead of one per file): every
+//! test drives the real `patinad` over its real Unix socket, through gRPC, the `patina` client or
+//! `patina-mcp`. One module per topic; the shared harness is `util/`.
+
+mod util;
+
+mod bench;
+mod cli;
+mod daemon;
+mod durability;
+mod files;
+mod indexing;
+mod live;
+mod mcp;
+mod ranking;
+mod search;
+mod semantic;
