@@ -146,7 +146,7 @@ fn a_crash_mid_commit_then_a_checkout_converges_to_the_from_scratch_index() {
             "{point}"
         );
         let check = repair(&env, true);
-        let found = check.reports[0].found.clone().unwrap_or_default();
+        let found = check.reports[0].found.unwrap_or_default();
         assert_eq!(found, pb::IndexAudit::default(), "{point}: {check:?}");
         let out = env.patina(&["repair", "--check"]);
         assert_eq!(out.code(), 0, "{point}: {out:?}");

@@ -11,6 +11,7 @@ use serde::{Deserialize, Deserializer};
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[derive(Default)]
 pub struct Config {
     pub index: IndexConfig,
     pub retrieval: RetrievalConfig,
@@ -76,17 +77,6 @@ pub struct RetrievalConfig {
     /// Expand the words of a question with the repository's inflections and abbreviations of
     /// them (`generated` -> `generate`, `configuration` -> `config`) in the lexical oracle.
     pub expand: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            index: IndexConfig::default(),
-            retrieval: RetrievalConfig::default(),
-            semantic: SemanticConfig::default(),
-            ranking: Default::default(),
-        }
-    }
 }
 
 impl Default for IndexConfig {

@@ -21,16 +21,25 @@ pub(crate) fn index_repo(
     tx: &watch::Sender<Progress>,
 ) -> Result<()> {
     let head = crate::git::head(repo.root());
+    let full = matches!(scope, Scope::Full);
     let opts = RoundOptions {
         max_file_bytes: cfg.max_file_bytes,
         max_chunk_lines: cfg.max_chunk_lines,
+        // An index chunked by older rules is chunked again at its next full round.
+        rechunk: full && repo.record().chunker != patina_chunk::VERSION,
     };
+    if opts.rechunk {
+        tracing::info!(repo = %repo.id(), "chunking rules changed; chunking every file again");
+    }
     let summary = repo
         .index()
         .index_round(&opts, scope, &Sink { repo, sem, tx })?;
     repo.update_record(|rec| {
         summary.apply_to(rec);
         rec.indexed_commit = head;
+        if full {
+            rec.chunker = patina_chunk::VERSION;
+        }
     });
     Ok(())
 }

@@ -101,14 +101,13 @@ impl Registry {
             }
             _ => {}
         }
-        if let Ok(path) = std::fs::canonicalize(key) {
-            if let Some(r) = repos
+        if let Ok(path) = std::fs::canonicalize(key)
+            && let Some(r) = repos
                 .values()
                 .filter(|r| path.starts_with(r.root()))
                 .max_by_key(|r| r.root().as_os_str().len())
-            {
-                return Ok(r.clone());
-            }
+        {
+            return Ok(r.clone());
         }
         Err(UserError::NotFound(format!(
             "no registered repository matches '{key}' (see `patina repos`)"
@@ -145,6 +144,7 @@ impl Registry {
                     languages: Default::default(),
                     last_error: None,
                     indexed_commit: None,
+                    chunker: 0,
                 };
                 self.store.put_repo(&rec)?;
                 self.store.flush()?;

@@ -25,7 +25,10 @@ const QUERY_CACHE: usize = 1024;
 
 enum State {
     Off(String),
-    On { query: Embedder, bulk: Embedder },
+    On {
+        query: Box<Embedder>,
+        bulk: Box<Embedder>,
+    },
 }
 
 pub(crate) struct Semantic {
@@ -51,7 +54,10 @@ impl Semantic {
         {
             Ok((query, bulk)) => {
                 tracing::info!(model = %paths.model_dir.display(), ?precision, "semantic search on");
-                State::On { query, bulk }
+                State::On {
+                    query: Box::new(query),
+                    bulk: Box::new(bulk),
+                }
             }
             Err(e) => {
                 let why = format!("{e:#}");
@@ -155,10 +161,7 @@ impl Semantic {
             return Ok(());
         }
         let queued = repo.sync_vectors(added, removed, |meta| {
-            Ok(self
-                .cache
-                .get(&self.key(meta))?
-                .filter(|v| v.len() == DIM))
+            Ok(self.cache.get(&self.key(meta))?.filter(|v| v.len() == DIM))
         })?;
         if queued {
             self.notify();
@@ -175,7 +178,8 @@ impl Semantic {
             return Ok(());
         }
         let live: Vec<u64> = repo.with_chunks(|chunks| chunks.keys().copied().collect());
-        let foreign = repo.drop_foreign_vectors(|meta| Ok(self.cache.get(&self.key(meta))?.is_some()))?;
+        let foreign =
+            repo.drop_foreign_vectors(|meta| Ok(self.cache.get(&self.key(meta))?.is_some()))?;
         if foreign > 0 {
             tracing::info!(
                 repo = %repo.id(),

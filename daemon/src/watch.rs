@@ -115,15 +115,15 @@ fn record(repo: &Repo, git_dirs: Option<&git::GitDirs>, res: DebounceEventResult
             continue;
         }
         for p in &ev.paths {
-            if let Some(d) = git_dirs {
-                if p.starts_with(&d.git_dir) || p.starts_with(&d.common_dir) {
-                    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                    git_moved |= name == "HEAD"
-                        || name == "packed-refs"
-                        || p.strip_prefix(&d.common_dir)
-                            .is_ok_and(|r| r.starts_with("refs"));
-                    continue;
-                }
+            if let Some(d) = git_dirs
+                && (p.starts_with(&d.git_dir) || p.starts_with(&d.common_dir))
+            {
+                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                git_moved |= name == "HEAD"
+                    || name == "packed-refs"
+                    || p.strip_prefix(&d.common_dir)
+                        .is_ok_and(|r| r.starts_with("refs"));
+                continue;
             }
             let Ok(rel) = p.strip_prefix(repo.root()) else {
                 continue;

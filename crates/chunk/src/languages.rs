@@ -141,7 +141,8 @@ impl Syntax {
                         match left.kind() {
                             "member_expression" => {
                                 definition.symbol = field_text(left, "property", src);
-                                definition.owner = js_owner(left.child_by_field_name("object")?, src);
+                                definition.owner =
+                                    js_owner(left.child_by_field_name("object")?, src);
                             }
                             "identifier" => definition.symbol = normalize(node_text(left, src)),
                             _ => return None,
@@ -285,7 +286,10 @@ const fn member(node: &'static str, kind: ChunkKind, name: Name) -> Rule {
 use ChunkKind::{
     Class, Const, Enum, Function, Impl, Interface, Method, Module, Struct, Trait, Type,
 };
-use Name::{CFunction, CTypedef, Field, GoMethod, GoType, JsField, JsStatement, JsVariable, RustImpl, WithBody};
+use Name::{
+    CFunction, CTypedef, Field, GoMethod, GoType, JsField, JsStatement, JsVariable, RustImpl,
+    WithBody,
+};
 
 static RUST: Syntax = Syntax {
     grammar: || tree_sitter_rust::LANGUAGE.into(),

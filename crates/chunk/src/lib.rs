@@ -12,3 +12,10 @@ mod languages;
 
 pub use chunk::{Chunk, ChunkKind, ChunkOptions, chunk_file};
 pub use languages::Language;
+
+/// The version of the chunking rules. Bump it whenever the chunks of some text change (boundaries,
+/// symbols, kinds, parents): an index made with another version re-chunks every file at its next
+/// full round, so an upgrade takes effect without the user removing and re-adding repositories.
+///
+/// 2: JavaScript definitions by assignment and by named callback.
+pub const VERSION: u32 = 2;

@@ -88,6 +88,9 @@ pub struct RoundOptions {
     pub max_file_bytes: u64,
     /// Chunks longer than this many lines are split.
     pub max_chunk_lines: usize,
+    /// Read and chunk every file in scope again, even unchanged ones: the chunking rules changed
+    /// since the index was made ([`patina_chunk::VERSION`]).
+    pub rechunk: bool,
 }
 
 /// Where a round reports: its progress, and every commit's [`Delta`] (the caller brings derived
@@ -196,7 +199,9 @@ fn index_repo(
     let mut todo: Vec<(&WalkEntry, Option<FileRecord>)> = Vec::new();
     for e in &entries {
         match old.remove(&e.rel) {
-            Some(rec) if rec.size == e.size && rec.mtime_ns == e.mtime_ns => p.files_done += 1,
+            Some(rec) if !cfg.rechunk && rec.size == e.size && rec.mtime_ns == e.mtime_ns => {
+                p.files_done += 1
+            }
             rec => todo.push((e, rec)),
         }
     }
@@ -234,7 +239,8 @@ fn index_repo(
                         break;
                     }
                     let (entry, rec) = &todo[i];
-                    let outcome = examine(entry, rec.as_ref(), cfg.max_file_bytes, opts);
+                    let known = rec.as_ref().filter(|_| !cfg.rechunk);
+                    let outcome = examine(entry, known, cfg.max_file_bytes, opts);
                     if out_tx.send((i, outcome)).is_err() {
                         break;
                     }
@@ -733,9 +739,10 @@ mod tests {
             &state.path().join("lexical"),
         )
         .unwrap();
-        let opts = RoundOptions {
+        let mut opts = RoundOptions {
             max_file_bytes: 1 << 20,
             max_chunk_lines: 150,
+            rechunk: false,
         };
         let sink = Recorder::default();
 
@@ -774,5 +781,15 @@ mod tests {
         // Nothing changed: a full round commits nothing.
         index.index_round(&opts, Scope::Full, &sink).unwrap();
         assert_eq!(sink.take(), (BTreeSet::new(), BTreeSet::new()));
+
+        // New chunking rules: every file is chunked again although none changed. The same text
+        // gives the same chunk ids, so the index ends where it was.
+        opts.rechunk = true;
+        let before = index.with_chunks(|c| c.keys().copied().collect::<BTreeSet<u64>>());
+        let summary = index.index_round(&opts, Scope::Full, &sink).unwrap();
+        let (added, _) = sink.take();
+        assert_eq!(added, before, "every chunk was written again");
+        assert_eq!(summary.chunks as usize, before.len());
+        assert!(index.audit().unwrap().is_clean());
     }
 }

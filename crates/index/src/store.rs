@@ -30,6 +30,9 @@ pub struct RepoRecord {
     /// The commit HEAD named when the last index round started (None outside git).
     #[serde(default)]
     pub indexed_commit: Option<String>,
+    /// The [`patina_chunk::VERSION`] of the last full round (0: before versions were recorded).
+    #[serde(default)]
+    pub chunker: u32,
 }
 
 #[derive(Clone)]

@@ -49,7 +49,12 @@ pub fn expandable(word: &str) -> bool {
 pub fn words(text: &str, content: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for raw in text.split_whitespace() {
-        let w = raw.trim_matches(|c: char| matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | '(' | ')' | '"' | '\'' | '`'));
+        let w = raw.trim_matches(|c: char| {
+            matches!(
+                c,
+                '.' | ',' | ';' | ':' | '!' | '?' | '(' | ')' | '"' | '\'' | '`'
+            )
+        });
         let mut chars = w.chars();
         let plain = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
             && chars.all(|c| c.is_ascii_lowercase());
@@ -80,7 +85,11 @@ pub fn variants(word: &str, vocab: &dyn Vocabulary, skip: &[String]) -> Vec<Stri
     };
     // Inflections: same stem. Every form of a stem starts with the stem's first letters (English
     // stems cut suffixes), except where the stemmer rewrote the last letter (`y` -> `i`).
-    let shared = root.len().min(word.len()).saturating_sub(1).max(MIN_WORD - 1);
+    let shared = root
+        .len()
+        .min(word.len())
+        .saturating_sub(1)
+        .max(MIN_WORD - 1);
     let prefix: String = root.chars().take(shared).collect();
     for (t, df) in vocab.with_prefix(&prefix, 64) {
         if t.len() <= word.len() + 4
@@ -145,10 +154,18 @@ mod tests {
 
     #[test]
     fn abbreviations_are_prefixes_of_the_stem_that_the_code_uses() {
-        let v = vocab(&[("config", 30), ("conf", 2), ("cfg", 9), ("configuration", 1)]);
+        let v = vocab(&[
+            ("config", 30),
+            ("conf", 2),
+            ("cfg", 9),
+            ("configuration", 1),
+        ]);
         assert_eq!(variants("configuration", &v, &[]), ["config", "conf"]);
         let v = vocab(&[("auth", 12), ("authenticate", 3), ("aut", 50)]);
-        assert_eq!(variants("authentication", &v, &[]), ["auth", "authenticate"]);
+        assert_eq!(
+            variants("authentication", &v, &[]),
+            ["auth", "authenticate"]
+        );
     }
 
     #[test]
@@ -157,17 +174,29 @@ mod tests {
         assert!(variants("completions", &v, &[]).is_empty());
         let v = vocab(&[("parse_config", 4), ("parse", 9)]);
         assert!(variants("parse_config", &v, &[]).is_empty());
-        assert!(variants("cfg", &v, &[]).is_empty(), "short words have ambiguous stems");
+        assert!(
+            variants("cfg", &v, &[]).is_empty(),
+            "short words have ambiguous stems"
+        );
         assert!(variants("parseConfig", &v, &[]).is_empty());
     }
 
     #[test]
     fn only_plain_words_of_the_question_are_expanded() {
-        let content: Vec<String> = ["configuration", "parse_config", "parseconfig", "loaded", "the"]
-            .map(String::from)
-            .to_vec();
+        let content: Vec<String> = [
+            "configuration",
+            "parse_config",
+            "parseconfig",
+            "loaded",
+            "the",
+        ]
+        .map(String::from)
+        .to_vec();
         assert_eq!(
-            words("Configuration: where is parse_config / parseConfig loaded?", &content),
+            words(
+                "Configuration: where is parse_config / parseConfig loaded?",
+                &content
+            ),
             ["configuration", "loaded"]
         );
     }
@@ -175,6 +204,9 @@ mod tests {
     #[test]
     fn words_the_query_already_has_are_not_repeated() {
         let v = vocab(&[("route", 3), ("router", 8), ("routes", 2)]);
-        assert_eq!(variants("routing", &v, &["router".into()]), ["route", "routes"]);
+        assert_eq!(
+            variants("routing", &v, &["router".into()]),
+            ["route", "routes"]
+        );
     }
 }

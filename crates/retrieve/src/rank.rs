@@ -311,7 +311,10 @@ fn similarity<K>(a: &Candidate<K>, b: &Candidate<K>) -> f64 {
 /// Greedy maximal-marginal-relevance order of `ranked` (best first). Scores are kept: only the
 /// order changes, and relevance is each score relative to the best.
 fn mmr<K>(ranked: Vec<Scored<K>>, lambda: f64) -> Vec<Scored<K>> {
-    let top = ranked.first().map_or(1.0, |s| s.score).max(f64::MIN_POSITIVE);
+    let top = ranked
+        .first()
+        .map_or(1.0, |s| s.score)
+        .max(f64::MIN_POSITIVE);
     let mut rest: Vec<Option<Scored<K>>> = ranked.into_iter().map(Some).collect();
     let mut max_sim = vec![0.0f64; rest.len()];
     let mut out: Vec<Scored<K>> = Vec::with_capacity(rest.len());

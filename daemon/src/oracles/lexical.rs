@@ -1,8 +1,8 @@
 //! The lexical oracle: BM25 over code-aware tokens (see `index::lexical`).
 
 use anyhow::Result;
-use patina_retrieve::{Intent, expand};
 use patina_index::lexical::LexicalIndex;
+use patina_retrieve::{Intent, expand};
 
 use patina_core::OracleId;
 

@@ -139,9 +139,11 @@ impl Oracle for SymbolOracle {
                         offer(f.chunk_id, score);
                     }
                 }
-                hits.extend(best.into_iter().filter(|(id, _)| allowed(*id)).map(
-                    |(chunk_id, score)| OracleHit::chunk(i, chunk_id, score),
-                ));
+                hits.extend(
+                    best.into_iter()
+                        .filter(|(id, _)| allowed(*id))
+                        .map(|(chunk_id, score)| OracleHit::chunk(i, chunk_id, score)),
+                );
             });
         }
         if hits.iter().any(|h| h.score >= NAMED) {

@@ -8,8 +8,8 @@ use anyhow::Result;
 use patina_embed::DIM;
 
 use super::search::is_topic_word;
-use patina_core::tokens::for_each_token;
 use crate::registry::UserError;
+use patina_core::tokens::for_each_token;
 use patina_index::store::{NoteRecord, SessionRecord};
 
 #[derive(Default)]

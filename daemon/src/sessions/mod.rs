@@ -24,9 +24,9 @@ use anyhow::Result;
 
 use crate::registry::UserError;
 use crate::semantic::Semantic;
-use patina_index::store::{EmbeddingCache, NoteRecord, SessionRecord, SessionTrees, Store};
 use index::State;
 use names::{generated_name, validate_name, validate_tags};
+use patina_index::store::{EmbeddingCache, NoteRecord, SessionRecord, SessionTrees, Store};
 
 pub(crate) const MAX_NOTE_BYTES: usize = 32 * 1024;
 const MAX_GOAL_BYTES: usize = 4 * 1024;
