@@ -71,13 +71,9 @@ impl pb::repos_server::Repos for Services {
         &self,
         _req: Request<pb::ListRequest>,
     ) -> Result<Response<pb::ListResponse>, Status> {
-        let repos = self
-            .0
-            .registry
-            .all()
-            .iter()
-            .map(|r| repo_pb(r, true))
-            .collect();
+        // Freshness asks git (a subprocess) per repository: on the blocking pool.
+        let all = self.0.registry.all();
+        let repos = blocking(move || Ok(all.iter().map(|r| repo_pb(r, true)).collect())).await?;
         Ok(Response::new(pb::ListResponse {
             repos,
             daemon_uptime_ms: self.0.started.elapsed().as_millis() as u64,
@@ -118,15 +114,19 @@ impl pb::repos_server::Repos for Services {
             .registry
             .repair(&r.repo, r.check_only)
             .await
-            .map_err(status)?
-            .into_iter()
-            .map(|(repo, found, remaining)| pb::RepairReport {
-                repo: Some(repo_pb(&repo, true)),
-                found: Some(audit_pb(found)),
-                repaired: remaining.is_some(),
-                remaining: remaining.map(audit_pb),
-            })
-            .collect();
+            .map_err(status)?;
+        let reports = blocking(move || {
+            Ok(reports
+                .into_iter()
+                .map(|(repo, found, remaining)| pb::RepairReport {
+                    repo: Some(repo_pb(&repo, true)),
+                    found: Some(audit_pb(found)),
+                    repaired: remaining.is_some(),
+                    remaining: remaining.map(audit_pb),
+                })
+                .collect())
+        })
+        .await?;
         Ok(Response::new(pb::RepairResponse { reports }))
     }
 }
