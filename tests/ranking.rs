@@ -250,3 +250,53 @@ fn a_query_that_matches_nothing_answers_nothing_even_with_the_model() {
     let out = env.patina_in(repo.path(), &["q", "exponential wait before trying again"]);
     assert_eq!(out.code(), 0, "{out:?}");
 }
+
+const SETTINGS_RS: &str = r#"use std::path::Path;
+
+pub struct Config {
+    pub retries: u32,
+}
+
+pub fn load_config(path: &Path) -> std::io::Result<Config> {
+    let text = std::fs::read_to_string(path)?;
+    Ok(Config { retries: text.trim().parse().unwrap_or(3) })
+}
+"#;
+
+#[test]
+fn a_question_in_words_finds_the_code_that_abbreviates_and_inflects_them() {
+    // The code says `load_config`; the question says "configuration" and "loaded". Only the
+    // repository's own forms of the question's words bridge the two (no model here).
+    let mut env = TestEnv::new();
+    let repo = git_repo(&[
+        ("src/settings.rs", SETTINGS_RS.as_bytes()),
+        ("src/main.rs", b"fn main() {\n    println!(\"hello\");\n}\n"),
+    ]);
+    let question = "where is the configuration file loaded";
+    let run = |env: &TestEnv| {
+        paths(&json_hits(&env.patina_in(
+            repo.path(),
+            &["q", question, "--files", "--json"],
+        )))
+    };
+    env.start_daemon();
+    env.add_repo(repo.path());
+    let expanded = run(&env);
+    assert_eq!(
+        expanded.first().map(String::as_str),
+        Some("src/settings.rs"),
+        "{expanded:?}"
+    );
+
+    env.stop_daemon();
+    let cfg = env.home().join("config.toml");
+    let mut text = std::fs::read_to_string(&cfg).unwrap();
+    text.push_str("[retrieval]\nexpand = false\n");
+    std::fs::write(&cfg, text).unwrap();
+    env.start_daemon();
+    let exact = run(&env);
+    assert!(
+        !exact.iter().any(|p| p == "src/settings.rs"),
+        "without expansion the words do not occur in the code: {exact:?}"
+    );
+}
