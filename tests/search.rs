@@ -86,6 +86,78 @@ fn a_type_name_finds_the_type_definition_first() {
     );
 }
 
+const MPSC_RS: &str = r#"pub struct Sender<T> {
+    chan: Vec<T>,
+}
+
+impl<T> Sender<T> {
+    pub async fn closed(&self) {
+        while !self.chan.is_empty() {}
+    }
+}
+"#;
+
+const ONESHOT_RS: &str = r#"pub struct Sender<T> {
+    value: Option<T>,
+}
+
+impl<T> Sender<T> {
+    pub async fn closed(&self) {}
+
+    pub fn capacity(&self) -> usize {
+        1
+    }
+}
+"#;
+
+const POOL_RS: &str = r#"pub struct Pool {
+    slots: usize,
+}
+
+impl Pool {
+    pub fn capacity(&self) -> usize {
+        self.slots
+    }
+}
+"#;
+
+#[test]
+fn a_qualified_path_picks_its_namesake_and_points_to_its_type_when_the_name_is_new() {
+    let env = TestEnv::started();
+    let repo = git_repo(&[
+        ("src/sync/mpsc.rs", MPSC_RS.as_bytes()),
+        ("src/sync/oneshot.rs", ONESHOT_RS.as_bytes()),
+        ("src/pool.rs", POOL_RS.as_bytes()),
+    ]);
+    env.add_repo(repo.path());
+
+    // Two `Sender::closed`: the one in `mpsc`.
+    let top = first_hit(&env, &repo, "mpsc::Sender::closed");
+    assert_eq!(
+        (top.path.as_str(), top.symbol.as_str()),
+        ("src/sync/mpsc.rs", "closed"),
+        "{top:?}"
+    );
+
+    // `mpsc::Sender::capacity` does not exist (a commit would add it): the place it names,
+    // mpsc's `Sender`, is found, above an unrelated type's `capacity` (the other `Sender`'s
+    // `capacity` may come first: it is the same name under the same type name).
+    let resp = env.search("mpsc::Sender::capacity", &[repo.path()]);
+    let at = |path: &str, symbol: &str| {
+        resp.hits
+            .iter()
+            .position(|h| h.path == path && h.symbol == symbol)
+            .unwrap_or(usize::MAX)
+    };
+    let sender = at("src/sync/mpsc.rs", "Sender");
+    assert!(sender <= 1, "{:#?}", describe(&resp.hits));
+    assert!(
+        sender < at("src/pool.rs", "capacity"),
+        "{:#?}",
+        describe(&resp.hits)
+    );
+}
+
 #[test]
 fn a_file_name_finds_that_file_first() {
     let env = TestEnv::started();

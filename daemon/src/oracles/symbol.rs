@@ -21,6 +21,17 @@ const FILE_PATH: f32 = 1.0;
 const FILE_NAME: f32 = 0.95;
 const FILE_STEM: f32 = 0.7;
 const PREFIX: f32 = 0.5;
+/// A definition of a `::`-qualified name's last segment under another parent: a namesake, not
+/// what the query names (`mpsc::Sender::capacity` is not `StreamMap::capacity`).
+const NAMESAKE: f32 = 0.6;
+/// The qualifier's own definition when the qualified name is not defined (yet): the type or
+/// module the query places it in (`Sender` in a `mpsc` path) is where it lives or will live.
+const QUALIFIER: f32 = 0.95;
+/// The qualified name under the right parent but where the grandparent does not point
+/// (`oneshot::Sender::closed` for `mpsc::Sender::closed`): below the qualifier in the right place.
+const QUALIFIED_ELSEWHERE: f32 = 0.9;
+/// The qualifier defined somewhere its own qualifier does not point to.
+const QUALIFIER_ELSEWHERE: f32 = 0.85;
 /// An `impl` block named like the query holds the type's methods; the type's own definition is
 /// the better answer, so the block ranks below names matched in any style.
 const IMPL: f32 = 0.8;
@@ -39,6 +50,10 @@ struct Candidate {
     parent: Option<String>,
     /// Only match symbols whose parent is `parent` (an ambiguous `a.b` that may be a file name).
     require_parent: bool,
+    /// A `::` path (`mpsc::Sender::capacity`): its qualifiers are types or modules, so they
+    /// decide between namesakes, and `grandparent` (`mpsc`) between definitions of the parent.
+    path: bool,
+    grandparent: Option<String>,
 }
 
 impl Oracle for SymbolOracle {
@@ -72,6 +87,13 @@ impl Oracle for SymbolOracle {
                 };
                 for c in &cands {
                     let key = c.name.to_lowercase();
+                    // A `::` path is resolved on its own, then merged.
+                    if c.path {
+                        for (id, score) in resolve_path(c, &table, chunks) {
+                            offer(id, if is_impl(id) { score.min(IMPL) } else { score });
+                        }
+                        continue;
+                    }
                     // Exact and qualified.
                     for s in table.with_prefix(&key).iter().filter(|s| s.key == key) {
                         let mut score = if s.name == c.name {
@@ -191,6 +213,8 @@ fn candidates(text: &str) -> Vec<Candidate> {
                 name: name.into(),
                 parent: Some(parent.to_lowercase()),
                 require_parent: false,
+                path: w.contains("::") && !parent.is_empty(),
+                grandparent: (segs.len() >= 3).then(|| segs[segs.len() - 3].to_lowercase()),
             });
         } else if !w.contains('/') && w.matches('.').count() == 1 {
             let (a, b) = w.split_once('.').expect("one dot");
@@ -201,6 +225,8 @@ fn candidates(text: &str) -> Vec<Candidate> {
                     name: b.into(),
                     parent: Some(a.to_lowercase()),
                     require_parent: file,
+                    path: false,
+                    grandparent: None,
                 });
             }
             if file {
@@ -209,6 +235,8 @@ fn candidates(text: &str) -> Vec<Candidate> {
                     name: w.into(),
                     parent: None,
                     require_parent: false,
+                    path: false,
+                    grandparent: None,
                 });
             }
         } else {
@@ -217,7 +245,68 @@ fn candidates(text: &str) -> Vec<Candidate> {
                 name: w.into(),
                 parent: None,
                 require_parent: false,
+                path: false,
+                grandparent: None,
             });
+        }
+    }
+    out
+}
+
+/// The definitions a `::` path names: its last segment under the named parent; when there is
+/// none, the parent's own definitions (in a path that mentions the grandparent first); namesakes
+/// elsewhere only as weak evidence.
+fn resolve_path(
+    c: &Candidate,
+    table: &patina_index::symbols::SymbolTable,
+    chunks: &HashMap<u64, patina_core::ChunkMeta>,
+) -> Vec<(u64, f32)> {
+    let key = c.name.to_lowercase();
+    let parent_of = |id: u64| {
+        chunks
+            .get(&id)
+            .and_then(|m| m.parent.as_deref())
+            .map(str::to_lowercase)
+    };
+    // Does the chunk lie where the path's grandparent (`mpsc` of `mpsc::Sender::x`) points: a
+    // directory or file of that name, or a parent of that name?
+    let in_grandparent = |id: u64| {
+        let Some(g) = &c.grandparent else { return true };
+        chunks.get(&id).is_some_and(|m| {
+            m.parent.as_deref().map(str::to_lowercase).as_deref() == Some(g.as_str())
+                || m.path
+                    .to_lowercase()
+                    .split(['/', '.'])
+                    .any(|seg| seg == g.as_str())
+        })
+    };
+    let mut out = Vec::new();
+    let mut qualified = false;
+    for s in table.with_prefix(&key).iter().filter(|s| s.key == key) {
+        if parent_of(s.chunk_id).as_deref() == c.parent.as_deref() {
+            // `oneshot::Sender::closed` is a namesake of `mpsc::Sender::closed` too, a closer one.
+            if in_grandparent(s.chunk_id) {
+                qualified = true;
+                out.push((s.chunk_id, EXACT_QUALIFIED));
+            } else {
+                out.push((s.chunk_id, QUALIFIED_ELSEWHERE));
+            }
+        } else {
+            out.push((s.chunk_id, NAMESAKE));
+        }
+    }
+    if let (false, Some(parent)) = (qualified, &c.parent) {
+        for s in table
+            .with_prefix(parent)
+            .iter()
+            .filter(|s| s.key == *parent)
+        {
+            let score = if in_grandparent(s.chunk_id) {
+                QUALIFIER
+            } else {
+                QUALIFIER_ELSEWHERE
+            };
+            out.push((s.chunk_id, score));
         }
     }
     out
@@ -238,6 +327,11 @@ fn plan_candidates(plan: &patina_retrieve::QueryPlan) -> Vec<Candidate> {
             name: i.name.clone(),
             parent: i.parent.as_deref().map(str::to_lowercase),
             require_parent: false,
+            path: i.parent.is_some() && i.raw.contains("::"),
+            grandparent: {
+                let segs: Vec<&str> = i.raw.split("::").filter(|s| !s.is_empty()).collect();
+                (segs.len() >= 3).then(|| segs[segs.len() - 3].to_lowercase())
+            },
         })
         .collect();
     for p in &plan.paths {
@@ -246,6 +340,8 @@ fn plan_candidates(plan: &patina_retrieve::QueryPlan) -> Vec<Candidate> {
             name: p.clone(),
             parent: None,
             require_parent: false,
+            path: false,
+            grandparent: None,
         });
     }
     out
