@@ -425,27 +425,6 @@ pub(crate) fn print_status(
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn relative_paths() {
-        assert_eq!(
-            relative(Path::new("/r/src/a.rs"), Path::new("/r")),
-            PathBuf::from("src/a.rs")
-        );
-        assert_eq!(
-            relative(Path::new("/r/src/a.rs"), Path::new("/r/tests")),
-            PathBuf::from("../src/a.rs")
-        );
-        assert_eq!(
-            relative(Path::new("/r/a.rs"), Path::new("/other")),
-            PathBuf::from("/r/a.rs")
-        );
-    }
-}
-
 /// `YYYY-MM-DD` of a Unix time (UTC).
 fn ymd(unix: i64) -> String {
     // H. Hinnant's civil_from_days.
@@ -529,4 +508,25 @@ pub(crate) fn print_related(resp: &pb::RelatedResponse, json: bool) -> Result<()
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths() {
+        assert_eq!(
+            relative(Path::new("/r/src/a.rs"), Path::new("/r")),
+            PathBuf::from("src/a.rs")
+        );
+        assert_eq!(
+            relative(Path::new("/r/src/a.rs"), Path::new("/r/tests")),
+            PathBuf::from("../src/a.rs")
+        );
+        assert_eq!(
+            relative(Path::new("/r/a.rs"), Path::new("/other")),
+            PathBuf::from("/r/a.rs")
+        );
+    }
 }

@@ -150,7 +150,7 @@ pub(crate) fn log(
         };
         for (i, score) in candidates {
             let c = &view.commits[i];
-            if !file.is_empty() && !c.files.iter().any(|f| *f == file) {
+            if !file.is_empty() && !c.files.contains(&file) {
                 continue;
             }
             if let Some(f) = &filter

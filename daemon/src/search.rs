@@ -325,7 +325,10 @@ impl QueryEngine {
             self.run_oracles(&oracles, q.clone(), &mut notices).await?;
         let mut fused = rrf(&rankings, cfg.rrf_k);
         // The co-change oracle ranks after the others: partners of the strongest fused files.
-        if let Some(at) = rankings.iter().position(|r| r.oracle == OracleId::Cochange) {
+        if let Some(at) = rankings
+            .iter()
+            .position(|r| r.oracle == OracleId::Cochange && r.weight > 0.0)
+        {
             let keys: Vec<HitKey> = fused.iter().map(|f| f.key).collect();
             let hcfg = self.registry.config.history.clone();
             let t0 = Instant::now();

@@ -36,7 +36,7 @@ impl Oracle for HistoryOracle {
             }
             let matches = view.search(&q.text, self.0.commits, 64);
             let mut voted = votes(&view, &matches, &opts);
-            voted.truncate(q.limit);
+            voted.truncate(q.limit.min(self.0.files.max(1)));
             if voted.is_empty() {
                 continue;
             }
