@@ -253,7 +253,7 @@ fn handshake_negotiates_the_version_and_tools_follow_it() {
         );
         let tools = m.request("tools/list", json!({}))["result"]["tools"].clone();
         let tools = tools.as_array().expect("tools[]");
-        assert_eq!(tools.len(), 8, "{tools:?}");
+        assert_eq!(tools.len(), 10, "{tools:?}");
         for t in tools {
             let name = t["name"].as_str().unwrap();
             assert_eq!(t["inputSchema"]["type"], "object", "{t}");
@@ -909,4 +909,64 @@ fn the_first_call_after_a_kill_succeeds() {
         let r = m.call("list_repos", json!({}));
         assert_eq!(r["isError"], false, "round {round}: {r}");
     }
+}
+
+#[test]
+fn history_tools_answer_from_the_commit_history() {
+    let env = TestEnv::started();
+    let repo = git_repo(&[
+        ("src/lexer.rs", b"pub fn lex() {}\n"),
+        ("src/parser.rs", b"pub fn parse() {}\n"),
+    ]);
+    let root = repo.path();
+    for (i, msg) in ["Spans for tokens", "Zebra striping of tokens"]
+        .iter()
+        .enumerate()
+    {
+        std::fs::write(
+            root.join("src/lexer.rs"),
+            format!("pub fn lex() {{ {i} }}\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("src/parser.rs"),
+            format!("pub fn parse() {{ {i} }}\n"),
+        )
+        .unwrap();
+        git(root, &["add", "-A"]);
+        git(root, &["commit", "-q", "-m", msg]);
+    }
+    env.add_repo(root);
+    let mut m = Mcp::ready(&env, root, "2025-06-18");
+    let r = m.ok("patina_history", json!({"query": "zebra striping"}));
+    let commits = r["structuredContent"]["commits"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(commits.len(), 1, "{r}");
+    assert_eq!(commits[0]["subject"], "Zebra striping of tokens");
+    assert_eq!(
+        commits[0]["files"],
+        json!(["src/lexer.rs", "src/parser.rs"])
+    );
+    assert!(text(&r).contains("Zebra striping"), "{r}");
+    let r = m.ok(
+        "patina_history",
+        json!({"file": "src/parser.rs", "limit": 5}),
+    );
+    assert_eq!(
+        r["structuredContent"]["commits"].as_array().unwrap().len(),
+        3,
+        "{r}"
+    );
+    let r = m.ok("related_files", json!({"path": "src/lexer.rs"}));
+    assert_eq!(
+        r["structuredContent"]["files"][0]["path"], "src/parser.rs",
+        "{r}"
+    );
+    assert_eq!(r["structuredContent"]["files"][0]["support"], 3, "{r}");
+    let r = m.call("patina_history", json!({}));
+    assert_eq!(r["isError"], true, "{r}");
+    let r = m.call("related_files", json!({}));
+    assert_eq!(r["isError"], true, "{r}");
 }

@@ -51,6 +51,8 @@ TOOLS = {
     "get_file",
     "explore_structure",
     "list_repos",
+    "patina_history",
+    "related_files",
     "patina_session_start",
     "patina_session_note",
     "patina_session_end",

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 use patina_proto::v1 as pb;
 use pb::health_client::HealthClient;
+use pb::history_client::HistoryClient;
 use pb::repos_client::ReposClient;
 use pb::search_client::SearchClient;
 use tonic::transport::Channel;
@@ -93,6 +94,22 @@ impl Client {
         Ok(SearchClient::new(self.channel.clone())
             .query(req)
             .await?
+            .into_inner())
+    }
+
+    pub async fn log(&mut self, req: pb::LogRequest) -> Result<pb::LogResponse> {
+        Ok(HistoryClient::new(self.channel.clone())
+            .log(req)
+            .await
+            .map_err(status_error)?
+            .into_inner())
+    }
+
+    pub async fn related(&mut self, req: pb::RelatedRequest) -> Result<pb::RelatedResponse> {
+        Ok(HistoryClient::new(self.channel.clone())
+            .related(req)
+            .await
+            .map_err(status_error)?
             .into_inner())
     }
 

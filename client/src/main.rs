@@ -66,6 +66,21 @@ enum Cmd {
     /// Search: ranked `path:start-end` hits.
     #[command(alias = "query")]
     Q(QueryArgs),
+    /// Commits whose messages match a query (reachable from HEAD only), or that shaped a file.
+    Log(LogArgs),
+    /// Files that change together with a file (co-change in the commit history).
+    Related {
+        /// The file (relative to the current directory, or to the repository root).
+        path: String,
+        /// Number of files.
+        #[arg(short = 'n', long, default_value_t = 10)]
+        limit: u32,
+        /// A repository (id, name or path); default: the one containing the file.
+        #[arg(long)]
+        repo: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Manage the daemon.
     Daemon {
         #[command(subcommand)]
@@ -127,6 +142,30 @@ struct QueryArgs {
     /// Lift files under this directory in the ranking (without filtering others out).
     #[arg(long, value_name = "DIR")]
     near: Vec<String>,
+}
+
+#[derive(Args)]
+struct LogArgs {
+    /// Words of the commit messages to look for (optional with --file).
+    #[arg(num_args = 0..)]
+    query: Vec<String>,
+    /// Only commits that touched this file; without a query, most relevant first.
+    #[arg(long)]
+    file: Option<String>,
+    /// Only commits touching a file matching these globs.
+    #[arg(long = "path")]
+    path: Vec<String>,
+    /// Only commits since this date (YYYY-MM-DD, or N days: 30d).
+    #[arg(long)]
+    since: Option<String>,
+    /// Number of commits.
+    #[arg(short = 'n', long, default_value_t = 10)]
+    limit: u32,
+    /// A repository (id, name or path); default: the current repository.
+    #[arg(long)]
+    repo: Option<String>,
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Subcommand)]
@@ -251,6 +290,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             })
         }
         Cmd::Q(args) => query(&socket, args).await,
+        Cmd::Log(args) => log(&socket, args).await,
+        Cmd::Related {
+            path,
+            limit,
+            repo,
+            json,
+        } => related(&socket, &path, limit, repo, json).await,
         Cmd::Model {
             cmd: ModelCmd::Install { force },
         } => model::install(force),
@@ -352,6 +398,81 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
     };
     output::print_hits(&resp, &cwd, args.json, args.files)?;
     Ok(if resp.hits.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The repository a history command is about: `--repo`, else the one containing the current
+/// directory; and a file argument as the daemon wants it (relative to that repository's root).
+fn history_scope(repo: Option<&str>, file: Option<&str>) -> Result<(String, Option<String>)> {
+    let cwd = std::env::current_dir().context("no current directory")?;
+    let here = git_root(&cwd);
+    let key = match (repo, &here) {
+        (Some(r), _) => repo_key(r),
+        (None, Some(root)) => root.to_string_lossy().into_owned(),
+        (None, None) => String::new(),
+    };
+    let file = file.map(|f| {
+        let abs = cwd.join(f);
+        match (abs.canonicalize(), git_root(&abs).or(here.clone())) {
+            (Ok(abs), Some(root)) => {
+                let root = root.canonicalize().unwrap_or(root);
+                abs.strip_prefix(&root)
+                    .map(|r| r.to_string_lossy().into_owned())
+                    .unwrap_or_else(|_| f.to_string())
+            }
+            _ => f.trim_start_matches("./").to_string(),
+        }
+    });
+    Ok((key, file))
+}
+
+async fn log(socket: &Path, args: LogArgs) -> Result<ExitCode> {
+    let text = args.query.join(" ");
+    if text.trim().is_empty() && args.file.is_none() {
+        bail!("give a query, --file PATH, or both");
+    }
+    let (repo, file) = history_scope(args.repo.as_deref(), args.file.as_deref())?;
+    let mut c = Client::connect_or_start(socket).await?;
+    let resp = c
+        .log(pb::LogRequest {
+            repo,
+            query: text,
+            file: file.unwrap_or_default(),
+            path_globs: args.path,
+            since: args.since.unwrap_or_default(),
+            limit: args.limit,
+            max_files: 0,
+        })
+        .await?;
+    output::print_log(&resp, args.json)?;
+    Ok(if resp.commits.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+async fn related(
+    socket: &Path,
+    path: &str,
+    limit: u32,
+    repo: Option<String>,
+    json: bool,
+) -> Result<ExitCode> {
+    let (key, file) = history_scope(repo.as_deref(), Some(path))?;
+    let mut c = Client::connect_or_start(socket).await?;
+    let resp = c
+        .related(pb::RelatedRequest {
+            repo: key,
+            path: file.unwrap_or_default(),
+            limit,
+        })
+        .await?;
+    output::print_related(&resp, json)?;
+    Ok(if resp.files.is_empty() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

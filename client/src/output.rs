@@ -425,6 +425,91 @@ pub(crate) fn print_status(
     Ok(())
 }
 
+/// `YYYY-MM-DD` of a Unix time (UTC).
+fn ymd(unix: i64) -> String {
+    // H. Hinnant's civil_from_days.
+    let z = unix.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+pub(crate) fn print_log(resp: &pb::LogResponse, json: bool) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        let v = json!({
+            "commits": resp.commits.iter().map(|c| json!({
+                "repo_id": c.repo_id, "repo": c.repo_name, "hash": c.hash, "author": c.author,
+                "time_unix": c.time_unix, "date": ymd(c.time_unix), "subject": c.subject,
+                "body": c.body, "files": c.files, "files_total": c.files_total, "score": c.score,
+            })).collect::<Vec<_>>(),
+            "searched": resp.searched,
+            "notices": resp.notices,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(());
+    }
+    for n in &resp.notices {
+        eprintln!("note: {n}");
+    }
+    for c in &resp.commits {
+        writeln!(
+            out,
+            "{} {} {}  {}",
+            &c.hash[..c.hash.len().min(12)],
+            ymd(c.time_unix),
+            c.author,
+            c.subject
+        )?;
+        let more = c.files_total as usize - c.files.len().min(c.files_total as usize);
+        let mut files = c.files.join(" ");
+        if more > 0 {
+            files.push_str(&format!(" (+{more} more)"));
+        }
+        if !files.is_empty() {
+            writeln!(out, "    {files}")?;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn print_related(resp: &pb::RelatedResponse, json: bool) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        let v = json!({
+            "repo_id": resp.repo_id, "path": resp.path, "commits": resp.commits,
+            "files": resp.files.iter().map(|f| json!({
+                "path": f.path, "support": f.support, "confidence": f.confidence,
+            })).collect::<Vec<_>>(),
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(());
+    }
+    if resp.files.is_empty() {
+        eprintln!(
+            "no file changes together with {} ({} commits touched it)",
+            resp.path, resp.commits
+        );
+    }
+    for f in &resp.files {
+        writeln!(
+            out,
+            "{}\t{} of {} commits ({:.0}%)",
+            f.path,
+            f.support,
+            resp.commits,
+            f.confidence * 100.0
+        )?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,6 +18,38 @@ pub struct Config {
     pub semantic: SemanticConfig,
     /// Strengths of the ranking rules applied after fusion (`patina_retrieve::rank`).
     pub ranking: patina_retrieve::rank::RankOptions,
+    /// The history oracles (commit messages, co-change).
+    pub history: HistoryConfig,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HistoryConfig {
+    /// How many best-matching commits vote for files (history oracle).
+    pub commits: usize,
+    /// How many of the voted files the history oracle ranks (its long tail is noise).
+    pub files: usize,
+    /// A commit this many days older than HEAD's newest commit votes half as much (0: no decay).
+    pub half_life_days: f64,
+    /// Commits touching more files than this neither vote nor count for co-change.
+    pub max_commit_files: usize,
+    /// Co-change oracle: partners of this many of the best fused files are lifted.
+    pub cochange_seeds: usize,
+    /// Co-change oracle: at least this many shared commits make a partner.
+    pub cochange_min_support: u32,
+}
+
+impl Default for HistoryConfig {
+    fn default() -> Self {
+        HistoryConfig {
+            commits: 30,
+            files: 5,
+            half_life_days: 365.0,
+            max_commit_files: 40,
+            cochange_seeds: 3,
+            cochange_min_support: 2,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -98,6 +130,11 @@ impl Default for RetrievalConfig {
                 (OracleId::Lexical, 1.0),
                 (OracleId::Symbol, 1.5),
                 (OracleId::Semantic, 1.0),
+                // Measured on commits-tokio (bench/RESULTS.md, issue 11): history at 1.0 cost
+                // 0.04 MRR@10, at 0.1 (5 files) it gains 0.018; co-change lowered every
+                // setting tried, so it is off in the fusion unless weighted in config.
+                (OracleId::History, 0.1),
+                (OracleId::Cochange, 0.0),
             ]),
             prose_weights: BTreeMap::from([(OracleId::Lexical, 0.06)]),
             semantic_confidence: [0.55, 0.70],

@@ -106,6 +106,69 @@ pub(crate) fn changed_paths(root: &Path, from: &str, to: &str) -> Option<Vec<Str
     )
 }
 
+/// The commits reachable from `head`, newest first (`git rev-list`); `None` when git fails.
+pub(crate) fn rev_list(root: &Path, head: &str) -> Option<Vec<String>> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["rev-list", head, "--"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    Some(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| is_hash(l.trim()))
+            .map(|l| l.trim().to_string())
+            .collect(),
+    )
+}
+
+/// `git log` of exactly `hashes` (no walk), with files and renames, in the format
+/// [`patina_index::history::parse_log`] reads.
+pub(crate) fn log_commits(root: &Path, hashes: &[String]) -> anyhow::Result<Vec<u8>> {
+    use std::io::Write;
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args([
+            "-c",
+            "log.showSignature=false",
+            "-c",
+            "diff.renameLimit=1000",
+            "log",
+            "--stdin",
+            "--no-walk=unsorted",
+            "-z",
+            "--name-status",
+            "-M",
+            "--no-color",
+            "--no-ext-diff",
+            patina_index::history::LOG_FORMAT,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let input = hashes.join("\n") + "\n";
+    // Written from another thread: git starts answering before it has read all of its input.
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output()?;
+    let _ = writer.join();
+    if !out.status.success() {
+        anyhow::bail!(
+            "git log failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(out.stdout)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

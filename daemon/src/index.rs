@@ -34,6 +34,10 @@ pub(crate) fn index_repo(
     let summary = repo
         .index()
         .index_round(&opts, scope, &Sink { repo, sem, tx })?;
+    // The history follows HEAD with the files: a checkout hides later commits, new ones are read.
+    if let Err(e) = crate::history::sync(repo) {
+        tracing::warn!(repo = %repo.id(), "history: {e:#}");
+    }
     repo.update_record(|rec| {
         summary.apply_to(rec);
         rec.indexed_commit = head;

@@ -6,6 +6,7 @@ pub(crate) mod context;
 pub(crate) mod files;
 pub(crate) mod freshness;
 pub(crate) mod git;
+pub(crate) mod history;
 pub(crate) mod index;
 pub(crate) mod oracles;
 pub(crate) mod registry;
@@ -81,6 +82,10 @@ pub async fn serve(opts: Options) -> Result<()> {
             Arc::new(oracles::symbol::SymbolOracle),
             Arc::new(oracles::semantic::SemanticOracle(semantic.clone())),
             Arc::new(oracles::session::SessionOracle(sessions.clone())),
+            Arc::new(oracles::history::HistoryOracle(
+                registry.config.history.clone(),
+            )),
+            Arc::new(oracles::history::CochangeOracle),
         ],
     )
     .with_sessions(sessions.clone());
@@ -129,6 +134,7 @@ pub async fn serve(opts: Options) -> Result<()> {
         .add_service(pb::repos_server::ReposServer::new(services.clone()))
         .add_service(pb::search_server::SearchServer::new(services.clone()))
         .add_service(pb::files_server::FilesServer::new(services.clone()))
+        .add_service(pb::history_server::HistoryServer::new(services.clone()))
         .add_service(pb::sessions_server::SessionsServer::new(services))
         .serve_with_incoming_shutdown(socket::incoming(bound.listener), signal);
     tokio::select! {

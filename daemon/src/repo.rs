@@ -10,6 +10,7 @@ use anyhow::Result;
 use tokio::sync::watch;
 
 use patina_core::ChunkMeta;
+use patina_index::history::HistoryStore;
 use patina_index::store::{RepoRecord, RepoTrees};
 use patina_index::symbols::SymbolTable;
 use patina_index::vectors::{Snapshot, VectorIndex};
@@ -34,7 +35,8 @@ struct Dirty {
 /// 4. `vectors`.
 /// 5. `pending` — the embedding backlog.
 ///
-/// `record` and `watch_error` are leaves: held alone, never while taking another lock.
+/// `record` and `watch_error` are leaves: held alone, never while taking another lock. The
+/// commit history ([`HistoryStore`]) has its own locks, never held while taking one of these.
 pub(crate) struct Repo {
     id: String,
     record: RwLock<RepoRecord>,
@@ -49,6 +51,8 @@ pub(crate) struct Repo {
     dirty: Mutex<Dirty>,
     /// Why the repository is not watched (then it is reconciled periodically), if it is not.
     watch_error: Mutex<Option<String>>,
+    /// The commits reachable from HEAD (history and co-change oracles, `Search.Log`).
+    history: HistoryStore,
 }
 
 impl Repo {
@@ -61,6 +65,7 @@ impl Repo {
             &index_dir.join("lexical"),
         )?;
         let vectors = VectorIndex::open(&index_dir.join("vectors.bin"));
+        let history = HistoryStore::open(&index_dir.join("history.bin"));
         Ok(Repo {
             id: record.id.clone(),
             record: RwLock::new(record),
@@ -70,6 +75,7 @@ impl Repo {
             job: Mutex::new(None),
             dirty: Mutex::new(Dirty::default()),
             watch_error: Mutex::new(None),
+            history,
         })
     }
 
@@ -84,6 +90,12 @@ impl Repo {
     /// The index on disk: lexical search, chunk and symbol tables, stored texts and file records.
     pub fn index(&self) -> &RepoIndex {
         &self.index
+    }
+
+    /// The commit history: stored commits and the view of the HEAD last synced
+    /// (`crate::history::sync` brings it to the current HEAD).
+    pub fn history(&self) -> &HistoryStore {
+        &self.history
     }
 
     // --- record (leaf lock) ---

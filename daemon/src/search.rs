@@ -321,8 +321,32 @@ impl QueryEngine {
             filter,
             expand: cfg.expand,
         });
-        let (rankings, reports) = self.run_oracles(&oracles, q, &mut notices).await?;
-        let fused = rrf(&rankings, cfg.rrf_k);
+        let (mut rankings, mut reports) =
+            self.run_oracles(&oracles, q.clone(), &mut notices).await?;
+        let mut fused = rrf(&rankings, cfg.rrf_k);
+        // The co-change oracle ranks after the others: partners of the strongest fused files.
+        if let Some(at) = rankings
+            .iter()
+            .position(|r| r.oracle == OracleId::Cochange && r.weight > 0.0)
+        {
+            let keys: Vec<HitKey> = fused.iter().map(|f| f.key).collect();
+            let hcfg = self.registry.config.history.clone();
+            let t0 = Instant::now();
+            let q2 = q.clone();
+            let lift = tokio::task::spawn_blocking(move || {
+                crate::oracles::history::cochange_lift(&keys, &q2, &hcfg)
+            })
+            .await
+            .map_err(|e| anyhow::anyhow!("co-change failed: {e}"))?;
+            if let Some(r) = reports.iter_mut().find(|r| r.oracle == OracleId::Cochange) {
+                r.hits = lift.len();
+                r.took += t0.elapsed();
+            }
+            if !lift.is_empty() {
+                rankings[at].items = lift.into_iter().map(|h| (h.key, h.score)).collect();
+                fused = rrf(&rankings, cfg.rrf_k);
+            }
+        }
         let weights: Vec<(OracleId, f64)> = rankings.iter().map(|r| (r.oracle, r.weight)).collect();
         let mut near = req.near.clone();
         near.extend(named_folders(&req.text, &repos));

@@ -16,15 +16,21 @@ pub enum OracleId {
     Semantic,
     /// Notes of working sessions.
     Session,
+    /// Commit messages reachable from HEAD: matching commits vote for the files they touched.
+    History,
+    /// Co-change partners (files that change together in the history) of the strongest hits.
+    Cochange,
 }
 
 impl OracleId {
     /// Every oracle, in the order the daemon runs them.
-    pub const ALL: [OracleId; 4] = [
+    pub const ALL: [OracleId; 6] = [
         OracleId::Lexical,
         OracleId::Symbol,
         OracleId::Semantic,
         OracleId::Session,
+        OracleId::History,
+        OracleId::Cochange,
     ];
 
     /// Stable lowercase name (the serialized form, the wire's and the CLI's spelling).
@@ -34,6 +40,8 @@ impl OracleId {
             OracleId::Symbol => "symbol",
             OracleId::Semantic => "semantic",
             OracleId::Session => "session",
+            OracleId::History => "history",
+            OracleId::Cochange => "cochange",
         }
     }
 

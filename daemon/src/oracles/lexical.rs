@@ -14,7 +14,7 @@ const MAX_TERMS: usize = 64;
 
 /// Every distinct token of a long text with how often it occurs (stop words included: their low
 /// inverse document frequency ranks them out).
-fn counted_terms(text: &str) -> Vec<(String, u32)> {
+pub(crate) fn counted_terms(text: &str) -> Vec<(String, u32)> {
     let mut counts: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     let mut order = Vec::new();
     for_each_token(text, |_, _, t| {

@@ -1,6 +1,7 @@
 //! Oracles: independent retrievers, each ranking chunks for a query its own way. The query engine
 //! runs them in parallel and fuses their rankings; an oracle knows nothing of the others.
 
+pub(crate) mod history;
 pub(crate) mod lexical;
 pub(crate) mod semantic;
 pub(crate) mod session;

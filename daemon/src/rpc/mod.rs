@@ -6,6 +6,7 @@
 mod convert;
 mod files;
 mod health;
+mod history;
 mod repos;
 mod search;
 mod sessions;

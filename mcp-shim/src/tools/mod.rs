@@ -33,8 +33,10 @@ mod common;
 mod context;
 mod explore_structure;
 mod get_file;
+mod history;
 mod list_repos;
 mod query;
+mod related_files;
 mod session;
 mod session_end;
 mod session_note;
@@ -65,6 +67,8 @@ static TOOLS: &[Tool] = &[
     get_file::TOOL,
     explore_structure::TOOL,
     list_repos::TOOL,
+    history::TOOL,
+    related_files::TOOL,
     session_start::TOOL,
     session_note::TOOL,
     session_end::TOOL,
@@ -150,6 +154,10 @@ pub(crate) async fn call(
             explore_structure::call(server, parse(tool, arguments)?).await
         }
         n if n == list_repos::TOOL.name => list_repos::call(server, parse(tool, arguments)?).await,
+        n if n == history::TOOL.name => history::call(server, parse(tool, arguments)?).await,
+        n if n == related_files::TOOL.name => {
+            related_files::call(server, parse(tool, arguments)?).await
+        }
         n if n == session_start::TOOL.name => {
             session_start::call(server, parse(tool, arguments)?).await
         }

@@ -1,0 +1,633 @@
+//! A repository's commit history as the history oracles read it: every commit the daemon has seen
+//! (message, author, date, files touched with their renames), persisted in `history.bin` beside
+//! the other derived data, and a [`HistoryView`] of the commits reachable from the current HEAD —
+//! only those are ever searched, so an answer never depends on commits after the checked-out one.
+//!
+//! The view holds an in-memory BM25 index over the code-aware tokens of the messages
+//! ([`patina_core::tokens`]), each commit's files under their *current* names (renames followed
+//! from HEAD backwards), and a file → commits table for `log --file` and co-change.
+//! Pure logic beside the file: git is read by the caller, which hands in `git log` output
+//! ([`parse_log`]) and the `git rev-list HEAD` order.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use patina_core::tokens::for_each_token;
+
+/// The format `git log` is asked for (see [`parse_log`]): a record separator, then hash,
+/// author, committer time and the raw message separated by unit separators; `-z --name-status`
+/// follow.
+pub const LOG_FORMAT: &str = "--format=%x1e%H%x1f%an%x1f%ct%x1f%B%x1f";
+
+/// One file a commit touched, under its name in that commit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Touched {
+    pub path: String,
+    /// The name before a rename (status `R`), if this was one.
+    pub from: Option<String>,
+    /// `A`, `M`, `D`, `R`, `C`, `T`.
+    pub status: char,
+}
+
+/// One commit as stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommitRecord {
+    pub hash: String,
+    pub author: String,
+    /// Committer time, seconds since the epoch.
+    pub time: i64,
+    pub message: String,
+    pub files: Vec<Touched>,
+}
+
+impl CommitRecord {
+    pub fn subject(&self) -> &str {
+        self.message.lines().next().unwrap_or("").trim()
+    }
+}
+
+/// Parse `git log -z --name-status -M` output produced with [`LOG_FORMAT`].
+pub fn parse_log(out: &[u8]) -> Vec<CommitRecord> {
+    let text = String::from_utf8_lossy(out);
+    let mut commits = Vec::new();
+    for rec in text.split('\u{1e}').filter(|r| !r.trim().is_empty()) {
+        let mut parts = rec.splitn(5, '\u{1f}');
+        let (Some(hash), Some(author), Some(time), Some(message)) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let rest = parts.next().unwrap_or("");
+        let mut fields = rest
+            .split('\0')
+            .map(|f| f.trim_start_matches('\n'))
+            .filter(|f| !f.is_empty());
+        let mut files = Vec::new();
+        while let Some(st) = fields.next() {
+            let status = st.chars().next().unwrap_or('M');
+            if matches!(status, 'R' | 'C') {
+                let (Some(from), Some(to)) = (fields.next(), fields.next()) else {
+                    break;
+                };
+                files.push(Touched {
+                    path: to.to_string(),
+                    from: (status == 'R').then(|| from.to_string()),
+                    status,
+                });
+            } else {
+                let Some(p) = fields.next() else { break };
+                files.push(Touched {
+                    path: p.to_string(),
+                    from: None,
+                    status,
+                });
+            }
+        }
+        commits.push(CommitRecord {
+            hash: hash.trim().to_string(),
+            author: author.to_string(),
+            time: time.trim().parse().unwrap_or(0),
+            message: message.trim_end().to_string(),
+            files,
+        });
+    }
+    commits
+}
+
+/// A commit of the view: the stored record and its files under their current names.
+#[derive(Clone, Debug)]
+pub struct ViewCommit {
+    pub record: Arc<CommitRecord>,
+    /// Files touched, renamed to their names at HEAD (deduplicated, in the commit's order).
+    pub files: Vec<String>,
+}
+
+/// The commits reachable from one HEAD, searchable.
+#[derive(Debug, Default)]
+pub struct HistoryView {
+    pub head: Option<String>,
+    /// Newest first (`git rev-list` order).
+    pub commits: Vec<ViewCommit>,
+    /// Time of the newest commit: ages are measured from it, not from the wall clock, so the same
+    /// HEAD always gives the same answer.
+    pub newest: i64,
+    postings: HashMap<String, Vec<(u32, u32)>>,
+    lengths: Vec<u32>,
+    avg_len: f64,
+    by_file: HashMap<String, Vec<u32>>,
+}
+
+const BM25_K1: f64 = 1.2;
+const BM25_B: f64 = 0.75;
+
+impl HistoryView {
+    /// The view of `order` (hashes newest first) over `records`; hashes without a record are
+    /// skipped.
+    pub fn build(
+        head: Option<String>,
+        order: &[String],
+        records: &HashMap<String, Arc<CommitRecord>>,
+    ) -> HistoryView {
+        let mut renamed: HashMap<String, String> = HashMap::new();
+        let mut commits = Vec::with_capacity(order.len());
+        for h in order {
+            let Some(rec) = records.get(h) else { continue };
+            let mut files: Vec<String> = Vec::with_capacity(rec.files.len());
+            for t in &rec.files {
+                let current = renamed
+                    .get(&t.path)
+                    .cloned()
+                    .unwrap_or_else(|| t.path.clone());
+                if let Some(from) = &t.from {
+                    renamed.insert(from.clone(), current.clone());
+                }
+                if !files.contains(&current) {
+                    files.push(current);
+                }
+            }
+            commits.push(ViewCommit {
+                record: rec.clone(),
+                files,
+            });
+        }
+        let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+        let mut lengths = Vec::with_capacity(commits.len());
+        let mut by_file: HashMap<String, Vec<u32>> = HashMap::new();
+        for (i, c) in commits.iter().enumerate() {
+            let mut tf: HashMap<String, u32> = HashMap::new();
+            let mut len = 0u32;
+            for_each_token(&c.record.message, |_, _, t| {
+                len += 1;
+                *tf.entry(t.to_string()).or_default() += 1;
+            });
+            lengths.push(len);
+            for (t, n) in tf {
+                postings.entry(t).or_default().push((i as u32, n));
+            }
+            for f in &c.files {
+                by_file.entry(f.clone()).or_default().push(i as u32);
+            }
+        }
+        let avg_len = if lengths.is_empty() {
+            1.0
+        } else {
+            (lengths.iter().map(|l| *l as f64).sum::<f64>() / lengths.len() as f64).max(1.0)
+        };
+        HistoryView {
+            head,
+            newest: commits.iter().map(|c| c.record.time).max().unwrap_or(0),
+            commits,
+            postings,
+            lengths,
+            avg_len,
+            by_file,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.commits.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.commits.is_empty()
+    }
+
+    /// Inverse document frequency of a term among the view's messages (0 when unknown).
+    fn idf(&self, term: &str) -> f64 {
+        let Some(p) = self.postings.get(term) else {
+            return 0.0;
+        };
+        let n = self.commits.len() as f64;
+        let df = p.len() as f64;
+        ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
+    }
+
+    /// BM25 of the messages for `text`: `(commit index, score)`, best first, at most `limit`. A
+    /// long text queries with its `max_terms` most informative tokens (IDF × dampened frequency).
+    pub fn search(&self, text: &str, limit: usize, max_terms: usize) -> Vec<(usize, f64)> {
+        let mut counts: HashMap<String, u32> = HashMap::new();
+        for_each_token(text, |_, _, t| {
+            if t.len() >= 2 && !t.chars().all(|c| c.is_ascii_digit()) {
+                *counts.entry(t.to_string()).or_default() += 1;
+            }
+        });
+        let mut terms: Vec<(String, f64, f64)> = counts
+            .into_iter()
+            .filter_map(|(t, n)| {
+                let idf = self.idf(&t);
+                (idf > 0.0).then(|| (t, idf, 1.0 + (n as f64).ln()))
+            })
+            .collect();
+        terms.sort_by(|a, b| (b.1 * b.2).total_cmp(&(a.1 * a.2)).then(a.0.cmp(&b.0)));
+        terms.truncate(max_terms);
+        let mut scores: HashMap<u32, f64> = HashMap::new();
+        for (t, idf, w) in &terms {
+            for (doc, tf) in &self.postings[t] {
+                let tf = *tf as f64;
+                let norm =
+                    1.0 - BM25_B + BM25_B * self.lengths[*doc as usize] as f64 / self.avg_len;
+                *scores.entry(*doc).or_default() +=
+                    w * idf * tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * norm);
+            }
+        }
+        let mut out: Vec<(usize, f64)> = scores.into_iter().map(|(d, s)| (d as usize, s)).collect();
+        // Ties: the newer commit first.
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out.truncate(limit);
+        out
+    }
+
+    /// Indices of the commits that touched `path` (its current name), newest first.
+    pub fn commits_of(&self, path: &str) -> &[u32] {
+        self.by_file.get(path).map_or(&[], |v| v.as_slice())
+    }
+
+    /// Age of commit `i` in days, measured from the newest commit of the view.
+    pub fn age_days(&self, i: usize) -> f64 {
+        ((self.newest - self.commits[i].record.time).max(0)) as f64 / 86_400.0
+    }
+}
+
+/// How matching commits vote for files.
+#[derive(Clone, Debug)]
+pub struct VoteOptions {
+    /// Commits older than the newest by this many days count half as much (0: no decay).
+    pub half_life_days: f64,
+    /// Commits touching more files than this (mass renames, formatting, merges of branches) do
+    /// not vote.
+    pub max_files: usize,
+}
+
+impl Default for VoteOptions {
+    fn default() -> Self {
+        VoteOptions {
+            half_life_days: 365.0,
+            max_files: 40,
+        }
+    }
+}
+
+/// The files that matching commits touched, with their votes, best first: each commit gives
+/// `score / best score × 0.5^(age / half life) / √files` to every file it touched (commits
+/// touching more than `max_files` files give nothing). Ties break on the path.
+pub fn votes(
+    view: &HistoryView,
+    matches: &[(usize, f64)],
+    opts: &VoteOptions,
+) -> Vec<(String, f64)> {
+    let best = matches.iter().map(|m| m.1).fold(0.0f64, f64::max);
+    if best <= 0.0 {
+        return Vec::new();
+    }
+    let mut acc: HashMap<&str, f64> = HashMap::new();
+    for (i, score) in matches {
+        let c = &view.commits[*i];
+        let n = c.files.len();
+        if n == 0 || n > opts.max_files {
+            continue;
+        }
+        let decay = if opts.half_life_days > 0.0 {
+            0.5f64.powf(view.age_days(*i) / opts.half_life_days)
+        } else {
+            1.0
+        };
+        let v = score / best * decay / (n as f64).sqrt();
+        for f in &c.files {
+            *acc.entry(f.as_str()).or_default() += v;
+        }
+    }
+    let mut out: Vec<(String, f64)> = acc.into_iter().map(|(f, v)| (f.to_string(), v)).collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    out
+}
+
+/// A file that changes together with another.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoChange {
+    pub path: String,
+    /// Commits that touched both files.
+    pub support: u32,
+    /// `support` / commits that touched the asked-for file (both counted among commits of at most
+    /// `max_files` files).
+    pub confidence: f64,
+}
+
+/// The files that changed together with `path` in commits of at most `max_files` files: at least
+/// `min_support` shared commits, by support then confidence, then path.
+pub fn co_changes(
+    view: &HistoryView,
+    path: &str,
+    max_files: usize,
+    min_support: u32,
+) -> Vec<CoChange> {
+    let mut total = 0u32;
+    let mut counts: HashMap<&str, u32> = HashMap::new();
+    for &i in view.commits_of(path) {
+        let c = &view.commits[i as usize];
+        if c.files.len() > max_files {
+            continue;
+        }
+        total += 1;
+        for f in &c.files {
+            if f != path {
+                *counts.entry(f.as_str()).or_default() += 1;
+            }
+        }
+    }
+    let mut out: Vec<CoChange> = counts
+        .into_iter()
+        .filter(|(_, n)| *n >= min_support)
+        .map(|(f, n)| CoChange {
+            path: f.to_string(),
+            support: n,
+            confidence: n as f64 / total.max(1) as f64,
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.support
+            .cmp(&a.support)
+            .then(b.confidence.total_cmp(&a.confidence))
+            .then(a.path.cmp(&b.path))
+    });
+    out
+}
+
+/// Every commit seen (persisted) and the view of the current HEAD.
+///
+/// Locks: `sync` (one sync at a time), then `records`, then `view`; none is held while calling
+/// out, except `sync`, held across the caller's `reachable` and `fetch` (git).
+pub struct HistoryStore {
+    file: PathBuf,
+    records: Mutex<HashMap<String, Arc<CommitRecord>>>,
+    view: RwLock<Arc<HistoryView>>,
+    sync: Mutex<()>,
+}
+
+impl HistoryStore {
+    /// Open `file` (`history.bin`); a missing or unreadable file starts empty (it is derived from
+    /// git and refilled by the next sync).
+    pub fn open(file: &Path) -> HistoryStore {
+        let records: HashMap<String, Arc<CommitRecord>> = std::fs::read(file)
+            .ok()
+            .and_then(|b| bincode::deserialize::<Vec<CommitRecord>>(&b).ok())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| (c.hash.clone(), Arc::new(c)))
+            .collect();
+        HistoryStore {
+            file: file.to_path_buf(),
+            records: Mutex::new(records),
+            view: RwLock::new(Arc::new(HistoryView::default())),
+            sync: Mutex::new(()),
+        }
+    }
+
+    /// The view of the HEAD last synced.
+    pub fn view(&self) -> Arc<HistoryView> {
+        self.view.read().expect("history view lock").clone()
+    }
+
+    /// Bring the view to `head` (nothing to do when it is there already). `reachable` lists the
+    /// commits reachable from it newest first (`git rev-list`); `fetch` is asked for the records of
+    /// those not stored yet. The stored records are persisted when new ones arrived.
+    pub fn sync(
+        &self,
+        head: Option<String>,
+        reachable: impl FnOnce() -> Result<Vec<String>>,
+        fetch: impl FnOnce(&[String]) -> Result<Vec<CommitRecord>>,
+    ) -> Result<Arc<HistoryView>> {
+        let _one = self.sync.lock().expect("history sync lock");
+        let current = self.view();
+        if current.head == head && (head.is_none() || !current.is_empty()) {
+            return Ok(current);
+        }
+        let order = if head.is_some() {
+            reachable()?
+        } else {
+            Vec::new()
+        };
+        let missing: Vec<String> = {
+            let records = self.records.lock().expect("history records lock");
+            order
+                .iter()
+                .filter(|h| !records.contains_key(*h))
+                .cloned()
+                .collect()
+        };
+        let fetched = if missing.is_empty() {
+            Vec::new()
+        } else {
+            fetch(&missing)?
+        };
+        let view = {
+            let mut records = self.records.lock().expect("history records lock");
+            let fresh = !fetched.is_empty();
+            for c in fetched {
+                records.insert(c.hash.clone(), Arc::new(c));
+            }
+            if fresh {
+                self.persist(&records)?;
+            }
+            Arc::new(HistoryView::build(head, &order, &records))
+        };
+        *self.view.write().expect("history view lock") = view.clone();
+        Ok(view)
+    }
+
+    /// Write every record atomically (temporary file, fsync, rename).
+    fn persist(&self, records: &HashMap<String, Arc<CommitRecord>>) -> Result<()> {
+        let mut all: Vec<&CommitRecord> = records.values().map(|c| c.as_ref()).collect();
+        all.sort_by(|a, b| a.hash.cmp(&b.hash));
+        let bytes = bincode::serialize(&all)?;
+        if let Some(dir) = self.file.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let tmp = self.file.with_extension("bin.tmp");
+        {
+            use std::io::Write;
+            let mut f = std::fs::File::create(&tmp)
+                .with_context(|| format!("writing {}", tmp.display()))?;
+            f.write_all(&bytes)?;
+            f.sync_all()?;
+        }
+        std::fs::rename(&tmp, &self.file)
+            .with_context(|| format!("writing {}", self.file.display()))?;
+        Ok(())
+    }
+
+    /// How many commits are stored (reachable or not).
+    pub fn stored(&self) -> usize {
+        self.records.lock().expect("history records lock").len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(hash: &str, time: i64, msg: &str, files: &[&str]) -> CommitRecord {
+        CommitRecord {
+            hash: hash.into(),
+            author: "a".into(),
+            time,
+            message: msg.into(),
+            files: files
+                .iter()
+                .map(|f| match f.split_once("=>") {
+                    Some((from, to)) => Touched {
+                        path: to.into(),
+                        from: Some(from.into()),
+                        status: 'R',
+                    },
+                    None => Touched {
+                        path: f.to_string(),
+                        from: None,
+                        status: 'M',
+                    },
+                })
+                .collect(),
+        }
+    }
+
+    fn view(recs: Vec<CommitRecord>) -> HistoryView {
+        // `recs` oldest first; the view wants newest first.
+        let order: Vec<String> = recs.iter().rev().map(|r| r.hash.clone()).collect();
+        let map = recs
+            .into_iter()
+            .map(|r| (r.hash.clone(), Arc::new(r)))
+            .collect();
+        HistoryView::build(order.first().cloned(), &order, &map)
+    }
+
+    #[test]
+    fn parses_name_status_with_renames() {
+        let out = b"\x1eaaa\x1fAnn\x1f100\x1fsecond\n\x1f\0\nR100\0a\0b\0A\0c\0\x1ebbb\x1fBob\x1f50\x1ffirst\n\nbody\n\x1f\0\nA\0a\0\x1eccc\x1fCy\x1f40\x1fmerge\n\x1f";
+        let c = parse_log(out);
+        assert_eq!(c.len(), 3);
+        assert_eq!(c[0].hash, "aaa");
+        assert_eq!(c[0].time, 100);
+        assert_eq!(
+            c[0].files,
+            vec![
+                Touched {
+                    path: "b".into(),
+                    from: Some("a".into()),
+                    status: 'R'
+                },
+                Touched {
+                    path: "c".into(),
+                    from: None,
+                    status: 'A'
+                }
+            ]
+        );
+        assert_eq!(c[1].message, "first\n\nbody");
+        assert_eq!(c[1].subject(), "first");
+        assert_eq!(c[1].files.len(), 1);
+        assert!(c[2].files.is_empty());
+    }
+
+    #[test]
+    fn renames_are_followed_to_current_names() {
+        let v = view(vec![
+            rec("1", 10, "add parser", &["src/parse.rs"]),
+            rec("2", 20, "move parser", &["src/parse.rs=>src/parser/mod.rs"]),
+            rec("3", 30, "fix parser bug", &["src/parser/mod.rs"]),
+        ]);
+        for c in &v.commits {
+            assert_eq!(c.files, vec!["src/parser/mod.rs".to_string()]);
+        }
+        assert_eq!(v.commits_of("src/parser/mod.rs").len(), 3);
+    }
+
+    #[test]
+    fn search_and_votes_prefer_matching_recent_focused_commits() {
+        let mut files: Vec<String> = (0..50).map(|i| format!("f{i}.rs")).collect();
+        files.push("big.rs".into());
+        let big: Vec<&str> = files.iter().map(String::as_str).collect();
+        let v = view(vec![
+            rec("1", 0, "timer wheel overflow fix", &["old.rs"]),
+            rec(
+                "2",
+                86_400 * 700,
+                "timer wheel overflow",
+                &["time/wheel.rs", "time/mod.rs"],
+            ),
+            rec("3", 86_400 * 710, "reformat timer wheel everything", &big),
+            rec("4", 86_400 * 720, "docs for io", &["io.rs"]),
+        ]);
+        let m = v.search("overflow in the timer wheel", 10, 64);
+        assert!(m.len() >= 3);
+        assert!(!m.iter().any(|(i, _)| v.commits[*i].record.hash == "4"));
+        let votes = votes(&v, &m, &VoteOptions::default());
+        let names: Vec<&str> = votes.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(&names[..2], &["time/mod.rs", "time/wheel.rs"]);
+        assert!(names.contains(&"old.rs"), "old commits still vote, less");
+        assert!(
+            !names.contains(&"big.rs"),
+            "commits touching many files do not vote"
+        );
+    }
+
+    #[test]
+    fn co_change_counts_support_and_confidence() {
+        let v = view(vec![
+            rec("1", 1, "a", &["lexer.rs", "parser.rs"]),
+            rec("2", 2, "b", &["lexer.rs", "parser.rs", "README.md"]),
+            rec("3", 3, "c", &["lexer.rs"]),
+            rec("4", 4, "d", &["parser.rs", "ast.rs"]),
+            rec("5", 5, "e", &["lexer.rs", "x1", "x2", "x3", "x4", "x5"]),
+        ]);
+        let r = co_changes(&v, "lexer.rs", 4, 1);
+        assert_eq!(r[0].path, "parser.rs");
+        assert_eq!(r[0].support, 2);
+        assert!((r[0].confidence - 2.0 / 3.0).abs() < 1e-9);
+        assert_eq!(r[1].path, "README.md");
+        assert!(!r.iter().any(|c| c.path == "x1"), "big commits ignored");
+        assert_eq!(co_changes(&v, "lexer.rs", 4, 2).len(), 1);
+    }
+
+    #[test]
+    fn store_syncs_to_head_and_hides_later_commits() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("history.bin");
+        let all = [
+            rec("1", 1, "one", &["a"]),
+            rec("2", 2, "two", &["b"]),
+            rec("3", 3, "three", &["c"]),
+        ];
+        let fetch = |hs: &[String]| {
+            Ok(all
+                .iter()
+                .filter(|r| hs.contains(&r.hash))
+                .cloned()
+                .collect())
+        };
+        let s = HistoryStore::open(&file);
+        let v = s
+            .sync(
+                Some("3".into()),
+                || Ok(vec!["3".into(), "2".into(), "1".into()]),
+                fetch,
+            )
+            .unwrap();
+        assert_eq!(v.len(), 3);
+        assert_eq!(s.stored(), 3);
+        let v = s
+            .sync(
+                Some("1".into()),
+                || Ok(vec!["1".into()]),
+                |_| panic!("nothing to fetch"),
+            )
+            .unwrap();
+        assert_eq!(v.len(), 1);
+        assert!(v.search("three", 10, 8).is_empty());
+        // Reopened: the records come from the file.
+        let s = HistoryStore::open(&file);
+        assert_eq!(s.stored(), 3);
+    }
+}
