@@ -98,6 +98,7 @@ impl Default for RetrievalConfig {
                 (OracleId::Lexical, 1.0),
                 (OracleId::Symbol, 1.5),
                 (OracleId::Semantic, 1.0),
+                (OracleId::Graph, 0.3),
             ]),
             prose_weights: BTreeMap::from([(OracleId::Lexical, 0.06)]),
             semantic_confidence: [0.55, 0.70],

@@ -81,6 +81,7 @@ pub async fn serve(opts: Options) -> Result<()> {
             Arc::new(oracles::symbol::SymbolOracle),
             Arc::new(oracles::semantic::SemanticOracle(semantic.clone())),
             Arc::new(oracles::session::SessionOracle(sessions.clone())),
+            Arc::new(oracles::graph::GraphOracle),
         ],
     )
     .with_sessions(sessions.clone());

@@ -16,15 +16,19 @@ pub enum OracleId {
     Semantic,
     /// Notes of working sessions.
     Session,
+    /// Callers, callees and type neighbours of the other oracles' strongest hits (a second
+    /// stage after their fusion).
+    Graph,
 }
 
 impl OracleId {
     /// Every oracle, in the order the daemon runs them.
-    pub const ALL: [OracleId; 4] = [
+    pub const ALL: [OracleId; 5] = [
         OracleId::Lexical,
         OracleId::Symbol,
         OracleId::Semantic,
         OracleId::Session,
+        OracleId::Graph,
     ];
 
     /// Stable lowercase name (the serialized form, the wire's and the CLI's spelling).
@@ -34,6 +38,7 @@ impl OracleId {
             OracleId::Symbol => "symbol",
             OracleId::Semantic => "semantic",
             OracleId::Session => "session",
+            OracleId::Graph => "graph",
         }
     }
 
