@@ -326,10 +326,23 @@ impl QueryEngine {
         let (mut rankings, mut reports) = self.run_oracles(&first, q.clone(), &mut notices).await?;
         let mut fused = rrf(&rankings, cfg.rrf_k);
         if second.iter().any(|o| o.id() == OracleId::Graph) && cfg.weight(OracleId::Graph) > 0.0 {
-            // The dependency oracle walks from the first fusion's strongest hits.
+            // The dependency oracle walks from the first fusion's strongest hits — those the
+            // relevance floor keeps (the neighbours of a weak semantic guess are no better).
+            let ranking = &self.registry.config.ranking;
+            let exact = fused
+                .iter()
+                .any(|f| f.provenance.iter().any(|p| p.oracle != rank::SEMANTIC));
+            let exact_ran = rankings.iter().any(|r| r.oracle != rank::SEMANTIC);
+            let floor = if exact_ran && !exact && plan.intent == patina_retrieve::Intent::Identifier
+            {
+                ranking.unmatched_floor
+            } else {
+                ranking.semantic_floor
+            };
             let seeds: Vec<(HitKey, f64)> = fused
                 .iter()
                 .filter(|f| matches!(f.key, HitKey::Chunk { .. }))
+                .filter(|f| !ranking.enabled || rank::above_floor(&f.provenance, floor))
                 .take(crate::oracles::graph::SEEDS)
                 .map(|f| (f.key, f.score))
                 .collect();
@@ -378,7 +391,9 @@ impl QueryEngine {
         };
         // A role asked for explicitly is not second-guessed by the intent's priors.
         opts.role_priors &= req.roles.is_empty();
-        opts.exact_oracles_ran = rankings.iter().any(|r| r.oracle != rank::SEMANTIC);
+        opts.exact_oracles_ran = rankings
+            .iter()
+            .any(|r| r.oracle != rank::SEMANTIC && r.oracle != OracleId::Graph);
         let scored = rank::score(self.candidates(fused, &repos), &plan, &opts);
         let fusion = rank::FileFusion {
             k: cfg.rrf_k,
