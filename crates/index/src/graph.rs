@@ -618,7 +618,7 @@ impl GraphTable {
             })
             .filter(|e| e.to != *def)
             .collect();
-        out.sort_by(|a, b| a.site.line.cmp(&b.site.line));
+        out.sort_by_key(|e| e.site.line);
         out
     }
 

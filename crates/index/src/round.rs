@@ -741,7 +741,7 @@ mod tests {
         let tree = tempfile::tempdir().unwrap();
         let root = tree.path();
         std::fs::create_dir_all(root.join("src")).unwrap();
-        std::fs::write(root.join("src/a.rs"), "pub fn alpha() {}\n").unwrap();
+        std::fs::write(root.join("src/a.rs"), "pub fn alpha() {\n    beta();\n}\n").unwrap();
         std::fs::write(root.join("src/b.rs"), "pub fn beta() {}\n").unwrap();
         std::fs::write(root.join(".gitignore"), "ignored.rs\n").unwrap();
         std::fs::write(root.join("ignored.rs"), "pub fn hidden() {}\n").unwrap();
@@ -772,6 +772,15 @@ mod tests {
         let beta = chunks_named(&index, "beta");
         assert_eq!(beta.len(), 1);
 
+        // The graph: alpha calls beta (line 2).
+        let callers: Vec<(String, u32)> = index
+            .graph()
+            .references("beta", true)
+            .into_iter()
+            .map(|e| (e.from.unwrap().symbol, e.site.line))
+            .collect();
+        assert_eq!(callers, vec![("alpha".to_string(), 2)]);
+
         std::fs::write(root.join("src/b.rs"), "pub fn gamma_function() {}\n").unwrap();
         let scope = Scope::Paths(BTreeSet::from(["src/b.rs".to_string()]));
         index.index_round(&opts, scope, &sink).unwrap();
@@ -779,6 +788,26 @@ mod tests {
         assert_eq!(removed, beta, "only the edited file's old chunks leave");
         assert_eq!(added, chunks_named(&index, "gamma_function"));
         assert!(chunks_named(&index, "beta").is_empty());
+        assert!(
+            index.graph().references("beta", true).is_empty(),
+            "the edit's commit updated the graph"
+        );
+        std::fs::write(
+            root.join("src/a.rs"),
+            "pub fn alpha() {\n    gamma_function();\n}\n",
+        )
+        .unwrap();
+        let scope = Scope::Paths(BTreeSet::from(["src/a.rs".to_string()]));
+        index.index_round(&opts, scope, &sink).unwrap();
+        sink.take();
+        let graph = index.graph();
+        let alpha = graph.defs("alpha").remove(0);
+        let callees: Vec<String> = graph
+            .calls_in(&alpha)
+            .into_iter()
+            .map(|e| e.to.symbol)
+            .collect();
+        assert_eq!(callees, vec!["gamma_function"]);
         assert_eq!(chunks_named(&index, "alpha").len(), 1);
 
         let mut in_lexical = index.lexical().chunk_ids().unwrap();
