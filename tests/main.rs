@@ -9,6 +9,7 @@ mod cli;
 mod daemon;
 mod durability;
 mod files;
+mod graph;
 mod indexing;
 mod live;
 mod mcp;

@@ -7,6 +7,7 @@ pub(crate) mod files;
 pub(crate) mod freshness;
 pub(crate) mod git;
 pub(crate) mod index;
+pub(crate) mod navigate;
 pub(crate) mod oracles;
 pub(crate) mod registry;
 pub(crate) mod repo;
@@ -130,6 +131,7 @@ pub async fn serve(opts: Options) -> Result<()> {
         .add_service(pb::repos_server::ReposServer::new(services.clone()))
         .add_service(pb::search_server::SearchServer::new(services.clone()))
         .add_service(pb::files_server::FilesServer::new(services.clone()))
+        .add_service(pb::graph_server::GraphServer::new(services.clone()))
         .add_service(pb::sessions_server::SessionsServer::new(services))
         .serve_with_incoming_shutdown(socket::incoming(bound.listener), signal);
     tokio::select! {
