@@ -9,6 +9,7 @@ mod cli;
 mod daemon;
 mod durability;
 mod files;
+mod graph;
 mod history;
 mod indexing;
 mod live;

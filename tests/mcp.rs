@@ -253,7 +253,7 @@ fn handshake_negotiates_the_version_and_tools_follow_it() {
         );
         let tools = m.request("tools/list", json!({}))["result"]["tools"].clone();
         let tools = tools.as_array().expect("tools[]");
-        assert_eq!(tools.len(), 10, "{tools:?}");
+        assert_eq!(tools.len(), 13, "{tools:?}");
         for t in tools {
             let name = t["name"].as_str().unwrap();
             assert_eq!(t["inputSchema"]["type"], "object", "{t}");
@@ -968,5 +968,43 @@ fn history_tools_answer_from_the_commit_history() {
     let r = m.call("patina_history", json!({}));
     assert_eq!(r["isError"], true, "{r}");
     let r = m.call("related_files", json!({}));
+    assert_eq!(r["isError"], true, "{r}");
+}
+
+/// The graph tools: references with their lines, callees with their definitions, definitions.
+#[test]
+fn graph_tools_answer_references_callees_and_definitions() {
+    let env = TestEnv::started();
+    let repo = git_repo(&[
+        (
+            "app/validate.py",
+            b"def check_email(value):\n    return '@' in value\n",
+        ),
+        (
+            "app/signup.py",
+            b"from app.validate import check_email\n\n\ndef register(form):\n    if not check_email(form['email']):\n        raise ValueError('bad email')\n    return form\n",
+        ),
+    ]);
+    env.add_repo(repo.path());
+    let mut m = Mcp::ready(&env, repo.path(), "2025-06-18");
+    let r = m.ok("find_references", json!({"symbol": "check_email"}));
+    assert!(
+        text(&r).contains("app/signup.py\n  5  in register [import]"),
+        "{r}"
+    );
+    assert_eq!(r["structuredContent"]["sites"][0]["line"], 5, "{r}");
+    let r = m.ok(
+        "call_graph",
+        json!({"symbol": "register", "direction": "callees"}),
+    );
+    assert!(
+        text(&r).contains("check_email → app/validate.py:1-2"),
+        "{r}"
+    );
+    let r = m.ok("call_graph", json!({"symbol": "check_email"}));
+    assert!(text(&r).contains("in register"), "{r}");
+    let r = m.ok("definition", json!({"name": "check_email"}));
+    assert!(text(&r).contains("1-2  function check_email"), "{r}");
+    let r = m.call("call_graph", json!({"symbol": "x", "direction": "up"}));
     assert_eq!(r["isError"], true, "{r}");
 }

@@ -56,6 +56,9 @@ TOOLS = {
     "patina_session_start",
     "patina_session_note",
     "patina_session_end",
+    "find_references",
+    "call_graph",
+    "definition",
 }
 NOTE = (
     "We chose sled as the metadata storage engine because it is embedded, crash-safe and "

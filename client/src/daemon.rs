@@ -58,6 +58,23 @@ impl Client {
         Ok(r.into_inner())
     }
 
+    pub async fn navigate(
+        &mut self,
+        what: &str,
+        symbol: &str,
+        repos: &[String],
+    ) -> Result<pb::NavigateResponse> {
+        Ok(pb::graph_client::GraphClient::new(self.channel.clone())
+            .navigate(pb::NavigateRequest {
+                what: what.into(),
+                symbol: symbol.into(),
+                repos: repos.to_vec(),
+            })
+            .await
+            .map_err(status_error)?
+            .into_inner())
+    }
+
     pub async fn list(&mut self) -> Result<pb::ListResponse> {
         Ok(ReposClient::new(self.channel.clone())
             .list(pb::ListRequest {})

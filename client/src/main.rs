@@ -29,6 +29,16 @@ struct Cli {
     cmd: Cmd,
 }
 
+#[derive(clap::Args)]
+struct NavArgs {
+    symbol: String,
+    /// A repository (id, name or path); repeatable; default: all.
+    #[arg(long)]
+    repo: Vec<String>,
+    #[arg(long)]
+    json: bool,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Register a repository (default: the current one) and index it.
@@ -81,6 +91,14 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// References to a symbol (`name`, `Parent.name`), grouped by file, with their lines.
+    Refs(NavArgs),
+    /// The functions that call a symbol.
+    Callers(NavArgs),
+    /// What a symbol calls (resolved within the repository).
+    Callees(NavArgs),
+    /// Where a name is defined.
+    Defs(NavArgs),
     /// Manage the daemon.
     Daemon {
         #[command(subcommand)]
@@ -297,6 +315,10 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             repo,
             json,
         } => related(&socket, &path, limit, repo, json).await,
+        Cmd::Refs(a) => navigate(&socket, "refs", a).await,
+        Cmd::Callers(a) => navigate(&socket, "callers", a).await,
+        Cmd::Callees(a) => navigate(&socket, "callees", a).await,
+        Cmd::Defs(a) => navigate(&socket, "defs", a).await,
         Cmd::Model {
             cmd: ModelCmd::Install { force },
         } => model::install(force),
@@ -341,6 +363,54 @@ fn git_root(dir: &Path) -> Option<PathBuf> {
     dir.ancestors()
         .find(|d| d.join(".git").exists())
         .map(Path::to_path_buf)
+}
+
+/// `patina refs|callers|callees|defs`: one line per site, grouped under each file.
+async fn navigate(socket: &Path, what: &str, a: NavArgs) -> Result<ExitCode> {
+    let mut c = Client::connect_or_start(socket).await?;
+    let sites = c.navigate(what, &a.symbol, &a.repo).await?.sites;
+    if a.json {
+        let v: Vec<serde_json::Value> = sites
+            .iter()
+            .map(|s| {
+                serde_json::json!({"repo": s.repo, "path": s.path, "line": s.line,
+                    "end_line": s.end_line, "symbol": s.symbol, "kind": s.kind,
+                    "resolution": s.resolution, "target": s.target, "call": s.call})
+            })
+            .collect();
+        println!("{}", serde_json::Value::Array(v));
+    } else {
+        let mut last = String::new();
+        for s in &sites {
+            let file = format!("{}:{}", s.repo, s.path);
+            if file != last {
+                println!("{}", s.path);
+                last = file;
+            }
+            let mut line = match what {
+                "defs" => format!("  {}-{}  {} {}", s.line, s.end_line, s.kind, s.symbol),
+                "callees" => format!("  {}  {} → {}", s.line, s.symbol, s.target),
+                _ => format!(
+                    "  {}  in {}",
+                    s.line,
+                    if s.symbol.is_empty() {
+                        "(file)"
+                    } else {
+                        &s.symbol
+                    }
+                ),
+            };
+            if !s.resolution.is_empty() {
+                line.push_str(&format!("  [{}]", s.resolution));
+            }
+            println!("{line}");
+        }
+    }
+    Ok(if sites.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {

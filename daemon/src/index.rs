@@ -26,7 +26,11 @@ pub(crate) fn index_repo(
         max_file_bytes: cfg.max_file_bytes,
         max_chunk_lines: cfg.max_chunk_lines,
         // An index chunked by older rules is chunked again at its next full round.
-        rechunk: full && repo.record().chunker != patina_chunk::VERSION,
+        // So is one whose graph facts were extracted by older rules (or not at all).
+        rechunk: full && {
+            let rec = repo.record();
+            rec.chunker != patina_chunk::VERSION || rec.graph != patina_chunk::GRAPH_VERSION
+        },
     };
     if opts.rechunk {
         tracing::info!(repo = %repo.id(), "chunking rules changed; chunking every file again");
@@ -43,6 +47,7 @@ pub(crate) fn index_repo(
         rec.indexed_commit = head;
         if full {
             rec.chunker = patina_chunk::VERSION;
+            rec.graph = patina_chunk::GRAPH_VERSION;
         }
     });
     Ok(())

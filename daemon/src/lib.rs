@@ -8,6 +8,7 @@ pub(crate) mod freshness;
 pub(crate) mod git;
 pub(crate) mod history;
 pub(crate) mod index;
+pub(crate) mod navigate;
 pub(crate) mod oracles;
 pub(crate) mod registry;
 pub(crate) mod repo;
@@ -86,6 +87,7 @@ pub async fn serve(opts: Options) -> Result<()> {
                 registry.config.history.clone(),
             )),
             Arc::new(oracles::history::CochangeOracle),
+            Arc::new(oracles::graph::GraphOracle),
         ],
     )
     .with_sessions(sessions.clone());
@@ -135,6 +137,7 @@ pub async fn serve(opts: Options) -> Result<()> {
         .add_service(pb::search_server::SearchServer::new(services.clone()))
         .add_service(pb::files_server::FilesServer::new(services.clone()))
         .add_service(pb::history_server::HistoryServer::new(services.clone()))
+        .add_service(pb::graph_server::GraphServer::new(services.clone()))
         .add_service(pb::sessions_server::SessionsServer::new(services))
         .serve_with_incoming_shutdown(socket::incoming(bound.listener), signal);
     tokio::select! {

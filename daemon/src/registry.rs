@@ -145,6 +145,7 @@ impl Registry {
                     last_error: None,
                     indexed_commit: None,
                     chunker: 0,
+                    graph: 0,
                 };
                 self.store.put_repo(&rec)?;
                 self.store.flush()?;

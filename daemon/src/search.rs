@@ -321,8 +321,9 @@ impl QueryEngine {
             filter,
             expand: cfg.expand,
         });
-        let (mut rankings, mut reports) =
-            self.run_oracles(&oracles, q.clone(), &mut notices).await?;
+        let (first, second): (Vec<_>, Vec<_>) =
+            oracles.iter().cloned().partition(|o| !o.second_stage());
+        let (mut rankings, mut reports) = self.run_oracles(&first, q.clone(), &mut notices).await?;
         let mut fused = rrf(&rankings, cfg.rrf_k);
         // The co-change oracle ranks after the others: partners of the strongest fused files.
         if let Some(at) = rankings
@@ -347,6 +348,63 @@ impl QueryEngine {
                 fused = rrf(&rankings, cfg.rrf_k);
             }
         }
+        if second.iter().any(|o| o.id() == OracleId::Graph) && cfg.weight(OracleId::Graph) > 0.0 {
+            // The dependency oracle walks from the first fusion's strongest hits — those the
+            // relevance floor keeps (the neighbours of a weak semantic guess are no better).
+            let ranking = &self.registry.config.ranking;
+            let exact = fused
+                .iter()
+                .any(|f| f.provenance.iter().any(|p| p.oracle != rank::SEMANTIC));
+            let exact_ran = rankings.iter().any(|r| r.oracle != rank::SEMANTIC);
+            let floor = if exact_ran && !exact && plan.intent == patina_retrieve::Intent::Identifier
+            {
+                ranking.unmatched_floor
+            } else {
+                ranking.semantic_floor
+            };
+            let seeds: Vec<(HitKey, f64)> = fused
+                .iter()
+                .filter(|f| matches!(f.key, HitKey::Chunk { .. }))
+                .filter(|f| !ranking.enabled || rank::above_floor(&f.provenance, floor))
+                .take(crate::oracles::graph::SEEDS)
+                .map(|f| (f.key, f.score))
+                .collect();
+            let t0 = Instant::now();
+            let gq = q.clone();
+            let res = tokio::time::timeout(
+                Duration::from_millis(cfg.oracle_timeout_ms),
+                tokio::task::spawn_blocking(move || {
+                    crate::oracles::graph::GraphOracle::neighbours(&gq, &seeds)
+                }),
+            )
+            .await;
+            let (status, message, hits) = match res {
+                Ok(Ok(hits)) => (OracleStatus::Ok, String::new(), hits),
+                Ok(Err(e)) => (
+                    OracleStatus::Error,
+                    format!("oracle crashed: {e}"),
+                    Vec::new(),
+                ),
+                Err(_) => (
+                    OracleStatus::Timeout,
+                    format!("no answer within {} ms", cfg.oracle_timeout_ms),
+                    Vec::new(),
+                ),
+            };
+            reports.push(OracleReport {
+                oracle: OracleId::Graph,
+                status,
+                hits: hits.len(),
+                took: t0.elapsed(),
+                message,
+            });
+            rankings.push(Ranking {
+                oracle: OracleId::Graph,
+                weight: cfg.weight(OracleId::Graph),
+                items: hits.into_iter().map(|h| (h.key, h.score)).collect(),
+            });
+            fused = rrf(&rankings, cfg.rrf_k);
+        }
         let weights: Vec<(OracleId, f64)> = rankings.iter().map(|r| (r.oracle, r.weight)).collect();
         let mut near = req.near.clone();
         near.extend(named_folders(&req.text, &repos));
@@ -356,7 +414,9 @@ impl QueryEngine {
         };
         // A role asked for explicitly is not second-guessed by the intent's priors.
         opts.role_priors &= req.roles.is_empty();
-        opts.exact_oracles_ran = rankings.iter().any(|r| r.oracle != rank::SEMANTIC);
+        opts.exact_oracles_ran = rankings
+            .iter()
+            .any(|r| r.oracle != rank::SEMANTIC && r.oracle != OracleId::Graph);
         let scored = rank::score(self.candidates(fused, &repos), &plan, &opts);
         let fusion = rank::FileFusion {
             k: cfg.rrf_k,

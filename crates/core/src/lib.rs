@@ -7,6 +7,7 @@
 //! rules that need the disk (a repository's ignore files) live in `patina-index`.
 
 pub mod error;
+pub mod facts;
 pub mod ids;
 pub mod lang;
 pub mod meta;
@@ -16,6 +17,7 @@ pub mod role;
 pub mod tokens;
 
 pub use error::UserError;
+pub use facts::{FileFacts, Import, Reference, Resolution, TypeRelation};
 pub use lang::{ChunkKind, Language};
 pub use meta::{ChunkMeta, FileRecord, SkipReason};
 pub use oracle::{OracleId, OracleStatus};

@@ -20,17 +20,21 @@ pub enum OracleId {
     History,
     /// Co-change partners (files that change together in the history) of the strongest hits.
     Cochange,
+    /// Callers, callees and type neighbours of the other oracles' strongest hits (a second
+    /// stage after their fusion).
+    Graph,
 }
 
 impl OracleId {
     /// Every oracle, in the order the daemon runs them.
-    pub const ALL: [OracleId; 6] = [
+    pub const ALL: [OracleId; 7] = [
         OracleId::Lexical,
         OracleId::Symbol,
         OracleId::Semantic,
         OracleId::Session,
         OracleId::History,
         OracleId::Cochange,
+        OracleId::Graph,
     ];
 
     /// Stable lowercase name (the serialized form, the wire's and the CLI's spelling).
@@ -42,6 +46,7 @@ impl OracleId {
             OracleId::Session => "session",
             OracleId::History => "history",
             OracleId::Cochange => "cochange",
+            OracleId::Graph => "graph",
         }
     }
 

@@ -8,8 +8,9 @@ use std::sync::{Arc, RwLock};
 
 use anyhow::Result;
 
-use patina_core::{ChunkMeta, FileRecord};
+use patina_core::{ChunkMeta, FileFacts, FileRecord};
 
+use crate::graph::GraphTable;
 use crate::lexical::LexicalIndex;
 use crate::store::{RepoTrees, StoreBatch};
 use crate::symbols::SymbolTable;
@@ -17,7 +18,8 @@ use crate::symbols::SymbolTable;
 /// One repository on disk: the store trees (file records, chunk rows and texts), the tantivy
 /// index, and in memory the chunk table and the symbol table the oracles read.
 ///
-/// Locks: `chunks` before `symbols` (a rebuild reads the first and replaces the second); neither
+/// Locks: `chunks` before `facts` before `symbols` and `graph` (a rebuild reads the first two and
+/// replaces the others); none
 /// is held while calling out of this crate, except by [`RepoIndex::with_chunks`], whose closure
 /// must not call back into this index.
 pub struct RepoIndex {
@@ -26,6 +28,9 @@ pub struct RepoIndex {
     lexical: LexicalIndex,
     chunks: RwLock<HashMap<u64, ChunkMeta>>,
     symbols: RwLock<Arc<SymbolTable>>,
+    /// Graph facts by path (stored per file) and the graph table built from them and the chunks.
+    facts: RwLock<HashMap<Arc<str>, Arc<FileFacts>>>,
+    graph: RwLock<Arc<GraphTable>>,
     /// Set when the repository is being removed or the daemon stops: rounds stop at the next file.
     cancelled: AtomicBool,
 }
@@ -37,12 +42,20 @@ impl RepoIndex {
         let lexical = LexicalIndex::open(lexical_dir)?;
         let chunks: HashMap<u64, ChunkMeta> = trees.chunk_metas()?.into_iter().collect();
         let symbols = SymbolTable::build(chunks.iter());
+        let facts: HashMap<Arc<str>, Arc<FileFacts>> = trees
+            .all_facts()?
+            .into_iter()
+            .map(|(p, f)| (Arc::from(p.as_str()), Arc::new(f)))
+            .collect();
+        let graph = GraphTable::build(chunks.iter(), &facts);
         Ok(RepoIndex {
             root,
             trees,
             lexical,
             chunks: RwLock::new(chunks),
             symbols: RwLock::new(Arc::new(symbols)),
+            facts: RwLock::new(facts),
+            graph: RwLock::new(Arc::new(graph)),
             cancelled: AtomicBool::new(false),
         })
     }
@@ -90,6 +103,11 @@ impl RepoIndex {
         self.symbols.read().expect("symbols lock").clone()
     }
 
+    /// The dependency graph (references, calls, imports, type relations) as of the last commit.
+    pub fn graph(&self) -> Arc<GraphTable> {
+        self.graph.read().expect("graph lock").clone()
+    }
+
     /// The stored text of a chunk.
     pub fn text(&self, chunk_id: u64) -> Result<Option<String>> {
         self.trees.text(chunk_id)
@@ -132,6 +150,15 @@ impl RepoIndex {
                 }
             }
         }
+        if !batch.facts.is_empty() {
+            let mut facts = self.facts.write().expect("facts lock");
+            for (path, f) in &batch.facts {
+                match f {
+                    Some(f) => facts.insert(Arc::from(path.as_str()), f.clone()),
+                    None => facts.remove(path.as_str()),
+                };
+            }
+        }
         self.rebuild_symbols();
         Ok(Delta {
             added: batch.added_chunks.iter().map(|c| c.0).collect(),
@@ -142,6 +169,12 @@ impl RepoIndex {
     fn rebuild_symbols(&self) {
         let table = SymbolTable::build(self.chunks.read().expect("chunks lock").iter());
         *self.symbols.write().expect("symbols lock") = Arc::new(table);
+        let graph = {
+            let chunks = self.chunks.read().expect("chunks lock");
+            let facts = self.facts.read().expect("facts lock");
+            GraphTable::build(chunks.iter(), &facts)
+        };
+        *self.graph.write().expect("graph lock") = Arc::new(graph);
     }
 }
 

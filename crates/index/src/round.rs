@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::Instant;
 
 use anyhow::Result;
@@ -68,6 +68,7 @@ enum Outcome {
         lines: u32,
         role: patina_core::FileRole,
         chunks: Vec<patina_chunk::Chunk>,
+        facts: patina_core::FileFacts,
     },
 }
 
@@ -88,8 +89,9 @@ pub struct RoundOptions {
     pub max_file_bytes: u64,
     /// Chunks longer than this many lines are split.
     pub max_chunk_lines: usize,
-    /// Read and chunk every file in scope again, even unchanged ones: the chunking rules changed
-    /// since the index was made ([`patina_chunk::VERSION`]).
+    /// Read and chunk every file in scope again, even unchanged ones: the chunking or graph
+    /// extraction rules changed since the index was made ([`patina_chunk::VERSION`],
+    /// [`patina_chunk::GRAPH_VERSION`]).
     pub rechunk: bool,
 }
 
@@ -219,6 +221,7 @@ fn index_repo(
         writer.delete_path(path);
         batch.removed_chunks.extend(&rec.chunk_ids);
         batch.files.push((path.clone(), None));
+        batch.facts.push((path.clone(), None));
         p.files_removed += 1;
     }
 
@@ -260,6 +263,9 @@ fn index_repo(
                         writer.delete_path(&entry.rel);
                         batch.removed_chunks.extend(old_chunks);
                     }
+                    if rec.is_some() {
+                        batch.facts.push((entry.rel.clone(), None));
+                    }
                     FileRecord {
                         mtime_ns: entry.mtime_ns,
                         size: entry.size,
@@ -282,7 +288,12 @@ fn index_repo(
                     lines,
                     role,
                     chunks,
+                    facts,
                 } => {
+                    batch.facts.push((
+                        entry.rel.clone(),
+                        (facts != patina_core::FileFacts::default()).then(|| Arc::new(facts)),
+                    ));
                     writer.delete_path(&entry.rel);
                     batch.removed_chunks.extend(old_chunks);
                     let mut ids = Vec::with_capacity(chunks.len());
@@ -639,6 +650,7 @@ fn examine(
     };
     let language = Language::from_path(std::path::Path::new(&entry.rel));
     let chunks = patina_chunk::chunk_file(language, &text, opts);
+    let facts = patina_chunk::extract_facts(language, &text);
     let lines = text.lines().count() as u32;
     let head_end = text.char_indices().nth(4096).map_or(text.len(), |(i, _)| i);
     let role = patina_core::role::classify(&entry.rel, Some(&text[..head_end]));
@@ -648,6 +660,7 @@ fn examine(
         lines,
         role,
         chunks,
+        facts,
     }
 }
 
@@ -728,7 +741,7 @@ mod tests {
         let tree = tempfile::tempdir().unwrap();
         let root = tree.path();
         std::fs::create_dir_all(root.join("src")).unwrap();
-        std::fs::write(root.join("src/a.rs"), "pub fn alpha() {}\n").unwrap();
+        std::fs::write(root.join("src/a.rs"), "pub fn alpha() {\n    beta();\n}\n").unwrap();
         std::fs::write(root.join("src/b.rs"), "pub fn beta() {}\n").unwrap();
         std::fs::write(root.join(".gitignore"), "ignored.rs\n").unwrap();
         std::fs::write(root.join("ignored.rs"), "pub fn hidden() {}\n").unwrap();
@@ -759,6 +772,15 @@ mod tests {
         let beta = chunks_named(&index, "beta");
         assert_eq!(beta.len(), 1);
 
+        // The graph: alpha calls beta (line 2).
+        let callers: Vec<(String, u32)> = index
+            .graph()
+            .references("beta", true)
+            .into_iter()
+            .map(|e| (e.from.unwrap().symbol, e.site.line))
+            .collect();
+        assert_eq!(callers, vec![("alpha".to_string(), 2)]);
+
         std::fs::write(root.join("src/b.rs"), "pub fn gamma_function() {}\n").unwrap();
         let scope = Scope::Paths(BTreeSet::from(["src/b.rs".to_string()]));
         index.index_round(&opts, scope, &sink).unwrap();
@@ -766,6 +788,26 @@ mod tests {
         assert_eq!(removed, beta, "only the edited file's old chunks leave");
         assert_eq!(added, chunks_named(&index, "gamma_function"));
         assert!(chunks_named(&index, "beta").is_empty());
+        assert!(
+            index.graph().references("beta", true).is_empty(),
+            "the edit's commit updated the graph"
+        );
+        std::fs::write(
+            root.join("src/a.rs"),
+            "pub fn alpha() {\n    gamma_function();\n}\n",
+        )
+        .unwrap();
+        let scope = Scope::Paths(BTreeSet::from(["src/a.rs".to_string()]));
+        index.index_round(&opts, scope, &sink).unwrap();
+        sink.take();
+        let graph = index.graph();
+        let alpha = graph.defs("alpha").remove(0);
+        let callees: Vec<String> = graph
+            .calls_in(&alpha)
+            .into_iter()
+            .map(|e| e.to.symbol)
+            .collect();
+        assert_eq!(callees, vec!["gamma_function"]);
         assert_eq!(chunks_named(&index, "alpha").len(), 1);
 
         let mut in_lexical = index.lexical().chunk_ids().unwrap();

@@ -3,7 +3,8 @@
 //! the store can be swapped without touching the rest of Patina.
 //!
 //! Trees: `repos` (repo id → [`RepoRecord`]), and per repository `files/<id>` (path →
-//! [`FileRecord`]), `chunks/<id>` (chunk id → [`ChunkMeta`]), `texts/<id>` (chunk id → UTF-8 text).
+//! [`FileRecord`]), `chunks/<id>` (chunk id → [`ChunkMeta`]), `texts/<id>` (chunk id → UTF-8 text),
+//! `graph/<id>` (path → [`FileFacts`], the file's references, imports and type relations).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -11,7 +12,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use patina_core::{ChunkMeta, FileRecord};
+use patina_core::{ChunkMeta, FileFacts, FileRecord};
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RepoRecord {
@@ -33,6 +34,9 @@ pub struct RepoRecord {
     /// The [`patina_chunk::VERSION`] of the last full round (0: before versions were recorded).
     #[serde(default)]
     pub chunker: u32,
+    /// The [`patina_chunk::GRAPH_VERSION`] of the last full round (0: before graph facts).
+    #[serde(default)]
+    pub graph: u32,
 }
 
 #[derive(Clone)]
@@ -76,7 +80,7 @@ impl Store {
     /// Forget a repository and everything stored for it.
     pub fn remove_repo(&self, id: &str) -> Result<()> {
         self.repos.remove(id.as_bytes())?;
-        for kind in ["files", "chunks", "texts"] {
+        for kind in ["files", "chunks", "texts", "graph"] {
             self.db.drop_tree(format!("{kind}/{id}"))?;
         }
         self.flush()
@@ -87,6 +91,7 @@ impl Store {
             files: self.db.open_tree(format!("files/{id}"))?,
             chunks: self.db.open_tree(format!("chunks/{id}"))?,
             texts: self.db.open_tree(format!("texts/{id}"))?,
+            facts: self.db.open_tree(format!("graph/{id}"))?,
         })
     }
 
@@ -136,9 +141,24 @@ pub struct RepoTrees {
     files: sled::Tree,
     chunks: sled::Tree,
     texts: sled::Tree,
+    facts: sled::Tree,
 }
 
 impl RepoTrees {
+    /// Every file's graph facts, by path.
+    pub fn all_facts(&self) -> Result<Vec<(String, FileFacts)>> {
+        let mut out = Vec::new();
+        for item in self.facts.iter() {
+            let (k, v) = item?;
+            let path = String::from_utf8(k.to_vec()).context("facts key is not UTF-8")?;
+            out.push((
+                path,
+                serde_json::from_slice(&v).context("decoding graph facts")?,
+            ));
+        }
+        Ok(out)
+    }
+
     pub fn file_records(&self) -> Result<Vec<(String, FileRecord)>> {
         let mut out = Vec::new();
         for item in self.files.iter() {
@@ -195,6 +215,13 @@ impl RepoTrees {
         let mut files = sled::Batch::default();
         let mut chunks = sled::Batch::default();
         let mut texts = sled::Batch::default();
+        let mut facts = sled::Batch::default();
+        for (path, f) in &batch.facts {
+            match f {
+                Some(f) => facts.insert(path.as_bytes(), serde_json::to_vec(f.as_ref())?),
+                None => facts.remove(path.as_bytes()),
+            }
+        }
         for id in &batch.removed_chunks {
             chunks.remove(&id.to_be_bytes());
             texts.remove(&id.to_be_bytes());
@@ -212,6 +239,7 @@ impl RepoTrees {
         // Chunks first, files last: a file record only ever points at chunks that exist.
         self.chunks.apply_batch(chunks)?;
         self.texts.apply_batch(texts)?;
+        self.facts.apply_batch(facts)?;
         crate::crash_point("store-chunks", || {
             let _ = self.texts.flush();
         });
@@ -226,11 +254,16 @@ pub struct StoreBatch {
     pub files: Vec<(String, Option<FileRecord>)>,
     pub added_chunks: Vec<(u64, ChunkMeta, String)>,
     pub removed_chunks: Vec<u64>,
+    /// Graph facts to write (`None`: the file has none any more).
+    pub facts: Vec<(String, Option<std::sync::Arc<FileFacts>>)>,
 }
 
 impl StoreBatch {
     pub fn is_empty(&self) -> bool {
-        self.files.is_empty() && self.added_chunks.is_empty() && self.removed_chunks.is_empty()
+        self.files.is_empty()
+            && self.added_chunks.is_empty()
+            && self.removed_chunks.is_empty()
+            && self.facts.is_empty()
     }
 }
 

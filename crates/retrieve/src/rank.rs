@@ -175,9 +175,12 @@ pub fn score<K: Clone>(
         .collect();
     let mut path_cache: HashMap<String, (f64, f64, f64)> = HashMap::new();
     let matched = !opts.exact_oracles_ran
-        || candidates
-            .iter()
-            .any(|c| c.provenance.iter().any(|p| p.oracle != SEMANTIC));
+        || candidates.iter().any(|c| {
+            c.provenance
+                .iter()
+                .any(|p| p.oracle != SEMANTIC && p.oracle != OracleId::Graph)
+        });
+    // (The graph oracle's hits are neighbours of the others' hits: no evidence of their own.)
     // A name that occurs nowhere in the code (no word, no symbol matched) names nothing here: its
     // semantic neighbours must be close to count. A question that shares no word with the code
     // is still a fair semantic question.

@@ -1,6 +1,7 @@
 //! Oracles: independent retrievers, each ranking chunks for a query its own way. The query engine
 //! runs them in parallel and fuses their rankings; an oracle knows nothing of the others.
 
+pub(crate) mod graph;
 pub(crate) mod history;
 pub(crate) mod lexical;
 pub(crate) mod semantic;
@@ -81,6 +82,11 @@ pub(crate) trait Oracle: Send + Sync {
     fn id(&self) -> OracleId;
     /// Ranked best first, at most `q.limit`.
     fn search(&self, q: &OracleQuery) -> Result<Vec<OracleHit>>;
+    /// Whether the oracle ranks after the first fusion, from its hits (the graph oracle), rather
+    /// than in parallel with the others.
+    fn second_stage(&self) -> bool {
+        false
+    }
 }
 
 /// Merge per-repository rankings whose scores are comparable, best first.

@@ -5,6 +5,7 @@
 
 mod convert;
 mod files;
+mod graph;
 mod health;
 mod history;
 mod repos;

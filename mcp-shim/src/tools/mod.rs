@@ -29,12 +29,16 @@ macro_rules! rpc {
 }
 
 mod args;
+mod call_graph;
 mod common;
 mod context;
+mod definition;
 mod explore_structure;
+mod find_references;
 mod get_file;
 mod history;
 mod list_repos;
+mod navigate;
 mod query;
 mod related_files;
 mod session;
@@ -72,6 +76,9 @@ static TOOLS: &[Tool] = &[
     session_start::TOOL,
     session_note::TOOL,
     session_end::TOOL,
+    find_references::TOOL,
+    call_graph::TOOL,
+    definition::TOOL,
 ];
 
 pub(crate) fn find(name: &str) -> Option<&'static Tool> {
@@ -167,6 +174,11 @@ pub(crate) async fn call(
         n if n == session_end::TOOL.name => {
             session_end::call(server, parse(tool, arguments)?).await
         }
+        n if n == find_references::TOOL.name => {
+            find_references::call(server, parse(tool, arguments)?).await
+        }
+        n if n == call_graph::TOOL.name => call_graph::call(server, parse(tool, arguments)?).await,
+        n if n == definition::TOOL.name => definition::call(server, parse(tool, arguments)?).await,
         other => Err(format!("tool '{other}' is not implemented")),
     }
 }

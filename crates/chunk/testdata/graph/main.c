@@ -1,0 +1,6 @@
+#include <stdio.h>
+#include "util.h"
+
+int main(void) {
+    return parse(1);
+}

@@ -1,0 +1,886 @@
+//! The dependency graph of one repository, in memory: every file's facts (references, calls,
+//! imports, type relations — [`patina_chunk::extract_facts`], stored per file) joined with the
+//! definitions of the chunk table. Names are resolved to definitions with the language's import
+//! rules where they are tractable (Python modules and relative imports, Rust `use`/`mod` paths, Go
+//! packages, JS/TS relative specifiers, Java packages, C/C++ includes), else by same-name
+//! candidates ranked by proximity (same file > same directory > elsewhere); every edge says how it
+//! was resolved ([`Resolution`]). Rebuilt after every commit, like the symbol table.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use patina_core::{ChunkKind, ChunkMeta, FileFacts, Import, Language, Resolution};
+
+/// A definition: a named chunk (the pieces of a split definition are one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Def {
+    pub chunk_id: u64,
+    pub path: Arc<str>,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub symbol: String,
+    pub parent: Option<String>,
+    pub kind: ChunkKind,
+}
+
+/// A place that names something.
+#[derive(Clone, Debug)]
+pub struct Site {
+    pub path: Arc<str>,
+    pub line: u32,
+    pub call: bool,
+    pub qualifier: Option<String>,
+}
+
+/// A reference with what it was resolved to.
+#[derive(Clone, Debug)]
+pub struct Edge {
+    pub site: Site,
+    pub name: String,
+    /// The chunk around the site (`None` at file level).
+    pub from: Option<Def>,
+    /// The definition it most likely names.
+    pub to: Def,
+    pub resolution: Resolution,
+    /// How many candidates shared the best rank (1 for exact and import resolutions).
+    pub candidates: usize,
+}
+
+#[derive(Default)]
+pub struct GraphTable {
+    facts: HashMap<Arc<str>, Arc<FileFacts>>,
+    languages: HashMap<Arc<str>, Language>,
+    /// Definitions by name.
+    defs: HashMap<String, Vec<Def>>,
+    /// The chunks of each file, by start line: (start, end, chunk id, symbol, parent, kind).
+    chunks: HashMap<Arc<str>, Vec<Def>>,
+    /// References by name.
+    refs: HashMap<String, Vec<Site>>,
+    /// Every file with chunks or facts, sorted.
+    paths: Vec<Arc<str>>,
+}
+
+fn is_definition(kind: ChunkKind) -> bool {
+    !matches!(
+        kind,
+        ChunkKind::Section | ChunkKind::Block | ChunkKind::Window
+    )
+}
+
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+fn stem(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.split_once('.').map_or(name, |(s, _)| s)
+}
+
+/// `a/b/../c/./d` → `a/c/d`; `None` when it climbs above the root.
+fn normalize(path: &str) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            s => out.push(s),
+        }
+    }
+    Some(out.join("/"))
+}
+
+fn join(dir: &str, rest: &str) -> String {
+    if dir.is_empty() {
+        rest.to_string()
+    } else if rest.is_empty() {
+        dir.to_string()
+    } else {
+        format!("{dir}/{rest}")
+    }
+}
+
+const SELF_NAMES: &[&str] = &["self", "this", "cls", "Self"];
+
+impl GraphTable {
+    pub fn build<'a>(
+        chunks: impl Iterator<Item = (&'a u64, &'a ChunkMeta)>,
+        facts: &HashMap<Arc<str>, Arc<FileFacts>>,
+    ) -> GraphTable {
+        let mut interned: HashMap<String, Arc<str>> = HashMap::new();
+        let mut by_path: HashMap<Arc<str>, Vec<Def>> = HashMap::new();
+        let mut languages = HashMap::new();
+        for (path, _) in facts.iter() {
+            interned.insert(path.to_string(), path.clone());
+        }
+        for (&id, m) in chunks {
+            let path = interned
+                .entry(m.path.clone())
+                .or_insert_with(|| Arc::from(m.path.as_str()))
+                .clone();
+            languages.entry(path.clone()).or_insert(m.language);
+            by_path.entry(path.clone()).or_default().push(Def {
+                chunk_id: id,
+                path,
+                start_line: m.start_line,
+                end_line: m.end_line,
+                symbol: m.symbol.clone().unwrap_or_default(),
+                parent: m.parent.clone(),
+                kind: m.kind,
+            });
+        }
+        let mut defs: HashMap<String, Vec<Def>> = HashMap::new();
+        for list in by_path.values_mut() {
+            list.sort_by_key(|d| (d.start_line, d.end_line, d.chunk_id));
+            // The pieces of a split definition are one definition: the first piece, widened.
+            let mut last: Option<Def> = None;
+            for d in list.iter() {
+                if d.symbol.is_empty() || !is_definition(d.kind) {
+                    continue;
+                }
+                match &mut last {
+                    Some(l)
+                        if l.symbol == d.symbol
+                            && l.parent == d.parent
+                            && d.start_line <= l.end_line + 1 =>
+                    {
+                        l.end_line = l.end_line.max(d.end_line);
+                    }
+                    _ => {
+                        if let Some(l) = last.take() {
+                            defs.entry(l.symbol.clone()).or_default().push(l);
+                        }
+                        last = Some(d.clone());
+                    }
+                }
+            }
+            if let Some(l) = last {
+                defs.entry(l.symbol.clone()).or_default().push(l);
+            }
+        }
+        let mut refs: HashMap<String, Vec<Site>> = HashMap::new();
+        for (path, f) in facts {
+            for r in &f.refs {
+                refs.entry(r.name.clone()).or_default().push(Site {
+                    path: path.clone(),
+                    line: r.line,
+                    call: r.call,
+                    qualifier: r.qualifier.clone(),
+                });
+            }
+        }
+        for list in refs.values_mut() {
+            list.sort_by(|a, b| a.path.cmp(&b.path).then(a.line.cmp(&b.line)));
+        }
+        let mut paths: Vec<Arc<str>> = interned.into_values().collect();
+        paths.sort();
+        GraphTable {
+            facts: facts.clone(),
+            languages,
+            defs,
+            chunks: by_path,
+            refs,
+            paths,
+        }
+    }
+
+    pub fn facts(&self, path: &str) -> Option<&Arc<FileFacts>> {
+        self.facts.get(path)
+    }
+
+    /// Definitions called `name` (exact; else case- and style-insensitive), nearest to nothing in
+    /// particular: sorted by path and line.
+    pub fn defs(&self, name: &str) -> Vec<Def> {
+        let (parent, name) = split_qualified(name);
+        let mut out: Vec<Def> = match self.defs.get(name) {
+            Some(v) => v.clone(),
+            None => {
+                let key = crate::symbols::normalize(name);
+                self.defs
+                    .iter()
+                    .filter(|(k, _)| crate::symbols::normalize(k) == key)
+                    .flat_map(|(_, v)| v.iter().cloned())
+                    .collect()
+            }
+        };
+        if let Some(p) = parent {
+            out.retain(|d| d.parent.as_deref() == Some(p) || dir_of(&d.path).ends_with(p));
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path).then(a.start_line.cmp(&b.start_line)));
+        out
+    }
+
+    /// The chunk around `line` of `path`: the narrowest one, preferring named definitions.
+    pub fn enclosing(&self, path: &str, line: u32) -> Option<&Def> {
+        self.chunks
+            .get(path)?
+            .iter()
+            .filter(|d| d.start_line <= line && line <= d.end_line)
+            .min_by_key(|d| {
+                (
+                    d.symbol.is_empty() || !is_definition(d.kind),
+                    d.end_line - d.start_line,
+                )
+            })
+    }
+
+    /// The definition a chunk belongs to (its own name, or the definition around it).
+    pub fn def_of_chunk(&self, chunk_id: u64, meta: &ChunkMeta) -> Option<Def> {
+        let name = meta.symbol.as_deref()?;
+        self.defs.get(name).and_then(|v| {
+            v.iter()
+                .find(|d| {
+                    *d.path == *meta.path
+                        && d.start_line <= meta.start_line
+                        && meta.end_line <= d.end_line
+                })
+                .or_else(|| v.iter().find(|d| d.chunk_id == chunk_id))
+                .cloned()
+        })
+    }
+
+    /// The definitions `site` (naming `name`) may refer to, best first, with how they were found.
+    /// Empty when nothing in the repository has that name.
+    pub fn resolve(&self, name: &str, site: &Site) -> (Vec<Def>, Resolution) {
+        let Some(all) = self.defs.get(name) else {
+            // An aliased import: `h()` after `from m import helper as h`.
+            if let Some(imp) = self.import_binding(&site.path, name)
+                && let Some(real) = imp.name.as_deref().filter(|n| *n != "*" && *n != name)
+            {
+                let files = self.module_files(&site.path, imp);
+                let found: Vec<Def> = self
+                    .defs
+                    .get(real)
+                    .into_iter()
+                    .flatten()
+                    .filter(|d| files.contains(&d.path))
+                    .cloned()
+                    .collect();
+                if !found.is_empty() {
+                    return (found, Resolution::Import);
+                }
+            }
+            return (Vec::new(), Resolution::NameOnly);
+        };
+        let lang = self.languages.get(&*site.path).copied();
+        let q = site.qualifier.as_deref();
+        let via_self = q.is_some_and(|q| SELF_NAMES.contains(&q));
+        // Through a module or package the file imports: `pkg.Func`, `mod.func`, `m::f`.
+        if let Some(q) = q.filter(|_| !via_self) {
+            let head = q.split(['.', ':']).find(|s| !s.is_empty()).unwrap_or(q);
+            if let Some(imp) = self.import_binding(&site.path, head) {
+                let files = self.module_files(&site.path, imp);
+                let found: Vec<Def> = all
+                    .iter()
+                    .filter(|d| files.contains(&d.path) || d.parent.as_deref() == Some(head))
+                    .cloned()
+                    .collect();
+                if !found.is_empty() {
+                    return (found, Resolution::Import);
+                }
+            }
+        }
+        // Imported by name: `from m import f`, `use a::f`, `import { f } from './m'`.
+        if q.is_none()
+            && let Some(imp) = self.import_binding(&site.path, name)
+        {
+            let files = self.module_files(&site.path, imp);
+            let found: Vec<Def> = all
+                .iter()
+                .filter(|d| files.contains(&d.path))
+                .cloned()
+                .collect();
+            if !found.is_empty() {
+                return (found, Resolution::Import);
+            }
+        }
+        // Which candidates the form of the site allows: a call through an object reaches a
+        // method; a bare call in Python, Go or JavaScript a function (or class), not a method.
+        let qualified_object = q.is_some();
+        let allowed = |d: &Def| -> bool {
+            if via_self || (qualified_object && !self.is_module_qualifier(&site.path, q)) {
+                return d.parent.is_some() || matches!(d.kind, ChunkKind::Method);
+            }
+            if q.is_none()
+                && matches!(
+                    lang,
+                    Some(Language::Python | Language::Go | Language::JavaScript)
+                )
+                && site.call
+            {
+                return d.parent.is_none() || !matches!(d.kind, ChunkKind::Method);
+            }
+            true
+        };
+        let same_file: Vec<Def> = all
+            .iter()
+            .filter(|d| d.path == site.path && allowed(d))
+            .cloned()
+            .collect();
+        if !same_file.is_empty() {
+            return (same_file, Resolution::Exact);
+        }
+        // One package, one namespace: Go and Java definitions of the same directory.
+        if matches!(lang, Some(Language::Go | Language::Java)) && !qualified_object {
+            let dir = dir_of(&site.path);
+            let same_pkg: Vec<Def> = all
+                .iter()
+                .filter(|d| dir_of(&d.path) == dir && allowed(d))
+                .cloned()
+                .collect();
+            if !same_pkg.is_empty() {
+                return (same_pkg, Resolution::Exact);
+            }
+        }
+        // Wildcard imports: `from m import *`, `use m::*`, `import a.b.*`.
+        if let Some(f) = self.facts.get(&*site.path) {
+            for imp in f.imports.iter().filter(|i| i.name.as_deref() == Some("*")) {
+                let files = self.module_files(&site.path, imp);
+                let found: Vec<Def> = all
+                    .iter()
+                    .filter(|d| files.contains(&d.path) && allowed(d))
+                    .cloned()
+                    .collect();
+                if !found.is_empty() {
+                    return (found, Resolution::Import);
+                }
+            }
+        }
+        let mut found: Vec<Def> = all.iter().filter(|d| allowed(d)).cloned().collect();
+        let dir = dir_of(&site.path);
+        found.sort_by_key(|d| {
+            let common = common_prefix_segments(dir, dir_of(&d.path));
+            (
+                dir_of(&d.path) != dir,
+                std::cmp::Reverse(common),
+                d.path.clone(),
+                d.start_line,
+            )
+        });
+        (found, Resolution::NameOnly)
+    }
+
+    fn is_module_qualifier(&self, path: &str, q: Option<&str>) -> bool {
+        let Some(q) = q else { return false };
+        let head = q.split(['.', ':']).find(|s| !s.is_empty()).unwrap_or(q);
+        self.import_binding(path, head).is_some()
+            || head.chars().next().is_some_and(char::is_uppercase)
+                && self.defs.get(head).is_some_and(|v| {
+                    v.iter()
+                        .any(|d| !matches!(d.kind, ChunkKind::Function | ChunkKind::Method))
+                })
+    }
+
+    /// The import of `path` that binds `local` in it.
+    fn import_binding(&self, path: &str, local: &str) -> Option<&Import> {
+        self.facts
+            .get(path)?
+            .imports
+            .iter()
+            .find(|i| i.name.as_deref() != Some("*") && i.local_name() == local)
+    }
+
+    /// The files of the repository an import may reach.
+    pub fn module_files(&self, from: &str, imp: &Import) -> HashSet<Arc<str>> {
+        let lang = self.languages.get(from).copied();
+        let module = imp.module.as_str();
+        let mut exact: Vec<String> = Vec::new();
+        let mut suffixes: Vec<String> = Vec::new();
+        let mut dirs: Vec<String> = Vec::new();
+        let mut go_package: Option<&str> = None;
+        let dir = dir_of(from);
+        match lang {
+            Some(Language::Python) => {
+                let dots = module.chars().take_while(|c| *c == '.').count();
+                let rest = module[dots..].replace('.', "/");
+                let sub = imp.name.as_deref().filter(|n| *n != "*");
+                let mut bases = Vec::new();
+                if dots > 0 {
+                    let mut base = dir.to_string();
+                    for _ in 1..dots {
+                        base = dir_of(&base).to_string();
+                    }
+                    bases.push(join(&base, &rest));
+                } else {
+                    suffixes.push(format!("{rest}.py"));
+                    suffixes.push(format!("{rest}/__init__.py"));
+                    if let Some(s) = sub {
+                        suffixes.push(format!("{rest}/{s}.py"));
+                    }
+                }
+                for b in bases {
+                    exact.push(format!("{b}.py"));
+                    exact.push(join(&b, "__init__.py"));
+                    if let Some(s) = sub {
+                        exact.push(join(&b, &format!("{s}.py")));
+                    }
+                }
+            }
+            Some(Language::Rust) => {
+                let segs: Vec<&str> = module.split("::").filter(|s| !s.is_empty()).collect();
+                let file_name = from.rsplit('/').next().unwrap_or(from);
+                let own_mod_dir = if matches!(file_name, "lib.rs" | "main.rs" | "mod.rs") {
+                    dir.to_string()
+                } else {
+                    join(dir, stem(from))
+                };
+                let (base, rest): (Option<String>, &[&str]) = match segs.first() {
+                    Some(&"crate") => (
+                        from.find("src/").map(|i| from[..i + 3].to_string()),
+                        &segs[1..],
+                    ),
+                    Some(&"self") => (Some(own_mod_dir.clone()), &segs[1..]),
+                    Some(&"super") => {
+                        let mut b = own_mod_dir.clone();
+                        let mut i = 0;
+                        while segs.get(i) == Some(&"super") {
+                            b = dir_of(&b).to_string();
+                            i += 1;
+                        }
+                        (Some(b), &segs[i..])
+                    }
+                    _ => (None, &segs[..]),
+                };
+                let mut add = |prefix: &[&str]| {
+                    let p = prefix.join("/");
+                    match &base {
+                        Some(b) => {
+                            exact.push(format!("{}.rs", join(b, &p)));
+                            exact.push(join(&join(b, &p), "mod.rs"));
+                            if p.is_empty() {
+                                exact.push(join(b, "lib.rs"));
+                                exact.push(join(b, "main.rs"));
+                                exact.push(format!("{b}.rs"));
+                            }
+                        }
+                        None if !p.is_empty() => {
+                            suffixes.push(format!("{p}.rs"));
+                            suffixes.push(format!("{p}/mod.rs"));
+                        }
+                        None => {}
+                    }
+                };
+                // `a::b` may be a module path or a module's item; try both.
+                add(rest);
+                if !rest.is_empty() {
+                    add(&rest[..rest.len() - 1]);
+                }
+                if base.is_none()
+                    && let Some(krate) = segs.first()
+                {
+                    // Another crate of the workspace: `patina_core::x` → `…/core/src/x.rs`.
+                    let tail = rest.get(1..).unwrap_or(&[]).join("/");
+                    let k = krate.replace('_', "-");
+                    for name in [k.as_str(), k.rsplit('-').next().unwrap_or(&k)] {
+                        suffixes.push(join(&format!("{name}/src"), &format!("{tail}.rs")));
+                        suffixes.push(format!("{name}/src/lib.rs"));
+                    }
+                }
+            }
+            Some(Language::JavaScript | Language::TypeScript | Language::Tsx) => {
+                if module.starts_with('.')
+                    && let Some(p) = normalize(&join(dir, module))
+                {
+                    exact.push(p.clone());
+                    for ext in ["js", "ts", "tsx", "jsx", "mjs", "cjs", "d.ts"] {
+                        exact.push(format!("{p}.{ext}"));
+                        exact.push(join(&p, &format!("index.{ext}")));
+                    }
+                }
+            }
+            Some(Language::Go) => go_package = Some(module),
+            Some(Language::Java) => {
+                let p = module.replace('.', "/");
+                match imp.name.as_deref() {
+                    Some("*") | None => dirs.push(p),
+                    Some(n) => suffixes.push(format!("{p}/{n}.java")),
+                }
+            }
+            Some(Language::C | Language::Cpp) => {
+                if let Some(p) = normalize(&join(dir, module)) {
+                    exact.push(p);
+                }
+                suffixes.push(module.to_string());
+                // The header's sources: `foo.h` → `foo.c`, `foo.cpp`, … anywhere.
+                let s = stem(module);
+                for p in &self.paths {
+                    let name = p.rsplit('/').next().unwrap_or(p);
+                    if stem(p) == s && name != module.rsplit('/').next().unwrap_or(module) {
+                        exact.push(p.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+        let mut out = HashSet::new();
+        for p in &self.paths {
+            let hit = exact.iter().any(|e| **p == **e)
+                || suffixes
+                    .iter()
+                    .any(|s| **p == **s || p.ends_with(&format!("/{s}")))
+                || dirs.iter().any(|d| {
+                    let pd = dir_of(p);
+                    pd == d || pd.ends_with(&format!("/{d}"))
+                })
+                // A Go package is its directory: `github.com/o/r/util` → `util/*.go`.
+                || go_package.is_some_and(|m| {
+                    let pd = dir_of(p);
+                    p.ends_with(".go")
+                        && !pd.is_empty()
+                        && (m == pd || m.ends_with(&format!("/{pd}")))
+                });
+            if hit {
+                out.insert(p.clone());
+            }
+        }
+        out
+    }
+
+    fn edge(&self, name: &str, site: &Site) -> Option<Edge> {
+        let (cands, resolution) = self.resolve(name, site);
+        let to = cands.first()?.clone();
+        let candidates = match resolution {
+            Resolution::NameOnly => {
+                let best_dir = dir_of(&to.path);
+                cands.iter().filter(|d| dir_of(&d.path) == best_dir).count()
+            }
+            _ => cands.len(),
+        };
+        Some(Edge {
+            from: self.enclosing(&site.path, site.line).cloned(),
+            site: site.clone(),
+            name: name.to_string(),
+            to,
+            resolution,
+            candidates,
+        })
+    }
+
+    /// References to the definitions called `symbol` (`Parent.name` / `Parent::name` narrows to
+    /// members of `Parent`): every site whose resolution reaches one of them, by path and line.
+    pub fn references(&self, symbol: &str, calls_only: bool) -> Vec<Edge> {
+        let targets = self.defs(symbol);
+        let (_, name) = split_qualified(symbol);
+        let mut out = Vec::new();
+        let Some(sites) = self.refs.get(name) else {
+            return out;
+        };
+        for site in sites {
+            if calls_only && !site.call {
+                continue;
+            }
+            let (cands, resolution) = self.resolve(name, site);
+            // The edge goes to the best-ranked candidate among the targets.
+            let Some(to) = cands.iter().find(|c| targets.contains(c)) else {
+                continue;
+            };
+            if resolution == Resolution::NameOnly && cands.first() != Some(to) {
+                continue;
+            }
+            let from = self.enclosing(&site.path, site.line).cloned();
+            // A definition's own line is not a reference to it (a recursive call still is).
+            if from
+                .as_ref()
+                .is_some_and(|f| f == to && site.line == to.start_line && !site.call)
+            {
+                continue;
+            }
+            out.push(Edge {
+                from,
+                site: site.clone(),
+                name: name.to_string(),
+                to: to.clone(),
+                resolution,
+                candidates: cands.len(),
+            });
+        }
+        out
+    }
+
+    /// The calls made inside `def`, resolved (unresolved calls — library functions — are left out).
+    pub fn calls_in(&self, def: &Def) -> Vec<Edge> {
+        let Some(f) = self.facts.get(&def.path) else {
+            return Vec::new();
+        };
+        let mut out: Vec<Edge> = f
+            .refs
+            .iter()
+            .filter(|r| r.call && def.start_line <= r.line && r.line <= def.end_line)
+            .filter_map(|r| {
+                let site = Site {
+                    path: def.path.clone(),
+                    line: r.line,
+                    call: true,
+                    qualifier: r.qualifier.clone(),
+                };
+                self.edge(&r.name, &site)
+            })
+            .filter(|e| e.to != *def)
+            .collect();
+        out.sort_by_key(|e| e.site.line);
+        out
+    }
+
+    /// Type neighbours of `def`: what it extends or implements, and what extends or implements it.
+    pub fn type_neighbours(&self, def: &Def) -> Vec<(Def, Resolution)> {
+        let mut out = Vec::new();
+        // Rust `impl Trait for Type` chunks are named "Trait for Type".
+        let name = def.symbol.rsplit(" for ").next().unwrap_or(&def.symbol);
+        for (path, f) in &self.facts {
+            for r in &f.relations {
+                let other = if r.child == name && (**path == *def.path || r.line >= 1) {
+                    &r.parent
+                } else if r.parent == name {
+                    &r.child
+                } else {
+                    continue;
+                };
+                let site = Site {
+                    path: path.clone(),
+                    line: r.line,
+                    call: false,
+                    qualifier: None,
+                };
+                let (cands, res) = self.resolve(other, &site);
+                if let Some(d) = cands.into_iter().next()
+                    && d != *def
+                {
+                    out.push((d, res));
+                }
+            }
+        }
+        out
+    }
+
+    /// Files `path` imports that are part of the repository, with the import line.
+    pub fn imported_files(&self, path: &str) -> Vec<(Arc<str>, u32)> {
+        let Some(f) = self.facts.get(path) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(Arc<str>, u32)> = Vec::new();
+        for imp in &f.imports {
+            let mut files: Vec<Arc<str>> = self.module_files(path, imp).into_iter().collect();
+            files.sort();
+            for file in files {
+                if *file != *path && !out.iter().any(|(p, _)| *p == file) {
+                    out.push((file, imp.line));
+                }
+            }
+        }
+        out
+    }
+
+    pub fn has_file(&self, path: &str) -> bool {
+        self.facts.contains_key(path) || self.chunks.contains_key(path)
+    }
+}
+
+/// `Parent.name`, `Parent::name` → (Some(Parent), name).
+pub fn split_qualified(symbol: &str) -> (Option<&str>, &str) {
+    if let Some((p, n)) = symbol.rsplit_once("::") {
+        return (Some(p.rsplit("::").next().unwrap_or(p)), n);
+    }
+    match symbol.rsplit_once('.') {
+        Some((p, n)) if !p.is_empty() && !n.is_empty() => {
+            (Some(p.rsplit('.').next().unwrap_or(p)), n)
+        }
+        _ => (None, symbol),
+    }
+}
+
+fn common_prefix_segments(a: &str, b: &str) -> usize {
+    a.split('/')
+        .zip(b.split('/'))
+        .take_while(|(x, y)| x == y && !x.is_empty())
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use patina_core::Language;
+
+    /// A repository in memory: files' texts → chunks and facts, as the index round makes them.
+    fn table(files: &[(&str, &str)]) -> GraphTable {
+        let mut chunks = HashMap::new();
+        let mut facts = HashMap::new();
+        let mut id = 0u64;
+        for (path, text) in files {
+            let lang = Language::from_path(std::path::Path::new(path));
+            for c in patina_chunk::chunk_file(lang, text, &patina_chunk::ChunkOptions::default()) {
+                id += 1;
+                chunks.insert(
+                    id,
+                    ChunkMeta {
+                        path: path.to_string(),
+                        start_line: c.start_line,
+                        end_line: c.end_line,
+                        symbol: c.symbol,
+                        kind: c.kind,
+                        parent: c.parent,
+                        language: lang,
+                        hash: String::new(),
+                        role: None,
+                    },
+                );
+            }
+            facts.insert(
+                Arc::<str>::from(*path),
+                Arc::new(patina_chunk::extract_facts(lang, text)),
+            );
+        }
+        GraphTable::build(chunks.iter(), &facts)
+    }
+
+    fn refs(t: &GraphTable, sym: &str) -> Vec<(String, u32, Resolution)> {
+        t.references(sym, false)
+            .into_iter()
+            .map(|e| (e.site.path.to_string(), e.site.line, e.resolution))
+            .collect()
+    }
+
+    #[test]
+    fn python_imports_aliases_and_shadowing() {
+        let t = table(&[
+            ("pkg/util.py", "def helper(x):\n    return x\n"),
+            ("other/util.py", "def helper(x):\n    return 2\n"),
+            (
+                "pkg/app.py",
+                "from .util import helper as h\n\n\ndef run(p):\n    return h(p)\n",
+            ),
+            (
+                "other/main.py",
+                "from other.util import helper\n\n\ndef go():\n    helper(1)\n",
+            ),
+            (
+                "pkg/local.py",
+                "def helper(x):\n    return 3\n\n\ndef use():\n    return helper(0)\n",
+            ),
+        ]);
+        let defs = t.defs("helper");
+        assert_eq!(defs.len(), 3);
+        // The alias resolves through the relative import to pkg/util.py.
+        let site = Site {
+            path: "pkg/app.py".into(),
+            line: 5,
+            call: true,
+            qualifier: None,
+        };
+        let (c, r) = t.resolve("h", &site);
+        assert_eq!((&*c[0].path, r), ("pkg/util.py", Resolution::Import));
+        // The absolute import reaches other/util.py, not pkg/util.py.
+        let site = Site {
+            path: "other/main.py".into(),
+            line: 5,
+            call: true,
+            qualifier: None,
+        };
+        let (c, r) = t.resolve("helper", &site);
+        assert_eq!((&*c[0].path, r), ("other/util.py", Resolution::Import));
+        assert_eq!(c.len(), 1);
+        // A file's own helper shadows the others.
+        let site = Site {
+            path: "pkg/local.py".into(),
+            line: 6,
+            call: true,
+            qualifier: None,
+        };
+        let (c, r) = t.resolve("helper", &site);
+        assert_eq!((&*c[0].path, r), ("pkg/local.py", Resolution::Exact));
+        // Callers of other/util.py's helper: only other/main.py.
+        let callers: Vec<_> = t
+            .references("helper", true)
+            .into_iter()
+            .filter(|e| &*e.to.path == "other/util.py")
+            .map(|e| (e.site.path.to_string(), e.from.map(|d| d.symbol)))
+            .collect();
+        assert_eq!(callers, vec![("other/main.py".into(), Some("go".into()))]);
+    }
+
+    #[test]
+    fn rust_use_paths_and_go_packages() {
+        let t = table(&[
+            ("src/store.rs", "pub fn open() {}\n"),
+            ("src/other.rs", "pub fn open() {}\n"),
+            (
+                "src/lib.rs",
+                "mod store;\nuse crate::store::open;\n\npub fn main() {\n    open();\n}\n",
+            ),
+            (
+                "util/parse.go",
+                "package util\n\nfunc Parse() int { return 1 }\n",
+            ),
+            (
+                "cmd/root.go",
+                "package cmd\n\nimport \"github.com/o/r/util\"\n\nfunc Run() {\n\tutil.Parse()\n\tlocal()\n}\n",
+            ),
+            ("cmd/local.go", "package cmd\n\nfunc local() {}\n"),
+        ]);
+        assert_eq!(
+            refs(&t, "open"),
+            vec![("src/lib.rs".into(), 5, Resolution::Import)]
+        );
+        assert_eq!(
+            refs(&t, "Parse"),
+            vec![("cmd/root.go".into(), 6, Resolution::Import)]
+        );
+        assert_eq!(
+            refs(&t, "local"),
+            vec![("cmd/root.go".into(), 7, Resolution::Exact)]
+        );
+        let run = t.defs("Run").remove(0);
+        let callees: Vec<_> = t.calls_in(&run).into_iter().map(|e| e.to.symbol).collect();
+        assert_eq!(callees, vec!["Parse", "local"]);
+    }
+
+    #[test]
+    fn javascript_relative_imports_and_inheritance() {
+        let t = table(&[
+            (
+                "lib/utils.js",
+                "function merge(a, b) { return a; }\nmodule.exports = { merge };\n",
+            ),
+            ("test/utils.js", "function merge(a, b) { return b; }\n"),
+            (
+                "lib/app.js",
+                "const { merge } = require('./utils');\nclass Base {}\nclass App extends Base {\n  run() { return merge(1, 2); }\n}\n",
+            ),
+        ]);
+        let r = refs(&t, "merge");
+        assert!(
+            r.contains(&("lib/app.js".into(), 4, Resolution::Import)),
+            "{r:?}"
+        );
+        assert!(!r.iter().any(|(p, _, _)| p == "test/utils.js"));
+        let app = t.defs("App").remove(0);
+        let n: Vec<_> = t
+            .type_neighbours(&app)
+            .into_iter()
+            .map(|(d, _)| d.symbol)
+            .collect();
+        assert_eq!(n, vec!["Base"]);
+    }
+
+    #[test]
+    fn method_calls_through_objects_do_not_reach_functions() {
+        let t = table(&[
+            ("a.py", "def get(x):\n    return x\n"),
+            (
+                "b.py",
+                "class Store:\n    def get(self, k):\n        return k\n\n\ndef use(s):\n    return s.get(1)\n",
+            ),
+        ]);
+        let site = Site {
+            path: "b.py".into(),
+            line: 7,
+            call: true,
+            qualifier: Some("s".into()),
+        };
+        let (c, _) = t.resolve("get", &site);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].parent.as_deref(), Some("Store"));
+        assert_eq!(split_qualified("Store.get"), (Some("Store"), "get"));
+        assert_eq!(t.defs("Store.get").len(), 1);
+    }
+}
