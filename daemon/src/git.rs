@@ -86,19 +86,12 @@ fn is_hash(s: &str) -> bool {
 /// Paths (relative to `root`, '/'-separated) that differ between two commits, renames as delete +
 /// add; `None` when git is unavailable or either commit is unknown.
 pub(crate) fn changed_paths(root: &Path, from: &str, to: &str) -> Option<Vec<String>> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(["diff", "--name-only", "--no-renames", "-z", from, to, "--"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        return None;
-    }
+    let stdout = git_stdout(
+        root,
+        &["diff", "--name-only", "--no-renames", "-z", from, to, "--"],
+    )?;
     Some(
-        out.stdout
+        stdout
             .split(|b| *b == 0)
             .filter(|p| !p.is_empty())
             .filter_map(|p| std::str::from_utf8(p).ok().map(String::from))
@@ -106,21 +99,24 @@ pub(crate) fn changed_paths(root: &Path, from: &str, to: &str) -> Option<Vec<Str
     )
 }
 
-/// The commits reachable from `head`, newest first (`git rev-list`); `None` when git fails.
-pub(crate) fn rev_list(root: &Path, head: &str) -> Option<Vec<String>> {
+/// What `git -C root ARGS` prints, when it succeeds (stdin closed, stderr dropped).
+fn git_stdout(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
     let out = Command::new("git")
         .arg("-C")
         .arg(root)
-        .args(["rev-list", head, "--"])
+        .args(args)
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .output()
         .ok()?;
-    if !out.status.success() {
-        return None;
-    }
+    out.status.success().then_some(out.stdout)
+}
+
+/// The commits reachable from `head`, newest first (`git rev-list`); `None` when git fails.
+pub(crate) fn rev_list(root: &Path, head: &str) -> Option<Vec<String>> {
+    let stdout = git_stdout(root, &["rev-list", head, "--"])?;
     Some(
-        String::from_utf8_lossy(&out.stdout)
+        String::from_utf8_lossy(&stdout)
             .lines()
             .filter(|l| is_hash(l.trim()))
             .map(|l| l.trim().to_string())
