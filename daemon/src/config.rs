@@ -25,6 +25,11 @@ pub struct Config {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct HistoryConfig {
+    /// Whether the history oracle runs when a query does not name its oracles. Off: it lifts
+    /// the files of similar past changes, which helps change requests (commits-tokio +0.011 to
+    /// +0.016 MRR@10) and costs questions about the code as it is (own set: flask −0.027,
+    /// cobra −0.005, ripgrep −0.006; bench/RESULTS.md). `--oracle …,history` asks for it.
+    pub by_default: bool,
     /// How many best-matching commits vote for files (history oracle).
     pub commits: usize,
     /// How many of the voted files the history oracle ranks (its long tail is noise).
@@ -42,6 +47,7 @@ pub struct HistoryConfig {
 impl Default for HistoryConfig {
     fn default() -> Self {
         HistoryConfig {
+            by_default: false,
             commits: 30,
             files: 5,
             half_life_days: 365.0,

@@ -443,7 +443,13 @@ impl QueryEngine {
 
     fn select_oracles(&self, names: &[String]) -> Result<Vec<Arc<dyn Oracle>>> {
         if names.is_empty() {
-            return Ok(self.oracles.clone());
+            let history = self.registry.config.history.by_default;
+            return Ok(self
+                .oracles
+                .iter()
+                .filter(|o| history || o.id() != OracleId::History)
+                .cloned()
+                .collect());
         }
         let mut chosen = Vec::new();
         for name in names {
