@@ -1052,19 +1052,7 @@ mod tests {
         }
     }
 
-    const ALL_LANGUAGES: [Language; 11] = [
-        Language::Rust,
-        Language::Python,
-        Language::JavaScript,
-        Language::TypeScript,
-        Language::Tsx,
-        Language::Go,
-        Language::Java,
-        Language::C,
-        Language::Cpp,
-        Language::Markdown,
-        Language::Text,
-    ];
+    const ALL_LANGUAGES: [Language; 11] = Language::ALL;
 
     const SAMPLES: [(Language, &str); 10] = [
         (Language::Rust, RUST),

@@ -23,6 +23,21 @@ pub enum Language {
 }
 
 impl Language {
+    /// Every language, in declaration order.
+    pub const ALL: [Language; 11] = [
+        Language::Rust,
+        Language::Python,
+        Language::JavaScript,
+        Language::TypeScript,
+        Language::Tsx,
+        Language::Go,
+        Language::Java,
+        Language::C,
+        Language::Cpp,
+        Language::Markdown,
+        Language::Text,
+    ];
+
     /// Detects the language from the file name; anything unrecognised is [`Language::Text`].
     pub fn from_path(path: &Path) -> Language {
         let Some(file_name) = path.file_name().and_then(|name| name.to_str()) else {
