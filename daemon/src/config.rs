@@ -112,6 +112,9 @@ pub struct RetrievalConfig {
     /// questions about a repository's own concepts match less closely (≈ 0.47–0.61 on four
     /// repositories) and are answered better when their words count (bench/RESULTS.md).
     pub semantic_confidence: [f32; 2],
+    /// Let the lexical oracle keep its full weight for a prose question when its best chunk
+    /// contains every content word of the question (by stem), however sure the model is.
+    pub trust_full_match: bool,
     /// Expand the words of a question with the repository's inflections and abbreviations of
     /// them (`generated` -> `generate`, `configuration` -> `config`) in the lexical oracle.
     pub expand: bool,
@@ -147,6 +150,7 @@ impl Default for RetrievalConfig {
             ]),
             prose_weights: BTreeMap::from([(OracleId::Lexical, 0.06)]),
             semantic_confidence: [0.55, 0.70],
+            trust_full_match: true,
             expand: true,
         }
     }

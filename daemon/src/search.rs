@@ -568,13 +568,34 @@ impl QueryEngine {
                 .find(|r| r.oracle == rank::SEMANTIC)
                 .and_then(|r| r.items.first())
                 .map_or(0.0, |i| i.1);
+            // ...unless the best lexical hit contains every word of the question: then BM25 has
+            // recognised it as surely as any model ([`patina_retrieve::confidence`]).
+            let recognised = cfg.trust_full_match && self.lexical_covers_all(&rankings, &q);
             for r in &mut rankings {
-                if r.oracle != OracleId::Symbol {
-                    r.weight = cfg.prose_weight_at(r.oracle, best);
+                if r.oracle == OracleId::Symbol || recognised && r.oracle == OracleId::Lexical {
+                    continue;
                 }
+                r.weight = cfg.prose_weight_at(r.oracle, best);
             }
         }
         Ok((rankings, reports))
+    }
+
+    /// Whether the lexical oracle's best chunk contains every content word of the question.
+    fn lexical_covers_all(&self, rankings: &[Ranking<HitKey>], q: &OracleQuery) -> bool {
+        let words = &q.plan.content_words;
+        let Some((HitKey::Chunk { repo, chunk }, _)) = rankings
+            .iter()
+            .find(|r| r.oracle == OracleId::Lexical)
+            .and_then(|r| r.items.first())
+        else {
+            return false;
+        };
+        let repo = &q.repos[*repo];
+        let (Some(meta), Ok(Some(text))) = (repo.chunk(*chunk), repo.index().text(*chunk)) else {
+            return false;
+        };
+        !words.is_empty() && patina_retrieve::confidence::coverage(words, &text, &meta.path) >= 1.0
     }
 
     /// The fused results with what ranking needs: file, role, symbol, parent and lines (notes are

@@ -6,6 +6,7 @@
 //! the wire protocol. It takes plain values (query text, ranked keys with metadata) and returns
 //! plain values, so every rule here is unit-tested on a few in-memory candidates in milliseconds.
 
+pub mod confidence;
 pub mod expand;
 pub mod fusion;
 pub mod query;

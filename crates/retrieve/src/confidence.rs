@@ -1,0 +1,61 @@
+//! How far an oracle's best answer can be trusted, from the answer itself.
+//!
+//! BM25 ranks a chunk that matches two of a question's five words above one that matches none,
+//! and rank fusion cannot tell that second-best-of-poor from a chunk that says everything the
+//! question says. [`coverage`] is that difference: the share of the question's content words
+//! (compared by English stem, against the code-aware tokens of the chunk and its path) that the
+//! best lexical hit contains. A question whose words all occur in one chunk is one the lexical
+//! oracle has genuinely recognised.
+
+use std::collections::HashSet;
+
+use patina_core::tokens::for_each_token;
+
+use crate::expand::stem;
+
+/// The share (0..=1) of `words` (a question's content words, lowercase) whose stem occurs among
+/// the stems of the tokens of `text` and `path`. No words: 0.
+pub fn coverage(words: &[String], text: &str, path: &str) -> f64 {
+    if words.is_empty() {
+        return 0.0;
+    }
+    let mut stems: HashSet<String> = HashSet::new();
+    for t in [path, text] {
+        for_each_token(t, |_, _, tok| {
+            if tok.bytes().any(|b| b.is_ascii_alphabetic()) {
+                stems.insert(stem(tok));
+            }
+        });
+    }
+    let found = words.iter().filter(|w| stems.contains(&stem(w))).count();
+    found as f64 / words.len() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn every_word_in_the_chunk_or_its_path_is_full_coverage() {
+        let text = "func (c *Command) GenBashCompletion(w io.Writer) error {";
+        assert_eq!(coverage(&w("bash completions generated"), text, "bash_completions.go"), 1.0);
+    }
+
+    #[test]
+    fn words_match_by_stem_and_identifier_parts() {
+        // `parsing` ~ `parseConfig`'s `parse`; `configs` ~ `config`.
+        let c = coverage(&w("parsing configs"), "fn parseConfig() {}", "src/lib.rs");
+        assert_eq!(c, 1.0);
+    }
+
+    #[test]
+    fn a_partial_match_is_the_share_of_words_found() {
+        let c = coverage(&w("join two data frames"), "def join(a, b): return a + b", "fn/1.py");
+        assert_eq!(c, 0.25);
+        assert_eq!(coverage(&[], "anything", "x"), 0.0);
+    }
+}
