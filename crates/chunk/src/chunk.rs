@@ -23,7 +23,7 @@ use super::languages::{Definition, Syntax, is_inner_doc_comment, syntax};
 pub use patina_core::ChunkKind;
 
 /// A contiguous range of lines of a file, with what it defines.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Chunk {
     /// First line, 1-based, inclusive.
     pub start_line: u32,
@@ -36,7 +36,17 @@ pub struct Chunk {
     pub parent: Option<String>,
     /// The exact source lines `start_line..=end_line` joined with '\n' (no '\r').
     pub text: String,
+    /// The share (0..=1) of the chunk's non-blank bytes inside string literals of prose: help
+    /// texts, usage templates, long messages (at least [`PROSE_LITERAL_BYTES`] bytes and
+    /// [`PROSE_LITERAL_WORDS`] words). Docstrings (a string standing alone as a statement) are
+    /// not counted: they document the code around them. 0 outside code.
+    pub prose_share: f32,
 }
+
+/// A string literal this long (bytes, quotes included) with at least [`PROSE_LITERAL_WORDS`]
+/// words is prose the program prints, not data.
+pub const PROSE_LITERAL_BYTES: usize = 64;
+pub const PROSE_LITERAL_WORDS: usize = 8;
 
 /// Whether functions defined inside a container of this kind are methods.
 fn holds_methods(kind: ChunkKind) -> bool {
@@ -80,15 +90,18 @@ pub fn chunk_file(language: Language, text: &str, opts: &ChunkOptions) -> Vec<Ch
     if lines.iter().all(|line| is_blank(line)) {
         return Vec::new();
     }
+    let mut prose = Vec::new();
     let spans = match language {
         Language::Markdown => markdown_sections(&lines),
         Language::Text => line_windows(&lines, opts),
-        code => code_spans(code, text, &lines).unwrap_or_else(|| line_windows(&lines, opts)),
+        code => {
+            code_spans(code, text, &lines, &mut prose).unwrap_or_else(|| line_windows(&lines, opts))
+        }
     };
     let mut chunks: Vec<Chunk> = spans
         .into_iter()
         .flat_map(|span| split_long(span, opts))
-        .map(|span| span.into_chunk(&lines))
+        .map(|span| span.into_chunk(&lines, &prose))
         .collect();
     chunks.sort_by_key(|chunk| (chunk.start_line, chunk.end_line));
     chunks
@@ -115,14 +128,27 @@ impl Span {
         }
     }
 
-    fn into_chunk(self, lines: &[&str]) -> Chunk {
+    /// The chunk of these rows; `prose[row]` counts the row's bytes inside prose literals (empty
+    /// when the file was not parsed).
+    fn into_chunk(self, lines: &[&str], prose: &[u32]) -> Chunk {
+        let rows = self.start..=self.end;
+        let solid: usize = lines[rows.clone()].iter().map(|l| l.trim().len()).sum();
+        let in_prose: usize = rows
+            .clone()
+            .map(|r| prose.get(r).copied().unwrap_or(0) as usize)
+            .sum();
         Chunk {
             start_line: line_number(self.start),
             end_line: line_number(self.end),
             symbol: self.symbol,
             kind: self.kind,
             parent: self.parent,
-            text: lines[self.start..=self.end].join("\n"),
+            text: lines[rows].join("\n"),
+            prose_share: if solid == 0 {
+                0.0
+            } else {
+                (in_prose as f32 / solid as f32).min(1.0)
+            },
         }
     }
 }
@@ -324,11 +350,17 @@ fn atx_heading(line: &str) -> Option<(usize, Option<&str>)> {
 // Code
 
 /// Symbol-level spans of a source file, or `None` if it has no definitions to cut at.
-fn code_spans(language: Language, text: &str, lines: &[&str]) -> Option<Vec<Span>> {
+fn code_spans(
+    language: Language,
+    text: &str,
+    lines: &[&str],
+    prose: &mut Vec<u32>,
+) -> Option<Vec<Span>> {
     let syntax = syntax(language)?;
     let mut parser = Parser::new();
     parser.set_language(&syntax.grammar()).ok()?;
     let tree = parser.parse(text, None)?;
+    *prose = prose_rows(tree.root_node(), text, lines);
     let finder = DefinitionFinder {
         syntax,
         src: text,
@@ -339,6 +371,59 @@ fn code_spans(language: Language, text: &str, lines: &[&str]) -> Option<Vec<Span
         return None;
     }
     Some(lay_out(&found, lines))
+}
+
+/// Tree-sitter kinds of string literals across the chunked languages.
+fn is_string_literal(kind: &str) -> bool {
+    matches!(
+        kind,
+        "string_literal"
+            | "raw_string_literal"
+            | "interpreted_string_literal"
+            | "string"
+            | "template_string"
+            | "text_block"
+            | "concatenated_string"
+    )
+}
+
+/// Per row, the bytes inside prose literals ([`Chunk::prose_share`]).
+fn prose_rows(root: Node<'_>, text: &str, lines: &[&str]) -> Vec<u32> {
+    let mut rows = vec![0u32; lines.len()];
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if is_string_literal(node.kind()) {
+            let docstring = node
+                .parent()
+                .is_some_and(|p| p.kind() == "expression_statement");
+            let body = text.get(node.byte_range()).unwrap_or("");
+            if !docstring
+                && body.len() >= PROSE_LITERAL_BYTES
+                && body.split_whitespace().count() >= PROSE_LITERAL_WORDS
+            {
+                let (from, to) = (node.start_position(), node.end_position());
+                for r in from.row..=to.row.min(lines.len().saturating_sub(1)) {
+                    let line = lines[r].len();
+                    let start = if r == from.row {
+                        from.column.min(line)
+                    } else {
+                        0
+                    };
+                    let end = if r == to.row {
+                        to.column.min(line)
+                    } else {
+                        line
+                    };
+                    let solid = lines[r].get(start..end).map_or(0, |s| s.trim().len());
+                    rows[r] += solid as u32;
+                }
+            }
+            continue;
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.children(&mut cursor));
+    }
+    rows
 }
 
 /// A definition located in the file.
@@ -701,6 +786,56 @@ mod tests {
     }
 
     use ChunkKind::*;
+
+    fn share_of(language: Language, text: &str, symbol: &str) -> f32 {
+        let chunks = checked(language, text);
+        let c = chunks
+            .iter()
+            .find(|c| c.symbol.as_deref() == Some(symbol))
+            .unwrap_or_else(|| panic!("no chunk {symbol} in {chunks:?}"));
+        c.prose_share
+    }
+
+    #[test]
+    fn help_text_in_a_string_literal_is_prose_data_and_docstrings_are_not() {
+        let rust = r##"
+impl Flag for Glob {
+    fn name_long(&self) -> &'static str { "glob" }
+    fn doc_long(&self) -> &'static str {
+        r"
+Include or exclude files and directories for searching that match the given
+glob. This always overrides any other ignore logic. Multiple glob flags may
+be used. Globbing rules match .gitignore globs. Precede a glob with a ! to
+exclude it. If multiple globs match a file or directory, the glob given later
+in the command line takes precedence.
+"
+    }
+}
+
+fn parse(args: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in args {
+        if a.starts_with('-') { out.push(a.to_string()); }
+    }
+    out
+}
+"##;
+        assert!(share_of(Language::Rust, rust, "doc_long") > 0.5);
+        assert_eq!(share_of(Language::Rust, rust, "name_long"), 0.0);
+        assert_eq!(share_of(Language::Rust, rust, "parse"), 0.0);
+        // Short strings are data (`"*.rs"`), however many there are.
+        let table = "fn types() -> Vec<(&'static str, &'static str)> {\n    vec![(\"rust\", \"*.rs\"), (\"go\", \"*.go\"), (\"py\", \"*.py\")]\n}\n";
+        assert_eq!(share_of(Language::Rust, table, "types"), 0.0);
+        let python = r#"
+def load(path):
+    """Load the configuration file at path. Values in the file override the defaults,
+    and unknown keys are reported with the line they were found on, so that typos
+    surface early instead of being ignored silently by the application."""
+    with open(path) as f:
+        return parse(f.read())
+"#;
+        assert_eq!(share_of(Language::Python, python, "load"), 0.0);
+    }
 
     #[test]
     fn rust_items_impls_and_modules() {

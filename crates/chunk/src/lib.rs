@@ -21,4 +21,5 @@ pub use languages::Language;
 /// full round, so an upgrade takes effect without the user removing and re-adding repositories.
 ///
 /// 2: JavaScript definitions by assignment and by named callback.
-pub const VERSION: u32 = 2;
+/// 3: [`Chunk::prose_share`] (chunks of help text become documentation).
+pub const VERSION: u32 = 3;

@@ -362,18 +362,32 @@ fn is_generated_text(head: &str) -> bool {
     lines == 1 && head.len() > 1000
 }
 
-/// Whether a chunk of a file of role `file_role` is test code of its own: Rust's inline
-/// `#[cfg(test)] mod tests { … }` (a chunk inside a module named `tests`, or one carrying
-/// `#[cfg(test)]`), Python's `TestX` classes and `test_x` functions inside source files are left
-/// to their file, since they are rare there.
+/// A source chunk at least this much prose literal ([`chunk_role`]) is documentation.
+pub const PROSE_DOCS_SHARE: f32 = 0.75;
+
+/// The role of a chunk of a file of role `file_role`, where it differs from its file's:
+/// - test code of its own: Rust's inline `#[cfg(test)] mod tests { … }` (a chunk inside a module
+///   named `tests`, or one carrying `#[cfg(test)]`); Python's `TestX` classes and `test_x`
+///   functions inside source files are left to their file, since they are rare there;
+/// - documentation: a source chunk that is mostly text the program prints — help texts, usage
+///   templates — (`prose_share`, the share of its bytes in prose string literals, at least
+///   [`PROSE_DOCS_SHARE`]). It answers "what does this do" as a manual does, not as the code
+///   that does it.
 pub fn chunk_role(
     file_role: FileRole,
     language_is_rust: bool,
     parent: Option<&str>,
     symbol: Option<&str>,
     text: &str,
+    prose_share: f32,
 ) -> FileRole {
-    if file_role != FileRole::Source || !language_is_rust {
+    if file_role != FileRole::Source {
+        return file_role;
+    }
+    if prose_share >= PROSE_DOCS_SHARE {
+        return FileRole::Docs;
+    }
+    if !language_is_rust {
         return file_role;
     }
     let in_test_module = matches!(parent, Some("tests" | "test"));
@@ -477,7 +491,8 @@ mod tests {
 
     #[test]
     fn rust_inline_test_modules() {
-        let r = |parent, symbol, text| chunk_role(FileRole::Source, true, parent, symbol, text);
+        let r =
+            |parent, symbol, text| chunk_role(FileRole::Source, true, parent, symbol, text, 0.0);
         assert_eq!(
             r(Some("tests"), Some("parses"), "fn parses() {}"),
             FileRole::Test
@@ -491,12 +506,25 @@ mod tests {
             FileRole::Source
         );
         assert_eq!(
-            chunk_role(FileRole::Source, false, Some("tests"), None, ""),
+            chunk_role(FileRole::Source, false, Some("tests"), None, "", 0.0),
             FileRole::Source
         );
         assert_eq!(
-            chunk_role(FileRole::Docs, true, Some("tests"), None, ""),
+            chunk_role(FileRole::Docs, true, Some("tests"), None, "", 0.0),
             FileRole::Docs
+        );
+    }
+
+    #[test]
+    fn source_chunks_of_help_text_are_documentation() {
+        let r = |share| chunk_role(FileRole::Source, false, None, Some("Glob"), "", share);
+        assert_eq!(r(0.8), FileRole::Docs);
+        assert_eq!(r(PROSE_DOCS_SHARE), FileRole::Docs);
+        assert_eq!(r(0.6), FileRole::Source);
+        // Only source chunks: a test full of fixture prose stays a test.
+        assert_eq!(
+            chunk_role(FileRole::Test, false, None, None, "", 0.9),
+            FileRole::Test
         );
     }
 

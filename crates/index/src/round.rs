@@ -317,6 +317,7 @@ fn index_repo(
                             c.parent.as_deref(),
                             c.symbol.as_deref(),
                             &c.text,
+                            c.prose_share,
                         );
                         let meta = ChunkMeta {
                             path: entry.rel.clone(),

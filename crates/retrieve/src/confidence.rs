@@ -42,7 +42,14 @@ mod tests {
     #[test]
     fn every_word_in_the_chunk_or_its_path_is_full_coverage() {
         let text = "func (c *Command) GenBashCompletion(w io.Writer) error {";
-        assert_eq!(coverage(&w("bash completions generated"), text, "bash_completions.go"), 1.0);
+        assert_eq!(
+            coverage(
+                &w("bash completions generated"),
+                text,
+                "bash_completions.go"
+            ),
+            1.0
+        );
     }
 
     #[test]
@@ -54,7 +61,11 @@ mod tests {
 
     #[test]
     fn a_partial_match_is_the_share_of_words_found() {
-        let c = coverage(&w("join two data frames"), "def join(a, b): return a + b", "fn/1.py");
+        let c = coverage(
+            &w("join two data frames"),
+            "def join(a, b): return a + b",
+            "fn/1.py",
+        );
         assert_eq!(c, 0.25);
         assert_eq!(coverage(&[], "anything", "x"), 0.0);
     }
