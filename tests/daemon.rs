@@ -49,9 +49,12 @@ fn a_client_starts_a_missing_daemon() {
         env.socket().to_string_lossy(),
         "it serves the environment's socket"
     );
+    let log = std::fs::read_to_string(env.home().join("patinad.log"))
+        .expect("a client-started daemon logs to $PATINA_HOME/patinad.log");
+    assert!(log.contains("listening"), "the log says what happened: {log}");
     assert!(
-        env.home().join("patinad.log").is_file(),
-        "a client-started daemon logs to $PATINA_HOME/patinad.log"
+        !log.contains('\u{1b}'),
+        "a log file is plain text, without terminal colour codes: {log:?}"
     );
 
     let out = env.patina(&["daemon", "stop"]);

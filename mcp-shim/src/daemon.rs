@@ -110,8 +110,9 @@ impl Daemon {
             if Instant::now() + backoff > deadline {
                 return Err(format!(
                     "the Patina daemon does not answer ({why}) after {} s of retrying; see its \
-                     log (patinad.log in the state directory)",
-                    RECONNECT_FOR.as_secs()
+                     log ({})",
+                    RECONNECT_FOR.as_secs(),
+                    patina_proto::endpoint::log_path().display()
                 ));
             }
             crate::log(format!(

@@ -49,9 +49,32 @@ pub fn socket_path(explicit: Option<&Path>) -> PathBuf {
     state_root().join("run").join("patina.sock")
 }
 
-/// Where a daemon started by a client writes its log: `<state root>/patinad.log`.
+/// Where a daemon started by a client writes its log: `$PATINA_HOME/patinad.log` for an isolated
+/// instance, else `$XDG_STATE_HOME/patina/patinad.log` (`~/.local/state/patina`; logs are state,
+/// not data), else `<state root>/patinad.log`.
 pub fn log_path() -> PathBuf {
-    state_root().join("patinad.log")
+    if std::env::var_os("PATINA_HOME").is_some_and(|v| !v.is_empty()) {
+        return state_root().join("patinad.log");
+    }
+    match project_dirs().and_then(|d| d.state_dir().map(Path::to_path_buf)) {
+        Some(dir) => dir.join("patinad.log"),
+        None => state_root().join("patinad.log"),
+    }
+}
+
+/// A log file grown past this is rotated (to `patinad.log.1`) when the next daemon starts.
+pub const LOG_ROTATE_BYTES: u64 = 10 * 1024 * 1024;
+
+/// Keep one previous log: `patinad.log` → `patinad.log.1` once it is larger than `max` bytes.
+pub fn rotate_log(log: &Path, max: u64) -> std::io::Result<()> {
+    match std::fs::metadata(log) {
+        Ok(m) if m.len() > max => {
+            let mut old = log.as_os_str().to_owned();
+            old.push(".1");
+            std::fs::rename(log, PathBuf::from(old))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The daemon executable clients start: `$PATINA_DAEMON_BIN`, else `patinad` next to the running
@@ -84,7 +107,7 @@ pub fn socket_conflict(socket: &Path) -> Option<String> {
 }
 
 /// Launch a detached daemon serving `socket`: stdin/stdout closed, stderr appended to
-/// [`log_path`], in its own process group (a Ctrl-C aimed at the client must not kill it).
+/// [`log_path`] (rotated past [`LOG_ROTATE_BYTES`]), in its own process group (a Ctrl-C aimed at the client must not kill it).
 pub fn spawn_daemon(socket: &Path) -> std::io::Result<()> {
     use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
@@ -102,6 +125,8 @@ pub fn spawn_daemon(socket: &Path) -> std::io::Result<()> {
             .create(dir)
             .map_err(with(format!("creating {}", dir.display())))?;
     }
+    // A log that could not be rotated is still appended to.
+    let _ = rotate_log(&log, LOG_ROTATE_BYTES);
     let log_file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -127,6 +152,30 @@ fn project_dirs() -> Option<directories::ProjectDirs> {
 
 #[cfg(feature = "client")]
 pub use client::{check, connect, connect_or_start};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_log_past_the_limit_is_rotated_once_and_a_small_one_is_kept() {
+        let dir = std::env::temp_dir().join(format!("patina-rotate-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("patinad.log");
+        std::fs::write(&log, "small").unwrap();
+        rotate_log(&log, 10).unwrap();
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), "small");
+        std::fs::write(&log, "a line longer than ten bytes").unwrap();
+        rotate_log(&log, 10).unwrap();
+        assert!(!log.exists());
+        assert_eq!(
+            std::fs::read_to_string(dir.join("patinad.log.1")).unwrap(),
+            "a line longer than ten bytes"
+        );
+        rotate_log(&log, 10).unwrap(); // nothing to rotate: fine
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
 
 #[cfg(feature = "client")]
 mod client {
