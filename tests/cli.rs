@@ -162,6 +162,34 @@ fn q_filters_by_path_and_returns_one_hit_per_file_with_files() {
         "{out:?}"
     );
 
+    // ripgrep's convention: `-g '!GLOB'` excludes, alone or beside including globs.
+    let out = env.patina_in(
+        repo.path(),
+        &["q", "parse_args", "--files", "-n", "50", "-g", "!*.py"],
+    );
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(
+        out.stdout.contains("src/args.rs") && !out.stdout.contains(".py:"),
+        "an exclusion alone keeps everything else: {out:?}"
+    );
+    let out = env.patina_in(
+        repo.path(),
+        &[
+            "q",
+            "parse_args",
+            "--files",
+            "--path",
+            "app",
+            "-g",
+            "!app/models.py",
+        ],
+    );
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(
+        out.stdout.contains("app/cli.py") && !out.stdout.contains("models.py"),
+        "{out:?}"
+    );
+
     let out = env.patina_in(repo.path(), &["q", "parse_args", "--files", "-n", "50"]);
     assert_eq!(out.code(), 0, "{out:?}");
     let files: Vec<&str> = out

@@ -51,7 +51,10 @@ fn a_client_starts_a_missing_daemon() {
     );
     let log = std::fs::read_to_string(env.home().join("patinad.log"))
         .expect("a client-started daemon logs to $PATINA_HOME/patinad.log");
-    assert!(log.contains("listening"), "the log says what happened: {log}");
+    assert!(
+        log.contains("listening"),
+        "the log says what happened: {log}"
+    );
     assert!(
         !log.contains('\u{1b}'),
         "a log file is plain text, without terminal colour codes: {log:?}"

@@ -130,8 +130,14 @@ struct QueryArgs {
     /// Search every registered repository.
     #[arg(long, conflicts_with = "repo")]
     all: bool,
-    /// Restrict to paths matching these globs (`*.rs`, `src/index`, …).
-    #[arg(long = "path")]
+    /// Restrict to paths matching these globs (`*.rs`, `src/index`, …); `!GLOB` excludes
+    /// (`-g '*.go' -g '!*_test.go'`), as in ripgrep.
+    #[arg(
+        short = 'g',
+        long = "path",
+        visible_alias = "glob",
+        allow_hyphen_values = true
+    )]
     path: Vec<String>,
     /// One hit per file.
     #[arg(long)]

@@ -142,6 +142,10 @@ fn merge_provenance(into: &mut Vec<Contribution>, from: Vec<Contribution>) {
 }
 
 /// The folder part of a glob: `src/index/*.rs` → `src/index`; `*.rs` → `` (none).
+fn is_exclusion(glob: &str) -> bool {
+    patina_core::paths::is_exclusion(glob)
+}
+
 fn glob_folder(glob: &str) -> String {
     let g = glob.trim().trim_start_matches("./");
     let mut parts = Vec::new();
@@ -201,23 +205,28 @@ impl QueryEngine {
                 relaxed.roles.clear();
                 relaxed.exclude_roles.clear();
                 steps.push("the role filter".into());
-            } else if relaxed
-                .globs
-                .iter()
-                .any(|g| g.contains('*') || g.contains('?') || g.contains('['))
-            {
+            } else if relaxed.globs.iter().any(|g| {
+                !is_exclusion(g) && (g.contains('*') || g.contains('?') || g.contains('['))
+            }) {
+                // Exclusions (`!*_test.go`) are what the user never wants: they stay.
                 relaxed.globs = relaxed
                     .globs
                     .iter()
-                    .map(|g| glob_folder(g))
+                    .map(|g| {
+                        if is_exclusion(g) {
+                            g.clone()
+                        } else {
+                            glob_folder(g)
+                        }
+                    })
                     .filter(|g| !g.is_empty())
                     .collect();
                 steps.push("path patterns to their folders".into());
-                if relaxed.globs.is_empty() {
+                if !relaxed.globs.iter().any(|g| !is_exclusion(g)) {
                     continue;
                 }
-            } else if !relaxed.globs.is_empty() {
-                relaxed.globs.clear();
+            } else if relaxed.globs.iter().any(|g| !is_exclusion(g)) {
+                relaxed.globs.retain(|g| is_exclusion(g));
                 steps.push("the path filter".into());
             } else {
                 return Ok(resp);

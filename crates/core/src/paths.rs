@@ -39,11 +39,19 @@ pub fn secret_reason(rel: &str) -> Option<&'static str> {
     None
 }
 
+/// Whether a path glob excludes (`!*_test.go`, as ripgrep's `-g '!…'`) rather than includes.
+pub fn is_exclusion(glob: &str) -> bool {
+    glob.trim_start().starts_with('!')
+}
+
 /// Path globs, gitignore-style: `*.rs` matches at any depth, `src/*.rs` is anchored at the root,
-/// and a directory pattern (`src/index`) matches everything below it. No glob matches everything;
+/// and a directory pattern (`src/index`) matches everything below it. A glob starting with `!`
+/// excludes what it matches, as in ripgrep (`*.go` and `!*_test.go`: Go files but not tests;
+/// `!vendor` alone: everything but `vendor/`). No including glob matches everything;
 /// [`PathFilter::docs_only`] further restricts to documentation.
 pub struct PathFilter {
     set: GlobSet,
+    exclude: GlobSet,
     docs: bool,
     roles: Vec<FileRole>,
     exclude_roles: Vec<FileRole>,
@@ -52,8 +60,13 @@ pub struct PathFilter {
 impl PathFilter {
     pub fn new(globs: &[String]) -> Result<PathFilter, UserError> {
         let mut b = GlobSetBuilder::new();
+        let mut x = GlobSetBuilder::new();
         for g in globs {
-            let g = g.trim().trim_start_matches("./");
+            let g = g.trim();
+            let (b, g) = match g.strip_prefix('!') {
+                Some(rest) => (&mut x, rest.trim_start().trim_start_matches("./")),
+                None => (&mut b, g.trim_start_matches("./")),
+            };
             if g.is_empty() {
                 continue;
             }
@@ -73,6 +86,9 @@ impl PathFilter {
         }
         Ok(PathFilter {
             set: b
+                .build()
+                .map_err(|e| UserError::Invalid(format!("invalid path globs: {e}")))?,
+            exclude: x
                 .build()
                 .map_err(|e| UserError::Invalid(format!("invalid path globs: {e}")))?,
             docs: false,
@@ -107,11 +123,13 @@ impl PathFilter {
 
     /// Does the filter restrict paths by glob (not only to documentation)?
     pub fn has_globs(&self) -> bool {
-        !self.set.is_empty()
+        !self.set.is_empty() || !self.exclude.is_empty()
     }
 
     pub fn matches(&self, path: &str) -> bool {
-        (self.set.is_empty() || self.set.is_match(path)) && (!self.docs || is_doc_path(path))
+        (self.set.is_empty() || self.set.is_match(path))
+            && !self.exclude.is_match(path)
+            && (!self.docs || is_doc_path(path))
     }
 
     /// A predicate over the chunk ids of a chunk table that pass the filter, computed once per
@@ -193,5 +211,28 @@ mod tests {
         ] {
             assert!(secret_reason(p).is_none(), "{p}");
         }
+    }
+
+    fn filter(globs: &[&str]) -> PathFilter {
+        PathFilter::new(&globs.iter().map(|g| g.to_string()).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn globs_include_at_any_depth_and_bang_globs_exclude() {
+        let go_not_tests = filter(&["*.go", "!*_test.go"]);
+        assert!(go_not_tests.matches("cmd/root.go"));
+        assert!(!go_not_tests.matches("cmd/root_test.go"));
+        assert!(!go_not_tests.matches("README.md"));
+        // An exclusion alone keeps everything else.
+        let no_tests = filter(&["!*_test.go"]);
+        assert!(no_tests.matches("README.md") && no_tests.matches("root.go"));
+        assert!(!no_tests.matches("a/b/root_test.go"));
+        // A directory excluded with everything below it.
+        let no_vendor = filter(&["!vendor"]);
+        assert!(!no_vendor.matches("vendor/x/y.go"));
+        assert!(no_vendor.matches("src/vendor.go"));
+        assert!(no_vendor.has_globs());
+        assert!(is_exclusion(" !x") && !is_exclusion("x!"));
+        assert!(PathFilter::new(&["![".to_string()]).is_err());
     }
 }
