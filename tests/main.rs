@@ -5,6 +5,7 @@
 mod util;
 
 mod bench;
+mod blame;
 mod cli;
 mod daemon;
 mod durability;

@@ -160,6 +160,9 @@ struct QueryArgs {
     /// Lift files under this directory in the ranking (without filtering others out).
     #[arg(long, value_name = "DIR")]
     near: Vec<String>,
+    /// Say when each hit's lines last changed and in which commit (git blame of the working tree).
+    #[arg(long)]
+    blame: bool,
 }
 
 #[derive(Args)]
@@ -455,6 +458,8 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
             .iter()
             .map(|d| repo_relative(d, &cwd, here.as_deref()))
             .collect(),
+        blame: args.blame,
+        ..Default::default()
     };
     let resp = match c.query(req.clone()).await {
         Err(status) if status.code() == tonic::Code::NotFound && here.is_some() => {

@@ -1,6 +1,7 @@
 //! `patinad`: the Patina daemon. Keeps the indices of every registered repository warm and answers
 //! retrieval queries over gRPC on a Unix socket. See ARCHITECTURE.md for the map.
 
+pub(crate) mod blame;
 pub(crate) mod config;
 pub(crate) mod context;
 pub(crate) mod files;

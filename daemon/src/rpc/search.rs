@@ -5,9 +5,11 @@ use tonic::{Request, Response, Status};
 
 use super::Services;
 use super::convert::{
-    context_format, context_response, granularity, query_response, roles, status,
+    blame_pb, context_format, context_response, granularity, query_response, roles, status,
 };
+use crate::blame::Target;
 use crate::search::SearchRequest;
+use patina_proto::kinds::HitKind;
 
 #[tonic::async_trait]
 impl pb::search_server::Search for Services {
@@ -35,7 +37,11 @@ impl pb::search_server::Search for Services {
             })
             .await
             .map_err(status)?;
-        Ok(Response::new(query_response(res)))
+        let mut resp = query_response(res);
+        if r.blame {
+            blame_hits(&mut resp.hits).await;
+        }
+        Ok(Response::new(resp))
     }
 
     async fn context(
@@ -43,6 +49,7 @@ impl pb::search_server::Search for Services {
         req: Request<pb::ContextRequest>,
     ) -> Result<Response<pb::ContextResponse>, Status> {
         let r = req.into_inner();
+        let blame = r.blame;
         let format = context_format(r.format)?;
         let c = crate::context::assemble(
             &self.0.engine,
@@ -60,6 +67,48 @@ impl pb::search_server::Search for Services {
         )
         .await
         .map_err(status)?;
-        Ok(Response::new(context_response(c)))
+        let mut resp = context_response(c);
+        if blame {
+            blame_items(&mut resp.items).await;
+        }
+        Ok(Response::new(resp))
+    }
+}
+
+/// The blame target of a chunk hit (groups and notes have none).
+fn hit_target(h: &pb::Hit) -> Option<Target> {
+    let chunk = matches!(HitKind::of(h), HitKind::Chunk(_));
+    (chunk && !h.repo_root.is_empty()).then(|| Target {
+        root: h.repo_root.clone().into(),
+        path: h.path.clone(),
+        start: h.start_line,
+        end: h.end_line,
+    })
+}
+
+/// Fill `Hit.blame` of the chunk hits (`QueryRequest.blame`).
+async fn blame_hits(hits: &mut [pb::Hit]) {
+    let found = crate::blame::blame_all(hits.iter().map(hit_target).collect()).await;
+    for (h, b) in hits.iter_mut().zip(found) {
+        h.blame = b.map(blame_pb);
+    }
+}
+
+/// Fill `ContextItem.blame` of the items from files (`ContextRequest.blame`).
+async fn blame_items(items: &mut [pb::ContextItem]) {
+    let targets = items
+        .iter()
+        .map(|i| {
+            (!i.repo_root.is_empty() && i.kind != HitKind::Note.wire()).then(|| Target {
+                root: i.repo_root.clone().into(),
+                path: i.path.clone(),
+                start: i.start_line,
+                end: i.end_line,
+            })
+        })
+        .collect();
+    let found = crate::blame::blame_all(targets).await;
+    for (i, b) in items.iter_mut().zip(found) {
+        i.blame = b.map(blame_pb);
     }
 }
