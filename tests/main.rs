@@ -6,6 +6,7 @@ mod util;
 
 mod bench;
 mod blame;
+mod cache;
 mod cli;
 mod daemon;
 mod durability;

@@ -20,6 +20,26 @@ pub struct Config {
     pub ranking: patina_retrieve::rank::RankOptions,
     /// The history oracles (commit messages, co-change).
     pub history: HistoryConfig,
+    /// The query cache (`crate::qcache`).
+    pub cache: CacheConfig,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CacheConfig {
+    /// Answers kept at most (least recently used first out); 0 turns the cache off.
+    pub entries: usize,
+    /// An answer is served from the cache for at most this long, even when nothing changed.
+    pub ttl_secs: u64,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig {
+            entries: 256,
+            ttl_secs: 300,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -21,7 +21,8 @@ pub(crate) fn sync(repo: &Repo) -> Result<Arc<HistoryView>> {
     let root = repo.root().to_path_buf();
     let head = crate::git::head(&root);
     let at = head.clone().unwrap_or_default();
-    repo.history().sync(
+    let before = repo.history().view();
+    let view = repo.history().sync(
         head,
         || {
             crate::git::rev_list(&root, &at)
@@ -38,7 +39,12 @@ pub(crate) fn sync(repo: &Repo) -> Result<Arc<HistoryView>> {
             );
             Ok(commits)
         },
-    )
+    )?;
+    if !Arc::ptr_eq(&before, &view) {
+        // Answers of the history oracles may change: cached ones must not be served.
+        repo.bump_generation();
+    }
+    Ok(view)
 }
 
 /// The view of the current HEAD, or the last one synced (with a warning) when git fails.

@@ -4,6 +4,7 @@
 pub(crate) mod blame;
 pub(crate) mod config;
 pub(crate) mod context;
+pub(crate) mod feedback;
 pub(crate) mod files;
 pub(crate) mod freshness;
 pub(crate) mod git;
@@ -11,6 +12,7 @@ pub(crate) mod history;
 pub(crate) mod index;
 pub(crate) mod navigate;
 pub(crate) mod oracles;
+pub(crate) mod qcache;
 pub(crate) mod registry;
 pub(crate) mod repo;
 pub(crate) mod rpc;
@@ -103,6 +105,10 @@ pub async fn serve(opts: Options) -> Result<()> {
         data_dir: root.to_string_lossy().into_owned(),
         socket_activated: bound.activated,
         shutdown: shutdown.clone(),
+        qcache: qcache::QueryCache::new(
+            registry.config.cache.entries,
+            std::time::Duration::from_secs(registry.config.cache.ttl_secs),
+        ),
     });
     tracing::info!(
         socket = %bound.path.display(),

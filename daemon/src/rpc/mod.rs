@@ -32,6 +32,8 @@ pub(crate) struct Daemon {
     pub data_dir: String,
     pub socket_activated: bool,
     pub shutdown: Arc<Notify>,
+    /// Answers of `Search.Query` by request (`crate::qcache`).
+    pub qcache: crate::qcache::QueryCache<patina_proto::v1::QueryResponse>,
 }
 
 /// The five tonic services, over one shared [`Daemon`].

@@ -5,11 +5,13 @@ use tonic::{Request, Response, Status};
 
 use super::Services;
 use super::convert::{
-    blame_pb, context_format, context_response, granularity, query_response, roles, status,
+    blame_pb, context_format, context_response, freshness_pb, granularity, query_response, roles,
+    status,
 };
 use crate::blame::Target;
+use crate::qcache::Lookup;
 use crate::search::SearchRequest;
-use patina_proto::kinds::HitKind;
+use patina_proto::kinds::{HitKind, OracleStatus};
 
 #[tonic::async_trait]
 impl pb::search_server::Search for Services {
@@ -18,6 +20,22 @@ impl pb::search_server::Search for Services {
         req: Request<pb::QueryRequest>,
     ) -> Result<Response<pb::QueryResponse>, Status> {
         let r = req.into_inner();
+        let started = std::time::Instant::now();
+        let d = self.0.clone();
+        let key = cache_key(&r);
+        // A read-your-writes query first indexes what changed on disk (even what the watcher has
+        // not reported yet): never from the cache.
+        if !r.no_cache && r.fresh_timeout_ms == 0 && d.qcache.is_on() {
+            let (d2, k) = (d.clone(), key.clone());
+            if let Some(mut resp) = super::blocking(move || Ok(cached(&d2, &k))).await? {
+                resp.took_us = started.elapsed().as_micros() as u64;
+                resp.query_id = crate::feedback::new_query_id();
+                return Ok(Response::new(resp));
+            }
+        }
+        // Taken before computing: a change during the computation makes the answer unservable.
+        let stamp = crate::qcache::stamp_now(&d.registry);
+        let blame = r.blame;
         let granularity = granularity(r.granularity)?;
         let res = self
             .0
@@ -38,9 +56,24 @@ impl pb::search_server::Search for Services {
             .await
             .map_err(status)?;
         let mut resp = query_response(res);
-        if r.blame {
+        if blame {
             blame_hits(&mut resp.hits).await;
         }
+        // Only an answer from a quiescent index is kept (it carries no "still indexing" notices).
+        // Nor one that an oracle could not complete (a timeout need not repeat).
+        let complete = resp.oracles.iter().all(|o| {
+            matches!(
+                OracleStatus::parse(&o.status),
+                Some(OracleStatus::Ok | OracleStatus::Unavailable)
+            )
+        });
+        if d.qcache.is_on() && complete && resp.freshness.iter().all(|f| f.fresh) {
+            let ids: Vec<&str> = resp.freshness.iter().map(|f| f.repo_id.as_str()).collect();
+            if let Some(stamp) = stamp.narrow(&ids) {
+                d.qcache.put(key, resp.clone(), stamp);
+            }
+        }
+        resp.query_id = crate::feedback::new_query_id();
         Ok(Response::new(resp))
     }
 
@@ -71,7 +104,33 @@ impl pb::search_server::Search for Services {
         if blame {
             blame_items(&mut resp.items).await;
         }
+        resp.query_id = crate::feedback::new_query_id();
         Ok(Response::new(resp))
+    }
+}
+
+/// The query cache's key: the request as it travels, without `no_cache`.
+fn cache_key(r: &pb::QueryRequest) -> Vec<u8> {
+    use prost::Message as _;
+    let mut k = r.clone();
+    k.no_cache = false;
+    k.encode_to_vec()
+}
+
+/// The cached answer for `key` if it may be served now, with the freshness of now.
+fn cached(d: &super::Daemon, key: &[u8]) -> Option<pb::QueryResponse> {
+    let mut fresh = None;
+    let found = d.qcache.get(key, |stamp| {
+        fresh = crate::qcache::still_valid(&d.registry, stamp);
+        fresh.is_some()
+    });
+    match found {
+        Lookup::Hit(mut resp) => {
+            resp.freshness = fresh?.iter().map(freshness_pb).collect();
+            resp.cached = true;
+            Some(resp)
+        }
+        Lookup::Miss => None,
     }
 }
 
