@@ -99,6 +99,11 @@ enum Cmd {
     Callees(NavArgs),
     /// Where a name is defined.
     Defs(NavArgs),
+    /// Feedback agents gave on answers (MCP `patina_feedback`, and hits they read).
+    Feedback {
+        #[command(subcommand)]
+        cmd: FeedbackCmd,
+    },
     /// Manage the daemon.
     Daemon {
         #[command(subcommand)]
@@ -197,6 +202,15 @@ enum DaemonCmd {
     Stop,
     /// Is it running? Version, pid, uptime, memory.
     Status,
+}
+
+#[derive(Subcommand)]
+enum FeedbackCmd {
+    /// Counts: records (explicit, implicit), answers, results used and unhelpful, ratings.
+    Stats {
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -311,6 +325,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             })
         }
         Cmd::Q(args) => query(&socket, args).await,
+        Cmd::Feedback {
+            cmd: FeedbackCmd::Stats { json },
+        } => {
+            let mut c = Client::connect_or_start(&socket).await?;
+            output::print_feedback_stats(&c.feedback_stats().await?, json)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Log(args) => log(&socket, args).await,
         Cmd::Related {
             path,

@@ -69,6 +69,7 @@ pub async fn serve(opts: Options) -> Result<()> {
         store.embeddings(),
     ));
     let sessions = sessions::Sessions::open(&store, semantic.clone())?;
+    let feedback = feedback::Feedback::open(&store)?;
     let registry = Arc::new(registry::Registry::open(
         store,
         root.clone(),
@@ -109,6 +110,7 @@ pub async fn serve(opts: Options) -> Result<()> {
             registry.config.cache.entries,
             std::time::Duration::from_secs(registry.config.cache.ttl_secs),
         ),
+        feedback,
     });
     tracing::info!(
         socket = %bound.path.display(),
@@ -145,6 +147,7 @@ pub async fn serve(opts: Options) -> Result<()> {
         .add_service(pb::files_server::FilesServer::new(services.clone()))
         .add_service(pb::history_server::HistoryServer::new(services.clone()))
         .add_service(pb::graph_server::GraphServer::new(services.clone()))
+        .add_service(pb::feedback_server::FeedbackServer::new(services.clone()))
         .add_service(pb::sessions_server::SessionsServer::new(services))
         .serve_with_incoming_shutdown(socket::incoming(bound.listener), signal);
     tokio::select! {

@@ -4,6 +4,7 @@
 //! and moving blocking calls to the blocking pool ([`blocking`]).
 
 mod convert;
+mod feedback;
 mod files;
 mod graph;
 mod health;
@@ -34,6 +35,8 @@ pub(crate) struct Daemon {
     pub shutdown: Arc<Notify>,
     /// Answers of `Search.Query` by request (`crate::qcache`).
     pub qcache: crate::qcache::QueryCache<patina_proto::v1::QueryResponse>,
+    /// Feedback on answers (`Feedback` service; answers remembered by query id).
+    pub feedback: crate::feedback::Feedback,
 }
 
 /// The five tonic services, over one shared [`Daemon`].

@@ -29,12 +29,13 @@ impl pb::search_server::Search for Services {
             let (d2, k) = (d.clone(), key.clone());
             if let Some(mut resp) = super::blocking(move || Ok(cached(&d2, &k))).await? {
                 resp.took_us = started.elapsed().as_micros() as u64;
-                resp.query_id = crate::feedback::new_query_id();
+                resp.query_id = remember(&d, &r.query, &resp.hits);
                 return Ok(Response::new(resp));
             }
         }
         // Taken before computing: a change during the computation makes the answer unservable.
         let stamp = crate::qcache::stamp_now(&d.registry);
+        let text = r.query.clone();
         let blame = r.blame;
         let granularity = granularity(r.granularity)?;
         let res = self
@@ -73,7 +74,7 @@ impl pb::search_server::Search for Services {
                 d.qcache.put(key, resp.clone(), stamp);
             }
         }
-        resp.query_id = crate::feedback::new_query_id();
+        resp.query_id = remember(&d, &text, &resp.hits);
         Ok(Response::new(resp))
     }
 
@@ -83,6 +84,7 @@ impl pb::search_server::Search for Services {
     ) -> Result<Response<pb::ContextResponse>, Status> {
         let r = req.into_inner();
         let blame = r.blame;
+        let text = r.query.clone();
         let format = context_format(r.format)?;
         let c = crate::context::assemble(
             &self.0.engine,
@@ -105,8 +107,24 @@ impl pb::search_server::Search for Services {
             blame_items(&mut resp.items).await;
         }
         resp.query_id = crate::feedback::new_query_id();
+        let refs = resp.items.iter().map(|i| i.r#ref.clone()).collect();
+        self.0.feedback.remember(&resp.query_id, &text, refs);
         Ok(Response::new(resp))
     }
+}
+
+/// A new query id for an answer with `hits`, remembered for feedback on it.
+fn remember(d: &super::Daemon, query: &str, hits: &[pb::Hit]) -> String {
+    let id = crate::feedback::new_query_id();
+    let refs = hits
+        .iter()
+        .map(|h| match HitKind::of(h) {
+            HitKind::Chunk(_) => format!("{}:{}-{}", h.path, h.start_line, h.end_line),
+            _ => h.path.clone(),
+        })
+        .collect();
+    d.feedback.remember(&id, query, refs);
+    id
 }
 
 /// The query cache's key: the request as it travels, without `no_cache`.

@@ -135,6 +135,15 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         ..Default::default()
     };
     let resp = rpc!(server, pb::search_client::SearchClient<_>, context, req)?;
+    super::feedback::remember_answer(
+        server,
+        &resp.query_id,
+        resp.items
+            .iter()
+            .filter(|i| !i.repo_id.is_empty())
+            .map(|i| (i.repo_id.clone(), i.path.clone()))
+            .collect(),
+    );
     let mut structured = to_json(&resp);
     let obj = structured.as_object_mut().expect("a response is an object");
     obj.remove("text");

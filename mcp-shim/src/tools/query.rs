@@ -155,6 +155,15 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         ..Default::default()
     };
     let resp = rpc!(server, pb::search_client::SearchClient<_>, query, req)?;
+    super::feedback::remember_answer(
+        server,
+        &resp.query_id,
+        resp.hits
+            .iter()
+            .filter(|h| matches!(HitKind::of(h), HitKind::Chunk(_)))
+            .map(|h| (h.repo_id.clone(), h.path.clone()))
+            .collect(),
+    );
     let mut structured = to_json(&resp);
     let names: std::collections::HashMap<String, String> = structured["freshness"]
         .as_array()
