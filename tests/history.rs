@@ -276,7 +276,11 @@ fn the_commit_index_follows_a_rebase_rewritten_commits_replace_old_ones_dropped_
     assert_eq!(hashes(&log("walrus")), expected);
 
     // Rebased onto main: the same messages under new hashes, the old ones gone.
-    git_out(root, &["rebase", "-q", "main"], Some("2024-01-04T00:00:00Z"));
+    git_out(
+        root,
+        &["rebase", "-q", "main"],
+        Some("2024-01-04T00:00:00Z"),
+    );
     let after = hashes(&log("walrus"));
     assert_eq!(after.len(), 2, "{after:?}");
     assert!(
@@ -293,7 +297,13 @@ fn the_commit_index_follows_a_rebase_rewritten_commits_replace_old_ones_dropped_
     git(root, &["reset", "-q", "--hard", "HEAD~1"]);
     git_out(
         root,
-        &["commit", "-q", "--amend", "-m", "Introduce the narwhal allocator"],
+        &[
+            "commit",
+            "-q",
+            "--amend",
+            "-m",
+            "Introduce the narwhal allocator",
+        ],
         Some("2024-01-05T00:00:00Z"),
     );
     let out = env.patina_in(root, &["log", "--json", "walrus"]);
