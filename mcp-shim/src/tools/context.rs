@@ -165,5 +165,11 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
     if !resp.notices.is_empty() {
         texts.push(format!("notices:\n- {}", resp.notices.join("\n- ")));
     }
+    if !resp.query_id.is_empty() {
+        texts.push(format!(
+            "query_id: {} (rate this answer with patina_feedback)",
+            resp.query_id
+        ));
+    }
     Ok(Outcome { texts, structured })
 }

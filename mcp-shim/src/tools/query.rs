@@ -293,6 +293,13 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
     for n in &resp.notices {
         let _ = writeln!(text_out, "-- notice: {n}");
     }
+    if !resp.query_id.is_empty() {
+        let _ = writeln!(
+            text_out,
+            "-- query_id: {} (rate this answer with patina_feedback)",
+            resp.query_id
+        );
+    }
     Ok(Outcome {
         texts: vec![text_out.trim_end().to_string()],
         structured,
