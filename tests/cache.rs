@@ -70,6 +70,28 @@ fn a_repeated_query_is_cached_until_an_edit_is_indexed() {
     assert_eq!(paths(&settled)[0], "src/b.rs");
     assert!(settled.cached);
 
+    // Search.Context is cached by the same rules.
+    let ctx = |env: &TestEnv| {
+        env.call("Search.Context", async {
+            pb::search_client::SearchClient::new(env.channel().await)
+                .context(pb::ContextRequest {
+                    query: "cache_probe_alpha".into(),
+                    repos: vec![repo.key()],
+                    ..Default::default()
+                })
+                .await
+                .expect("Search.Context")
+                .into_inner()
+        })
+    };
+    let c1 = ctx(&env);
+    assert!(!c1.cached && !c1.query_id.is_empty());
+    assert_eq!(c1.items[0].path, "src/b.rs");
+    let c2 = ctx(&env);
+    assert!(c2.cached, "{c2:?}");
+    assert_eq!(c2.text, c1.text);
+    assert_ne!(c2.query_id, c1.query_id);
+
     // Read-your-writes queries never come from the cache.
     std::fs::write(
         repo.path().join("src/a.rs"),
@@ -85,6 +107,10 @@ fn a_repeated_query_is_cached_until_an_edit_is_indexed() {
         .unwrap();
     assert!(!fresh.cached);
     assert_eq!(paths(&fresh), vec!["src/a.rs"], "{fresh:?}");
+    // The context follows the edit too (the round ran for the fresh query).
+    let c3 = ctx(&env);
+    assert!(!c3.cached);
+    assert_eq!(c3.items[0].path, "src/a.rs", "{c3:?}");
 }
 
 #[test]

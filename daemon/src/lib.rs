@@ -110,6 +110,10 @@ pub async fn serve(opts: Options) -> Result<()> {
             registry.config.cache.entries,
             std::time::Duration::from_secs(registry.config.cache.ttl_secs),
         ),
+        ccache: qcache::QueryCache::new(
+            registry.config.cache.entries,
+            std::time::Duration::from_secs(registry.config.cache.ttl_secs),
+        ),
         feedback,
     });
     tracing::info!(

@@ -210,6 +210,7 @@ pub(super) fn context_response(c: Context) -> pb::ContextResponse {
         omitted: c.omitted as u32,
         notices: c.notices,
         query_id: String::new(),
+        cached: false,
     }
 }
 

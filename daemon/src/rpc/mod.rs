@@ -35,6 +35,8 @@ pub(crate) struct Daemon {
     pub shutdown: Arc<Notify>,
     /// Answers of `Search.Query` by request (`crate::qcache`).
     pub qcache: crate::qcache::QueryCache<patina_proto::v1::QueryResponse>,
+    /// Answers of `Search.Context` by request (the same rules; stamped with every repository).
+    pub ccache: crate::qcache::QueryCache<patina_proto::v1::ContextResponse>,
     /// Feedback on answers (`Feedback` service; answers remembered by query id).
     pub feedback: crate::feedback::Feedback,
 }

@@ -83,6 +83,33 @@ impl pb::search_server::Search for Services {
         req: Request<pb::ContextRequest>,
     ) -> Result<Response<pb::ContextResponse>, Status> {
         let r = req.into_inner();
+        let d = self.0.clone();
+        let key = {
+            use prost::Message as _;
+            let mut k = r.clone();
+            k.no_cache = false;
+            k.encode_to_vec()
+        };
+        if !r.no_cache && d.ccache.is_on() {
+            let (d2, k) = (d.clone(), key.clone());
+            let found = super::blocking(move || {
+                Ok(d2.ccache.get(&k, |stamp| {
+                    crate::qcache::still_valid(&d2.registry, stamp).is_some()
+                }))
+            })
+            .await?;
+            if let Lookup::Hit(mut resp) = found {
+                resp.cached = true;
+                resp.query_id = crate::feedback::new_query_id();
+                let refs = resp.items.iter().map(|i| i.r#ref.clone()).collect();
+                d.feedback.remember(&resp.query_id, &r.query, refs);
+                return Ok(Response::new(resp));
+            }
+        }
+        // Stamped with every registered repository (a context does not list its scope), before
+        // computing; kept only if it still holds afterwards (nothing changed, all fresh).
+        let stamp = crate::qcache::stamp_now(&d.registry);
+        let started = std::time::Instant::now();
         let blame = r.blame;
         let text = r.query.clone();
         let format = context_format(r.format)?;
@@ -105,6 +132,19 @@ impl pb::search_server::Search for Services {
         let mut resp = context_response(c);
         if blame {
             blame_items(&mut resp.items).await;
+        }
+        // An answer that took as long as an oracle may (one may have timed out) is not kept.
+        let timeout =
+            std::time::Duration::from_millis(d.registry.config.retrieval.oracle_timeout_ms);
+        if d.ccache.is_on() && started.elapsed() < timeout {
+            let (d2, stored) = (d.clone(), resp.clone());
+            super::blocking(move || {
+                if crate::qcache::still_valid(&d2.registry, &stamp).is_some() {
+                    d2.ccache.put(key, stored, stamp);
+                }
+                Ok(())
+            })
+            .await?;
         }
         resp.query_id = crate::feedback::new_query_id();
         let refs = resp.items.iter().map(|i| i.r#ref.clone()).collect();
