@@ -1,4 +1,7 @@
 //! `patina.v1.Search`: `Query` (ranked hits) and `Context` (hits merged into a token budget).
+//! Beyond conversion, the answers as they travel are kept here: the query cache (`crate::qcache`,
+//! wire answers by request), blame attribution on request (`crate::blame`) and the query id
+//! every answer carries (`crate::feedback`).
 
 use patina_proto::v1 as pb;
 use tonic::{Request, Response, Status};
