@@ -107,4 +107,33 @@ fn each_hit_names_the_commit_that_last_changed_its_lines() {
     assert_eq!(b.subject, "not committed yet");
     assert_eq!(b.lines, 1);
     assert_eq!(b.commits, 2, "{b:?}");
+
+    // Committed: the same question (its blamed answer may have been cached) names the commit.
+    git(root, &["add", "-A"]);
+    git_out(
+        root,
+        &["commit", "-q", "-m", "Strong beta"],
+        Some("2024-04-01T00:00:00Z"),
+    );
+    let strong = git_out(root, &["rev-parse", "HEAD"], None);
+    let mut req = query("beta_render");
+    req.repos = vec![repo.key()];
+    req.blame = true;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let resp = env.query(req.clone()).unwrap();
+        let b = resp
+            .hits
+            .iter()
+            .find(|h| h.symbol == "beta_render")
+            .and_then(|h| h.blame.clone())
+            .expect("blame");
+        if b.commit == strong {
+            assert_eq!(b.subject, "Strong beta");
+            break;
+        }
+        assert!(!resp.cached, "a cached blame outlived the commit: {b:?}");
+        assert!(std::time::Instant::now() < deadline, "{b:?}");
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
 }

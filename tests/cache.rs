@@ -143,3 +143,48 @@ fn a_session_note_invalidates_cached_answers() {
     assert_eq!(after.hits.len(), 1, "{after:?}");
     assert_eq!(after.hits[0].kind, "note");
 }
+
+#[test]
+fn a_checkout_invalidates_cached_history_answers() {
+    let env = TestEnv::started();
+    let repo = git_repo(FILES);
+    let root = repo.path();
+    let first = crate::util::git_out(root, &["rev-parse", "HEAD"], None);
+    std::fs::write(
+        root.join("src/b.rs"),
+        "pub fn unrelated_beta() -> u32 {\n    7\n}\n",
+    )
+    .unwrap();
+    crate::util::git(root, &["add", "-A"]);
+    crate::util::git_out(
+        root,
+        &["commit", "-q", "-m", "Teach the walrus gateway to retry"],
+        Some("2024-01-01T00:00:00Z"),
+    );
+    env.add_repo(root);
+    let req = QueryRequest {
+        repos: vec![repo.key()],
+        oracles: vec!["history".into()],
+        ..query("walrus gateway retry")
+    };
+    assert_eq!(paths(&env.query(req.clone()).unwrap()), vec!["src/b.rs"]);
+    assert!(env.query(req.clone()).unwrap().cached);
+    // Back before that commit: the cached answer (which knew the future) is never served again.
+    crate::util::git(root, &["checkout", "-q", &first]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let r = env.query(req.clone()).unwrap();
+        if r.freshness[0].fresh {
+            assert!(
+                r.hits.is_empty(),
+                "a fresh answer after the checkout: {r:?}"
+            );
+            break;
+        }
+        assert!(r.hits.is_empty() || !r.cached, "{r:?}");
+        assert!(Instant::now() < deadline, "never caught up: {r:?}");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    let again = env.query(req).unwrap();
+    assert!(again.hits.is_empty() && again.cached, "{again:?}");
+}
