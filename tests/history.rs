@@ -227,3 +227,95 @@ fn log_file_follows_renames_and_related_finds_co_changed_files() {
     let text = &out.stdout;
     assert!(text.starts_with("src/scan.rs\t2 of 2 commits"), "{text}");
 }
+
+fn hashes(v: &serde_json::Value) -> Vec<String> {
+    let mut h: Vec<String> = v["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["hash"].as_str().unwrap().to_string())
+        .collect();
+    h.sort();
+    h
+}
+
+#[test]
+fn the_commit_index_follows_a_rebase_rewritten_commits_replace_old_ones_dropped_ones_vanish() {
+    let env = TestEnv::started();
+    let repo = git_repo(FILES);
+    let root = repo.path();
+    git(root, &["checkout", "-q", "-b", "feature"]);
+    commit(
+        root,
+        &[("src/store.rs", "pub fn put() { walrus() }\n")],
+        "Introduce the walrus allocator",
+        "2024-01-01T00:00:00Z",
+    );
+    commit(
+        root,
+        &[("src/store.rs", "pub fn put() { walrus(); walrus() }\n")],
+        "Tune the walrus pool size",
+        "2024-01-02T00:00:00Z",
+    );
+    let before: Vec<String> = ["HEAD~1", "HEAD"]
+        .iter()
+        .map(|r| git_out(root, &["rev-parse", r], None))
+        .collect();
+    git(root, &["checkout", "-q", "main"]);
+    commit(
+        root,
+        &[("src/render.rs", "pub fn render_page() {}\n")],
+        "Render pages plainly",
+        "2024-01-03T00:00:00Z",
+    );
+    git(root, &["checkout", "-q", "feature"]);
+    env.add_repo(root);
+    let log = |q: &str| json(&env.patina_in(root, &["log", "--json", q]));
+    let mut expected = before.clone();
+    expected.sort();
+    assert_eq!(hashes(&log("walrus")), expected);
+
+    // Rebased onto main: the same messages under new hashes, the old ones gone.
+    git_out(
+        root,
+        &["rebase", "-q", "main"],
+        Some("2024-01-04T00:00:00Z"),
+    );
+    let after = hashes(&log("walrus"));
+    assert_eq!(after.len(), 2, "{after:?}");
+    assert!(
+        after.iter().all(|h| !before.contains(h)),
+        "rewritten commits replace the old ones: {after:?} vs {before:?}"
+    );
+    assert_eq!(
+        subjects(&log("plainly")),
+        vec!["Render pages plainly"],
+        "main's commit is now reachable"
+    );
+
+    // The last commit dropped, the first reworded: the dropped one vanishes, the old wording too.
+    git(root, &["reset", "-q", "--hard", "HEAD~1"]);
+    git_out(
+        root,
+        &[
+            "commit",
+            "-q",
+            "--amend",
+            "-m",
+            "Introduce the narwhal allocator",
+        ],
+        Some("2024-01-05T00:00:00Z"),
+    );
+    let out = env.patina_in(root, &["log", "--json", "walrus"]);
+    assert_eq!(out.code(), 1, "{out:?}");
+    assert!(subjects(&json(&out)).is_empty());
+    assert_eq!(
+        subjects(&log("narwhal")),
+        vec!["Introduce the narwhal allocator"]
+    );
+    // The history oracle agrees.
+    let mut req = query("walrus pool size");
+    req.repos = vec![repo.key()];
+    req.oracles = vec!["history".into()];
+    assert!(env.query(req).unwrap().hits.is_empty());
+}

@@ -5,6 +5,8 @@
 mod util;
 
 mod bench;
+mod blame;
+mod cache;
 mod cli;
 mod daemon;
 mod durability;

@@ -253,7 +253,7 @@ fn handshake_negotiates_the_version_and_tools_follow_it() {
         );
         let tools = m.request("tools/list", json!({}))["result"]["tools"].clone();
         let tools = tools.as_array().expect("tools[]");
-        assert_eq!(tools.len(), 13, "{tools:?}");
+        assert_eq!(tools.len(), 14, "{tools:?}");
         for t in tools {
             let name = t["name"].as_str().unwrap();
             assert_eq!(t["inputSchema"]["type"], "object", "{t}");
@@ -1007,4 +1007,85 @@ fn graph_tools_answer_references_callees_and_definitions() {
     assert!(text(&r).contains("1-2  function check_email"), "{r}");
     let r = m.call("call_graph", json!({"symbol": "x", "direction": "up"}));
     assert_eq!(r["isError"], true, "{r}");
+}
+
+/// Issue 11, item 7: every answer carries a query id; `patina_feedback` records what helped,
+/// reading a result with `get_file` soon after counts as using it, the records survive a daemon
+/// restart and `patina feedback stats` counts them.
+#[test]
+fn feedback_on_answers_is_recorded_durably_and_counted() {
+    let mut env = TestEnv::new();
+    env.start_daemon();
+    let repo = git_repo(&[
+        (
+            "src/retry.rs",
+            b"pub fn retry_with_backoff(n: u32) -> u32 {\n    n * 2\n}\n",
+        ),
+        ("src/other.rs", b"pub fn unrelated() {}\n"),
+    ]);
+    let root = repo.path();
+    env.add_repo(root);
+    let stats = |env: &TestEnv| -> Value {
+        let out = env.patina(&["feedback", "stats", "--json"]);
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_str(&out.stdout).unwrap()
+    };
+    {
+        let mut m = Mcp::ready(&env, root, "2025-06-18");
+        let r = m.ok("patina_query", json!({"query": "retry_with_backoff"}));
+        let query_id = r["structuredContent"]["query_id"]
+            .as_str()
+            .expect("a query id")
+            .to_string();
+        assert!(!query_id.is_empty());
+        assert_eq!(
+            r["structuredContent"]["results"][0]["path"], "src/retry.rs",
+            "{r}"
+        );
+        // Implicit: the agent reads the hit (twice: it counts once).
+        m.ok("get_file", json!({"path": "src/retry.rs"}));
+        m.ok("get_file", json!({"path": "src/retry.rs"}));
+        // A file no answer listed is no feedback.
+        m.ok("get_file", json!({"path": "src/other.rs"}));
+        // Explicit.
+        let r = m.ok(
+            "patina_feedback",
+            json!({"query_id": query_id, "used": ["src/retry.rs:1-3"], "unhelpful": ["src/other.rs"], "rating": 4}),
+        );
+        assert_eq!(r["structuredContent"]["known_query"], true, "{r}");
+        // Saying nothing, or a rating out of range, is an error the agent can act on.
+        let r = m.call("patina_feedback", json!({"query_id": query_id}));
+        assert_eq!(r["isError"], true, "{r}");
+        assert!(text(&r).contains("rating"), "{r}");
+        let r = m.call(
+            "patina_feedback",
+            json!({"query_id": query_id, "rating": 9}),
+        );
+        assert_eq!(r["isError"], true, "{r}");
+    }
+    let expect = |v: &Value| {
+        assert_eq!(v["records"], 2, "{v}");
+        assert_eq!(v["explicit"], 1, "{v}");
+        assert_eq!(v["implicit"], 1, "{v}");
+        assert_eq!(v["queries"], 1, "{v}");
+        assert_eq!(v["used"], 2, "{v}");
+        assert_eq!(v["unhelpful"], 1, "{v}");
+        assert_eq!(v["ratings"], json!([0, 0, 0, 1, 0]), "{v}");
+        assert_eq!(
+            v["most_used"][0],
+            json!({"path": "src/retry.rs", "count": 2}),
+            "{v}"
+        );
+    };
+    expect(&stats(&env));
+    // Durable: a new daemon reads the same records.
+    env.stop_daemon();
+    env.start_daemon();
+    expect(&stats(&env));
+    let out = env.patina(&["feedback", "stats"]);
+    assert!(
+        out.stdout
+            .contains("2 feedback records (1 explicit, 1 implicit) on 1 answers"),
+        "{out:?}"
+    );
 }

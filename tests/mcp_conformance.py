@@ -59,6 +59,7 @@ TOOLS = {
     "find_references",
     "call_graph",
     "definition",
+    "patina_feedback",
 }
 NOTE = (
     "We chose sled as the metadata storage engine because it is embedded, crash-safe and "

@@ -130,6 +130,16 @@ impl Client {
             .into_inner())
     }
 
+    pub async fn feedback_stats(&mut self) -> Result<pb::FeedbackStatsResponse> {
+        Ok(
+            pb::feedback_client::FeedbackClient::new(self.channel.clone())
+                .stats(pb::FeedbackStatsRequest {})
+                .await
+                .map_err(status_error)?
+                .into_inner(),
+        )
+    }
+
     /// Register/reindex `path`; with `wait`, follow the progress (a bar on a terminal) to the end.
     pub async fn add(&mut self, path: &Path, wait: bool) -> Result<pb::RepoInfo> {
         let mut stream = ReposClient::new(self.channel.clone())

@@ -99,6 +99,11 @@ enum Cmd {
     Callees(NavArgs),
     /// Where a name is defined.
     Defs(NavArgs),
+    /// Feedback agents gave on answers (MCP `patina_feedback`, and hits they read).
+    Feedback {
+        #[command(subcommand)]
+        cmd: FeedbackCmd,
+    },
     /// Manage the daemon.
     Daemon {
         #[command(subcommand)]
@@ -166,6 +171,9 @@ struct QueryArgs {
     /// Lift files under this directory in the ranking (without filtering others out).
     #[arg(long, value_name = "DIR")]
     near: Vec<String>,
+    /// Say when each hit's lines last changed and in which commit (git blame of the working tree).
+    #[arg(long)]
+    blame: bool,
 }
 
 #[derive(Args)]
@@ -200,6 +208,15 @@ enum DaemonCmd {
     Stop,
     /// Is it running? Version, pid, uptime, memory.
     Status,
+}
+
+#[derive(Subcommand)]
+enum FeedbackCmd {
+    /// Counts: records (explicit, implicit), answers, results used and unhelpful, ratings.
+    Stats {
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -314,6 +331,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             })
         }
         Cmd::Q(args) => query(&socket, args).await,
+        Cmd::Feedback {
+            cmd: FeedbackCmd::Stats { json },
+        } => {
+            let mut c = Client::connect_or_start(&socket).await?;
+            output::print_feedback_stats(&c.feedback_stats().await?, json)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Log(args) => log(&socket, args).await,
         Cmd::Related {
             path,
@@ -461,6 +485,8 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
             .iter()
             .map(|d| repo_relative(d, &cwd, here.as_deref()))
             .collect(),
+        blame: args.blame,
+        ..Default::default()
     };
     let resp = match c.query(req.clone()).await {
         Err(status) if status.code() == tonic::Code::NotFound && here.is_some() => {

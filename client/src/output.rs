@@ -100,6 +100,7 @@ pub(crate) fn print_hits(
                     "score": h.score,
                     "oracles": h.provenance.iter().map(|p| json!({"oracle": p.oracle, "rank": p.rank, "score": p.score})).collect::<Vec<_>>(),
                     "snippet": h.snippet,
+                    "blame": h.blame.as_ref().map(blame_json),
                 })
             })
             .collect();
@@ -109,7 +110,7 @@ pub(crate) fn print_hits(
             .map(|o| json!({"oracle": o.oracle, "status": o.status, "hits": o.hits, "took_us": o.took_us, "message": o.message}))
             .collect();
         let freshness: Vec<_> = resp.freshness.iter().map(freshness_json).collect();
-        let v = json!({"hits": hits, "oracles": oracles, "took_us": resp.took_us, "notices": resp.notices, "freshness": freshness, "intent": resp.intent});
+        let v = json!({"hits": hits, "oracles": oracles, "took_us": resp.took_us, "notices": resp.notices, "freshness": freshness, "intent": resp.intent, "query_id": resp.query_id, "cached": resp.cached});
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(());
     }
@@ -161,6 +162,9 @@ pub(crate) fn print_hits(
             "{loc}  {what}  {}",
             st.dim(&format!("[{}]", prov.join(" ")))
         )?;
+        if let Some(b) = &h.blame {
+            writeln!(out, "    {}", st.dim(&blame_line(b)))?;
+        }
         if !files {
             for line in h.snippet.lines() {
                 let line: String = line.chars().take(160).collect();
@@ -169,6 +173,35 @@ pub(crate) fn print_hits(
         }
     }
     Ok(())
+}
+
+/// A hit's blame (`--blame`) as JSON.
+fn blame_json(b: &pb::Blame) -> serde_json::Value {
+    json!({
+        "commit": b.commit, "short": b.short, "time_unix": b.time_unix,
+        "date": if b.commit.is_empty() { String::new() } else { ymd(b.time_unix) },
+        "author": b.author, "subject": b.subject, "lines": b.lines, "commits": b.commits,
+    })
+}
+
+/// One line: "last changed 2026-01-02 abc1234567 Ann: subject (3 of its lines; 2 commits)".
+fn blame_line(b: &pb::Blame) -> String {
+    if b.commit.is_empty() {
+        return format!("last changed: not committed yet ({} lines)", b.lines);
+    }
+    format!(
+        "last changed {} {} {}: {} ({} lines{})",
+        ymd(b.time_unix),
+        b.short,
+        b.author,
+        b.subject,
+        b.lines,
+        if b.commits > 1 {
+            format!("; {} commits in range", b.commits)
+        } else {
+            String::new()
+        }
+    )
 }
 
 fn freshness_json(f: &pb::Freshness) -> serde_json::Value {
@@ -506,6 +539,57 @@ pub(crate) fn print_related(resp: &pb::RelatedResponse, json: bool) -> Result<()
             resp.commits,
             f.confidence * 100.0
         )?;
+    }
+    Ok(())
+}
+
+/// `patina feedback stats`.
+pub(crate) fn print_feedback_stats(s: &pb::FeedbackStatsResponse, json: bool) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        let v = json!({
+            "records": s.records, "explicit": s.explicit, "implicit": s.implicit,
+            "queries": s.queries, "used": s.used, "unhelpful": s.unhelpful,
+            "ratings": s.ratings, "mean_rating": s.mean_rating,
+            "most_used": s.most_used.iter().map(|p| json!({"path": p.path, "count": p.count})).collect::<Vec<_>>(),
+            "last_unix_ms": s.last_unix_ms,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{} feedback records ({} explicit, {} implicit) on {} answers",
+        s.records, s.explicit, s.implicit, s.queries
+    )?;
+    writeln!(
+        out,
+        "results marked used: {}, unhelpful: {}",
+        s.used, s.unhelpful
+    )?;
+    let rated: u64 = s.ratings.iter().sum();
+    if rated > 0 {
+        let per: Vec<String> = s
+            .ratings
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("{}: {n}", i + 1))
+            .collect();
+        writeln!(
+            out,
+            "ratings: {rated}, mean {:.2} ({})",
+            s.mean_rating,
+            per.join(", ")
+        )?;
+    }
+    if !s.most_used.is_empty() {
+        writeln!(out, "most used:")?;
+        for p in &s.most_used {
+            writeln!(out, "  {:>4}  {}", p.count, p.path)?;
+        }
+    }
+    if s.last_unix_ms > 0 {
+        writeln!(out, "last: {}", ymd(s.last_unix_ms / 1000))?;
     }
     Ok(())
 }

@@ -20,6 +20,26 @@ pub struct Config {
     pub ranking: patina_retrieve::rank::RankOptions,
     /// The history oracles (commit messages, co-change).
     pub history: HistoryConfig,
+    /// The query cache (`crate::qcache`).
+    pub cache: CacheConfig,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CacheConfig {
+    /// Answers kept at most (least recently used first out); 0 turns the cache off.
+    pub entries: usize,
+    /// An answer is served from the cache for at most this long, even when nothing changed.
+    pub ttl_secs: u64,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig {
+            entries: 256,
+            ttl_secs: 300,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -42,6 +62,12 @@ pub struct HistoryConfig {
     pub cochange_seeds: usize,
     /// Co-change oracle: at least this many shared commits make a partner.
     pub cochange_min_support: u32,
+    /// Recency/churn prior: a file's results × (1 + this × a/(a+1)), a = its recency-weighted
+    /// churn ([`patina_index::history::HistoryView::activity`]); never for queries that name an
+    /// identifier or a path. 0 = off (the default: see bench/RESULTS.md).
+    pub recency_prior: f64,
+    /// Recency/churn prior: a change this many days older than the newest commit counts half.
+    pub recency_half_life_days: f64,
 }
 
 impl Default for HistoryConfig {
@@ -54,6 +80,8 @@ impl Default for HistoryConfig {
             max_commit_files: 40,
             cochange_seeds: 3,
             cochange_min_support: 2,
+            recency_prior: 0.0,
+            recency_half_life_days: 90.0,
         }
     }
 }

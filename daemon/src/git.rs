@@ -165,6 +165,22 @@ pub(crate) fn log_commits(root: &Path, hashes: &[String]) -> anyhow::Result<Vec<
     Ok(out.stdout)
 }
 
+/// `git blame --porcelain -L start,end -- path` of the working tree (uncommitted lines show as
+/// the all-zero commit); `None` when git fails (not tracked, lines beyond the end, no git).
+pub(crate) fn blame_porcelain(root: &Path, path: &str, start: u32, end: u32) -> Option<Vec<u8>> {
+    git_stdout(
+        root,
+        &[
+            "blame",
+            "--porcelain",
+            "-L",
+            &format!("{start},{end}"),
+            "--",
+            path,
+        ],
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

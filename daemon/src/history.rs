@@ -21,7 +21,8 @@ pub(crate) fn sync(repo: &Repo) -> Result<Arc<HistoryView>> {
     let root = repo.root().to_path_buf();
     let head = crate::git::head(&root);
     let at = head.clone().unwrap_or_default();
-    repo.history().sync(
+    let before = repo.history().view();
+    let view = repo.history().sync(
         head,
         || {
             crate::git::rev_list(&root, &at)
@@ -38,7 +39,12 @@ pub(crate) fn sync(repo: &Repo) -> Result<Arc<HistoryView>> {
             );
             Ok(commits)
         },
-    )
+    )?;
+    if !Arc::ptr_eq(&before, &view) {
+        // Answers of the history oracles may change: cached ones must not be served.
+        repo.bump_generation();
+    }
+    Ok(view)
 }
 
 /// The view of the current HEAD, or the last one synced (with a warning) when git fails.
@@ -193,9 +199,71 @@ pub(crate) fn related(
     (r, commits)
 }
 
+/// The recency/churn prior's factor for a file of recency-weighted churn `activity`: between 1
+/// (never changed) and 1 + `strength` (changed very often, lately).
+pub(crate) fn recency_factor(activity: f64, strength: f64) -> f64 {
+    1.0 + strength * activity / (activity + 1.0)
+}
+
+/// Whether the recency/churn prior applies to a query: not to one that names an identifier, a
+/// path or a stack frame (it knows what it wants; recency would only blur it).
+pub(crate) fn recency_applies(plan: &patina_retrieve::QueryPlan) -> bool {
+    plan.intent != patina_retrieve::Intent::Identifier
+        && plan.identifiers.is_empty()
+        && plan.paths.is_empty()
+        && plan.frames.is_empty()
+}
+
+/// The recency/churn prior (`[history] recency_prior`, off at 0): each file's results are
+/// multiplied by [`recency_factor`] of its activity at HEAD and re-sorted. Blocking (may sync the
+/// history view).
+pub(crate) fn apply_recency_prior(
+    scored: &mut [patina_retrieve::rank::Scored<crate::oracles::HitKey>],
+    repos: &[Arc<Repo>],
+    plan: &patina_retrieve::QueryPlan,
+    cfg: &HistoryConfig,
+) {
+    if cfg.recency_prior <= 0.0 || !recency_applies(plan) {
+        return;
+    }
+    let views: Vec<Arc<HistoryView>> = repos.iter().map(|r| current(r)).collect();
+    let mut cache: std::collections::HashMap<(usize, String), f64> = Default::default();
+    for s in scored.iter_mut() {
+        let Some((ri, path)) = &s.candidate.file else {
+            continue;
+        };
+        let f = *cache.entry((*ri, path.clone())).or_insert_with(|| {
+            let a = views[*ri].activity(path, cfg.recency_half_life_days, cfg.max_commit_files);
+            recency_factor(a, cfg.recency_prior)
+        });
+        s.score *= f;
+    }
+    scored.sort_by(|a, b| b.score.total_cmp(&a.score));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_recency_factor_is_bounded_and_grows_with_activity() {
+        assert_eq!(recency_factor(0.0, 0.2), 1.0);
+        assert!((recency_factor(1.0, 0.2) - 1.1).abs() < 1e-12);
+        assert!(recency_factor(1e9, 0.2) < 1.2);
+        assert!(recency_factor(3.0, 0.2) > recency_factor(1.0, 0.2));
+    }
+
+    #[test]
+    fn the_recency_prior_leaves_names_and_paths_alone() {
+        use patina_retrieve::QueryPlan;
+        assert!(recency_applies(&QueryPlan::analyze(
+            "how are retries scheduled after a timeout"
+        )));
+        assert!(!recency_applies(&QueryPlan::analyze("parse_args")));
+        assert!(!recency_applies(&QueryPlan::analyze(
+            "what does src/config.py do"
+        )));
+    }
 
     #[test]
     fn since_dates() {

@@ -65,6 +65,7 @@ impl RoundSink for Sink<'_> {
     }
 
     fn committed(&self, delta: &Delta) -> Result<()> {
+        self.repo.bump_generation();
         self.sem.sync(self.repo, &delta.added, &delta.removed)
     }
 }

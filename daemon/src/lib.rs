@@ -1,8 +1,10 @@
 //! `patinad`: the Patina daemon. Keeps the indices of every registered repository warm and answers
 //! retrieval queries over gRPC on a Unix socket. See ARCHITECTURE.md for the map.
 
+pub(crate) mod blame;
 pub(crate) mod config;
 pub(crate) mod context;
+pub(crate) mod feedback;
 pub(crate) mod files;
 pub(crate) mod freshness;
 pub(crate) mod git;
@@ -10,6 +12,7 @@ pub(crate) mod history;
 pub(crate) mod index;
 pub(crate) mod navigate;
 pub(crate) mod oracles;
+pub(crate) mod qcache;
 pub(crate) mod registry;
 pub(crate) mod repo;
 pub(crate) mod rpc;
@@ -66,6 +69,7 @@ pub async fn serve(opts: Options) -> Result<()> {
         store.embeddings(),
     ));
     let sessions = sessions::Sessions::open(&store, semantic.clone())?;
+    let feedback = feedback::Feedback::open(&store)?;
     let registry = Arc::new(registry::Registry::open(
         store,
         root.clone(),
@@ -102,6 +106,15 @@ pub async fn serve(opts: Options) -> Result<()> {
         data_dir: root.to_string_lossy().into_owned(),
         socket_activated: bound.activated,
         shutdown: shutdown.clone(),
+        qcache: qcache::QueryCache::new(
+            registry.config.cache.entries,
+            std::time::Duration::from_secs(registry.config.cache.ttl_secs),
+        ),
+        ccache: qcache::QueryCache::new(
+            registry.config.cache.entries,
+            std::time::Duration::from_secs(registry.config.cache.ttl_secs),
+        ),
+        feedback,
     });
     tracing::info!(
         socket = %bound.path.display(),
@@ -138,6 +151,7 @@ pub async fn serve(opts: Options) -> Result<()> {
         .add_service(pb::files_server::FilesServer::new(services.clone()))
         .add_service(pb::history_server::HistoryServer::new(services.clone()))
         .add_service(pb::graph_server::GraphServer::new(services.clone()))
+        .add_service(pb::feedback_server::FeedbackServer::new(services.clone()))
         .add_service(pb::sessions_server::SessionsServer::new(services))
         .serve_with_incoming_shutdown(socket::incoming(bound.listener), signal);
     tokio::select! {

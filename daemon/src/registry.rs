@@ -156,6 +156,7 @@ impl Registry {
                     .write()
                     .expect("repos lock")
                     .insert(id.clone(), repo.clone());
+                crate::qcache::bump_global();
                 tracing::info!(repo = %id, root = %root.display(), "registered");
                 repo
             }
@@ -302,6 +303,7 @@ impl Registry {
             let _ = rx.wait_for(Progress::finished).await;
         }
         self.repos.write().expect("repos lock").remove(repo.id());
+        crate::qcache::bump_global();
         self.watchers
             .lock()
             .expect("watchers lock")

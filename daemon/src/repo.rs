@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use anyhow::Result;
@@ -53,6 +54,9 @@ pub(crate) struct Repo {
     watch_error: Mutex<Option<String>>,
     /// The commits reachable from HEAD (history and co-change oracles, `Search.Log`).
     history: HistoryStore,
+    /// Bumped by every change that can change an answer (record, vectors): the query cache
+    /// (`crate::qcache`) serves an answer only at the generation it was computed at.
+    generation: AtomicU64,
 }
 
 impl Repo {
@@ -76,6 +80,7 @@ impl Repo {
             dirty: Mutex::new(Dirty::default()),
             watch_error: Mutex::new(None),
             history,
+            generation: AtomicU64::new(0),
         })
     }
 
@@ -98,6 +103,16 @@ impl Repo {
         &self.history
     }
 
+    /// The index generation: changes whenever what a query can answer from this repository does.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    /// Something a query reads changed (also called from outside for changes made elsewhere).
+    pub fn bump_generation(&self) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
     // --- record (leaf lock) ---
 
     pub fn record(&self) -> RepoRecord {
@@ -107,6 +122,7 @@ impl Repo {
     /// Change the record in place (the lock is held only for `f`, which must not call back).
     pub fn update_record(&self, f: impl FnOnce(&mut RepoRecord)) {
         f(&mut self.record.write().expect("record lock"));
+        self.bump_generation();
     }
 
     // --- cancellation ---
@@ -216,6 +232,7 @@ impl Repo {
         removed: &[u64],
         mut cached: impl FnMut(&ChunkMeta) -> Result<Option<Vec<f32>>>,
     ) -> Result<bool> {
+        self.bump_generation();
         self.index.with_chunks(|chunks| {
             let mut vectors = self.vectors.write().expect("vectors lock");
             let mut pending = self.pending.lock().expect("pending lock");
@@ -250,6 +267,7 @@ impl Repo {
         &self,
         mut cached: impl FnMut(&ChunkMeta) -> Result<bool>,
     ) -> Result<usize> {
+        self.bump_generation();
         self.index.with_chunks(|chunks| {
             let mut v = self.vectors.write().expect("vectors lock");
             let mut foreign = Vec::new();
@@ -295,6 +313,8 @@ impl Repo {
         for id in done {
             pending.remove(id);
         }
+        drop(pending);
+        self.bump_generation();
     }
 
     /// Search the vector index (read lock only); `allow` runs under it.
@@ -324,7 +344,9 @@ impl Repo {
     }
 
     pub fn install_vectors(&self, built: patina_index::vectors::Built) -> Result<()> {
-        self.vectors.write().expect("vectors lock").install(built)
+        let r = self.vectors.write().expect("vectors lock").install(built);
+        self.bump_generation();
+        r
     }
 
     /// Up to `n` chunks of the embedding backlog (`pending` only).

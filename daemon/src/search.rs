@@ -433,7 +433,11 @@ impl QueryEngine {
         };
         // Snippets are read from the store and freshness asks git: both on the blocking pool.
         let engine = self.clone();
+        let hist = self.registry.config.history.clone();
+        let plan2 = plan.clone();
         let (hits, freshness) = tokio::task::spawn_blocking(move || {
+            let mut scored = scored;
+            crate::history::apply_recency_prior(&mut scored, &repos, &plan2, &hist);
             let hits = engine.collect_hits(scored, &repos, &req, limit, &opts, &fusion)?;
             let freshness: Vec<Freshness> = repos.iter().map(|r| Freshness::of(r)).collect();
             anyhow::Ok((hits, freshness))

@@ -40,6 +40,8 @@ pub(crate) struct Server {
     /// The session this client started or used last: the default of the session tools.
     pub session: Mutex<Option<String>>,
     batches: AtomicU64,
+    /// Recent answers of this connection, for implicit feedback (`tools/feedback.rs`).
+    pub answers: Mutex<std::collections::VecDeque<tools::feedback::Answer>>,
 }
 
 impl Server {
@@ -49,6 +51,7 @@ impl Server {
             version: Mutex::new(LATEST_VERSION),
             session: Mutex::new(None),
             batches: AtomicU64::new(0),
+            answers: Mutex::new(Default::default()),
         }
     }
 

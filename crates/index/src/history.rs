@@ -250,6 +250,23 @@ impl HistoryView {
     pub fn age_days(&self, i: usize) -> f64 {
         ((self.newest - self.commits[i].record.time).max(0)) as f64 / 86_400.0
     }
+
+    /// How much `path` changed lately: the commits that touched it (those of at most
+    /// `max_files` files), each counting 0.5^(age / `half_life_days`) — recency-weighted churn.
+    pub fn activity(&self, path: &str, half_life_days: f64, max_files: usize) -> f64 {
+        self.commits_of(path)
+            .iter()
+            .map(|&i| i as usize)
+            .filter(|&i| self.commits[i].files.len() <= max_files)
+            .map(|i| {
+                if half_life_days > 0.0 {
+                    0.5f64.powf(self.age_days(i) / half_life_days)
+                } else {
+                    1.0
+                }
+            })
+            .sum()
+    }
 }
 
 /// How matching commits vote for files.
@@ -529,6 +546,21 @@ mod tests {
         assert_eq!(c[1].subject(), "first");
         assert_eq!(c[1].files.len(), 1);
         assert!(c[2].files.is_empty());
+    }
+
+    #[test]
+    fn activity_weighs_recent_changes_more_and_skips_big_commits() {
+        const DAY: i64 = 86_400;
+        let v = view(vec![
+            rec("1", 0, "old", &["old.rs", "hot.rs"]),
+            rec("2", 90 * DAY, "big", &["hot.rs", "a", "b", "c"]),
+            rec("3", 180 * DAY, "new", &["hot.rs"]),
+        ]);
+        // hot.rs: 1 (today) + 0.25 (two half-lives ago); the big commit does not count.
+        assert!((v.activity("hot.rs", 90.0, 3) - 1.25).abs() < 1e-9);
+        assert!((v.activity("old.rs", 90.0, 3) - 0.25).abs() < 1e-9);
+        assert_eq!(v.activity("never.rs", 90.0, 3), 0.0);
+        assert_eq!(v.activity("hot.rs", 0.0, 10), 3.0, "no decay: plain churn");
     }
 
     #[test]

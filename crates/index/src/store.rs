@@ -5,6 +5,7 @@
 //! Trees: `repos` (repo id → [`RepoRecord`]), and per repository `files/<id>` (path →
 //! [`FileRecord`]), `chunks/<id>` (chunk id → [`ChunkMeta`]), `texts/<id>` (chunk id → UTF-8 text),
 //! `graph/<id>` (path → [`FileFacts`], the file's references, imports and type relations).
+//! Daemon-wide: `embeddings`, `sessions`, `notes`, and `feedback` (id → [`FeedbackRecord`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -360,5 +361,68 @@ impl SessionTrees {
         self.db.flush()?;
         crate::crash_point("note-stored", || {});
         Ok(id)
+    }
+}
+
+/// Feedback on one answer (`Feedback.Record`), keyed by a daemon-wide id (big-endian) in the
+/// `feedback` tree.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct FeedbackRecord {
+    /// The answer's query id.
+    pub query_id: String,
+    /// The question, when the daemon still remembered the answer.
+    #[serde(default)]
+    pub query: String,
+    /// The answer's results (`path:start-end`), when remembered.
+    #[serde(default)]
+    pub hits: Vec<String>,
+    pub used: Vec<String>,
+    pub unhelpful: Vec<String>,
+    /// 1..=5.
+    pub rating: Option<u8>,
+    /// Inferred from what the agent did (it read a hit), not said.
+    pub implicit: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    pub created_unix_ms: i64,
+}
+
+/// The `feedback` tree. Every write is flushed (fsync'd) before it returns.
+#[derive(Clone)]
+pub struct FeedbackTree {
+    db: sled::Db,
+    tree: sled::Tree,
+}
+
+impl Store {
+    pub fn feedback(&self) -> Result<FeedbackTree> {
+        Ok(FeedbackTree {
+            db: self.db.clone(),
+            tree: self.db.open_tree("feedback")?,
+        })
+    }
+}
+
+impl FeedbackTree {
+    /// Store a record durably and return its id.
+    pub fn add(&self, rec: &FeedbackRecord) -> Result<u64> {
+        let id = self.db.generate_id()?;
+        self.tree
+            .insert(id.to_be_bytes(), serde_json::to_vec(rec)?)?;
+        self.db.flush()?;
+        Ok(id)
+    }
+
+    /// Every record, oldest first.
+    pub fn all(&self) -> Result<Vec<(u64, FeedbackRecord)>> {
+        let mut out = Vec::new();
+        for item in self.tree.iter() {
+            let (k, v) = item?;
+            out.push((
+                key_id(&k),
+                serde_json::from_slice(&v).context("decoding a feedback record")?,
+            ));
+        }
+        Ok(out)
     }
 }

@@ -163,6 +163,21 @@ pub(super) fn query_response(res: SearchResponse) -> pb::QueryResponse {
         notices: res.notices,
         freshness: res.freshness.iter().map(freshness_pb).collect(),
         intent: res.intent.name().into(),
+        query_id: String::new(),
+        cached: false,
+    }
+}
+
+pub(super) fn blame_pb(b: crate::blame::LineBlame) -> pb::Blame {
+    let commit = b.commit.unwrap_or_default();
+    pb::Blame {
+        short: commit.chars().take(10).collect(),
+        commit,
+        time_unix: b.time_unix,
+        author: b.author,
+        subject: b.subject,
+        lines: b.lines,
+        commits: b.commits,
     }
 }
 
@@ -187,12 +202,15 @@ pub(super) fn context_response(c: Context) -> pb::ContextResponse {
                 oracles: i.oracles.into_iter().map(String::from).collect(),
                 truncated: i.truncated,
                 text: i.text,
+                blame: None,
             })
             .collect(),
         used_tokens: c.used_tokens as u32,
         budget_tokens: c.budget_tokens as u32,
         omitted: c.omitted as u32,
         notices: c.notices,
+        query_id: String::new(),
+        cached: false,
     }
 }
 

@@ -4,6 +4,7 @@
 //! and moving blocking calls to the blocking pool ([`blocking`]).
 
 mod convert;
+mod feedback;
 mod files;
 mod graph;
 mod health;
@@ -32,6 +33,12 @@ pub(crate) struct Daemon {
     pub data_dir: String,
     pub socket_activated: bool,
     pub shutdown: Arc<Notify>,
+    /// Answers of `Search.Query` by request (`crate::qcache`).
+    pub qcache: crate::qcache::QueryCache<patina_proto::v1::QueryResponse>,
+    /// Answers of `Search.Context` by request (the same rules; stamped with every repository).
+    pub ccache: crate::qcache::QueryCache<patina_proto::v1::ContextResponse>,
+    /// Feedback on answers (`Feedback` service; answers remembered by query id).
+    pub feedback: crate::feedback::Feedback,
 }
 
 /// The five tonic services, over one shared [`Daemon`].

@@ -1,13 +1,20 @@
 //! `patina.v1.Search`: `Query` (ranked hits) and `Context` (hits merged into a token budget).
+//! Beyond conversion, the answers as they travel are kept here: the query cache (`crate::qcache`,
+//! wire answers by request), blame attribution on request (`crate::blame`) and the query id
+//! every answer carries (`crate::feedback`).
 
 use patina_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::Services;
 use super::convert::{
-    context_format, context_response, granularity, query_response, roles, status,
+    blame_pb, context_format, context_response, freshness_pb, granularity, query_response, roles,
+    status,
 };
+use crate::blame::Target;
+use crate::qcache::Lookup;
 use crate::search::SearchRequest;
+use patina_proto::kinds::{HitKind, OracleStatus};
 
 #[tonic::async_trait]
 impl pb::search_server::Search for Services {
@@ -16,6 +23,23 @@ impl pb::search_server::Search for Services {
         req: Request<pb::QueryRequest>,
     ) -> Result<Response<pb::QueryResponse>, Status> {
         let r = req.into_inner();
+        let started = std::time::Instant::now();
+        let d = self.0.clone();
+        let key = cache_key(&r);
+        // A read-your-writes query first indexes what changed on disk (even what the watcher has
+        // not reported yet): never from the cache.
+        if !r.no_cache && r.fresh_timeout_ms == 0 && d.qcache.is_on() {
+            let (d2, k) = (d.clone(), key.clone());
+            if let Some(mut resp) = super::blocking(move || Ok(cached(&d2, &k))).await? {
+                resp.took_us = started.elapsed().as_micros() as u64;
+                resp.query_id = remember(&d, &r.query, &resp.hits);
+                return Ok(Response::new(resp));
+            }
+        }
+        // Taken before computing: a change during the computation makes the answer unservable.
+        let stamp = crate::qcache::stamp_now(&d.registry);
+        let text = r.query.clone();
+        let blame = r.blame;
         let granularity = granularity(r.granularity)?;
         let res = self
             .0
@@ -35,7 +59,26 @@ impl pb::search_server::Search for Services {
             })
             .await
             .map_err(status)?;
-        Ok(Response::new(query_response(res)))
+        let mut resp = query_response(res);
+        if blame {
+            blame_hits(&mut resp.hits).await;
+        }
+        // Only an answer from a quiescent index is kept (it carries no "still indexing" notices).
+        // Nor one that an oracle could not complete (a timeout need not repeat).
+        let complete = resp.oracles.iter().all(|o| {
+            matches!(
+                OracleStatus::parse(&o.status),
+                Some(OracleStatus::Ok | OracleStatus::Unavailable)
+            )
+        });
+        if d.qcache.is_on() && complete && resp.freshness.iter().all(|f| f.fresh) {
+            let ids: Vec<&str> = resp.freshness.iter().map(|f| f.repo_id.as_str()).collect();
+            if let Some(stamp) = stamp.narrow(&ids) {
+                d.qcache.put(key, resp.clone(), stamp);
+            }
+        }
+        resp.query_id = remember(&d, &text, &resp.hits);
+        Ok(Response::new(resp))
     }
 
     async fn context(
@@ -43,6 +86,35 @@ impl pb::search_server::Search for Services {
         req: Request<pb::ContextRequest>,
     ) -> Result<Response<pb::ContextResponse>, Status> {
         let r = req.into_inner();
+        let d = self.0.clone();
+        let key = {
+            use prost::Message as _;
+            let mut k = r.clone();
+            k.no_cache = false;
+            k.encode_to_vec()
+        };
+        if !r.no_cache && d.ccache.is_on() {
+            let (d2, k) = (d.clone(), key.clone());
+            let found = super::blocking(move || {
+                Ok(d2.ccache.get(&k, |stamp| {
+                    crate::qcache::still_valid(&d2.registry, stamp).is_some()
+                }))
+            })
+            .await?;
+            if let Lookup::Hit(mut resp) = found {
+                resp.cached = true;
+                resp.query_id = crate::feedback::new_query_id();
+                let refs = resp.items.iter().map(|i| i.r#ref.clone()).collect();
+                d.feedback.remember(&resp.query_id, &r.query, refs);
+                return Ok(Response::new(resp));
+            }
+        }
+        // Stamped with every registered repository (a context does not list its scope), before
+        // computing; kept only if it still holds afterwards (nothing changed, all fresh).
+        let stamp = crate::qcache::stamp_now(&d.registry);
+        let started = std::time::Instant::now();
+        let blame = r.blame;
+        let text = r.query.clone();
         let format = context_format(r.format)?;
         let c = crate::context::assemble(
             &self.0.engine,
@@ -60,6 +132,103 @@ impl pb::search_server::Search for Services {
         )
         .await
         .map_err(status)?;
-        Ok(Response::new(context_response(c)))
+        let mut resp = context_response(c);
+        if blame {
+            blame_items(&mut resp.items).await;
+        }
+        // An answer that took as long as an oracle may (one may have timed out) is not kept.
+        let timeout =
+            std::time::Duration::from_millis(d.registry.config.retrieval.oracle_timeout_ms);
+        if d.ccache.is_on() && started.elapsed() < timeout {
+            let (d2, stored) = (d.clone(), resp.clone());
+            super::blocking(move || {
+                if crate::qcache::still_valid(&d2.registry, &stamp).is_some() {
+                    d2.ccache.put(key, stored, stamp);
+                }
+                Ok(())
+            })
+            .await?;
+        }
+        resp.query_id = crate::feedback::new_query_id();
+        let refs = resp.items.iter().map(|i| i.r#ref.clone()).collect();
+        self.0.feedback.remember(&resp.query_id, &text, refs);
+        Ok(Response::new(resp))
+    }
+}
+
+/// A new query id for an answer with `hits`, remembered for feedback on it.
+fn remember(d: &super::Daemon, query: &str, hits: &[pb::Hit]) -> String {
+    let id = crate::feedback::new_query_id();
+    let refs = hits
+        .iter()
+        .map(|h| match HitKind::of(h) {
+            HitKind::Chunk(_) => format!("{}:{}-{}", h.path, h.start_line, h.end_line),
+            _ => h.path.clone(),
+        })
+        .collect();
+    d.feedback.remember(&id, query, refs);
+    id
+}
+
+/// The query cache's key: the request as it travels, without `no_cache`.
+fn cache_key(r: &pb::QueryRequest) -> Vec<u8> {
+    use prost::Message as _;
+    let mut k = r.clone();
+    k.no_cache = false;
+    k.encode_to_vec()
+}
+
+/// The cached answer for `key` if it may be served now, with the freshness of now.
+fn cached(d: &super::Daemon, key: &[u8]) -> Option<pb::QueryResponse> {
+    let mut fresh = None;
+    let found = d.qcache.get(key, |stamp| {
+        fresh = crate::qcache::still_valid(&d.registry, stamp);
+        fresh.is_some()
+    });
+    match found {
+        Lookup::Hit(mut resp) => {
+            resp.freshness = fresh?.iter().map(freshness_pb).collect();
+            resp.cached = true;
+            Some(resp)
+        }
+        Lookup::Miss => None,
+    }
+}
+
+/// The blame target of a chunk hit (groups and notes have none).
+fn hit_target(h: &pb::Hit) -> Option<Target> {
+    let chunk = matches!(HitKind::of(h), HitKind::Chunk(_));
+    (chunk && !h.repo_root.is_empty()).then(|| Target {
+        root: h.repo_root.clone().into(),
+        path: h.path.clone(),
+        start: h.start_line,
+        end: h.end_line,
+    })
+}
+
+/// Fill `Hit.blame` of the chunk hits (`QueryRequest.blame`).
+async fn blame_hits(hits: &mut [pb::Hit]) {
+    let found = crate::blame::blame_all(hits.iter().map(hit_target).collect()).await;
+    for (h, b) in hits.iter_mut().zip(found) {
+        h.blame = b.map(blame_pb);
+    }
+}
+
+/// Fill `ContextItem.blame` of the items from files (`ContextRequest.blame`).
+async fn blame_items(items: &mut [pb::ContextItem]) {
+    let targets = items
+        .iter()
+        .map(|i| {
+            (!i.repo_root.is_empty() && i.kind != HitKind::Note.wire()).then(|| Target {
+                root: i.repo_root.clone().into(),
+                path: i.path.clone(),
+                start: i.start_line,
+                end: i.end_line,
+            })
+        })
+        .collect();
+    let found = crate::blame::blame_all(targets).await;
+    for (i, b) in items.iter_mut().zip(found) {
+        i.blame = b.map(blame_pb);
     }
 }

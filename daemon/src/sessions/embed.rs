@@ -65,6 +65,7 @@ impl Sessions {
         {
             d.vector = Some(Arc::new(vector));
         }
+        crate::qcache::bump_global();
         Ok(())
     }
 }

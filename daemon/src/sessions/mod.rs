@@ -169,6 +169,7 @@ impl Sessions {
             }
         };
         self.trees.put_session(&rec)?;
+        crate::qcache::bump_global();
         let mut state = self.state.write().expect("sessions lock");
         let notes = state.counts.get(&rec.name).copied().unwrap_or(0);
         state.sessions.insert(rec.name.clone(), rec.clone());
@@ -229,6 +230,7 @@ impl Sessions {
         let id = self.trees.add_note(&rec)?;
         let note = view(id, &rec);
         self.state.write().expect("sessions lock").insert(id, rec);
+        crate::qcache::bump_global();
         // Embed now (a few ms), so the next query already finds the note by meaning; on failure
         // the background embedder retries.
         if self.semantic.is_on()
@@ -271,6 +273,7 @@ impl Sessions {
             rec.ended_unix_ms = Some(crate::now_unix_ms());
             self.trees.put_session(&rec)?;
         }
+        crate::qcache::bump_global();
         let mut state = self.state.write().expect("sessions lock");
         state.sessions.insert(rec.name.clone(), rec.clone());
         let notes = state.counts.get(session).copied().unwrap_or(0);

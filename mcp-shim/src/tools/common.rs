@@ -163,3 +163,42 @@ pub(super) fn preview(s: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// `YYYY-MM-DD` (UTC) of a unix time in seconds.
+pub(super) fn ymd(unix: i64) -> String {
+    // Days since 1970-01-01 → civil date (Howard Hinnant's algorithm).
+    let z = unix.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// A hit's blame in one line: "last changed 2026-01-02 abc1234567 Ann: subject".
+pub(super) fn blame_line(b: &pb::Blame) -> String {
+    if b.commit.is_empty() {
+        return "last changed: not committed yet".into();
+    }
+    format!(
+        "last changed {} {} {}: {}",
+        ymd(b.time_unix),
+        b.short,
+        b.author,
+        one_line(&b.subject, 120)
+    )
+}
+
+#[cfg(test)]
+mod date_tests {
+    #[test]
+    fn civil_dates() {
+        assert_eq!(super::ymd(0), "1970-01-01");
+        assert_eq!(super::ymd(951_782_400), "2000-02-29");
+        assert_eq!(super::ymd(1_700_000_000), "2023-11-14");
+    }
+}

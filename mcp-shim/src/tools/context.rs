@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::args::{Int, Roles, Str, choice};
+use super::args::{Flag, Int, Roles, Str, choice};
 use super::common::*;
 use super::{Outcome, Tool, ToolResult};
 use crate::protocol::Server;
@@ -56,6 +56,9 @@ pub(super) struct Args {
     role: Option<Roles>,
     /// A directory (relative to the repository root) whose files rank higher, without excluding others.
     near: Option<Str>,
+    /// Say when each source's lines last changed and in which commit (git blame of the working tree).
+    #[serde(default)]
+    blame: Flag,
 }
 
 fn default_budget() -> Int<100, 200_000> {
@@ -87,11 +90,13 @@ fn output() -> Value {
                     "language": {"type": "string"},
                     "score": {"type": "number"},
                     "oracles": {"type": "array", "items": {"type": "string"}},
-                    "truncated": {"type": "boolean"}
+                    "truncated": {"type": "boolean"},
+                    "blame": {"type": "object", "description": "when asked (`blame`): the newest commit among the item's lines"}
                 },
                 "required": ["ref", "path", "start_line", "end_line"]
             }},
-            "notices": {"type": "array", "items": {"type": "string"}}
+            "notices": {"type": "array", "items": {"type": "string"}},
+            "query_id": {"type": "string", "description": "names this answer for patina_feedback"}
         },
         "required": ["format", "budget_tokens", "used_tokens", "items", "notices"]
     })
@@ -126,9 +131,19 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         roles,
         exclude_roles,
         near: near.into_iter().collect(),
+        blame: a.blame.0,
         ..Default::default()
     };
     let resp = rpc!(server, pb::search_client::SearchClient<_>, context, req)?;
+    super::feedback::remember_answer(
+        server,
+        &resp.query_id,
+        resp.items
+            .iter()
+            .filter(|i| !i.repo_id.is_empty())
+            .map(|i| (i.repo_id.clone(), i.path.clone()))
+            .collect(),
+    );
     let mut structured = to_json(&resp);
     let obj = structured.as_object_mut().expect("a response is an object");
     obj.remove("text");
@@ -139,8 +154,22 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
     }
     obj.insert("format".into(), json!(format.name()));
     let mut texts = vec![resp.text];
+    let blamed: Vec<String> = resp
+        .items
+        .iter()
+        .filter_map(|i| Some(format!("{}: {}", i.r#ref, blame_line(i.blame.as_ref()?))))
+        .collect();
+    if !blamed.is_empty() {
+        texts.push(format!("history:\n- {}", blamed.join("\n- ")));
+    }
     if !resp.notices.is_empty() {
         texts.push(format!("notices:\n- {}", resp.notices.join("\n- ")));
+    }
+    if !resp.query_id.is_empty() {
+        texts.push(format!(
+            "query_id: {} (rate this answer with patina_feedback)",
+            resp.query_id
+        ));
     }
     Ok(Outcome { texts, structured })
 }

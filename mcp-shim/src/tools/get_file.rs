@@ -81,6 +81,7 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         end_line: end,
     };
     let mut f = rpc!(server, pb::files_client::FilesClient<_>, get_file, req)?;
+    super::feedback::file_read(server, &f.repo_id, &f.path).await;
     let mut cut_note = String::new();
     if f.text.len() > MAX_FILE_TEXT_BYTES {
         let mut keep = 0usize;

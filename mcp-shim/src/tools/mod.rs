@@ -34,6 +34,7 @@ mod common;
 mod context;
 mod definition;
 mod explore_structure;
+pub(crate) mod feedback;
 mod find_references;
 mod get_file;
 mod history;
@@ -79,6 +80,7 @@ static TOOLS: &[Tool] = &[
     find_references::TOOL,
     call_graph::TOOL,
     definition::TOOL,
+    feedback::TOOL,
 ];
 
 pub(crate) fn find(name: &str) -> Option<&'static Tool> {
@@ -179,6 +181,7 @@ pub(crate) async fn call(
         }
         n if n == call_graph::TOOL.name => call_graph::call(server, parse(tool, arguments)?).await,
         n if n == definition::TOOL.name => definition::call(server, parse(tool, arguments)?).await,
+        n if n == feedback::TOOL.name => feedback::call(server, parse(tool, arguments)?).await,
         other => Err(format!("tool '{other}' is not implemented")),
     }
 }

@@ -66,6 +66,9 @@ pub(super) struct Args {
     /// Include the first lines of each result (truncated).
     #[serde(default)]
     preview: Flag,
+    /// Say when each result's lines last changed and in which commit (hash, date, author, subject; git blame of the working tree).
+    #[serde(default)]
+    blame: Flag,
 }
 
 fn default_limit() -> Int<1, 100> {
@@ -103,14 +106,16 @@ fn output() -> Value {
                     "note": {"type": "object"},
                     "matches": {"type": "integer"},
                     "best": {"type": "string"},
-                    "role": {"type": "string", "description": "what the file is for: source, test, docs, example, benchmark, generated, vendored, config, other"}
+                    "role": {"type": "string", "description": "what the file is for: source, test, docs, example, benchmark, generated, vendored, config, other"},
+                    "blame": {"type": "object", "description": "when asked (`blame`): the newest commit among the result's lines: commit, short, time_unix, author, subject, lines, commits; commit empty = not committed yet"}
                 },
                 "required": ["ref", "path", "kind", "score", "oracles"]
             }},
             "notices": {"type": "array", "items": {"type": "string"}},
             "freshness": {"type": "array", "items": {"type": "object"}, "description": "Per repository in scope: indexed commit, pending changes, whether the index is fresh"},
             "oracles": {"type": "array", "items": {"type": "object"}},
-            "took_us": {"type": "integer"}
+            "took_us": {"type": "integer"},
+            "query_id": {"type": "string", "description": "names this answer for patina_feedback"}
         },
         "required": ["query", "level", "results", "notices"]
     })
@@ -146,9 +151,19 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         roles,
         exclude_roles,
         near: near.into_iter().collect(),
+        blame: a.blame.0,
         ..Default::default()
     };
     let resp = rpc!(server, pb::search_client::SearchClient<_>, query, req)?;
+    super::feedback::remember_answer(
+        server,
+        &resp.query_id,
+        resp.hits
+            .iter()
+            .filter(|h| matches!(HitKind::of(h), HitKind::Chunk(_)))
+            .map(|h| (h.repo_id.clone(), h.path.clone()))
+            .collect(),
+    );
     let mut structured = to_json(&resp);
     let names: std::collections::HashMap<String, String> = structured["freshness"]
         .as_array()
@@ -239,6 +254,9 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
             );
         }
         text_out.push('\n');
+        if let Some(b) = &h.blame {
+            let _ = writeln!(text_out, "     {}", blame_line(b));
+        }
         if let Some(n) = &h.note {
             for l in preview(&n.text).lines() {
                 let _ = writeln!(text_out, "     {l}");
@@ -274,6 +292,13 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
     }
     for n in &resp.notices {
         let _ = writeln!(text_out, "-- notice: {n}");
+    }
+    if !resp.query_id.is_empty() {
+        let _ = writeln!(
+            text_out,
+            "-- query_id: {} (rate this answer with patina_feedback)",
+            resp.query_id
+        );
     }
     Ok(Outcome {
         texts: vec![text_out.trim_end().to_string()],
