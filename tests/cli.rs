@@ -221,3 +221,35 @@ fn repos_and_status_describe_the_registered_repositories() {
     assert!(out.stdout.contains(&repo.key()), "{out:?}");
     assert!(out.stdout.contains("skipped binary: 1"), "{out:?}");
 }
+
+#[test]
+fn a_reader_that_closes_the_pipe_early_ends_the_client_quietly() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+    // `patina q … | head -0`: the reading end is gone before the first line is written.
+    for args in [
+        &["q", "parse_args", "-n", "20"][..],
+        &["q", "parse_args", "--json"][..],
+        &["repos"][..],
+    ] {
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let mut cmd = env.patina_command();
+        cmd.current_dir(repo.path())
+            .args(args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped());
+        let out = cmd.output().expect("running patina");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "{args:?}: a closed pipe is not a failure: {:?} {stderr}",
+            out.status
+        );
+        assert!(
+            !stderr.to_lowercase().contains("pipe") && !stderr.contains("panicked"),
+            "{args:?}: nothing about broken pipes: {stderr}"
+        );
+    }
+}

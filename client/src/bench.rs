@@ -489,12 +489,12 @@ fn report(
                 "catch_up_s": r.catch_up_s,
             });
         }
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
     match repo_run {
         Some(r) => {
-            println!(
+            outln!(
                 "repository {} ({} files, {} chunks at the first commit), {} queries at {} commits",
                 r.root,
                 info.files,
@@ -504,12 +504,15 @@ fn report(
             );
             let total: f64 = r.catch_up_s.iter().sum();
             let max = r.catch_up_s.iter().copied().fold(0.0, f64::max);
-            println!(
+            outln!(
                 "index: initial {:.1}s; catch-up after {} checkouts {:.1}s in total (max {:.1}s)",
-                r.initial_index_s, r.commits, total, max
+                r.initial_index_s,
+                r.commits,
+                total,
+                max
             );
         }
-        None => println!(
+        None => outln!(
             "corpus {} ({} files, {} chunks), {} queries",
             info.root,
             info.files,
@@ -517,22 +520,38 @@ fn report(
             queries.len()
         ),
     }
-    println!(
+    outln!(
         "{:<24} {:>6} {:>6} {:>6} {:>7} {:>8} {:>9} {:>8} {:>8}",
-        "oracles", "R@1", "R@5", "R@10", "MRR@10", "nDCG@10", "c-nDCG@10", "p50 ms", "p95 ms"
+        "oracles",
+        "R@1",
+        "R@5",
+        "R@10",
+        "MRR@10",
+        "nDCG@10",
+        "c-nDCG@10",
+        "p50 ms",
+        "p95 ms"
     );
     for r in &rows {
         let label = match &r.kind {
             Some(k) => format!("  {k} ({})", r.n),
             None => r.oracles.clone(),
         };
-        println!(
+        outln!(
             "{:<24} {:>6.3} {:>6.3} {:>6.3} {:>7.3} {:>8.3} {:>9.3} {:>8.2} {:>8.2}",
-            label, r.r1, r.r5, r.r10, r.mrr10, r.ndcg10, r.chunk_ndcg10, r.p50_ms, r.p95_ms
+            label,
+            r.r1,
+            r.r5,
+            r.r10,
+            r.mrr10,
+            r.ndcg10,
+            r.chunk_ndcg10,
+            r.p50_ms,
+            r.p95_ms
         );
     }
-    println!("(file level; c-nDCG@10: chunk-level hits, a chunk relevant when its file is)");
-    println!("top-1 file of the misses (relevant file not at rank 1), by role:");
+    outln!("(file level; c-nDCG@10: chunk-level hits, a chunk relevant when its file is)");
+    outln!("top-1 file of the misses (relevant file not at rank 1), by role:");
     for (s, subset) in subsets.iter().enumerate() {
         let misses = evals[s].iter().filter(|e| e.is_miss()).count();
         let parts: Vec<String> = roles[s]
@@ -540,7 +559,7 @@ fn report(
             .filter(|(_, n)| **n > 0)
             .map(|(role, n)| format!("{role} {n}"))
             .collect();
-        println!(
+        outln!(
             "{:<24} {misses} misses: {}",
             subset.name,
             if parts.is_empty() {
@@ -552,7 +571,7 @@ fn report(
     }
     if args.verbose {
         for (s, subset) in subsets.iter().enumerate() {
-            println!("\n== misses: {} ==", subset.name);
+            outln!("\n== misses: {} ==", subset.name);
             for e in evals[s].iter().filter(|e| e.is_miss()) {
                 print_miss(e, queries);
             }
@@ -568,18 +587,18 @@ fn print_miss(e: &Eval, queries: &[Query]) {
         .as_deref()
         .map(|c| format!(" @{}", &c[..c.len().min(10)]))
         .unwrap_or_default();
-    println!("\n{}{at}: {}", q.id, excerpt(&q.query, 110));
+    outln!("\n{}{at}: {}", q.id, excerpt(&q.query, 110));
     for (path, rank) in &e.ranks {
         match rank {
-            Some(i) => println!("  relevant #{:<2} {path}", i + 1),
-            None => println!("  relevant --  {path} (not in top {TOP_N})"),
+            Some(i) => outln!("  relevant #{:<2} {path}", i + 1),
+            None => outln!("  relevant --  {path} (not in top {TOP_N})"),
         }
     }
     if e.hits.is_empty() {
-        println!("  no hits");
+        outln!("  no hits");
     }
     for (i, h) in e.hits.iter().take(3).enumerate() {
-        println!(
+        outln!(
             "  top {}. {} [{}] {}",
             i + 1,
             h.path,

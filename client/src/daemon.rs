@@ -214,7 +214,7 @@ fn progress_bar() -> indicatif::ProgressBar {
 /// Ask the daemon to stop and wait until its socket is gone.
 pub(crate) async fn stop(socket: &Path) -> Result<()> {
     let Ok(mut c) = Client::connect(socket).await else {
-        println!("patinad is not running");
+        outln!("patinad is not running");
         return Ok(());
     };
     let pid = c.health().await.map(|h| h.pid).unwrap_or(0);
@@ -225,7 +225,7 @@ pub(crate) async fn stop(socket: &Path) -> Result<()> {
     let deadline = Instant::now() + Duration::from_secs(30);
     while Instant::now() < deadline {
         if patina_proto::endpoint::connect(socket).await.is_err() && !pid_alive(pid) {
-            println!("patinad stopped (pid {pid})");
+            outln!("patinad stopped (pid {pid})");
             return Ok(());
         }
         tokio::time::sleep(Duration::from_millis(20)).await;

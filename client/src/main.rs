@@ -1,6 +1,17 @@
 //! `patina`: the shell client. Every command is a few RPCs to `patinad` over its Unix socket; a
 //! missing daemon is started on the fly. Exit codes follow grep: 0 hits, 1 no hits, 2 error.
 
+/// `println!` for results: when stdout is closed early (`patina q … | head -1`) the process ends
+/// quietly with success, as ripgrep does, instead of panicking or reporting `Broken pipe`.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            $crate::stdout_failed(e)
+        }
+    }};
+}
+
 mod bench;
 mod daemon;
 mod model;
@@ -251,11 +262,29 @@ fn main() -> ExitCode {
     };
     match rt.block_on(run(cli)) {
         Ok(code) => code,
+        Err(e) if closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("patina: {}", output::error_text(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// Whether `e` is a write to a stdout whose reader has gone.
+fn closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Output could not be written: quiet success when the reader closed the pipe, else an error.
+fn stdout_failed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("patina: cannot write the output: {e}");
+    std::process::exit(2);
 }
 
 async fn run(cli: Cli) -> Result<ExitCode> {
@@ -282,7 +311,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 Ok(ExitCode::SUCCESS)
             }
             Err(_) => {
-                println!("patinad is not running (socket {})", socket.display());
+                outln!("patinad is not running (socket {})", socket.display());
                 Ok(ExitCode::from(1))
             }
         },
@@ -303,7 +332,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let mut c = Client::connect_or_start(&socket).await?;
             let key = repo_key(&repo);
             let removed = c.remove(&key).await?;
-            println!("removed {} ({})", removed.name, removed.root);
+            outln!("removed {} ({})", removed.name, removed.root);
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Repos { json } => {
@@ -408,13 +437,13 @@ async fn navigate(socket: &Path, what: &str, a: NavArgs) -> Result<ExitCode> {
                     "resolution": s.resolution, "target": s.target, "call": s.call})
             })
             .collect();
-        println!("{}", serde_json::Value::Array(v));
+        outln!("{}", serde_json::Value::Array(v));
     } else {
         let mut last = String::new();
         for s in &sites {
             let file = format!("{}:{}", s.repo, s.path);
             if file != last {
-                println!("{}", s.path);
+                outln!("{}", s.path);
                 last = file;
             }
             let mut line = match what {
@@ -433,7 +462,7 @@ async fn navigate(socket: &Path, what: &str, a: NavArgs) -> Result<ExitCode> {
             if !s.resolution.is_empty() {
                 line.push_str(&format!("  [{}]", s.resolution));
             }
-            println!("{line}");
+            outln!("{line}");
         }
     }
     Ok(if sites.is_empty() {

@@ -72,9 +72,9 @@ pub(crate) async fn status(socket: &Path) -> Result<ExitCode> {
         .unwrap_or_else(default_model_dir);
     let manifest = dir.join("MANIFEST.json");
     if manifest.is_file() {
-        println!("model installed in {}", dir.display());
+        outln!("model installed in {}", dir.display());
     } else {
-        println!(
+        outln!(
             "model not installed (expected in {}); run `patina model install`",
             dir.display()
         );
@@ -82,7 +82,7 @@ pub(crate) async fn status(socket: &Path) -> Result<ExitCode> {
     match Client::connect(socket).await {
         Ok(mut c) => {
             let h = c.health().await?;
-            println!("daemon: semantic search {}", h.semantic);
+            outln!("daemon: semantic search {}", h.semantic);
             Ok(if h.semantic_on {
                 ExitCode::SUCCESS
             } else {
@@ -90,7 +90,7 @@ pub(crate) async fn status(socket: &Path) -> Result<ExitCode> {
             })
         }
         Err(_) => {
-            println!("daemon: not running");
+            outln!("daemon: not running");
             Ok(ExitCode::from(if manifest.is_file() { 0 } else { 1 }))
         }
     }

@@ -270,7 +270,7 @@ fn ago(unix_ms: i64) -> String {
 }
 
 pub(crate) fn print_health(h: &pb::CheckResponse) {
-    println!(
+    outln!(
         "patinad {} running: pid {}, up {}, {} resident, socket {}{}",
         h.version,
         h.pid,
@@ -304,16 +304,20 @@ fn repo_json(r: &pb::RepoInfo) -> serde_json::Value {
 pub(crate) fn print_repos(list: &pb::ListResponse, json: bool) -> Result<()> {
     if json {
         let v: Vec<_> = list.repos.iter().map(repo_json).collect();
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
     if list.repos.is_empty() {
-        println!("no repositories registered; add one with `patina add PATH`");
+        outln!("no repositories registered; add one with `patina add PATH`");
     }
     for r in &list.repos {
-        println!(
+        outln!(
             "{}  {}  {}  {} files, {} chunks",
-            r.id, r.name, r.root, r.files, r.chunks
+            r.id,
+            r.name,
+            r.root,
+            r.files,
+            r.chunks
         );
     }
     Ok(())
@@ -378,12 +382,12 @@ pub(crate) fn print_repair(resp: &pb::RepairResponse, check: bool, json: bool) -
             None if !audit_clean(&found) && check => line.push_str("; `patina repair` fixes it"),
             None => {}
         }
-        println!("{line}");
+        outln!("{line}");
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
     } else if resp.reports.is_empty() {
-        println!("no repositories registered");
+        outln!("no repositories registered");
     }
     Ok(ok)
 }
@@ -400,18 +404,18 @@ pub(crate) fn print_status(
                         "semantic_on": h.semantic_on, "semantic": h.semantic, "embeddings_computed": h.embeddings_computed},
             "repos": list.repos.iter().map(repo_json).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
     print_health(h);
-    println!("state in {}", h.data_dir);
-    println!("semantic search {}", h.semantic);
+    outln!("state in {}", h.data_dir);
+    outln!("semantic search {}", h.semantic);
     if list.repos.is_empty() {
-        println!("\nno repositories registered; add one with `patina add PATH`");
+        outln!("\nno repositories registered; add one with `patina add PATH`");
     }
     for r in &list.repos {
-        println!("\n{} ({})  {}", r.name, r.id, r.root);
-        println!(
+        outln!("\n{} ({})  {}", r.name, r.id, r.root);
+        outln!(
             "  {} files, {} chunks; last indexed {} (took {})",
             r.files,
             r.chunks,
@@ -422,7 +426,7 @@ pub(crate) fn print_status(
             let mut langs: Vec<_> = r.languages.iter().collect();
             langs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
             let s: Vec<String> = langs.iter().map(|(l, n)| format!("{l} {n}")).collect();
-            println!("  languages: {}", s.join(", "));
+            outln!("  languages: {}", s.join(", "));
         }
         for s in &r.skipped {
             let ex = if s.examples.is_empty() {
@@ -430,29 +434,33 @@ pub(crate) fn print_status(
             } else {
                 format!(" (e.g. {})", s.examples.join(", "))
             };
-            println!("  skipped {}: {}{}", s.reason, s.files, ex);
+            outln!("  skipped {}: {}{}", s.reason, s.files, ex);
         }
         if h.semantic_on {
             if r.embed_backlog > 0 {
-                println!(
+                outln!(
                     "  embeddings: {} of {} chunks, {} waiting",
-                    r.vectors, r.chunks, r.embed_backlog
+                    r.vectors,
+                    r.chunks,
+                    r.embed_backlog
                 );
             } else {
-                println!("  embeddings: {} chunks", r.vectors);
+                outln!("  embeddings: {} chunks", r.vectors);
             }
         }
         if let Some(p) = &r.progress {
-            println!(
+            outln!(
                 "  indexing: {}/{} files, {} chunks written",
-                p.files_done, p.files_total, p.chunks
+                p.files_done,
+                p.files_total,
+                p.chunks
             );
         }
         if let Some(f) = &r.freshness {
-            println!("  {}", freshness_line(f));
+            outln!("  {}", freshness_line(f));
         }
         if !r.last_error.is_empty() {
-            println!("  last error: {}", r.last_error);
+            outln!("  last error: {}", r.last_error);
         }
     }
     Ok(())
