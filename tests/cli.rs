@@ -253,3 +253,33 @@ fn a_reader_that_closes_the_pipe_early_ends_the_client_quietly() {
         );
     }
 }
+
+#[test]
+fn add_refuses_what_is_probably_a_mistake_unless_forced() {
+    let env = TestEnv::started();
+    // A directory that is not a git repository: everything below it would be indexed.
+    let plain = tempfile::tempdir().expect("tempdir");
+    std::fs::write(plain.path().join("notes.txt"), "shopping list\n").unwrap();
+    let key = plain.path().to_string_lossy().into_owned();
+    let out = env.patina(&["add", &key]);
+    assert_eq!(out.code(), 2, "{out:?}");
+    assert!(
+        out.stderr.contains("not inside a git repository") && out.stderr.contains("--force"),
+        "says why and how to insist: {out:?}"
+    );
+    let repos = env.patina(&["repos"]);
+    assert!(!repos.stdout.contains(&key), "nothing registered: {repos:?}");
+    let out = env.patina(&["add", "--force", &key]);
+    assert_eq!(out.code(), 0, "--force registers it: {out:?}");
+    assert!(env.patina(&["repos"]).stdout.contains(&key));
+
+    // The temporary directory and the root of the file system, whatever they contain.
+    for dir in ["/tmp", "/"] {
+        let out = env.patina(&["add", "--no-wait", dir]);
+        if out.code() == 0 {
+            env.patina(&["rm", dir]);
+        }
+        assert_eq!(out.code(), 2, "{dir}: {out:?}");
+        assert!(out.stderr.contains("--force"), "{dir}: {out:?}");
+    }
+}

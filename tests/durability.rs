@@ -311,6 +311,7 @@ fn special_files_are_never_read_and_pseudo_file_systems_are_refused() {
                 .await
                 .add(pb::AddRequest {
                     path: root.join("proc").to_string_lossy().into_owned(),
+                    force: true,
                 })
                 .await
         };

@@ -249,7 +249,7 @@ pub(crate) async fn retrieval(c: &mut Client, args: RetrievalArgs) -> Result<Exi
                 );
             }
             let root = corpus_dir(corpus)?;
-            let info = c.add(&root, true).await?;
+            let info = c.add_with(&root, true, true).await?;
             if subsets.iter().any(Subset::uses_semantic) {
                 wait_for_embeddings(c, &info.id).await?;
             }
@@ -781,7 +781,7 @@ async fn run_repo(
                 Some(i) => i.id.clone(),
                 None => {
                     let t0 = Instant::now();
-                    let i = c.add(&root, true).await?;
+                    let i = c.add_with(&root, true, true).await?;
                     run.initial_index_s = t0.elapsed().as_secs_f64();
                     let id = i.id.clone();
                     info = Some(i);

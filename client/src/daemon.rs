@@ -141,10 +141,12 @@ impl Client {
     }
 
     /// Register/reindex `path`; with `wait`, follow the progress (a bar on a terminal) to the end.
-    pub async fn add(&mut self, path: &Path, wait: bool) -> Result<pb::RepoInfo> {
+    /// `force` registers what the daemon would refuse (not a git repository, `$HOME`, …).
+    pub async fn add_with(&mut self, path: &Path, wait: bool, force: bool) -> Result<pb::RepoInfo> {
         let mut stream = ReposClient::new(self.channel.clone())
             .add(pb::AddRequest {
                 path: path.to_string_lossy().into_owned(),
+                force,
             })
             .await
             .map_err(status_error)?

@@ -59,6 +59,10 @@ enum Cmd {
         /// Return at once instead of waiting for the index.
         #[arg(long)]
         no_wait: bool,
+        /// Register a directory Patina would refuse: not a git repository, your home directory,
+        /// `/`, the temporary directory, or more than 50,000 files.
+        #[arg(long)]
+        force: bool,
     },
     /// Unregister a repository and delete its index.
     #[command(alias = "remove")]
@@ -315,11 +319,15 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 Ok(ExitCode::from(1))
             }
         },
-        Cmd::Add { path, no_wait } => {
+        Cmd::Add {
+            path,
+            no_wait,
+            force,
+        } => {
             let mut c = Client::connect_or_start(&socket).await?;
             let path = std::fs::canonicalize(&path)
                 .with_context(|| format!("cannot use '{}'", path.display()))?;
-            let info = c.add(&path, !no_wait).await?;
+            let info = c.add_with(&path, !no_wait, force).await?;
             if no_wait {
                 eprintln!(
                     "indexing {} in the background; `patina status` shows progress",
@@ -522,7 +530,7 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
             // First query in an unregistered repository: register it, wait for the index, retry.
             let root = here.expect("checked");
             eprintln!("patina: registering {} …", root.display());
-            c.add(&root, true).await?;
+            c.add_with(&root, true, false).await?;
             c.query(req).await.map_err(daemon::status_error)?
         }
         other => other.map_err(daemon::status_error)?,

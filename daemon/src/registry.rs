@@ -117,7 +117,12 @@ impl Registry {
 
     /// Register the repository containing `path` (idempotent) and start indexing it. Blocking
     /// (a durable registry write, opening the lexical index): call it on the blocking pool.
-    pub fn add(self: &Arc<Self>, path: &str) -> Result<(Arc<Repo>, watch::Receiver<Progress>)> {
+    /// Without `force`, a directory that is unlikely to be meant is refused ([`refusal`]).
+    pub fn add(
+        self: &Arc<Self>,
+        path: &str,
+        force: bool,
+    ) -> Result<(Arc<Repo>, watch::Receiver<Progress>)> {
         if path.is_empty() {
             return Err(UserError::Invalid("no path given".into()).into());
         }
@@ -127,6 +132,12 @@ impl Registry {
         let repo = match existing {
             Some(r) => r,
             None => {
+                if !force && let Some(why) = refusal(&root) {
+                    bail!(UserError::Invalid(format!(
+                        "not registering {}: {why}; pass --force to index it anyway",
+                        root.display()
+                    )));
+                }
                 let name = root
                     .file_name()
                     .map_or_else(|| "/".into(), |n| n.to_string_lossy().into_owned());
@@ -392,6 +403,35 @@ impl Registry {
 
 /// The root of the repository containing `path`: the nearest ancestor holding `.git` (a directory,
 /// or a file for worktrees and submodules), else `path` itself when it is a directory.
+/// A registration needs `--force` above this many files.
+pub const MAX_FILES_UNFORCED: usize = 50_000;
+
+/// Why registering `root` is probably a mistake, if it is: it is not a git repository (Patina
+/// would index, watch and keep everything below it), it is the home directory, `/` or the
+/// temporary directory, or it holds more than [`MAX_FILES_UNFORCED`] files.
+fn refusal(root: &Path) -> Option<String> {
+    let same = |p: &Path| std::fs::canonicalize(p).is_ok_and(|p| p == root);
+    if root.parent().is_none() {
+        return Some("it is the root of the file system".into());
+    }
+    if std::env::var_os("HOME").is_some_and(|h| same(Path::new(&h))) {
+        return Some("it is your home directory".into());
+    }
+    if same(&std::env::temp_dir()) || same(Path::new("/tmp")) || same(Path::new("/var/tmp")) {
+        return Some("it is the temporary directory, whose files come and go".into());
+    }
+    if !root.join(".git").exists() {
+        return Some(
+            "it is not inside a git repository, so every file below it would be indexed and watched"
+                .into(),
+        );
+    }
+    let n = patina_index::walk::count_files(root, MAX_FILES_UNFORCED + 1);
+    (n > MAX_FILES_UNFORCED).then(|| {
+        format!("it holds more than {MAX_FILES_UNFORCED} files (not counting ignored ones)")
+    })
+}
+
 fn repo_root(path: &Path) -> Result<PathBuf> {
     let abs = std::fs::canonicalize(path)
         .map_err(|e| UserError::Invalid(format!("cannot use '{}': {e}", path.display())))?;

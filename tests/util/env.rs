@@ -366,6 +366,9 @@ impl TestEnv {
                 .await
                 .add(pb::AddRequest {
                     path: path.to_string_lossy().into_owned(),
+                    // Fixtures are plain temporary directories as often as git repositories;
+                    // the refusals have their own tests.
+                    force: true,
                 })
                 .await
                 .unwrap_or_else(|s| panic!("Repos.Add {}: {s}", path.display()))

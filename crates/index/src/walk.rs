@@ -41,6 +41,16 @@ pub fn walk(root: &Path, cancelled: &AtomicBool) -> Vec<WalkEntry> {
     out
 }
 
+/// How many files [`walk`] would list under `root`, counting no further than `limit`.
+pub fn count_files(root: &Path, limit: usize) -> usize {
+    crate::ignore::walker(root)
+        .build()
+        .flatten()
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+        .take(limit)
+        .count()
+}
+
 /// The directories under `start` (itself included) that the ignore rules let through.
 pub fn dirs(start: &Path) -> Vec<PathBuf> {
     crate::ignore::walker(start)

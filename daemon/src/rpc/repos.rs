@@ -42,8 +42,9 @@ impl pb::repos_server::Repos for Services {
     type WatchStream = ProgressStream;
 
     async fn add(&self, req: Request<pb::AddRequest>) -> Result<Response<ProgressStream>, Status> {
-        let (registry, path) = (self.0.registry.clone(), req.into_inner().path);
-        let (repo, rx) = blocking(move || registry.add(&path)).await?;
+        let req = req.into_inner();
+        let (registry, path, force) = (self.0.registry.clone(), req.path, req.force);
+        let (repo, rx) = blocking(move || registry.add(&path, force)).await?;
         Ok(Response::new(follow(repo, rx)))
     }
 
