@@ -13,6 +13,7 @@ mod graph;
 mod history;
 mod indexing;
 mod live;
+mod lsp;
 mod mcp;
 mod ranking;
 mod search;

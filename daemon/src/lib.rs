@@ -1,6 +1,7 @@
 //! `patinad`: the Patina daemon. Keeps the indices of every registered repository warm and answers
 //! retrieval queries over gRPC on a Unix socket. See ARCHITECTURE.md for the map.
 
+pub(crate) mod buffers;
 pub(crate) mod config;
 pub(crate) mod context;
 pub(crate) mod files;
@@ -138,6 +139,7 @@ pub async fn serve(opts: Options) -> Result<()> {
         .add_service(pb::files_server::FilesServer::new(services.clone()))
         .add_service(pb::history_server::HistoryServer::new(services.clone()))
         .add_service(pb::graph_server::GraphServer::new(services.clone()))
+        .add_service(pb::buffers_server::BuffersServer::new(services.clone()))
         .add_service(pb::sessions_server::SessionsServer::new(services))
         .serve_with_incoming_shutdown(socket::incoming(bound.listener), signal);
     tokio::select! {
