@@ -217,3 +217,88 @@ fn exit_without_shutdown_is_an_error_exit() {
     let status = wait_timeout(&mut lsp.child, Duration::from_secs(10)).expect("patina-lsp exits");
     assert_eq!(status.code(), Some(1));
 }
+
+/// The defining file of [`nvim_patina_search_fills_the_quickfix_list_with_the_definition_first`]:
+/// `parse_config_file` is defined on line 6, below its doc comment.
+const CONFIG_RS: &str = r#"//! Reading the configuration.
+
+use std::path::Path;
+
+/// Parse the configuration file at `path` into [`Config`].
+pub fn parse_config_file(path: &Path) -> Config {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    Config { lines: text.lines().count() }
+}
+
+pub struct Config {
+    pub lines: usize,
+}
+"#;
+
+const CONFIG_MAIN_RS: &str = r#"mod config;
+
+fn main() {
+    // parse_config_file reads config.toml; parse_config_file never fails.
+    let cfg = config::parse_config_file(std::path::Path::new("config.toml"));
+    let again = config::parse_config_file(std::path::Path::new("other.toml"));
+    println!("{} {}", cfg.lines, again.lines);
+}
+"#;
+
+const CONFIG_README: &str = "# Config\n\nCall `parse_config_file` to read the configuration; \
+`parse_config_file` accepts any path.\n";
+
+/// A real editor: headless Neovim (Debian's, 0.7+; .ci/run installs it) loads the plugin in
+/// editors/nvim, which starts patina-lsp; `:Patina parse_config_file` fills the quickfix list and
+/// its first entry is the definition: the defining file, on the line that names the function.
+#[test]
+fn nvim_patina_search_fills_the_quickfix_list_with_the_definition_first() {
+    let env = TestEnv::started();
+    let repo = git_repo(&[
+        ("src/config.rs", CONFIG_RS.as_bytes()),
+        ("src/main.rs", CONFIG_MAIN_RS.as_bytes()),
+        ("README.md", CONFIG_README.as_bytes()),
+    ]);
+    env.add_repo(repo.path());
+    let out_file = env.home().join("quickfix.txt");
+    let mut cmd = env.isolated_command("nvim");
+    cmd.current_dir(repo.path())
+        .args(["--headless", "-u", "NONE", "-i", "NONE", "-n"])
+        .arg("--cmd")
+        .arg(format!(
+            "set rtp^={}",
+            workspace().join("editors/nvim").display()
+        ))
+        .arg("-c")
+        .arg(format!(
+            "lua require('patina').setup({{cmd = {{'{}'}}}})",
+            bin("patina-lsp").display()
+        ))
+        .args(["-c", "edit src/main.rs", "-c", "Patina parse_config_file"])
+        .arg("-c")
+        .arg(format!(
+            "lua local q = vim.fn.getqflist(); local f = q[1] or {{}}; \
+             vim.fn.writefile({{#q, f.bufnr and vim.api.nvim_buf_get_name(f.bufnr) or '', \
+             tostring(f.lnum), f.text or ''}}, '{}')",
+            out_file.display()
+        ))
+        .args(["-c", "qa!"]);
+    let out = run(cmd, Duration::from_secs(120));
+    assert!(
+        out.status.success(),
+        "nvim failed (is Debian's neovim installed? .ci/run installs it)\n{out:?}"
+    );
+    let written = std::fs::read_to_string(&out_file)
+        .unwrap_or_else(|e| panic!("nvim wrote no quickfix report ({e})\n{out:?}"));
+    let lines: Vec<&str> = written.lines().collect();
+    assert!(lines.len() >= 3, "{written:?}\n{out:?}");
+    let entries: usize = lines[0].parse().expect("an entry count");
+    assert!(entries >= 2, "the definition and its callers: {written:?}");
+    let defining = std::fs::canonicalize(repo.path().join("src/config.rs")).unwrap();
+    assert_eq!(
+        std::fs::canonicalize(lines[1]).ok().as_deref(),
+        Some(defining.as_path()),
+        "the first entry is the defining file: {written:?}"
+    );
+    assert_eq!(lines[2], "6", "on the defining line: {written:?}");
+}
