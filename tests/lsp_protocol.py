@@ -204,6 +204,14 @@ async def main() -> None:
     check({"lexical", "symbol"} <= oracles, f"and its provenance: {oracles}")
     check(res["freshness"] and "fresh" in res["freshness"][0], f"freshness: {res['freshness']}")
 
+    # patina/status: the workspace's repository and how fresh it is.
+    st = plain(await client.protocol.send_request_async("patina/status", {}))
+    check(
+        [r["root"] for r in st["repos"]] == [str(repo)] and st["repos"][0]["files"] > 0,
+        f"patina/status reports the workspace repository: {st}",
+    )
+    check(st["semantic"].startswith("off"), f"and semantic search: {st['semantic']}")
+
     # executeCommand.
     cmd = await client.workspace_execute_command_async(t.ExecuteCommandParams(command="patina.search", arguments=["HttpClient"]))
     cmd = plain(cmd)

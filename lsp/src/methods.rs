@@ -2,7 +2,8 @@
 //! become the search scope, registered when they are git repositories; `$/progress` while they
 //! index; `window/showMessage` when semantic search is off), `workspace/symbol` (hybrid search),
 //! `textDocument/definition`, `references` and `hover` (the code graph), `patina/search` and
-//! `workspace/executeCommand` (`patina.search`, `patina.context`, `patina.related`).
+//! `workspace/executeCommand` (`patina.search`, `patina.context`, `patina.related`), and
+//! `patina/status` (freshness of the workspace's repositories, for status bars).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -248,6 +249,7 @@ pub(crate) async fn call(server: &Server, method: &str, params: Value) -> Result
         "textDocument/references" => references(server, &params).await,
         "textDocument/hover" => hover(server, &params).await,
         "patina/search" => search(server, &params).await,
+        "patina/status" => status(server).await,
         "workspace/executeCommand" => execute_command(server, &params).await,
         _ => Err((METHOD_NOT_FOUND, format!("method not found: '{method}'"))),
     }
@@ -526,6 +528,31 @@ async fn hover(server: &Server, params: &Value) -> Result<Value, Failure> {
     Ok(json!({
         "contents": {"kind": "markdown", "value": md},
     }))
+}
+
+/// `patina/status`: how fresh the workspace's repositories are, and whether semantic search is on.
+async fn status(server: &Server) -> Result<Value, Failure> {
+    let list = rpc!(
+        server,
+        pb::repos_client::ReposClient<_>,
+        list,
+        pb::ListRequest {}
+    )?;
+    let scope = scope(server);
+    let repos: Vec<Value> = list
+        .repos
+        .iter()
+        .filter(|r| scope.is_empty() || scope.contains(&r.id))
+        .map(|r| {
+            let f = r.freshness.clone().unwrap_or_default();
+            json!({
+                "id": r.id, "name": r.name, "root": r.root, "files": r.files,
+                "indexing": r.indexing, "fresh": f.fresh, "pendingFiles": f.pending_files,
+                "embedBacklog": f.embed_backlog, "ageMs": f.age_ms,
+            })
+        })
+        .collect();
+    Ok(json!({"repos": repos, "semantic": list.semantic}))
 }
 
 /// `patina/search` (and `patina.search`): hits with LSP ranges and oracle provenance.
