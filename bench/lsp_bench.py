@@ -2,7 +2,8 @@
 """`patina-lsp` figures: binary size, process start → `initialize` result, and `workspace/symbol`
 latency over a real repository, against a warm daemon.
 
-Uses a fresh PATINA_HOME (--home, default a temporary directory): the first server started
+With PATINA_MODEL_DIR set (semantic search on) the symbol queries start once every chunk is
+embedded. Uses a fresh PATINA_HOME (--home, default a temporary directory): the first server started
 registers the repository (its workspace folder) and the benchmark waits for the indexing to end
 ($/progress). Then:
   - start: N fresh `patina-lsp` processes, each timed from spawn to the `initialize` result
@@ -119,6 +120,13 @@ def main():
         elif m.get("method") == "$/progress" and m["params"]["value"]["kind"] == "end":
             break
     out["index_s"] = round(time.perf_counter() - t0, 1)
+    status = s.request("patina/status", {})
+    out["semantic"] = status["semantic"].split(";")[0]
+    if not status["semantic"].startswith("off"):
+        # Semantic search on: wait until every chunk is embedded (hybrid answers from then on).
+        while s.request("patina/status", {})["repos"][0]["embedBacklog"] > 0:
+            time.sleep(1)
+        out["embedded_s"] = round(time.perf_counter() - t0, 1)
 
     symbol_ms, daemon_ms, hits = [], [], []
     for q in QUERIES:  # warm-up

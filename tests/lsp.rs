@@ -153,6 +153,15 @@ fn bad_input_gets_json_rpc_errors_and_the_server_keeps_serving() {
     let a = lsp.answer();
     assert_eq!(a["id"], 2, "{a}");
     assert_eq!(a["result"]["serverInfo"]["name"], "patina-lsp", "{a}");
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {"capabilities": {}}}),
+    );
+    let a = lsp.answer();
+    assert_eq!(
+        (a["id"].clone(), a["error"]["code"].clone()),
+        (json!(3), json!(-32600)),
+        "once: {a}"
+    );
     // A body that is not JSON, a header without a length, a length that is not a number.
     lsp.raw(b"Content-Length: 9\r\n\r\n{\"id\": 3,");
     let a = lsp.answer();

@@ -233,6 +233,13 @@ fn request(server: &Arc<Server>, id: Value, method: String, params: Value) {
         return;
     }
     match method.as_str() {
+        "initialize" if server.initialized.load(Ordering::Relaxed) => {
+            server.out.send(&reply(Err((
+                INVALID_REQUEST,
+                "initialize was already called".into(),
+            ))));
+            return;
+        }
         "initialize" => {
             let r = crate::methods::initialize(server, &params);
             if r.is_ok() {
