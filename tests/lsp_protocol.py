@@ -162,6 +162,7 @@ async def main() -> None:
     value = hover.contents.value
     check("pub fn parse_args(args: &[String]) -> Options" in value, f"hover shows the signature: {value}")
     check("Turn `--key=value` pairs and `-v` into [`Options`]." in value, f"and the doc comment: {value}")
+    check("src/args.rs last changed " in value, f"and when its file last changed: {value}")
 
     # An unsaved edit is found by the next search, before it is saved.
     args_rs = repo / "src/args.rs"

@@ -272,6 +272,21 @@ pub(crate) fn signature_and_doc(lines: &[&str], def: usize) -> (String, String) 
     (signature, doc.join("\n").trim().to_string())
 }
 
+/// `YYYY-MM-DD` (UTC) of a Unix time in seconds.
+pub(crate) fn date(unix: i64) -> String {
+    // Days to the civil date (the proleptic Gregorian calendar, eras of 400 years).
+    let z = unix.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
 /// The fence language of a path's extension, for hover code blocks.
 pub(crate) fn fence_language(path: &str) -> &'static str {
     match path.rsplit('.').next().unwrap_or("") {
@@ -379,6 +394,14 @@ mod tests {
             signature_and_doc(&lines, 0),
             ("def parse(argv)".into(), "Mirror of parse_args.".into())
         );
+    }
+
+    #[test]
+    fn dates_are_civil_utc_days() {
+        assert_eq!(date(0), "1970-01-01");
+        assert_eq!(date(951_782_400), "2000-02-29");
+        assert_eq!(date(1_795_392_000), "2026-11-23");
+        assert_eq!(date(-86_400), "1969-12-31");
     }
 
     #[test]

@@ -12,8 +12,8 @@ use patina_proto::v1 as pb;
 use serde_json::{Value, json};
 
 use crate::convert::{
-    fence_language, line_range, location, name_line, path_to_uri, signature_and_doc, symbol_kind,
-    uri_to_path, word_at,
+    date, fence_language, line_range, location, name_line, path_to_uri, signature_and_doc,
+    symbol_kind, uri_to_path, word_at,
 };
 use crate::server::{Failure, INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_FAILED, Server};
 
@@ -492,14 +492,15 @@ async fn hover(server: &Server, params: &Value) -> Result<Value, Failure> {
         return Ok(Value::Null);
     };
     let start = site.line.saturating_sub(40).max(1);
+    let repo_key = roots
+        .get(&site.repo)
+        .map_or(site.repo.clone(), |r| r.to_string_lossy().into_owned());
     let file = rpc!(
         server,
         pb::files_client::FilesClient<_>,
         get_file,
         pb::GetFileRequest {
-            repo: roots
-                .get(&site.repo)
-                .map_or(site.repo.clone(), |r| r.to_string_lossy().into_owned()),
+            repo: repo_key.clone(),
             path: site.path.clone(),
             start_line: start,
             end_line: site.end_line.max(site.line).min(site.line + 40),
@@ -525,6 +526,30 @@ async fn hover(server: &Server, params: &Value) -> Result<Value, Failure> {
         site.path,
         site.line + (def - first) as u32
     ));
+    // When the file last changed (the history has no per-line blame): best effort.
+    let history = rpc!(
+        server,
+        pb::history_client::HistoryClient<_>,
+        log,
+        pb::LogRequest {
+            repo: repo_key.clone(),
+            file: site.path.clone(),
+            limit: 1,
+            max_files: 1,
+            ..Default::default()
+        }
+    );
+    if let Ok(log) = history
+        && let Some(c) = log.commits.first()
+    {
+        md.push_str(&format!(
+            "\n\n{} last changed {} by {}: {}",
+            site.path,
+            date(c.time_unix),
+            c.author,
+            c.subject
+        ));
+    }
     Ok(json!({
         "contents": {"kind": "markdown", "value": md},
     }))
