@@ -16,6 +16,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "patina/v1/history.proto",
         "patina/v1/graph.proto",
         "patina/v1/feedback.proto",
+        "patina/v1/buffers.proto",
     ];
     tonic_prost_build::configure()
         .build_transport(false)

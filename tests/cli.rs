@@ -268,7 +268,10 @@ fn add_refuses_what_is_probably_a_mistake_unless_forced() {
         "says why and how to insist: {out:?}"
     );
     let repos = env.patina(&["repos"]);
-    assert!(!repos.stdout.contains(&key), "nothing registered: {repos:?}");
+    assert!(
+        !repos.stdout.contains(&key),
+        "nothing registered: {repos:?}"
+    );
     let out = env.patina(&["add", "--force", &key]);
     assert_eq!(out.code(), 0, "--force registers it: {out:?}");
     assert!(env.patina(&["repos"]).stdout.contains(&key));

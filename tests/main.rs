@@ -15,6 +15,7 @@ mod graph;
 mod history;
 mod indexing;
 mod live;
+mod lsp;
 mod mcp;
 mod ranking;
 mod search;

@@ -2,6 +2,7 @@
 //! retrieval queries over gRPC on a Unix socket. See ARCHITECTURE.md for the map.
 
 pub(crate) mod blame;
+pub(crate) mod buffers;
 pub(crate) mod config;
 pub(crate) mod context;
 pub(crate) mod feedback;
@@ -152,6 +153,7 @@ pub async fn serve(opts: Options) -> Result<()> {
         .add_service(pb::history_server::HistoryServer::new(services.clone()))
         .add_service(pb::graph_server::GraphServer::new(services.clone()))
         .add_service(pb::feedback_server::FeedbackServer::new(services.clone()))
+        .add_service(pb::buffers_server::BuffersServer::new(services.clone()))
         .add_service(pb::sessions_server::SessionsServer::new(services))
         .serve_with_incoming_shutdown(socket::incoming(bound.listener), signal);
     tokio::select! {

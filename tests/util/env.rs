@@ -277,6 +277,23 @@ impl TestEnv {
         cmd
     }
 
+    /// A `patina-lsp` command for this environment (cwd: `PATINA_HOME`), not yet spawned.
+    pub fn lsp_command(&self) -> Command {
+        let mut cmd = Command::new(bin("patina-lsp"));
+        self.isolate(&mut cmd);
+        cmd.current_dir(self.home());
+        cmd
+    }
+
+    /// `program` with this environment's variables: a process (an editor, a client library)
+    /// that starts Patina's clients itself.
+    pub fn isolated_command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
+        self.isolate(&mut cmd);
+        cmd.current_dir(self.home());
+        cmd
+    }
+
     /// Run `patina ARGS` with `PATINA_HOME` as the working directory.
     pub fn patina(&self, args: &[&str]) -> Output {
         self.patina_in(self.home(), args)

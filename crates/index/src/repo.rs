@@ -33,6 +33,8 @@ pub struct RepoIndex {
     graph: RwLock<Arc<GraphTable>>,
     /// Set when the repository is being removed or the daemon stops: rounds stop at the next file.
     cancelled: AtomicBool,
+    /// Editor buffers standing in for files on disk (see [`RepoIndex::set_overlay`]).
+    overlays: RwLock<HashMap<String, Arc<str>>>,
 }
 
 impl RepoIndex {
@@ -57,6 +59,7 @@ impl RepoIndex {
             facts: RwLock::new(facts),
             graph: RwLock::new(Arc::new(graph)),
             cancelled: AtomicBool::new(false),
+            overlays: RwLock::new(HashMap::new()),
         })
     }
 
@@ -83,6 +86,34 @@ impl RepoIndex {
 
     pub(crate) fn cancelled_flag(&self) -> &AtomicBool {
         &self.cancelled
+    }
+
+    /// Set (`Some`) or clear (`None`) the overlay of the file at `rel` (relative to the root): while
+    /// it is set, index rounds read `text` instead of the file on disk (an editor's unsaved buffer).
+    /// A file indexed from an overlay is recorded as unread, so the first round after the overlay
+    /// is cleared reads the disk again. Only files that exist on disk are indexed; an overlay of
+    /// a path that does not is kept but has no effect. Call [`RepoIndex::index_round`] with the
+    /// path in scope to make the change visible.
+    pub fn set_overlay(&self, rel: &str, text: Option<String>) {
+        let mut overlays = self.overlays.write().expect("overlays lock");
+        match text {
+            Some(t) => overlays.insert(rel.to_string(), Arc::from(t)),
+            None => overlays.remove(rel),
+        };
+    }
+
+    /// The overlay of `rel`, if one is set.
+    pub fn overlay(&self, rel: &str) -> Option<Arc<str>> {
+        self.overlays
+            .read()
+            .expect("overlays lock")
+            .get(rel)
+            .cloned()
+    }
+
+    /// How many overlays are set.
+    pub fn overlay_count(&self) -> usize {
+        self.overlays.read().expect("overlays lock").len()
     }
 
     pub fn chunk(&self, id: u64) -> Option<ChunkMeta> {

@@ -61,8 +61,12 @@ const BINARY_PROBE: usize = 8000;
 
 enum Outcome {
     Skipped(SkipReason),
-    SameContent,
+    /// The content hash matches the record; `overlay`: the content came from an overlay.
+    SameContent {
+        overlay: bool,
+    },
     Chunked {
+        overlay: bool,
         hash: String,
         language: Language,
         lines: u32,
@@ -201,7 +205,12 @@ fn index_repo(
     let mut todo: Vec<(&WalkEntry, Option<FileRecord>)> = Vec::new();
     for e in &entries {
         match old.remove(&e.rel) {
-            Some(rec) if !cfg.rechunk && rec.size == e.size && rec.mtime_ns == e.mtime_ns => {
+            Some(rec)
+                if !cfg.rechunk
+                    && rec.size == e.size
+                    && rec.mtime_ns == e.mtime_ns
+                    && repo.overlay(&e.rel).is_none() =>
+            {
                 p.files_done += 1
             }
             rec => todo.push((e, rec)),
@@ -243,7 +252,8 @@ fn index_repo(
                     }
                     let (entry, rec) = &todo[i];
                     let known = rec.as_ref().filter(|_| !cfg.rechunk);
-                    let outcome = examine(entry, known, cfg.max_file_bytes, opts);
+                    let overlay = repo.overlay(&entry.rel);
+                    let outcome = examine(entry, known, overlay, cfg.max_file_bytes, opts);
                     if out_tx.send((i, outcome)).is_err() {
                         break;
                     }
@@ -276,13 +286,14 @@ fn index_repo(
                         skipped: Some(reason),
                     }
                 }
-                Outcome::SameContent => {
+                Outcome::SameContent { overlay } => {
                     let mut r = rec.clone().expect("same content implies a record");
                     r.mtime_ns = entry.mtime_ns;
-                    r.size = entry.size;
+                    r.size = if overlay { u64::MAX } else { entry.size };
                     r
                 }
                 Outcome::Chunked {
+                    overlay,
                     hash,
                     language,
                     lines,
@@ -337,7 +348,9 @@ fn index_repo(
                     p.files_changed += 1;
                     FileRecord {
                         mtime_ns: entry.mtime_ns,
-                        size: entry.size,
+                        // Read from an editor's buffer: recorded as unread (an impossible size),
+                        // so the disk is read again once the overlay is gone.
+                        size: if overlay { u64::MAX } else { entry.size },
                         hash: Some(hash),
                         language: Some(language),
                         lines,
@@ -620,21 +633,27 @@ fn summarize(repo: &RepoIndex, took_ms: u64, changed: bool) -> Result<Summary> {
     })
 }
 
+/// Read (from `overlay` when one is set, else from disk), hash and chunk one file.
 fn examine(
     entry: &WalkEntry,
     old: Option<&FileRecord>,
+    overlay: Option<Arc<str>>,
     max_bytes: u64,
     opts: &ChunkOptions,
 ) -> Outcome {
     if patina_core::secret_reason(&entry.rel).is_some() {
         return Outcome::Skipped(SkipReason::Secret);
     }
-    if entry.size > max_bytes {
+    let from_overlay = overlay.is_some();
+    if !from_overlay && entry.size > max_bytes {
         return Outcome::Skipped(SkipReason::TooLarge);
     }
-    let bytes = match read_bounded(&entry.abs, max_bytes) {
-        Ok(b) => b,
-        Err(_) => return Outcome::Skipped(SkipReason::Unreadable),
+    let bytes = match overlay {
+        Some(text) => text.as_bytes().to_vec(),
+        None => match read_bounded(&entry.abs, max_bytes) {
+            Ok(b) => b,
+            Err(_) => return Outcome::Skipped(SkipReason::Unreadable),
+        },
     };
     if bytes.len() as u64 > max_bytes {
         return Outcome::Skipped(SkipReason::TooLarge);
@@ -644,7 +663,9 @@ fn examine(
     }
     let hash = blake3::hash(&bytes).to_hex().to_string();
     if old.is_some_and(|r| r.hash.as_deref() == Some(hash.as_str()) && r.skipped.is_none()) {
-        return Outcome::SameContent;
+        return Outcome::SameContent {
+            overlay: from_overlay,
+        };
     }
     let Ok(text) = String::from_utf8(bytes) else {
         return Outcome::Skipped(SkipReason::InvalidUtf8);
@@ -656,6 +677,7 @@ fn examine(
     let head_end = text.char_indices().nth(4096).map_or(text.len(), |(i, _)| i);
     let role = patina_core::role::classify(&entry.rel, Some(&text[..head_end]));
     Outcome::Chunked {
+        overlay: from_overlay,
         hash,
         language,
         lines,
@@ -834,5 +856,46 @@ mod tests {
         assert_eq!(added, before, "every chunk was written again");
         assert_eq!(summary.chunks as usize, before.len());
         assert!(index.audit().unwrap().is_clean());
+    }
+
+    /// An overlay stands in for the file on disk while it is set (a path round reads it, even
+    /// though size and mtime are unchanged); once cleared, the next path round reads the disk
+    /// again and the buffer's symbols are gone.
+    #[test]
+    fn overlays_stand_in_for_the_disk_until_cleared() {
+        let state = tempfile::tempdir().unwrap();
+        let tree = tempfile::tempdir().unwrap();
+        let root = tree.path();
+        std::fs::write(root.join("a.rs"), "pub fn on_disk() {}\n").unwrap();
+        let store = Store::open(&state.path().join("state")).unwrap();
+        let index = RepoIndex::open(
+            root.to_path_buf(),
+            store.repo_trees("r").unwrap(),
+            &state.path().join("lexical"),
+        )
+        .unwrap();
+        let opts = RoundOptions {
+            max_file_bytes: 1 << 20,
+            max_chunk_lines: 150,
+            rechunk: false,
+        };
+        let sink = Recorder::default();
+        let path_scope = || Scope::Paths(["a.rs".to_string()].into_iter().collect());
+        index.index_round(&opts, Scope::Full, &sink).unwrap();
+        assert_eq!(chunks_named(&index, "on_disk").len(), 1);
+
+        index.set_overlay("a.rs", Some("pub fn in_buffer() {}\n".into()));
+        index.index_round(&opts, path_scope(), &sink).unwrap();
+        assert_eq!(chunks_named(&index, "in_buffer").len(), 1);
+        assert!(chunks_named(&index, "on_disk").is_empty());
+        // A full round keeps reading the overlay.
+        index.index_round(&opts, Scope::Full, &sink).unwrap();
+        assert_eq!(chunks_named(&index, "in_buffer").len(), 1);
+
+        index.set_overlay("a.rs", None);
+        assert_eq!(index.overlay_count(), 0);
+        index.index_round(&opts, path_scope(), &sink).unwrap();
+        assert_eq!(chunks_named(&index, "on_disk").len(), 1);
+        assert!(chunks_named(&index, "in_buffer").is_empty());
     }
 }

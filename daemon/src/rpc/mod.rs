@@ -3,6 +3,7 @@
 //! domain conversions and the error mapping. No logic lives here beyond conversion, error mapping
 //! and moving blocking calls to the blocking pool ([`blocking`]).
 
+mod buffers;
 mod convert;
 mod feedback;
 mod files;
