@@ -20,3 +20,4 @@ mod mcp;
 mod ranking;
 mod search;
 mod semantic;
+mod service;
