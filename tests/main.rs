@@ -21,3 +21,4 @@ mod ranking;
 mod search;
 mod semantic;
 mod service;
+mod shell;

@@ -14,6 +14,7 @@ macro_rules! outln {
 
 mod bench;
 mod daemon;
+mod doctor;
 mod model;
 mod output;
 
@@ -21,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use patina_proto::v1 as pb;
 
 use daemon::Client;
@@ -134,6 +135,26 @@ enum Cmd {
         #[command(subcommand)]
         cmd: BenchCmd,
     },
+    /// Check the installation (daemon, versions, socket, model, config, inotify, disk, service)
+    /// and print the fix for each problem. Exit 1 when something failed.
+    Doctor,
+    /// The config file: where it is, or what it says.
+    Config {
+        #[command(subcommand)]
+        cmd: ConfigCmd,
+    },
+    /// A completion script for a shell: `patina completions bash > ~/.local/share/bash-completion/completions/patina`.
+    Completions { shell: clap_complete::Shell },
+    /// The man page (roff): `patina man > ~/.local/share/man/man1/patina.1`.
+    Man,
+}
+
+#[derive(Subcommand)]
+enum ConfigCmd {
+    /// The path of the config file the daemon reads.
+    Path,
+    /// The config file's text (or that the defaults apply), checked as the daemon would load it.
+    Show,
 }
 
 #[derive(Args)]
@@ -223,6 +244,15 @@ enum DaemonCmd {
     Stop,
     /// Is it running? Version, pid, uptime, memory.
     Status,
+    /// The log of a daemon started by a client (`-f` follows it).
+    Log {
+        /// Keep printing what is appended.
+        #[arg(short = 'f', long)]
+        follow: bool,
+        /// Lines from the end.
+        #[arg(short = 'n', long, default_value_t = 50)]
+        lines: usize,
+    },
 }
 
 #[derive(Subcommand)]
@@ -397,6 +427,109 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             let mut c = Client::connect_or_start(&socket).await?;
             bench::retrieval(&mut c, args).await
+        }
+        Cmd::Doctor => doctor::run(&socket).await,
+        Cmd::Config { cmd } => config(cmd),
+        Cmd::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "patina", &mut out);
+            write_stdout(&out)
+        }
+        Cmd::Man => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            write_stdout(&out)
+        }
+        Cmd::Daemon {
+            cmd: DaemonCmd::Log { follow, lines },
+        } => daemon_log(follow, lines).await,
+    }
+}
+
+fn write_stdout(bytes: &[u8]) -> Result<ExitCode> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(bytes).and_then(|()| out.flush()) {
+        stdout_failed(e);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn config(cmd: ConfigCmd) -> Result<ExitCode> {
+    let path = patina_proto::endpoint::config_file();
+    match cmd {
+        ConfigCmd::Path => outln!("{}", path.display()),
+        ConfigCmd::Show => {
+            match std::fs::read_to_string(&path) {
+                Ok(text) => {
+                    outln!("# {}", path.display());
+                    outln!("{}", text.trim_end());
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    outln!("# {} does not exist: the defaults apply", path.display());
+                    return Ok(ExitCode::SUCCESS);
+                }
+                Err(e) => bail!("cannot read {}: {e}", path.display()),
+            }
+            let bin = patina_proto::endpoint::daemon_binary();
+            let out = std::process::Command::new(&bin)
+                .arg("--check-config")
+                .arg(&path)
+                .output()
+                .with_context(|| format!("cannot run {} to check it", bin.display()))?;
+            if !out.status.success() {
+                eprintln!("{}", String::from_utf8_lossy(&out.stderr).trim_end());
+                return Ok(ExitCode::from(2));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `patina daemon log [-f] [-n N]`.
+async fn daemon_log(follow: bool, lines: usize) -> Result<ExitCode> {
+    use std::io::{Read, Seek, SeekFrom};
+    let path = patina_proto::endpoint::log_path();
+    let mut file = match std::fs::File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "patina: no log at {} (a daemon started by systemd or by hand logs to its stderr: \
+                 journalctl --user -u patina)",
+                path.display()
+            );
+            return Ok(ExitCode::from(1));
+        }
+        Err(e) => bail!("cannot read {}: {e}", path.display()),
+    };
+    let mut text = String::new();
+    file.read_to_string(&mut text)
+        .with_context(|| format!("reading {}", path.display()))?;
+    let all: Vec<&str> = text.lines().collect();
+    for l in &all[all.len().saturating_sub(lines)..] {
+        outln!("{l}");
+    }
+    if !follow {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut pos = file.stream_position()?;
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        let len = std::fs::metadata(&path).map_or(0, |m| m.len());
+        if len < pos {
+            // Rotated or truncated: start again from the top of the new file.
+            file = std::fs::File::open(&path)?;
+            pos = 0;
+        }
+        file.seek(SeekFrom::Start(pos))?;
+        let mut more = String::new();
+        file.read_to_string(&mut more)?;
+        pos += more.len() as u64;
+        if !more.is_empty() {
+            print!("{more}");
+            if let Err(e) = std::io::Write::flush(&mut std::io::stdout()) {
+                stdout_failed(e);
+            }
         }
     }
 }

@@ -52,6 +52,18 @@ const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(300
 /// it is recomputed from the durable state at the next start. The caller should then end the
 /// process without running library destructors (`patinad` calls `_exit`): threads that are still
 /// inside ONNX Runtime must not see its globals torn down under them.
+/// Load the config file at `path` as a daemon start would: what it found (valid, or absent so
+/// defaults apply), or the error that would stop the daemon.
+pub fn check_config(path: &std::path::Path) -> Result<&'static str> {
+    let exists = path.exists();
+    config::Config::load(path)?;
+    Ok(if exists {
+        "valid"
+    } else {
+        "absent; the defaults apply"
+    })
+}
+
 pub async fn serve(opts: Options) -> Result<()> {
     let started = Instant::now();
     let root = opts

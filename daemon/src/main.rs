@@ -11,6 +11,9 @@ struct Args {
     /// Socket to listen on (default: $PATINA_SOCKET, else $XDG_RUNTIME_DIR/patina/patina.sock).
     #[arg(long)]
     socket: Option<PathBuf>,
+    /// Check a config file (default: the one the daemon would read) and exit: 0 valid, 2 not.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
+    check_config: Option<PathBuf>,
 }
 
 fn main() {
@@ -19,6 +22,23 @@ fn main() {
     // SAFETY: nothing has started a thread yet; this is the first statement of `main`.
     let activated = unsafe { patinad::take_activation_socket() };
     let args = Args::parse();
+    if let Some(path) = args.check_config {
+        let path = if path.as_os_str().is_empty() {
+            patina_proto::endpoint::config_file()
+        } else {
+            path
+        };
+        match patinad::check_config(&path) {
+            Ok(what) => {
+                println!("{}: {what}", path.display());
+                std::process::exit(0);
+            }
+            Err(e) => {
+                eprintln!("patinad: {e:#}");
+                std::process::exit(2);
+            }
+        }
+    }
     let filter = std::env::var("PATINA_LOG")
         .or_else(|_| std::env::var("RUST_LOG"))
         .unwrap_or_else(|_| "info".into());
