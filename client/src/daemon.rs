@@ -114,6 +114,16 @@ impl Client {
             .into_inner())
     }
 
+    pub async fn context(
+        &mut self,
+        req: pb::ContextRequest,
+    ) -> Result<pb::ContextResponse, tonic::Status> {
+        Ok(SearchClient::new(self.channel.clone())
+            .context(req)
+            .await?
+            .into_inner())
+    }
+
     pub async fn log(&mut self, req: pb::LogRequest) -> Result<pb::LogResponse> {
         Ok(HistoryClient::new(self.channel.clone())
             .log(req)

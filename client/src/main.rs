@@ -6,6 +6,7 @@ mod daemon;
 mod model;
 mod output;
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -160,6 +161,14 @@ struct QueryArgs {
     /// Lift files under this directory in the ranking (without filtering others out).
     #[arg(long, value_name = "DIR")]
     near: Vec<String>,
+    /// The code itself, assembled into a token budget (as MCP `patina_context`), the best hits with
+    /// what they need around them: class/impl header, imports used, signatures of callees and
+    /// siblings; a Markdown section's parent headings and subsections.
+    #[arg(long, conflicts_with = "files")]
+    expand: bool,
+    /// Token budget of `--expand` (≈ characters / 4; default 6000).
+    #[arg(long, requires = "expand", value_name = "TOKENS")]
+    budget: Option<u32>,
 }
 
 #[derive(Args)]
@@ -431,6 +440,48 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
     } else {
         (Vec::new(), None)
     };
+    let near: Vec<String> = args
+        .near
+        .iter()
+        .map(|d| repo_relative(d, &cwd, here.as_deref()))
+        .collect();
+    if args.expand {
+        let req = pb::ContextRequest {
+            query: text,
+            token_budget: args.budget.unwrap_or(0),
+            repos,
+            path_globs: args.path.clone(),
+            oracles: args.oracle.clone(),
+            format: if args.json {
+                pb::ContextFormat::Json
+            } else {
+                pb::ContextFormat::Markdown
+            } as i32,
+            roles,
+            exclude_roles,
+            near,
+            expand: true,
+        };
+        let resp = match c.context(req.clone()).await {
+            Err(status) if status.code() == tonic::Code::NotFound && here.is_some() => {
+                let root = here.expect("checked");
+                eprintln!("patina: registering {} …", root.display());
+                c.add(&root, true).await?;
+                c.context(req).await.map_err(daemon::status_error)?
+            }
+            other => other.map_err(daemon::status_error)?,
+        };
+        for n in &resp.notices {
+            eprintln!("patina: {n}");
+        }
+        // A closed pipe (`| head`) ends the output quietly.
+        let _ = writeln!(std::io::stdout(), "{}", resp.text.trim_end());
+        return Ok(if resp.items.is_empty() {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        });
+    }
     let req = pb::QueryRequest {
         query: text,
         limit: args.limit,
@@ -450,11 +501,7 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
         fresh_timeout_ms: args.fresh.unwrap_or(0),
         roles,
         exclude_roles,
-        near: args
-            .near
-            .iter()
-            .map(|d| repo_relative(d, &cwd, here.as_deref()))
-            .collect(),
+        near,
     };
     let resp = match c.query(req.clone()).await {
         Err(status) if status.code() == tonic::Code::NotFound && here.is_some() => {

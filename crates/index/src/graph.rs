@@ -60,7 +60,8 @@ pub struct GraphTable {
     paths: Vec<Arc<str>>,
 }
 
-fn is_definition(kind: ChunkKind) -> bool {
+/// Whether a chunk of this kind defines something (not a section, block or window).
+pub fn is_definition(kind: ChunkKind) -> bool {
     !matches!(
         kind,
         ChunkKind::Section | ChunkKind::Block | ChunkKind::Window
@@ -271,6 +272,10 @@ impl GraphTable {
             let head = q.split(['.', ':']).find(|s| !s.is_empty()).unwrap_or(q);
             if let Some(imp) = self.import_binding(&site.path, head) {
                 let files = self.module_files(&site.path, imp);
+                if files.is_empty() {
+                    // A module from outside the repository (`os.environ.get`, `std::fs::read`).
+                    return (Vec::new(), Resolution::NameOnly);
+                }
                 let found: Vec<Def> = all
                     .iter()
                     .filter(|d| files.contains(&d.path) || d.parent.as_deref() == Some(head))
@@ -286,6 +291,10 @@ impl GraphTable {
             && let Some(imp) = self.import_binding(&site.path, name)
         {
             let files = self.module_files(&site.path, imp);
+            if files.is_empty() {
+                // Imported from outside the repository: `from json import loads`.
+                return (Vec::new(), Resolution::NameOnly);
+            }
             let found: Vec<Def> = all
                 .iter()
                 .filter(|d| files.contains(&d.path))
@@ -671,6 +680,16 @@ impl GraphTable {
         out
     }
 
+    /// Every chunk of `path` (named or not, Markdown sections included), by start line.
+    pub fn chunks_in(&self, path: &str) -> &[Def] {
+        self.chunks.get(path).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every file with chunks or facts, sorted.
+    pub fn paths(&self) -> &[Arc<str>] {
+        &self.paths
+    }
+
     pub fn has_file(&self, path: &str) -> bool {
         self.facts.contains_key(path) || self.chunks.contains_key(path)
     }
@@ -738,6 +757,23 @@ mod tests {
             .into_iter()
             .map(|e| (e.site.path.to_string(), e.site.line, e.resolution))
             .collect()
+    }
+
+    #[test]
+    fn names_reached_through_modules_outside_the_repository_stay_unresolved() {
+        let t = table(&[
+            (
+                "pkg/ctx.py",
+                "class Globals:\n    def get(self, k):\n        return k\n",
+            ),
+            ("pkg/codec.py", "def loads(s):\n    return s\n"),
+            (
+                "pkg/config.py",
+                "import os\nfrom json import loads\n\n\ndef read(v):\n    os.environ.get(v)\n    return loads(v)\n",
+            ),
+        ]);
+        assert_eq!(refs(&t, "get"), [], "os.environ.get is not Globals.get");
+        assert_eq!(refs(&t, "loads"), [], "json.loads is not codec.loads");
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! line with each [`Delta`]. sled, tantivy and the `ignore` crate are dependencies of this crate
 //! only.
 
+pub mod expansion;
 pub mod graph;
 pub mod history;
 pub mod ignore;

@@ -187,6 +187,19 @@ pub(super) fn context_response(c: Context) -> pb::ContextResponse {
                 oracles: i.oracles.into_iter().map(String::from).collect(),
                 truncated: i.truncated,
                 text: i.text,
+                related: i
+                    .related
+                    .into_iter()
+                    .map(|r| pb::ContextRelated {
+                        kind: r.kind.name().into(),
+                        r#ref: r.reference(),
+                        path: r.path.to_string(),
+                        start_line: r.start_line,
+                        end_line: r.end_line,
+                        symbol: r.symbol,
+                        text: r.text,
+                    })
+                    .collect(),
             })
             .collect(),
         used_tokens: c.used_tokens as u32,
