@@ -231,3 +231,141 @@ fn context_expansion_brings_a_method_its_class_imports_callees_and_a_section_its
         out.stdout
     );
 }
+
+/// `core/util.py` is called from every other file; `app/leaf.py` from none.
+const MAP_FILES: &[(&str, &[u8])] = &[
+    (
+        "core/util.py",
+        b"def normalize(text):\n    return text.strip().lower()\n",
+    ),
+    (
+        "app/users.py",
+        b"from core.util import normalize\n\n\ndef user_key(name):\n    return normalize(name)\n",
+    ),
+    (
+        "app/orders.py",
+        b"from core.util import normalize\nfrom app.users import user_key\n\n\ndef order_key(user, ref):\n    return user_key(user) + normalize(ref)\n",
+    ),
+    (
+        "app/search.py",
+        b"from core.util import normalize\n\n\ndef terms(q):\n    return [normalize(w) for w in q.split()]\n",
+    ),
+    (
+        "app/leaf.py",
+        b"def banner():\n    return 'hello'\n",
+    ),
+];
+
+#[test]
+fn graph_draws_calls_and_imports_as_a_tree_json_and_dot() {
+    let env = TestEnv::started();
+    let repo = git_repo(MAP_FILES);
+    env.add_repo(repo.path());
+
+    let out = env.patina_in(repo.path(), &["graph", "order_key", "--depth", "2"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert_eq!(
+        out.stdout,
+        "order_key (function)  app/orders.py:5-6\n\
+         ├─ calls normalize (function)  core/util.py:1-2  line 6  [import]\n\
+         └─ calls user_key (function)  app/users.py:4-5  line 6  [import]\n\
+         \x20  └─ calls normalize (function)  core/util.py:1-2  line 5  [import]  …\n"
+    );
+    let out = env.patina_in(
+        repo.path(),
+        &[
+            "graph",
+            "normalize",
+            "--direction",
+            "in",
+            "--depth",
+            "1",
+            "--json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    let callers: Vec<&str> = v["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["from"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        callers,
+        ["app/orders.py:5-6", "app/search.py:4-5", "app/users.py:4-5"],
+        "{v}"
+    );
+    assert!(
+        v["edges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["to"] == "core/util.py:1-2")
+    );
+
+    // A file: its imports, as Graphviz.
+    let out = env.patina_in(repo.path(), &["graph", "app/orders.py", "--dot"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(out.stdout.starts_with("digraph patina {"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("n0 [label=\"app/orders.py\", style=bold];"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("[label=\"core/util.py\"]"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        out.stdout.matches(" -> ").count(),
+        3,
+        "orders → util, users; users → util: {}",
+        out.stdout
+    );
+
+    let out = env.patina_in(repo.path(), &["graph", "no_such_thing"]);
+    assert_ne!(out.code(), 0);
+    assert!(
+        out.stderr.contains("neither a file nor a symbol"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn the_repo_map_ranks_a_file_many_call_above_a_leaf_within_the_budget() {
+    let env = TestEnv::started();
+    let repo = git_repo(MAP_FILES);
+    env.add_repo(repo.path());
+
+    let out = env.patina_in(repo.path(), &["map", "--json", "--budget", "400"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    let paths: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths[0], "core/util.py", "{v}");
+    let at = |p: &str| paths.iter().position(|x| *x == p).unwrap_or(usize::MAX);
+    assert!(at("app/users.py") < at("app/leaf.py"), "{v}");
+    assert_eq!(
+        v["files"][0]["symbols"][0]["signature"],
+        "def normalize(text):"
+    );
+    assert!(v["used_tokens"].as_u64().unwrap() <= 400, "{v}");
+
+    // A tight budget holds, and keeps the most central file.
+    let out = env.patina_in(repo.path(), &["map", "--budget", "50"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(out.stdout.len().div_ceil(4) <= 50, "{}", out.stdout);
+    assert!(out.stdout.contains("core/util.py"), "{}", out.stdout);
+    assert!(!out.stdout.contains("app/leaf.py"), "{}", out.stdout);
+
+    // Seeded with the leaf, the map starts there.
+    let out = env.patina_in(repo.path(), &["map", "--json", "--seed", "app/leaf.py"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(v["files"][0]["path"], "app/leaf.py", "{v}");
+}

@@ -59,6 +59,7 @@ TOOLS = {
     "find_references",
     "call_graph",
     "definition",
+    "repo_map",
 }
 NOTE = (
     "We chose sled as the metadata storage engine because it is embedded, crash-safe and "

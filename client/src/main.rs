@@ -3,6 +3,7 @@
 
 mod bench;
 mod daemon;
+mod graph_view;
 mod model;
 mod output;
 
@@ -36,6 +37,44 @@ struct NavArgs {
     /// A repository (id, name or path); repeatable; default: all.
     #[arg(long)]
     repo: Vec<String>,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct GraphArgs {
+    /// A file (path) or a symbol (`name`, `Parent.name`).
+    target: String,
+    /// Edges to follow from the target.
+    #[arg(long, default_value_t = 2)]
+    depth: u32,
+    /// `out`: what it calls / imports; `in`: who calls / imports it; `both`.
+    #[arg(long, default_value = "out")]
+    direction: String,
+    /// A repository (id, name or path); default: the current repository.
+    #[arg(long)]
+    repo: Option<String>,
+    #[arg(long, conflicts_with = "dot")]
+    json: bool,
+    /// Graphviz DOT (`patina graph X --dot | dot -Tsvg > x.svg`).
+    #[arg(long)]
+    dot: bool,
+}
+
+#[derive(clap::Args)]
+struct MapArgs {
+    /// Token budget of the outline (≈ characters / 4).
+    #[arg(long, default_value_t = 1000)]
+    budget: u32,
+    /// A repository (id, name or path); default: the current repository.
+    #[arg(long)]
+    repo: Option<String>,
+    /// Personalise the ranking toward these files or directories (repeatable).
+    #[arg(long, value_name = "PATH")]
+    seed: Vec<String>,
+    /// Personalise the ranking toward the files and symbols these words name.
+    #[arg(long)]
+    query: Option<String>,
     #[arg(long)]
     json: bool,
 }
@@ -100,6 +139,10 @@ enum Cmd {
     Callees(NavArgs),
     /// Where a name is defined.
     Defs(NavArgs),
+    /// The calls (symbol) or imports (file) around a target, as a tree; --json, --dot.
+    Graph(GraphArgs),
+    /// The repository's most central files and symbols (PageRank on references), within a budget.
+    Map(MapArgs),
     /// Manage the daemon.
     Daemon {
         #[command(subcommand)]
@@ -328,6 +371,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Callers(a) => navigate(&socket, "callers", a).await,
         Cmd::Callees(a) => navigate(&socket, "callees", a).await,
         Cmd::Defs(a) => navigate(&socket, "defs", a).await,
+        Cmd::Graph(a) => graph(&socket, a).await,
+        Cmd::Map(a) => repo_map(&socket, a).await,
         Cmd::Model {
             cmd: ModelCmd::Install { force },
         } => model::install(force),
@@ -372,6 +417,89 @@ fn git_root(dir: &Path) -> Option<PathBuf> {
     dir.ancestors()
         .find(|d| d.join(".git").exists())
         .map(Path::to_path_buf)
+}
+
+/// The repository a graph command is about (`--repo`, else the current one, else all) and a
+/// path argument made relative to its root when it names a file on disk.
+fn graph_scope(repo: Option<&str>, target: &str) -> Result<(Vec<String>, String)> {
+    let cwd = std::env::current_dir().context("no current directory")?;
+    let here = git_root(&cwd);
+    let repos = match (repo, &here) {
+        (Some(r), _) => vec![repo_key(r)],
+        (None, Some(root)) => vec![root.to_string_lossy().into_owned()],
+        (None, None) => Vec::new(),
+    };
+    let target = if repo.is_none() {
+        repo_relative(target, &cwd, here.as_deref())
+    } else {
+        target.to_string()
+    };
+    Ok((repos, target))
+}
+
+/// `patina graph TARGET`: the neighbourhood of a symbol (calls) or a file (imports).
+async fn graph(socket: &Path, a: GraphArgs) -> Result<ExitCode> {
+    let (repos, target) = graph_scope(a.repo.as_deref(), &a.target)?;
+    let mut c = Client::connect_or_start(socket).await?;
+    let w = c
+        .walk(pb::WalkRequest {
+            target,
+            depth: a.depth,
+            direction: a.direction,
+            repos,
+        })
+        .await?;
+    let text = if a.json {
+        format!("{}\n", graph_view::json(&w))
+    } else if a.dot {
+        graph_view::dot(&w)
+    } else {
+        graph_view::tree(&w)
+    };
+    let _ = write!(std::io::stdout(), "{text}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `patina map`: the most central files and their symbols, within a token budget.
+async fn repo_map(socket: &Path, a: MapArgs) -> Result<ExitCode> {
+    let (repos, _) = graph_scope(a.repo.as_deref(), "")?;
+    let cwd = std::env::current_dir().context("no current directory")?;
+    let here = git_root(&cwd);
+    let mut c = Client::connect_or_start(socket).await?;
+    let m = c
+        .map(pb::MapRequest {
+            token_budget: a.budget,
+            seed_paths: a
+                .seed
+                .iter()
+                .map(|s| repo_relative(s, &cwd, here.as_deref()))
+                .collect(),
+            query: a.query.unwrap_or_default(),
+            repo: repos.into_iter().next().unwrap_or_default(),
+        })
+        .await?;
+    if a.json {
+        let files: Vec<serde_json::Value> = m
+            .files
+            .iter()
+            .map(|f| {
+                serde_json::json!({"path": f.path, "rank": f.rank, "symbols":
+                    f.symbols.iter().map(|s| serde_json::json!({"symbol": s.symbol,
+                        "kind": s.kind, "start_line": s.start_line, "end_line": s.end_line,
+                        "signature": s.signature, "rank": s.rank})).collect::<Vec<_>>()})
+            })
+            .collect();
+        let v = serde_json::json!({"repo": m.repo, "files": files, "used_tokens": m.used_tokens,
+            "budget_tokens": m.budget_tokens, "total_files": m.total_files});
+        let _ = writeln!(std::io::stdout(), "{v}");
+    } else {
+        let _ = write!(std::io::stdout(), "{}", m.text);
+    }
+    Ok(if m.files.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// `patina refs|callers|callees|defs`: one line per site, grouped under each file.

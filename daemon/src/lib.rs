@@ -12,6 +12,7 @@ pub(crate) mod navigate;
 pub(crate) mod oracles;
 pub(crate) mod registry;
 pub(crate) mod repo;
+pub(crate) mod repo_map;
 pub(crate) mod rpc;
 pub(crate) mod search;
 pub(crate) mod semantic;

@@ -680,6 +680,27 @@ impl GraphTable {
         out
     }
 
+    /// Every reference of the repository resolved to its most likely definition (references to
+    /// nothing in the repository are left out), by path and line.
+    pub fn all_edges(&self) -> Vec<Edge> {
+        let mut out = Vec::new();
+        for path in &self.paths {
+            let Some(f) = self.facts.get(path) else {
+                continue;
+            };
+            for r in &f.refs {
+                let site = Site {
+                    path: path.clone(),
+                    line: r.line,
+                    call: r.call,
+                    qualifier: r.qualifier.clone(),
+                };
+                out.extend(self.edge(&r.name, &site));
+            }
+        }
+        out
+    }
+
     /// Every chunk of `path` (named or not, Markdown sections included), by start line.
     pub fn chunks_in(&self, path: &str) -> &[Def] {
         self.chunks.get(path).map_or(&[], Vec::as_slice)
@@ -716,12 +737,12 @@ fn common_prefix_segments(a: &str, b: &str) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use patina_core::Language;
 
     /// A repository in memory: files' texts → chunks and facts, as the index round makes them.
-    fn table(files: &[(&str, &str)]) -> GraphTable {
+    pub(crate) fn table(files: &[(&str, &str)]) -> GraphTable {
         let mut chunks = HashMap::new();
         let mut facts = HashMap::new();
         let mut id = 0u64;

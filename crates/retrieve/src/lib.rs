@@ -8,6 +8,7 @@
 
 pub mod expand;
 pub mod fusion;
+pub mod pagerank;
 pub mod query;
 pub mod rank;
 
