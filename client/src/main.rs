@@ -515,13 +515,13 @@ async fn navigate(socket: &Path, what: &str, a: NavArgs) -> Result<ExitCode> {
                     "resolution": s.resolution, "target": s.target, "call": s.call})
             })
             .collect();
-        println!("{}", serde_json::Value::Array(v));
+        let _ = writeln!(std::io::stdout(), "{}", serde_json::Value::Array(v));
     } else {
         let mut last = String::new();
         for s in &sites {
             let file = format!("{}:{}", s.repo, s.path);
             if file != last {
-                println!("{}", s.path);
+                let _ = writeln!(std::io::stdout(), "{}", s.path);
                 last = file;
             }
             let mut line = match what {
@@ -540,7 +540,7 @@ async fn navigate(socket: &Path, what: &str, a: NavArgs) -> Result<ExitCode> {
             if !s.resolution.is_empty() {
                 line.push_str(&format!("  [{}]", s.resolution));
             }
-            println!("{line}");
+            let _ = writeln!(std::io::stdout(), "{line}");
         }
     }
     Ok(if sites.is_empty() {
