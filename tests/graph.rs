@@ -1,7 +1,10 @@
 //! Navigation on the dependency graph: `patina refs`, `callers`, `callees` and `defs` answer
-//! from the live index, and an edit that removes a call updates them once the index caught up.
+//! from the live index, and an edit that removes a call updates them once the index caught up;
+//! context expansion brings a hit what it needs around it.
 
 use std::time::{Duration, Instant};
+
+use patina_proto::v1 as pb;
 
 use crate::util::{TestEnv, git_repo};
 
@@ -63,4 +66,306 @@ fn refs_callers_callees_and_defs_follow_edits() {
         assert!(Instant::now() < deadline, "refs still listed: {out:?}");
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+const EXPAND_FILES: &[(&str, &[u8])] = &[
+    (
+        "pkg/config.py",
+        b"import os
+import json
+from .helpers import (
+    load,
+    dump,
+)
+from .unused import nothing
+
+
+class Config(dict):
+    \"\"\"Holds settings.\"\"\"
+
+    def __init__(self, root):
+        self.root = root
+
+    def from_env(self, prefix=\"APP\"):
+        for key in os.environ:
+            self[key] = json.loads(self.parse(key))
+        return load(self)
+
+    def parse(self, key):
+        return key.lower()
+
+    def save(self):
+        dump(self)
+",
+    ),
+    (
+        "pkg/helpers.py",
+        b"def load(x):\n    return x\n\n\ndef dump(x):\n    pass\n",
+    ),
+    (
+        "docs/guide.md",
+        b"# Guide\n\nIntro.\n\n## Install\n\nHow to install.\n\n### From source\n\nBuild it from its sources.\n\n#### With cargo\n\ncargo build\n\n### From packages\n\napt install.\n\n## Usage\n\nRun it.\n",
+    ),
+];
+
+/// `Search.Context` with `expand`: the best hit's item carries its related pieces.
+fn expanded(env: &TestEnv, query: &str, budget: u32) -> pb::ContextResponse {
+    env.call("context", async {
+        env.search_client()
+            .await
+            .context(pb::ContextRequest {
+                query: query.into(),
+                token_budget: budget,
+                oracles: vec!["lexical".into(), "symbol".into()],
+                expand: true,
+                ..Default::default()
+            })
+            .await
+            .expect("context")
+            .into_inner()
+    })
+}
+
+fn related_of(item: &pb::ContextItem) -> Vec<(&str, &str, &str)> {
+    item.related
+        .iter()
+        .map(|r| (r.kind.as_str(), r.r#ref.as_str(), r.text.as_str()))
+        .collect()
+}
+
+#[test]
+fn context_expansion_brings_a_method_its_class_imports_callees_and_a_section_its_headings() {
+    let env = TestEnv::started();
+    let repo = git_repo(EXPAND_FILES);
+    env.add_repo(repo.path());
+
+    let resp = expanded(&env, "from_env", 6000);
+    let item = &resp.items[0];
+    assert_eq!(item.r#ref, "pkg/config.py:16-19", "{resp:#?}");
+    let rel = related_of(item);
+    assert_eq!(
+        rel[0],
+        (
+            "container",
+            "pkg/config.py:10-11",
+            "class Config(dict):\n    \"\"\"Holds settings.\"\"\""
+        ),
+        "{rel:#?}"
+    );
+    let imports: Vec<&str> = rel
+        .iter()
+        .filter(|r| r.0 == "import")
+        .map(|r| r.2)
+        .collect();
+    assert_eq!(
+        imports,
+        [
+            "import os",
+            "import json",
+            "from .helpers import (\n    load,\n    dump,\n)"
+        ],
+        "the unused import is left out"
+    );
+    assert!(
+        rel.contains(&("callee", "pkg/helpers.py:1-1", "def load(x):")),
+        "{rel:#?}"
+    );
+    assert!(
+        rel.iter().filter(|r| r.0 == "sibling").count() <= 3,
+        "{rel:#?}"
+    );
+    assert!(
+        resp.text
+            .contains("<related kind=\"container\" ref=\"pkg/config.py:10-11\""),
+        "{}",
+        resp.text
+    );
+    assert!(resp.used_tokens <= resp.budget_tokens);
+
+    // The pieces count against the budget: a tight one keeps only what fits.
+    let tight = expanded(&env, "from_env", 130);
+    assert!(tight.used_tokens <= 130, "{tight:#?}");
+    let n = |r: &pb::ContextResponse| r.items.iter().map(|i| i.related.len()).sum::<usize>();
+    assert!(n(&tight) < n(&resp), "{tight:#?}");
+
+    // A Markdown section: the headings above it and its subsections' titles.
+    let resp = expanded(&env, "From source", 6000);
+    let item = resp
+        .items
+        .iter()
+        .find(|i| i.r#ref.starts_with("docs/guide.md:9-"))
+        .unwrap_or_else(|| panic!("the section is a hit: {resp:#?}"));
+    assert_eq!(
+        related_of(item),
+        [
+            ("parent_section", "docs/guide.md:1-1", "# Guide"),
+            ("parent_section", "docs/guide.md:5-5", "## Install"),
+            ("child_section", "docs/guide.md:13-13", "#### With cargo"),
+        ]
+    );
+
+    // The same through `patina q --expand`, rendered as Markdown.
+    let out = env.patina_in(
+        repo.path(),
+        &[
+            "q",
+            "--expand",
+            "--budget",
+            "2000",
+            "--oracle",
+            "lexical,symbol",
+            "from_env",
+        ],
+    );
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(
+        out.stdout
+            .contains("### ↳ container `Config` — pkg/config.py:10-11"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("### ↳ callee `load` — pkg/helpers.py:1-1"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// `core/util.py` is called from every other file; `app/leaf.py` from none.
+const MAP_FILES: &[(&str, &[u8])] = &[
+    (
+        "core/util.py",
+        b"def normalize(text):\n    return text.strip().lower()\n",
+    ),
+    (
+        "app/users.py",
+        b"from core.util import normalize\n\n\ndef user_key(name):\n    return normalize(name)\n",
+    ),
+    (
+        "app/orders.py",
+        b"from core.util import normalize\nfrom app.users import user_key\n\n\ndef order_key(user, ref):\n    return user_key(user) + normalize(ref)\n",
+    ),
+    (
+        "app/search.py",
+        b"from core.util import normalize\n\n\ndef terms(q):\n    return [normalize(w) for w in q.split()]\n",
+    ),
+    (
+        "app/leaf.py",
+        b"def banner():\n    return 'hello'\n",
+    ),
+];
+
+#[test]
+fn graph_draws_calls_and_imports_as_a_tree_json_and_dot() {
+    let env = TestEnv::started();
+    let repo = git_repo(MAP_FILES);
+    env.add_repo(repo.path());
+
+    let out = env.patina_in(repo.path(), &["graph", "order_key", "--depth", "2"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert_eq!(
+        out.stdout,
+        "order_key (function)  app/orders.py:5-6\n\
+         ├─ calls normalize (function)  core/util.py:1-2  line 6  [import]\n\
+         └─ calls user_key (function)  app/users.py:4-5  line 6  [import]\n\
+         \x20  └─ calls normalize (function)  core/util.py:1-2  line 5  [import]  …\n"
+    );
+    let out = env.patina_in(
+        repo.path(),
+        &[
+            "graph",
+            "normalize",
+            "--direction",
+            "in",
+            "--depth",
+            "1",
+            "--json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    let callers: Vec<&str> = v["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["from"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        callers,
+        ["app/orders.py:5-6", "app/search.py:4-5", "app/users.py:4-5"],
+        "{v}"
+    );
+    assert!(
+        v["edges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["to"] == "core/util.py:1-2")
+    );
+
+    // A file: its imports, as Graphviz.
+    let out = env.patina_in(repo.path(), &["graph", "app/orders.py", "--dot"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(out.stdout.starts_with("digraph patina {"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("n0 [label=\"app/orders.py\", style=bold];"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("[label=\"core/util.py\"]"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        out.stdout.matches(" -> ").count(),
+        3,
+        "orders → util, users; users → util: {}",
+        out.stdout
+    );
+
+    let out = env.patina_in(repo.path(), &["graph", "no_such_thing"]);
+    assert_ne!(out.code(), 0);
+    assert!(
+        out.stderr.contains("neither a file nor a symbol"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn the_repo_map_ranks_a_file_many_call_above_a_leaf_within_the_budget() {
+    let env = TestEnv::started();
+    let repo = git_repo(MAP_FILES);
+    env.add_repo(repo.path());
+
+    let out = env.patina_in(repo.path(), &["map", "--json", "--budget", "400"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    let paths: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths[0], "core/util.py", "{v}");
+    let at = |p: &str| paths.iter().position(|x| *x == p).unwrap_or(usize::MAX);
+    assert!(at("app/users.py") < at("app/leaf.py"), "{v}");
+    assert_eq!(
+        v["files"][0]["symbols"][0]["signature"],
+        "def normalize(text):"
+    );
+    assert!(v["used_tokens"].as_u64().unwrap() <= 400, "{v}");
+
+    // A tight budget holds, and keeps the most central file.
+    let out = env.patina_in(repo.path(), &["map", "--budget", "50"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(out.stdout.len().div_ceil(4) <= 50, "{}", out.stdout);
+    assert!(out.stdout.contains("core/util.py"), "{}", out.stdout);
+    assert!(!out.stdout.contains("app/leaf.py"), "{}", out.stdout);
+
+    // Seeded with the leaf, the map starts there.
+    let out = env.patina_in(repo.path(), &["map", "--json", "--seed", "app/leaf.py"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(v["files"][0]["path"], "app/leaf.py", "{v}");
 }

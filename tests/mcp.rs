@@ -253,7 +253,7 @@ fn handshake_negotiates_the_version_and_tools_follow_it() {
         );
         let tools = m.request("tools/list", json!({}))["result"]["tools"].clone();
         let tools = tools.as_array().expect("tools[]");
-        assert_eq!(tools.len(), 14, "{tools:?}");
+        assert_eq!(tools.len(), 15, "{tools:?}");
         for t in tools {
             let name = t["name"].as_str().unwrap();
             assert_eq!(t["inputSchema"]["type"], "object", "{t}");
@@ -1007,6 +1007,26 @@ fn graph_tools_answer_references_callees_and_definitions() {
     assert!(text(&r).contains("1-2  function check_email"), "{r}");
     let r = m.call("call_graph", json!({"symbol": "x", "direction": "up"}));
     assert_eq!(r["isError"], true, "{r}");
+
+    // The repository map: the called file first, within the budget.
+    let r = m.ok("repo_map", json!({"budget": 200}));
+    let map = &r["structuredContent"];
+    assert_eq!(map["files"][0]["path"], "app/validate.py", "{r}");
+    assert!(map["used_tokens"].as_u64().unwrap() <= 200, "{r}");
+    assert!(text(&r).contains("def check_email(value):"), "{r}");
+    // patina_context expands by default: register comes with what it calls.
+    let r = m.ok(
+        "patina_context",
+        json!({"query": "register", "format": "markdown"}),
+    );
+    assert!(
+        text(&r).contains("### ↳ callee `check_email` — app/validate.py:1-1"),
+        "{r}"
+    );
+    assert_eq!(
+        r["structuredContent"]["items"][0]["related"][0]["kind"], "import",
+        "{r}"
+    );
 }
 
 /// Issue 11, item 7: every answer carries a query id; `patina_feedback` records what helped,

@@ -60,6 +60,7 @@ TOOLS = {
     "call_graph",
     "definition",
     "patina_feedback",
+    "repo_map",
 }
 NOTE = (
     "We chose sled as the metadata storage engine because it is embedded, crash-safe and "

@@ -75,6 +75,22 @@ impl Client {
             .into_inner())
     }
 
+    pub async fn walk(&mut self, req: pb::WalkRequest) -> Result<pb::WalkResponse> {
+        Ok(pb::graph_client::GraphClient::new(self.channel.clone())
+            .walk(req)
+            .await
+            .map_err(status_error)?
+            .into_inner())
+    }
+
+    pub async fn map(&mut self, req: pb::MapRequest) -> Result<pb::MapResponse> {
+        Ok(pb::graph_client::GraphClient::new(self.channel.clone())
+            .map(req)
+            .await
+            .map_err(status_error)?
+            .into_inner())
+    }
+
     pub async fn list(&mut self) -> Result<pb::ListResponse> {
         Ok(ReposClient::new(self.channel.clone())
             .list(pb::ListRequest {})
@@ -110,6 +126,16 @@ impl Client {
     ) -> Result<pb::QueryResponse, tonic::Status> {
         Ok(SearchClient::new(self.channel.clone())
             .query(req)
+            .await?
+            .into_inner())
+    }
+
+    pub async fn context(
+        &mut self,
+        req: pb::ContextRequest,
+    ) -> Result<pb::ContextResponse, tonic::Status> {
+        Ok(SearchClient::new(self.channel.clone())
+            .context(req)
             .await?
             .into_inner())
     }

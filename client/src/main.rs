@@ -15,9 +15,11 @@ macro_rules! outln {
 mod bench;
 mod daemon;
 mod doctor;
+mod graph_view;
 mod model;
 mod output;
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -47,6 +49,44 @@ struct NavArgs {
     /// A repository (id, name or path); repeatable; default: all.
     #[arg(long)]
     repo: Vec<String>,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct GraphArgs {
+    /// A file (path) or a symbol (`name`, `Parent.name`).
+    target: String,
+    /// Edges to follow from the target.
+    #[arg(long, default_value_t = 2)]
+    depth: u32,
+    /// `out`: what it calls / imports; `in`: who calls / imports it; `both`.
+    #[arg(long, default_value = "out")]
+    direction: String,
+    /// A repository (id, name or path); default: the current repository.
+    #[arg(long)]
+    repo: Option<String>,
+    #[arg(long, conflicts_with = "dot")]
+    json: bool,
+    /// Graphviz DOT (`patina graph X --dot | dot -Tsvg > x.svg`).
+    #[arg(long)]
+    dot: bool,
+}
+
+#[derive(clap::Args)]
+struct MapArgs {
+    /// Token budget of the outline (≈ characters / 4).
+    #[arg(long, default_value_t = 1000)]
+    budget: u32,
+    /// A repository (id, name or path); default: the current repository.
+    #[arg(long)]
+    repo: Option<String>,
+    /// Personalise the ranking toward these files or directories (repeatable).
+    #[arg(long, value_name = "PATH")]
+    seed: Vec<String>,
+    /// Personalise the ranking toward the files and symbols these words name.
+    #[arg(long)]
+    query: Option<String>,
     #[arg(long)]
     json: bool,
 }
@@ -120,6 +160,10 @@ enum Cmd {
         #[command(subcommand)]
         cmd: FeedbackCmd,
     },
+    /// The calls (symbol) or imports (file) around a target, as a tree; --json, --dot.
+    Graph(GraphArgs),
+    /// The repository's most central files and symbols (PageRank on references), within a budget.
+    Map(MapArgs),
     /// Manage the daemon.
     Daemon {
         #[command(subcommand)]
@@ -210,6 +254,14 @@ struct QueryArgs {
     /// Say when each hit's lines last changed and in which commit (git blame of the working tree).
     #[arg(long)]
     blame: bool,
+    /// The code itself, assembled into a token budget (as MCP `patina_context`), the best hits with
+    /// what they need around them: class/impl header, imports used, signatures of callees and
+    /// siblings; a Markdown section's parent headings and subsections.
+    #[arg(long, conflicts_with = "files")]
+    expand: bool,
+    /// Token budget of `--expand` (≈ characters / 4; default 6000).
+    #[arg(long, requires = "expand", value_name = "TOKENS")]
+    budget: Option<u32>,
 }
 
 #[derive(Args)]
@@ -416,6 +468,8 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Callers(a) => navigate(&socket, "callers", a).await,
         Cmd::Callees(a) => navigate(&socket, "callees", a).await,
         Cmd::Defs(a) => navigate(&socket, "defs", a).await,
+        Cmd::Graph(a) => graph(&socket, a).await,
+        Cmd::Map(a) => repo_map(&socket, a).await,
         Cmd::Model {
             cmd: ModelCmd::Install { force },
         } => model::install(force),
@@ -565,6 +619,89 @@ fn git_root(dir: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// The repository a graph command is about (`--repo`, else the current one, else all) and a
+/// path argument made relative to its root when it names a file on disk.
+fn graph_scope(repo: Option<&str>, target: &str) -> Result<(Vec<String>, String)> {
+    let cwd = std::env::current_dir().context("no current directory")?;
+    let here = git_root(&cwd);
+    let repos = match (repo, &here) {
+        (Some(r), _) => vec![repo_key(r)],
+        (None, Some(root)) => vec![root.to_string_lossy().into_owned()],
+        (None, None) => Vec::new(),
+    };
+    let target = if repo.is_none() {
+        repo_relative(target, &cwd, here.as_deref())
+    } else {
+        target.to_string()
+    };
+    Ok((repos, target))
+}
+
+/// `patina graph TARGET`: the neighbourhood of a symbol (calls) or a file (imports).
+async fn graph(socket: &Path, a: GraphArgs) -> Result<ExitCode> {
+    let (repos, target) = graph_scope(a.repo.as_deref(), &a.target)?;
+    let mut c = Client::connect_or_start(socket).await?;
+    let w = c
+        .walk(pb::WalkRequest {
+            target,
+            depth: a.depth,
+            direction: a.direction,
+            repos,
+        })
+        .await?;
+    let text = if a.json {
+        format!("{}\n", graph_view::json(&w))
+    } else if a.dot {
+        graph_view::dot(&w)
+    } else {
+        graph_view::tree(&w)
+    };
+    let _ = write!(std::io::stdout(), "{text}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `patina map`: the most central files and their symbols, within a token budget.
+async fn repo_map(socket: &Path, a: MapArgs) -> Result<ExitCode> {
+    let (repos, _) = graph_scope(a.repo.as_deref(), "")?;
+    let cwd = std::env::current_dir().context("no current directory")?;
+    let here = git_root(&cwd);
+    let mut c = Client::connect_or_start(socket).await?;
+    let m = c
+        .map(pb::MapRequest {
+            token_budget: a.budget,
+            seed_paths: a
+                .seed
+                .iter()
+                .map(|s| repo_relative(s, &cwd, here.as_deref()))
+                .collect(),
+            query: a.query.unwrap_or_default(),
+            repo: repos.into_iter().next().unwrap_or_default(),
+        })
+        .await?;
+    if a.json {
+        let files: Vec<serde_json::Value> = m
+            .files
+            .iter()
+            .map(|f| {
+                serde_json::json!({"path": f.path, "rank": f.rank, "symbols":
+                    f.symbols.iter().map(|s| serde_json::json!({"symbol": s.symbol,
+                        "kind": s.kind, "start_line": s.start_line, "end_line": s.end_line,
+                        "signature": s.signature, "rank": s.rank})).collect::<Vec<_>>()})
+            })
+            .collect();
+        let v = serde_json::json!({"repo": m.repo, "files": files, "used_tokens": m.used_tokens,
+            "budget_tokens": m.budget_tokens, "total_files": m.total_files});
+        let _ = writeln!(std::io::stdout(), "{v}");
+    } else {
+        let _ = write!(std::io::stdout(), "{}", m.text);
+    }
+    Ok(if m.files.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 /// `patina refs|callers|callees|defs`: one line per site, grouped under each file.
 async fn navigate(socket: &Path, what: &str, a: NavArgs) -> Result<ExitCode> {
     let mut c = Client::connect_or_start(socket).await?;
@@ -631,6 +768,50 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
     } else {
         (Vec::new(), None)
     };
+    let near: Vec<String> = args
+        .near
+        .iter()
+        .map(|d| repo_relative(d, &cwd, here.as_deref()))
+        .collect();
+    if args.expand {
+        let req = pb::ContextRequest {
+            query: text,
+            token_budget: args.budget.unwrap_or(0),
+            repos,
+            path_globs: args.path.clone(),
+            oracles: args.oracle.clone(),
+            format: if args.json {
+                pb::ContextFormat::Json
+            } else {
+                pb::ContextFormat::Markdown
+            } as i32,
+            roles,
+            exclude_roles,
+            near,
+            expand: true,
+            blame: args.blame,
+            no_cache: false,
+        };
+        let resp = match c.context(req.clone()).await {
+            Err(status) if status.code() == tonic::Code::NotFound && here.is_some() => {
+                let root = here.expect("checked");
+                eprintln!("patina: registering {} …", root.display());
+                c.add_with(&root, true, false).await?;
+                c.context(req).await.map_err(daemon::status_error)?
+            }
+            other => other.map_err(daemon::status_error)?,
+        };
+        for n in &resp.notices {
+            eprintln!("patina: {n}");
+        }
+        // A closed pipe (`| head`) ends the output quietly.
+        outln!("{}", resp.text.trim_end());
+        return Ok(if resp.items.is_empty() {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        });
+    }
     let req = pb::QueryRequest {
         query: text,
         limit: args.limit,
@@ -650,11 +831,7 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
         fresh_timeout_ms: args.fresh.unwrap_or(0),
         roles,
         exclude_roles,
-        near: args
-            .near
-            .iter()
-            .map(|d| repo_relative(d, &cwd, here.as_deref()))
-            .collect(),
+        near,
         blame: args.blame,
         ..Default::default()
     };

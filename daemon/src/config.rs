@@ -116,6 +116,9 @@ pub struct IndexConfig {
     pub max_file_bytes: u64,
     /// Chunks longer than this many lines are split.
     pub max_chunk_lines: usize,
+    /// Extract the dependency graph (references, calls, imports, type relations) while indexing;
+    /// off, navigation, the graph oracle, context expansion's callees and the map have nothing.
+    pub graph: bool,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -153,6 +156,7 @@ impl Default for IndexConfig {
         IndexConfig {
             max_file_bytes: 1024 * 1024,
             max_chunk_lines: 150,
+            graph: true,
         }
     }
 }

@@ -2,11 +2,16 @@
 //! whose line ranges overlap or touch in the same file (so no line appears twice), then fills a
 //! token budget (≈ characters / 4) in rank order and renders the result as XML (default), Markdown
 //! or JSON, every piece attributed as `path:start-end` (or `session:<name>#<n>` for a note).
+//! With `expand`, the best hits bring what they need to be read on their own
+//! ([`patina_index::expansion`]: a method's class header, the imports it uses, the signatures of
+//! what it calls and of its siblings; a section's parent headings and subsection titles), each
+//! piece attributed and counted against the same budget.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use anyhow::Result;
+use patina_index::expansion::{Related, surroundings};
 
 use crate::search::{HitItem, QueryEngine, SearchHit, SearchRequest};
 
@@ -15,6 +20,8 @@ const MIN_BUDGET: usize = 100;
 const MAX_BUDGET: usize = 200_000;
 /// An item that does not fit is cut to fit (once) when at least this many tokens remain.
 const MIN_CUT_TOKENS: usize = 150;
+/// With `expand`, the surroundings of this many of the best chunk hits are gathered.
+const EXPANDED_HITS: usize = 4;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Format {
@@ -36,6 +43,8 @@ pub(crate) struct ContextRequest {
     pub roles: Vec<patina_core::FileRole>,
     pub exclude_roles: Vec<patina_core::FileRole>,
     pub near: Vec<String>,
+    /// Add the surroundings of the best hits ([`patina_index::expansion`]).
+    pub expand: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -57,6 +66,8 @@ pub(crate) struct ContextItem {
     /// Only the first lines fitted in the budget.
     pub truncated: bool,
     pub note: bool,
+    /// What the item needs around it (with `expand`), each piece within the budget.
+    pub related: Vec<Related>,
 }
 
 pub(crate) struct Context {
@@ -102,7 +113,8 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
     let mut notices = res.notices;
     // Chunk texts come from the store: read them on the blocking pool.
     let hits = res.hits;
-    let pieces = tokio::task::spawn_blocking(move || merge(hits))
+    let expand = req.expand;
+    let pieces = tokio::task::spawn_blocking(move || merge(hits, expand))
         .await
         .map_err(|e| anyhow::anyhow!("reading context texts failed: {e}"))??;
 
@@ -110,11 +122,44 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
     let mut omitted = 0;
     let mut cut_once = false;
     let mut used = tokens(&render(&req.text, &[], 0, req.format));
-    for p in pieces {
+    // The line ranges already in the context: a related piece is not repeated.
+    let mut shown: Vec<(String, String, u32, u32)> = Vec::new();
+    for mut p in pieces {
         let remaining = budget.saturating_sub(used);
+        let related = std::mem::take(&mut p.item.related);
         let cost = tokens(&render_item(&p.item, req.format));
         if cost <= remaining {
             used += cost;
+            let it = &mut p.item;
+            shown.push((
+                it.repo_id.clone(),
+                it.path.clone(),
+                it.start_line,
+                it.end_line,
+            ));
+            for r in related {
+                let overlaps = shown.iter().any(|(repo, path, s, e)| {
+                    *repo == it.repo_id
+                        && **path == *r.path
+                        && r.start_line <= *e
+                        && *s <= r.end_line
+                });
+                let mut cost = tokens(&render_related(it, &r, req.format));
+                if it.related.is_empty() && req.format == Format::Json {
+                    cost += tokens(",\"related\":[]");
+                }
+                if overlaps || used + cost > budget {
+                    continue;
+                }
+                used += cost;
+                shown.push((
+                    it.repo_id.clone(),
+                    r.path.to_string(),
+                    r.start_line,
+                    r.end_line,
+                ));
+                it.related.push(r);
+            }
             items.push(p.item);
         } else if !cut_once && remaining >= MIN_CUT_TOKENS {
             cut_once = true;
@@ -145,8 +190,10 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
 }
 
 /// Turn hits into pieces, merging ranges of the same file that overlap or touch.
-fn merge(hits: Vec<SearchHit>) -> Result<Vec<Piece>> {
+/// With `expand`, the first [`EXPANDED_HITS`] chunk hits bring their surroundings.
+fn merge(hits: Vec<SearchHit>, expand: bool) -> Result<Vec<Piece>> {
     let mut pieces: Vec<Piece> = Vec::new();
+    let mut expanded = 0;
     for h in hits {
         let oracles: Vec<&'static str> = h.provenance.iter().map(|c| c.oracle.name()).collect();
         let piece = match &h.item {
@@ -161,6 +208,14 @@ fn merge(hits: Vec<SearchHit>) -> Result<Vec<Piece>> {
                     .enumerate()
                     .map(|(i, l)| (meta.start_line + i as u32, l.to_string()))
                     .collect();
+                let mut related = Vec::new();
+                if expand && expanded < EXPANDED_HITS {
+                    expanded += 1;
+                    let index = repo.index();
+                    related = surroundings(&index.graph(), *chunk_id, meta, &|id| {
+                        index.text(id).ok().flatten()
+                    });
+                }
                 Piece {
                     item: ContextItem {
                         repo_id: repo.id().to_string(),
@@ -174,6 +229,7 @@ fn merge(hits: Vec<SearchHit>) -> Result<Vec<Piece>> {
                         language: meta.language.name().into(),
                         score: h.score,
                         oracles,
+                        related,
                         ..Default::default()
                     },
                     lines,
@@ -204,6 +260,11 @@ fn merge(hits: Vec<SearchHit>) -> Result<Vec<Piece>> {
         absorb(&mut pieces, piece);
     }
     for p in &mut pieces {
+        // Surroundings inside the merged range are already there.
+        let (start, end) = (p.item.start_line, p.item.end_line);
+        p.item
+            .related
+            .retain(|r| r.end_line < start || end < r.start_line);
         if !p.item.note {
             p.item.reference = format!("{}:{}-{}", p.item.path, p.item.start_line, p.item.end_line);
         }
@@ -253,6 +314,11 @@ fn fold(into: &mut Piece, other: Piece) {
         }
     }
     a.score = a.score.max(b.score);
+    for r in b.related {
+        if !a.related.contains(&r) {
+            a.related.push(r);
+        }
+    }
     for (n, l) in other.lines {
         into.lines.entry(n).or_insert(l);
     }
@@ -265,6 +331,7 @@ fn cut_to_fit(p: &Piece, remaining: usize, format: Format) -> Option<ContextItem
     let build = |k: usize| {
         let mut item = p.item.clone();
         item.truncated = true;
+        item.related.clear();
         item.text = lines[..k]
             .iter()
             .map(|(_, l)| l.as_str())
@@ -362,6 +429,9 @@ fn render_item(it: &ContextItem, format: Format) -> String {
                 "><![CDATA[\n{}\n]]></{tag}>",
                 it.text.replace("]]>", "]]]]><![CDATA[>")
             );
+            for r in &it.related {
+                out.push_str(&render_related(it, r, format));
+            }
         }
         Format::Markdown => {
             let what = if it.note {
@@ -391,6 +461,9 @@ fn render_item(it: &ContextItem, format: Format) -> String {
                 if it.truncated { " · truncated" } else { "" },
                 it.text
             );
+            for r in &it.related {
+                out.push_str(&render_related(it, r, format));
+            }
         }
         Format::Json => {
             out = item_json(it).to_string();
@@ -400,7 +473,58 @@ fn render_item(it: &ContextItem, format: Format) -> String {
     out
 }
 
+/// One piece of an item's surroundings: an XML `<related>` element after its `<source>`, a
+/// Markdown sub-heading with a fenced block, or a JSON object of the item's `related` array.
+fn render_related(it: &ContextItem, r: &Related, format: Format) -> String {
+    match format {
+        Format::Xml => format!(
+            "<related kind=\"{}\" ref=\"{}\" symbol=\"{}\" of=\"{}\"><![CDATA[\n{}\n]]></related>\n",
+            r.kind.name(),
+            attr(&r.reference()),
+            attr(&r.symbol),
+            attr(&it.reference),
+            r.text.replace("]]>", "]]]]><![CDATA[>")
+        ),
+        Format::Markdown => {
+            let fence = "`".repeat(longest_backtick_run(&r.text).max(2) + 1);
+            let lang = if it.language == "text" {
+                ""
+            } else {
+                it.language.as_str()
+            };
+            format!(
+                "### ↳ {} `{}` — {}\n\n{fence}{lang}\n{}\n{fence}\n\n",
+                r.kind.name().replace('_', " "),
+                r.symbol,
+                r.reference(),
+                r.text
+            )
+        }
+        Format::Json => format!("{},", related_json(r)),
+    }
+}
+
+fn related_json(r: &Related) -> serde_json::Value {
+    serde_json::json!({
+        "kind": r.kind.name(),
+        "ref": r.reference(),
+        "path": &*r.path,
+        "start_line": r.start_line,
+        "end_line": r.end_line,
+        "symbol": r.symbol,
+        "text": r.text,
+    })
+}
+
 fn item_json(it: &ContextItem) -> serde_json::Value {
+    let mut v = item_json_plain(it);
+    if !it.related.is_empty() {
+        v["related"] = it.related.iter().map(related_json).collect();
+    }
+    v
+}
+
+fn item_json_plain(it: &ContextItem) -> serde_json::Value {
     serde_json::json!({
         "ref": it.reference,
         "kind": it.kind,

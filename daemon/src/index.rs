@@ -29,8 +29,9 @@ pub(crate) fn index_repo(
         // So is one whose graph facts were extracted by older rules (or not at all).
         rechunk: full && {
             let rec = repo.record();
-            rec.chunker != patina_chunk::VERSION || rec.graph != patina_chunk::GRAPH_VERSION
+            rec.chunker != patina_chunk::VERSION || rec.graph != graph_version(cfg)
         },
+        graph: cfg.graph,
     };
     if opts.rechunk {
         tracing::info!(repo = %repo.id(), "chunking rules changed; chunking every file again");
@@ -47,10 +48,20 @@ pub(crate) fn index_repo(
         rec.indexed_commit = head;
         if full {
             rec.chunker = patina_chunk::VERSION;
-            rec.graph = patina_chunk::GRAPH_VERSION;
+            rec.graph = graph_version(cfg);
         }
     });
     Ok(())
+}
+
+/// The graph rules an index made with `cfg` follows: 0 when graph extraction is off (so that
+/// switching it on or off extracts again, or drops, every file's facts at the next full round).
+fn graph_version(cfg: &IndexConfig) -> u32 {
+    if cfg.graph {
+        patina_chunk::GRAPH_VERSION
+    } else {
+        0
+    }
 }
 
 struct Sink<'a> {

@@ -16,6 +16,7 @@ pub(crate) mod oracles;
 pub(crate) mod qcache;
 pub(crate) mod registry;
 pub(crate) mod repo;
+pub(crate) mod repo_map;
 pub(crate) mod rpc;
 pub(crate) mod search;
 pub(crate) mod semantic;

@@ -60,7 +60,8 @@ pub struct GraphTable {
     paths: Vec<Arc<str>>,
 }
 
-fn is_definition(kind: ChunkKind) -> bool {
+/// Whether a chunk of this kind defines something (not a section, block or window).
+pub fn is_definition(kind: ChunkKind) -> bool {
     !matches!(
         kind,
         ChunkKind::Section | ChunkKind::Block | ChunkKind::Window
@@ -271,6 +272,11 @@ impl GraphTable {
             let head = q.split(['.', ':']).find(|s| !s.is_empty()).unwrap_or(q);
             if let Some(imp) = self.import_binding(&site.path, head) {
                 let files = self.module_files(&site.path, imp);
+                if files.is_empty() {
+                    // A module from outside the repository (`os.environ.get`, `std::fs::read`).
+                    return (Vec::new(), Resolution::NameOnly);
+                }
+                let files = self.with_reexports(files, name);
                 let found: Vec<Def> = all
                     .iter()
                     .filter(|d| files.contains(&d.path) || d.parent.as_deref() == Some(head))
@@ -286,6 +292,11 @@ impl GraphTable {
             && let Some(imp) = self.import_binding(&site.path, name)
         {
             let files = self.module_files(&site.path, imp);
+            if files.is_empty() {
+                // Imported from outside the repository: `from json import loads`.
+                return (Vec::new(), Resolution::NameOnly);
+            }
+            let files = self.with_reexports(files, name);
             let found: Vec<Def> = all
                 .iter()
                 .filter(|d| files.contains(&d.path))
@@ -296,7 +307,8 @@ impl GraphTable {
             }
         }
         // Which candidates the form of the site allows: a call through an object reaches a
-        // method; a bare call in Python, Go or JavaScript a function (or class), not a method.
+        // method; a bare name in Python, Go or JavaScript (called or not: `for name in names`)
+        // a function, class or variable, never a method.
         let qualified_object = q.is_some();
         let allowed = |d: &Def| -> bool {
             if via_self || (qualified_object && !self.is_module_qualifier(&site.path, q)) {
@@ -307,7 +319,6 @@ impl GraphTable {
                     lang,
                     Some(Language::Python | Language::Go | Language::JavaScript)
                 )
-                && site.call
             {
                 return d.parent.is_none() || !matches!(d.kind, ChunkKind::Method);
             }
@@ -370,6 +381,31 @@ impl GraphTable {
                     v.iter()
                         .any(|d| !matches!(d.kind, ChunkKind::Function | ChunkKind::Method))
                 })
+    }
+
+    /// `files` and the files their imports of `name` reach: a package's `__init__.py` (or a
+    /// Rust `mod.rs`, a JS index) re-exporting `from .helpers import url_for` leads to
+    /// `helpers.py`. Two hops at most.
+    fn with_reexports(&self, files: HashSet<Arc<str>>, name: &str) -> HashSet<Arc<str>> {
+        let mut all = files.clone();
+        let mut frontier = files;
+        for _ in 0..2 {
+            let mut next = HashSet::new();
+            for f in &frontier {
+                if let Some(imp) = self.import_binding(f, name) {
+                    for g in self.module_files(f, imp) {
+                        if all.insert(g.clone()) {
+                            next.insert(g);
+                        }
+                    }
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            frontier = next;
+        }
+        all
     }
 
     /// The import of `path` that binds `local` in it.
@@ -578,6 +614,17 @@ impl GraphTable {
             if resolution == Resolution::NameOnly && cands.first() != Some(to) {
                 continue;
             }
+            // An attribute read through an object of unknown type (`x.name`), tied by its name
+            // alone, is a guess too weak to report (flask: `.name` of anything is not App.name).
+            if resolution == Resolution::NameOnly
+                && !site.call
+                && site
+                    .qualifier
+                    .as_deref()
+                    .is_some_and(|q| !SELF_NAMES.contains(&q))
+            {
+                continue;
+            }
             let from = self.enclosing(&site.path, site.line).cloned();
             // A definition's own line is not a reference to it (a recursive call still is).
             if from
@@ -671,6 +718,37 @@ impl GraphTable {
         out
     }
 
+    /// Every reference of the repository resolved to its most likely definition (references to
+    /// nothing in the repository are left out), by path and line.
+    pub fn all_edges(&self) -> Vec<Edge> {
+        let mut out = Vec::new();
+        for path in &self.paths {
+            let Some(f) = self.facts.get(path) else {
+                continue;
+            };
+            for r in &f.refs {
+                let site = Site {
+                    path: path.clone(),
+                    line: r.line,
+                    call: r.call,
+                    qualifier: r.qualifier.clone(),
+                };
+                out.extend(self.edge(&r.name, &site));
+            }
+        }
+        out
+    }
+
+    /// Every chunk of `path` (named or not, Markdown sections included), by start line.
+    pub fn chunks_in(&self, path: &str) -> &[Def] {
+        self.chunks.get(path).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every file with chunks or facts, sorted.
+    pub fn paths(&self) -> &[Arc<str>] {
+        &self.paths
+    }
+
     pub fn has_file(&self, path: &str) -> bool {
         self.facts.contains_key(path) || self.chunks.contains_key(path)
     }
@@ -697,12 +775,12 @@ fn common_prefix_segments(a: &str, b: &str) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use patina_core::Language;
 
     /// A repository in memory: files' texts → chunks and facts, as the index round makes them.
-    fn table(files: &[(&str, &str)]) -> GraphTable {
+    pub(crate) fn table(files: &[(&str, &str)]) -> GraphTable {
         let mut chunks = HashMap::new();
         let mut facts = HashMap::new();
         let mut id = 0u64;
@@ -738,6 +816,56 @@ mod tests {
             .into_iter()
             .map(|e| (e.site.path.to_string(), e.site.line, e.resolution))
             .collect()
+    }
+
+    #[test]
+    fn a_package_reexport_leads_to_the_definition() {
+        let t = table(&[
+            ("src/pkg/__init__.py", "from .helpers import url_for\n"),
+            ("src/pkg/helpers.py", "def url_for(e):\n    return e\n"),
+            (
+                "src/pkg/app.py",
+                "class App:\n    def url_for(self, e):\n        return e\n",
+            ),
+            (
+                "tests/test_x.py",
+                "import pkg\nfrom pkg import url_for\n\n\ndef test_a():\n    pkg.url_for('a')\n    url_for('b')\n",
+            ),
+        ]);
+        let got: Vec<(String, u32, Resolution)> = refs(&t, "url_for")
+            .into_iter()
+            .filter(|r| r.0 == "tests/test_x.py")
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("tests/test_x.py".into(), 6, Resolution::Import),
+                ("tests/test_x.py".into(), 7, Resolution::Import)
+            ]
+        );
+        let e = t.references("url_for", false);
+        assert!(
+            e.iter()
+                .filter(|e| *e.site.path == *"tests/test_x.py")
+                .all(|e| &*e.to.path == "src/pkg/helpers.py")
+        );
+    }
+
+    #[test]
+    fn names_reached_through_modules_outside_the_repository_stay_unresolved() {
+        let t = table(&[
+            (
+                "pkg/ctx.py",
+                "class Globals:\n    def get(self, k):\n        return k\n",
+            ),
+            ("pkg/codec.py", "def loads(s):\n    return s\n"),
+            (
+                "pkg/config.py",
+                "import os\nfrom json import loads\n\n\ndef read(v):\n    os.environ.get(v)\n    return loads(v)\n",
+            ),
+        ]);
+        assert_eq!(refs(&t, "get"), [], "os.environ.get is not Globals.get");
+        assert_eq!(refs(&t, "loads"), [], "json.loads is not codec.loads");
     }
 
     #[test]

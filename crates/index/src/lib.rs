@@ -11,10 +11,12 @@
 //! line with each [`Delta`]. sled, tantivy and the `ignore` crate are dependencies of this crate
 //! only.
 
+pub mod expansion;
 pub mod graph;
 pub mod history;
 pub mod ignore;
 pub mod lexical;
+pub mod neighbourhood;
 pub mod repo;
 pub mod round;
 pub mod store;

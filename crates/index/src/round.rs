@@ -97,6 +97,9 @@ pub struct RoundOptions {
     /// extraction rules changed since the index was made ([`patina_chunk::VERSION`],
     /// [`patina_chunk::GRAPH_VERSION`]).
     pub rechunk: bool,
+    /// Extract each file's graph facts (references, imports, type relations); off, files have
+    /// none and the dependency graph is empty.
+    pub graph: bool,
 }
 
 /// Where a round reports: its progress, and every commit's [`Delta`] (the caller brings derived
@@ -253,7 +256,8 @@ fn index_repo(
                     let (entry, rec) = &todo[i];
                     let known = rec.as_ref().filter(|_| !cfg.rechunk);
                     let overlay = repo.overlay(&entry.rel);
-                    let outcome = examine(entry, known, overlay, cfg.max_file_bytes, opts);
+                    let outcome =
+                        examine(entry, known, overlay, cfg.max_file_bytes, opts, cfg.graph);
                     if out_tx.send((i, outcome)).is_err() {
                         break;
                     }
@@ -640,6 +644,7 @@ fn examine(
     overlay: Option<Arc<str>>,
     max_bytes: u64,
     opts: &ChunkOptions,
+    graph: bool,
 ) -> Outcome {
     if patina_core::secret_reason(&entry.rel).is_some() {
         return Outcome::Skipped(SkipReason::Secret);
@@ -672,7 +677,11 @@ fn examine(
     };
     let language = Language::from_path(std::path::Path::new(&entry.rel));
     let chunks = patina_chunk::chunk_file(language, &text, opts);
-    let facts = patina_chunk::extract_facts(language, &text);
+    let facts = if graph {
+        patina_chunk::extract_facts(language, &text)
+    } else {
+        patina_core::FileFacts::default()
+    };
     let lines = text.lines().count() as u32;
     let head_end = text.char_indices().nth(4096).map_or(text.len(), |(i, _)| i);
     let role = patina_core::role::classify(&entry.rel, Some(&text[..head_end]));
@@ -779,6 +788,7 @@ mod tests {
             max_file_bytes: 1 << 20,
             max_chunk_lines: 150,
             rechunk: false,
+            graph: true,
         };
         let sink = Recorder::default();
 
@@ -856,6 +866,15 @@ mod tests {
         assert_eq!(added, before, "every chunk was written again");
         assert_eq!(summary.chunks as usize, before.len());
         assert!(index.audit().unwrap().is_clean());
+
+        // Graph extraction switched off: rechunked, the files keep their chunks and lose their
+        // facts.
+        opts.graph = false;
+        index.index_round(&opts, Scope::Full, &sink).unwrap();
+        assert_eq!(chunks_named(&index, "alpha").len(), 1);
+        let graph = index.graph();
+        assert!(graph.calls_in(&graph.defs("alpha").remove(0)).is_empty());
+        assert!(graph.all_edges().is_empty());
     }
 
     /// An overlay stands in for the file on disk while it is set (a path round reads it, even
@@ -878,6 +897,7 @@ mod tests {
             max_file_bytes: 1 << 20,
             max_chunk_lines: 150,
             rechunk: false,
+            graph: true,
         };
         let sink = Recorder::default();
         let path_scope = || Scope::Paths(["a.rs".to_string()].into_iter().collect());

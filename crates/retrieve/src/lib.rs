@@ -9,6 +9,7 @@
 pub mod confidence;
 pub mod expand;
 pub mod fusion;
+pub mod pagerank;
 pub mod query;
 pub mod rank;
 

@@ -2,7 +2,10 @@
 //! oracles are seeds; their callees, callers and type neighbours (the repository's graph,
 //! [`patina_index::graph::GraphTable`]) are ranked by how strongly and how surely they are tied to
 //! the seeds, and that ranking joins the fusion with a modest weight — a question about "how X is
-//! validated" reaches the validator that X calls.
+//! validated" reaches the validator that X calls. Hubs are held back: only seeds close to the best
+//! one walk, neighbours in a seed's own file are left out, a neighbour keeps its strongest tie
+//! (ties from several seeds do not add up), one called from many places is lifted less
+//! (÷ √(1 + its callers)), and only the best few are ranked.
 
 use std::collections::HashMap;
 
@@ -20,6 +23,11 @@ const MAX_CALLERS: usize = 20;
 const CALLEE: f64 = 1.0;
 const CALLER: f64 = 0.6;
 const TYPE: f64 = 0.5;
+/// Only seeds whose fused score is at least this share of the best one walk.
+const SEED_MARGIN: f64 = 0.5;
+/// At most this many neighbours are ranked: a long tail of weak ties only breaks ties among
+/// the other oracles' hits at random.
+const MAX_HITS: usize = 10;
 
 pub(crate) struct GraphOracle;
 
@@ -61,9 +69,16 @@ impl GraphOracle {
             };
             let graph = repo.index().graph();
             let strength = score / top;
+            if strength < SEED_MARGIN {
+                continue;
+            }
+            let seed_path = meta.path.clone();
             let mut offer = |id: u64, w: f64| {
-                if id != chunk {
-                    *acc.entry((ri, id)).or_default() += strength * w;
+                // A neighbour in the seed's own file adds nothing the seed did not bring.
+                let elsewhere = repo.chunk(id).is_some_and(|m| m.path != seed_path);
+                if id != chunk && elsewhere {
+                    let s = acc.entry((ri, id)).or_default();
+                    *s = s.max(strength * w);
                 }
             };
             let def = graph.def_of_chunk(chunk, &meta).unwrap_or_else(|| Def {
@@ -111,16 +126,27 @@ impl GraphOracle {
         }
         let mut hits: Vec<OracleHit> = acc
             .into_iter()
-            .filter(|((ri, id), _)| {
-                let Some(m) = q.repos[*ri].chunk(*id) else {
-                    return false;
-                };
-                q.filter.as_ref().is_none_or(|f| f.allows(&m))
+            .filter_map(|((ri, id), s)| {
+                let repo = &q.repos[ri];
+                let m = repo.chunk(id)?;
+                if !q.filter.as_ref().is_none_or(|f| f.allows(&m)) {
+                    return None;
+                }
+                // The hub penalty: how many places call it.
+                let graph = repo.index().graph();
+                let callers = graph.def_of_chunk(id, &m).map_or(0, |d| {
+                    graph
+                        .references(&d.symbol, true)
+                        .iter()
+                        .filter(|e| e.to == d)
+                        .count()
+                });
+                let s = s / (1.0 + callers as f64).sqrt();
+                Some(OracleHit::chunk(ri, id, s as f32))
             })
-            .map(|((ri, id), s)| OracleHit::chunk(ri, id, s as f32))
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.key.cmp(&b.key)));
-        hits.truncate(q.limit);
+        hits.truncate(q.limit.min(MAX_HITS));
         hits
     }
 }

@@ -203,6 +203,19 @@ pub(super) fn context_response(c: Context) -> pb::ContextResponse {
                 truncated: i.truncated,
                 text: i.text,
                 blame: None,
+                related: i
+                    .related
+                    .into_iter()
+                    .map(|r| pb::ContextRelated {
+                        kind: r.kind.name().into(),
+                        r#ref: r.reference(),
+                        path: r.path.to_string(),
+                        start_line: r.start_line,
+                        end_line: r.end_line,
+                        symbol: r.symbol,
+                        text: r.text,
+                    })
+                    .collect(),
             })
             .collect(),
         used_tokens: c.used_tokens as u32,

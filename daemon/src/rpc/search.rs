@@ -128,6 +128,7 @@ impl pb::search_server::Search for Services {
                 roles: roles(&r.roles)?,
                 exclude_roles: roles(&r.exclude_roles)?,
                 near: r.near,
+                expand: r.expand,
             },
         )
         .await

@@ -16,7 +16,10 @@ pub(super) const TOOL: Tool = Tool {
     description: "Get the code relevant to a question or topic in one call: the best \
 results of a search, overlapping ranges of a file merged (no line twice), filled into a token \
 budget (≈ characters / 4) in rank order and attributed as `path:start-end` (notes as \
-`session:<name>#<n>`). Format `xml` (default), `markdown` or `json`. Prefer it over several \
+`session:<name>#<n>`). The best hits come with what they need to be read on their own \
+(`expand`, on by default): a function's class/impl header, the imports it uses, the signatures \
+of the repository functions it calls and of its siblings; a Markdown section's parent headings \
+and subsection titles — each attributed and within the budget. Format `xml` (default), `markdown` or `json`. Prefer it over several \
 get_file calls when you need to read the code about a topic; use patina_query when you only \
 need locations.",
     input: super::args::input_schema::<Args>,
@@ -59,6 +62,13 @@ pub(super) struct Args {
     /// Say when each source's lines last changed and in which commit (git blame of the working tree).
     #[serde(default)]
     blame: Flag,
+    /// Add the surroundings of the best hits (class header, imports used, signatures of callees and siblings; parent headings and subsections of a Markdown section). Default true.
+    #[serde(default = "default_expand")]
+    expand: Flag,
+}
+
+fn default_expand() -> Flag {
+    Flag(true)
 }
 
 fn default_budget() -> Int<100, 200_000> {
@@ -91,7 +101,19 @@ fn output() -> Value {
                     "score": {"type": "number"},
                     "oracles": {"type": "array", "items": {"type": "string"}},
                     "truncated": {"type": "boolean"},
-                    "blame": {"type": "object", "description": "when asked (`blame`): the newest commit among the item's lines"}
+                    "blame": {"type": "object", "description": "when asked (`blame`): the newest commit among the item's lines"},
+                    "related": {"type": "array", "description": "The item's surroundings (expand), without the text", "items": {
+                        "type": "object",
+                        "properties": {
+                            "kind": {"type": "string", "description": "container, import, callee, sibling, parent_section, child_section"},
+                            "ref": {"type": "string"},
+                            "path": {"type": "string"},
+                            "start_line": {"type": "integer"},
+                            "end_line": {"type": "integer"},
+                            "symbol": {"type": "string"}
+                        },
+                        "required": ["kind", "ref"]
+                    }}
                 },
                 "required": ["ref", "path", "start_line", "end_line"]
             }},
@@ -132,6 +154,7 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         exclude_roles,
         near: near.into_iter().collect(),
         blame: a.blame.0,
+        expand: a.expand.0,
         ..Default::default()
     };
     let resp = rpc!(server, pb::search_client::SearchClient<_>, context, req)?;
@@ -150,6 +173,11 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
     if let Some(items) = obj.get_mut("items").and_then(Value::as_array_mut) {
         for it in items.iter_mut().filter_map(Value::as_object_mut) {
             it.remove("text");
+            if let Some(rel) = it.get_mut("related").and_then(Value::as_array_mut) {
+                for r in rel.iter_mut().filter_map(Value::as_object_mut) {
+                    r.remove("text");
+                }
+            }
         }
     }
     obj.insert("format".into(), json!(format.name()));

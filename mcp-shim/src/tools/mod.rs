@@ -42,6 +42,7 @@ mod list_repos;
 mod navigate;
 mod query;
 mod related_files;
+mod repo_map;
 mod session;
 mod session_end;
 mod session_note;
@@ -81,6 +82,7 @@ static TOOLS: &[Tool] = &[
     call_graph::TOOL,
     definition::TOOL,
     feedback::TOOL,
+    repo_map::TOOL,
 ];
 
 pub(crate) fn find(name: &str) -> Option<&'static Tool> {
@@ -182,6 +184,7 @@ pub(crate) async fn call(
         n if n == call_graph::TOOL.name => call_graph::call(server, parse(tool, arguments)?).await,
         n if n == definition::TOOL.name => definition::call(server, parse(tool, arguments)?).await,
         n if n == feedback::TOOL.name => feedback::call(server, parse(tool, arguments)?).await,
+        n if n == repo_map::TOOL.name => repo_map::call(server, parse(tool, arguments)?).await,
         other => Err(format!("tool '{other}' is not implemented")),
     }
 }
