@@ -286,3 +286,23 @@ fn add_refuses_what_is_probably_a_mistake_unless_forced() {
         assert!(out.stderr.contains("--force"), "{dir}: {out:?}");
     }
 }
+
+#[test]
+fn q_outside_any_repository_says_which_repositories_it_searched() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = env.patina_in(elsewhere.path(), &["q", "parse_args"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    let name = repo.path().file_name().unwrap().to_str().unwrap();
+    assert!(
+        out.stderr.contains("searched all 1 registered") && out.stderr.contains(name),
+        "{out:?}"
+    );
+    let out = env.patina_in(elsewhere.path(), &["q", "parse_args", "--all"]);
+    assert!(
+        !out.stderr.contains("searched all"),
+        "--all is explicit: {out:?}"
+    );
+}

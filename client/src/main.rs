@@ -835,6 +835,7 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
         blame: args.blame,
         ..Default::default()
     };
+    let searched_all = req.repos.is_empty() && !args.all;
     let resp = match c.query(req.clone()).await {
         Err(status) if status.code() == tonic::Code::NotFound && here.is_some() => {
             // First query in an unregistered repository: register it, wait for the index, retry.
@@ -845,6 +846,15 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
         }
         other => other.map_err(daemon::status_error)?,
     };
+    if searched_all {
+        // Outside any repository, every registered one was searched: say which.
+        let names: Vec<&str> = resp.freshness.iter().map(|f| f.repo_name.as_str()).collect();
+        eprintln!(
+            "patina: not inside a git repository; searched all {} registered: {} (--repo to choose, --all to silence this)",
+            names.len(),
+            names.join(", ")
+        );
+    }
     output::print_hits(&resp, &cwd, args.json, args.files)?;
     Ok(if resp.hits.is_empty() {
         ExitCode::from(1)
