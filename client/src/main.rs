@@ -848,7 +848,11 @@ async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
     };
     if searched_all {
         // Outside any repository, every registered one was searched: say which.
-        let names: Vec<&str> = resp.freshness.iter().map(|f| f.repo_name.as_str()).collect();
+        let names: Vec<&str> = resp
+            .freshness
+            .iter()
+            .map(|f| f.repo_name.as_str())
+            .collect();
         eprintln!(
             "patina: not inside a git repository; searched all {} registered: {} (--repo to choose, --all to silence this)",
             names.len(),

@@ -34,14 +34,98 @@ impl Point for Vector {
 }
 
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    // Eight independent partial sums. One running sum is a chain of dependent additions that the
+    // compiler may not reorder (f32 addition is not associative), so it stays scalar: on tokio's
+    // 12,700 vectors the exact scan took ~12 ms per query that way.
+    const LANES: usize = 8;
+    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    let mut acc = [0.0f32; LANES];
+    for (x, y) in ca.zip(cb) {
+        for i in 0..LANES {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// Vectors not in the graph, stored contiguously: a query scans them all, and one flat array
+/// streams from memory where one allocation per vector made every vector a cache miss (tokio's
+/// 12,700 vectors: ~12 ms per query scattered).
+#[derive(Default)]
+struct Segment {
+    ids: Vec<u64>,
+    data: Vec<f32>,
+    pos: HashMap<u64, usize>,
+}
+
+impl Segment {
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    fn contains(&self, id: u64) -> bool {
+        self.pos.contains_key(&id)
+    }
+
+    fn insert(&mut self, id: u64, v: &[f32]) {
+        if let Some(&i) = self.pos.get(&id) {
+            let dim = v.len();
+            self.data[i * dim..(i + 1) * dim].copy_from_slice(v);
+            return;
+        }
+        debug_assert!(
+            self.ids.is_empty() || self.dim() == v.len(),
+            "one dimension per index"
+        );
+        self.pos.insert(id, self.ids.len());
+        self.ids.push(id);
+        self.data.extend_from_slice(v);
+    }
+
+    fn dim(&self) -> usize {
+        self.data.len().checked_div(self.ids.len()).unwrap_or(0)
+    }
+
+    fn remove(&mut self, id: u64) {
+        let Some(i) = self.pos.remove(&id) else {
+            return;
+        };
+        let dim = self.dim();
+        let last = self.ids.len() - 1;
+        if i != last {
+            self.ids.swap(i, last);
+            let (head, tail) = self.data.split_at_mut(last * dim);
+            head[i * dim..(i + 1) * dim].copy_from_slice(&tail[..dim]);
+            self.pos.insert(self.ids[i], i);
+        }
+        self.ids.pop();
+        self.data.truncate(last * dim);
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (u64, &[f32])> {
+        let dim = self.dim().max(1);
+        self.ids.iter().copied().zip(self.data.chunks_exact(dim))
+    }
+
+    fn retain(&mut self, keep: impl Fn(u64) -> bool) {
+        let gone: Vec<u64> = self.ids.iter().copied().filter(|&id| !keep(id)).collect();
+        for id in gone {
+            self.remove(id);
+        }
+    }
 }
 
 pub struct VectorIndex {
     path: PathBuf,
     built: Option<HnswMap<Vector, u64>>,
     built_ids: HashSet<u64>,
-    fresh: HashMap<u64, Vec<f32>>,
+    fresh: Segment,
     tombstones: HashSet<u64>,
     /// Removed since the last snapshot: they must stay invisible in the graph built from it.
     removed_since_snapshot: HashSet<u64>,
@@ -75,7 +159,7 @@ impl VectorIndex {
             path: path.to_path_buf(),
             built,
             built_ids,
-            fresh: HashMap::new(),
+            fresh: Segment::default(),
             tombstones: HashSet::new(),
             removed_since_snapshot: HashSet::new(),
         }
@@ -87,8 +171,7 @@ impl VectorIndex {
     }
 
     pub fn contains(&self, id: u64) -> bool {
-        self.fresh.contains_key(&id)
-            || (self.built_ids.contains(&id) && !self.tombstones.contains(&id))
+        self.fresh.contains(id) || (self.built_ids.contains(&id) && !self.tombstones.contains(&id))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -103,12 +186,12 @@ impl VectorIndex {
         self.tombstones.remove(&id);
         self.removed_since_snapshot.remove(&id);
         if !self.built_ids.contains(&id) {
-            self.fresh.insert(id, v);
+            self.fresh.insert(id, &v);
         }
     }
 
     pub fn remove(&mut self, id: u64) {
-        self.fresh.remove(&id);
+        self.fresh.remove(id);
         self.removed_since_snapshot.insert(id);
         if self.built_ids.contains(&id) {
             self.tombstones.insert(id);
@@ -138,9 +221,9 @@ impl VectorIndex {
                 }
             }
         }
-        for (id, v) in &self.fresh {
-            ids.push(*id);
-            vectors.push(Vector(v.clone()));
+        for (id, v) in self.fresh.iter() {
+            ids.push(id);
+            vectors.push(Vector(v.to_vec()));
         }
         Snapshot { ids, vectors }
     }
@@ -171,11 +254,11 @@ impl VectorIndex {
             for (pid, p) in old.iter() {
                 let id = old.values[pid.into_inner() as usize];
                 if !new_ids.contains(&id) && !self.tombstones.contains(&id) {
-                    self.fresh.insert(id, p.0.clone());
+                    self.fresh.insert(id, &p.0);
                 }
             }
         }
-        self.fresh.retain(|id, _| !new_ids.contains(id));
+        self.fresh.retain(|id| !new_ids.contains(&id));
         // Chunks removed after the snapshot are in the new graph: hide them.
         self.tombstones = self
             .removed_since_snapshot
@@ -205,12 +288,18 @@ impl VectorIndex {
                 }
             }
         }
-        for (id, v) in &self.fresh {
-            if allow(*id) {
-                out.push((*id, dot(query, v)));
+        for (id, v) in self.fresh.iter() {
+            if allow(id) {
+                out.push((id, dot(query, v)));
             }
         }
-        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let best_first = |a: &(u64, f32), b: &(u64, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if out.len() > k && k > 0 {
+            // Only the best k need sorting.
+            out.select_nth_unstable_by(k - 1, best_first);
+            out.truncate(k);
+        }
+        out.sort_by(best_first);
         out.truncate(k);
         out
     }
@@ -245,6 +334,36 @@ mod tests {
         let n = dot(&v, &v).sqrt();
         v.iter_mut().for_each(|a| *a /= n);
         v
+    }
+
+    #[test]
+    fn the_segment_stays_consistent_through_inserts_replacements_and_removals() {
+        let mut seg = Segment::default();
+        for i in 0..10u64 {
+            seg.insert(i, &unit(i, 4));
+        }
+        seg.insert(3, &unit(33, 4)); // replaced in place
+        seg.remove(0); // the last moves into its slot
+        seg.remove(42); // absent: nothing happens
+        seg.retain(|id| id % 2 == 1);
+        let got: HashMap<u64, Vec<f32>> = seg.iter().map(|(id, v)| (id, v.to_vec())).collect();
+        let want: HashMap<u64, Vec<f32>> = [1u64, 3, 5, 7, 9]
+            .into_iter()
+            .map(|i| (i, unit(if i == 3 { 33 } else { i }, 4)))
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(seg.len(), 5);
+        assert!(seg.contains(7) && !seg.contains(0));
+    }
+
+    #[test]
+    fn dot_matches_the_plain_sum_at_every_length() {
+        for dim in [0, 1, 7, 8, 9, 31, 384] {
+            let (a, b) = (unit(1, dim.max(1)), unit(2, dim.max(1)));
+            let (a, b) = (&a[..dim], &b[..dim]);
+            let plain: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+            assert!((dot(a, b) - plain).abs() < 1e-5, "{dim}");
+        }
     }
 
     #[test]
