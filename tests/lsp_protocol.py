@@ -13,6 +13,7 @@ Prints "N checks passed" and exits 0, or fails with an AssertionError.
 import argparse
 import asyncio
 import pathlib
+import re
 
 from lsprotocol import types as t
 from pygls.exceptions import JsonRpcMethodNotFound
@@ -162,7 +163,10 @@ async def main() -> None:
     value = hover.contents.value
     check("pub fn parse_args(args: &[String]) -> Options" in value, f"hover shows the signature: {value}")
     check("Turn `--key=value` pairs and `-v` into [`Options`]." in value, f"and the doc comment: {value}")
-    check("src/args.rs last changed " in value, f"and when its file last changed: {value}")
+    check(
+        re.search(r"last changed \d{4}-\d{2}-\d{2} by .+ in [0-9a-f]{10}: ", value) is not None,
+        f"and the commit that last changed the definition's lines (blame): {value}",
+    )
 
     # An unsaved edit is found by the next search, before it is saved.
     args_rs = repo / "src/args.rs"

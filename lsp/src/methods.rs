@@ -529,29 +529,41 @@ async fn hover(server: &Server, params: &Value) -> Result<Value, Failure> {
         site.path,
         site.line + (def - first) as u32
     ));
-    // When the file last changed (the history has no per-line blame): best effort.
-    let history = rpc!(
+    // When the definition's lines last changed: blame of the definition's chunk (a query for the
+    // name in its own file, asking for blame); best effort.
+    let line = site.line + (def - first) as u32;
+    let blamed = query(
         server,
-        pb::history_client::HistoryClient<_>,
-        log,
-        pb::LogRequest {
-            repo: repo_key.clone(),
-            file: site.path.clone(),
-            limit: 1,
-            max_files: 1,
+        pb::QueryRequest {
+            query: site.symbol.clone(),
+            limit: 10,
+            repos: vec![repo_key.clone()],
+            path_globs: vec![format!("/{}", site.path)],
+            oracles: vec!["symbol".into(), "lexical".into()],
+            blame: true,
             ..Default::default()
-        }
-    );
-    if let Ok(log) = history
-        && let Some(c) = log.commits.first()
+        },
+    )
+    .await;
+    if let Ok(resp) = blamed
+        && let Some(b) = resp
+            .hits
+            .iter()
+            .filter(|h| h.path == site.path && h.start_line <= line && line <= h.end_line)
+            .min_by_key(|h| h.end_line - h.start_line)
+            .and_then(|h| h.blame.as_ref())
     {
-        md.push_str(&format!(
-            "\n\n{} last changed {} by {}: {}",
-            site.path,
-            date(c.time_unix),
-            c.author,
-            c.subject
-        ));
+        md.push_str(&if b.commit.is_empty() {
+            "\n\nits lines have changes not committed yet".to_string()
+        } else {
+            format!(
+                "\n\nlast changed {} by {} in {}: {}",
+                date(b.time_unix),
+                b.author,
+                b.short,
+                b.subject
+            )
+        });
     }
     Ok(json!({
         "contents": {"kind": "markdown", "value": md},
