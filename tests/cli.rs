@@ -306,3 +306,25 @@ fn q_outside_any_repository_says_which_repositories_it_searched() {
         "--all is explicit: {out:?}"
     );
 }
+
+#[test]
+fn color_is_off_in_a_pipe_unless_asked_for_and_never_means_never() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+    let esc = '\u{1b}';
+    let piped = env.patina_in(repo.path(), &["q", "parse_args"]);
+    assert!(
+        piped.code() == 0 && !piped.stdout.contains(esc),
+        "{piped:?}"
+    );
+    let always = env.patina_in(repo.path(), &["q", "parse_args", "--color", "always"]);
+    assert!(
+        always.stdout.contains(esc),
+        "--color always colours a pipe: {always:?}"
+    );
+    let never = env.patina_in(repo.path(), &["--color", "never", "q", "parse_args"]);
+    assert!(!never.stdout.contains(esc), "{never:?}");
+    let bad = env.patina_in(repo.path(), &["q", "parse_args", "--color", "sometimes"]);
+    assert_eq!(bad.code(), 2, "{bad:?}");
+}

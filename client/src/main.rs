@@ -39,6 +39,9 @@ struct Cli {
     /// Socket of the daemon (default: $PATINA_SOCKET, else $XDG_RUNTIME_DIR/patina/patina.sock).
     #[arg(long, global = true)]
     socket: Option<PathBuf>,
+    /// Colour in results: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = output::ColorChoice::Auto)]
+    color: output::ColorChoice,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -336,6 +339,7 @@ enum BenchCmd {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    output::set_color(cli.color);
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -35,9 +35,32 @@ impl Style {
     }
 }
 
+/// `--color`: when results are coloured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+static COLOR: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
+
+/// Set once, from the command line, before anything is printed.
+pub(crate) fn set_color(choice: ColorChoice) {
+    let _ = COLOR.set(choice);
+}
+
 fn stdout_style() -> Style {
     Style {
-        on: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        on: match COLOR.get().copied().unwrap_or_default() {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
+        },
     }
 }
 
