@@ -328,3 +328,34 @@ fn color_is_off_in_a_pipe_unless_asked_for_and_never_means_never() {
     let bad = env.patina_in(repo.path(), &["q", "parse_args", "--color", "sometimes"]);
     assert_eq!(bad.code(), 2, "{bad:?}");
 }
+
+#[test]
+fn file_types_follow_ripgreps_table() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+    let files = |args: &[&str]| {
+        let mut a = vec!["q", "parse_args", "--files", "-n", "50"];
+        a.extend_from_slice(args);
+        env.patina_in(repo.path(), &a)
+    };
+    let py = files(&["-t", "py"]);
+    assert_eq!(py.code(), 0, "{py:?}");
+    assert!(py.stdout.lines().all(|l| l.contains(".py:")), "{py:?}");
+    let not_py = files(&["--type-not", "py"]);
+    assert!(
+        not_py.stdout.contains("src/args.rs") && !not_py.stdout.contains(".py:"),
+        "{not_py:?}"
+    );
+    let unknown = files(&["-t", "klingon"]);
+    assert_eq!(unknown.code(), 2, "{unknown:?}");
+    assert!(unknown.stderr.contains("--type-list"), "{unknown:?}");
+    let list = env.patina(&["q", "--type-list"]);
+    assert_eq!(list.code(), 0, "{list:?}");
+    assert!(
+        list.stdout
+            .lines()
+            .any(|l| l.starts_with("rust: ") && l.contains("*.rs")),
+        "{list:?}"
+    );
+}

@@ -207,8 +207,17 @@ enum ConfigCmd {
 #[derive(Args)]
 struct QueryArgs {
     /// What to look for: words, an identifier, a file name.
-    #[arg(required = true, num_args = 1..)]
+    #[arg(required_unless_present = "type_list", num_args = 1..)]
     query: Vec<String>,
+    /// Only files of this type (ripgrep's table: rust, py, go, js, md, …); repeatable.
+    #[arg(short = 't', long = "type", value_name = "TYPE")]
+    types: Vec<String>,
+    /// Never files of this type; repeatable.
+    #[arg(short = 'T', long = "type-not", value_name = "TYPE")]
+    types_not: Vec<String>,
+    /// Print the known file types and their globs, then exit.
+    #[arg(long)]
+    type_list: bool,
     /// Number of hits.
     #[arg(short = 'n', long, default_value_t = 10)]
     limit: u32,
@@ -754,7 +763,50 @@ async fn navigate(socket: &Path, what: &str, a: NavArgs) -> Result<ExitCode> {
     })
 }
 
-async fn query(socket: &Path, args: QueryArgs) -> Result<ExitCode> {
+/// ripgrep's file-type table: name → globs.
+fn file_types() -> Vec<(String, Vec<String>)> {
+    let mut b = ignore::types::TypesBuilder::new();
+    b.add_defaults();
+    b.definitions()
+        .into_iter()
+        .map(|d| (d.name().to_string(), d.globs().to_vec()))
+        .collect()
+}
+
+/// `--type`/`--type-not` as path globs (`!` for the excluded ones).
+fn type_globs(types: &[String], not: &[String]) -> Result<Vec<String>> {
+    if types.is_empty() && not.is_empty() {
+        return Ok(Vec::new());
+    }
+    let table = file_types();
+    let globs_of = |name: &str| -> Result<Vec<String>> {
+        table
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, g)| g.clone())
+            .ok_or_else(|| {
+                anyhow::anyhow!("unknown file type '{name}' (see `patina q --type-list`)")
+            })
+    };
+    let mut out = Vec::new();
+    for t in types {
+        out.extend(globs_of(t)?);
+    }
+    for t in not {
+        out.extend(globs_of(t)?.into_iter().map(|g| format!("!{g}")));
+    }
+    Ok(out)
+}
+
+async fn query(socket: &Path, mut args: QueryArgs) -> Result<ExitCode> {
+    if args.type_list {
+        for (name, globs) in file_types() {
+            outln!("{name}: {}", globs.join(", "));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let extra = type_globs(&args.types, &args.types_not)?;
+    args.path.extend(extra);
     let text = args.query.join(" ");
     if text.trim().is_empty() {
         bail!("empty query");
