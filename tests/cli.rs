@@ -359,3 +359,24 @@ fn file_types_follow_ripgreps_table() {
         "{list:?}"
     );
 }
+
+#[test]
+fn vimgrep_prints_path_line_column_text_at_the_best_matching_line() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+    let out = env.patina_in(repo.path(), &["q", "parse_args", "--vimgrep"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    let first = out.stdout.lines().next().unwrap_or_default();
+    assert_eq!(
+        first, "src/args.rs:12:8:pub fn parse_args(args: &[String]) -> Options {",
+        "{out:?}"
+    );
+    for line in out.stdout.lines() {
+        let parts: Vec<&str> = line.splitn(4, ':').collect();
+        assert!(
+            parts.len() == 4 && parts[1].parse::<u32>().is_ok() && parts[2].parse::<u32>().is_ok(),
+            "every line is path:line:column:text: {line}"
+        );
+    }
+}

@@ -218,6 +218,10 @@ struct QueryArgs {
     /// Print the known file types and their globs, then exit.
     #[arg(long)]
     type_list: bool,
+    /// One line per hit as `path:line:column:text`, at the hit's line that best matches the query
+    /// (for editors' quickfix lists, as ripgrep's --vimgrep).
+    #[arg(long, conflicts_with_all = ["json", "files", "expand"])]
+    vimgrep: bool,
     /// Number of hits.
     #[arg(short = 'n', long, default_value_t = 10)]
     limit: u32,
@@ -879,7 +883,9 @@ async fn query(socket: &Path, mut args: QueryArgs) -> Result<ExitCode> {
             pb::Granularity::Chunk
         } as i32,
         oracles: args.oracle.clone(),
-        snippet_lines: if args.json || !args.files {
+        snippet_lines: if args.vimgrep {
+            200 // the whole chunk (up to the daemon's cap), to find its best line
+        } else if args.json || !args.files {
             args.snippet
         } else {
             0
@@ -915,7 +921,11 @@ async fn query(socket: &Path, mut args: QueryArgs) -> Result<ExitCode> {
             names.join(", ")
         );
     }
-    output::print_hits(&resp, &cwd, args.json, args.files)?;
+    if args.vimgrep {
+        output::print_vimgrep(&resp, &cwd, &args.query.join(" "));
+    } else {
+        output::print_hits(&resp, &cwd, args.json, args.files)?;
+    }
     Ok(if resp.hits.is_empty() {
         ExitCode::from(1)
     } else {

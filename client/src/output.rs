@@ -64,6 +64,50 @@ fn stdout_style() -> Style {
     }
 }
 
+/// `--vimgrep`: `path:line:column:text` per hit, at the line of its snippet (the chunk) that
+/// contains the most distinct words of the query (the first line when none does); the column is
+/// that line's first match, 1-based.
+pub(crate) fn print_vimgrep(resp: &pb::QueryResponse, cwd: &Path, query: &str) {
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| w.len() >= 2)
+        .map(str::to_lowercase)
+        .collect();
+    for h in &resp.hits {
+        if h.note.is_some() {
+            continue;
+        }
+        let (line, col, text) = best_line(&h.snippet, &words);
+        outln!(
+            "{}:{}:{}:{}",
+            display_path(h, cwd),
+            h.start_line + line as u32,
+            col,
+            text
+        );
+    }
+}
+
+/// The (0-based index, 1-based column, text) of the line of `snippet` matching most `words`.
+fn best_line<'a>(snippet: &'a str, words: &[String]) -> (usize, usize, &'a str) {
+    let mut best = (0, 1, snippet.lines().next().unwrap_or(""));
+    let mut best_score = 0;
+    for (i, line) in snippet.lines().enumerate() {
+        let lower = line.to_lowercase();
+        let found: Vec<usize> = words
+            .iter()
+            .filter_map(|w| lower.find(w.as_str()))
+            .collect();
+        let score = found.len();
+        if score > best_score {
+            best_score = score;
+            let col = found.iter().min().map_or(1, |c| c + 1);
+            best = (i, col, line);
+        }
+    }
+    best
+}
+
 /// The error chain as one line, without gRPC noise.
 pub(crate) fn error_text(e: &anyhow::Error) -> String {
     format!("{e:#}")
@@ -628,6 +672,17 @@ pub(crate) fn print_feedback_stats(s: &pb::FeedbackStatsResponse, json: bool) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn vimgrep_picks_the_line_with_most_query_words() {
+        let words = vec!["parse".to_string(), "args".to_string()];
+        let snippet = "/// Options.\npub fn parse_args(args: &[String]) {\n    let x = 1;";
+        assert_eq!(
+            best_line(snippet, &words),
+            (1, 8, "pub fn parse_args(args: &[String]) {")
+        );
+        assert_eq!(best_line("a\nb", &words), (0, 1, "a"));
+    }
 
     #[test]
     fn relative_paths() {
