@@ -14,8 +14,6 @@ mod convert;
 // The daemon connection (start when absent, reconnect with backoff) is patina-mcp's, shared as
 // source rather than as a crate of two files.
 #[allow(dead_code)]
-#[path = "../../mcp-shim/src/daemon.rs"]
-mod daemon;
 mod framing;
 mod methods;
 mod server;

@@ -13,8 +13,8 @@ use serde_json::{Map, Value, json};
 
 use crate::Out;
 use crate::buffers::Buffers;
-use crate::daemon::Daemon;
 use crate::framing::Frame;
+use patina_proto::daemon::Daemon;
 
 pub(crate) const PARSE_ERROR: i64 = -32700;
 pub(crate) const INVALID_REQUEST: i64 = -32600;
@@ -56,7 +56,7 @@ pub(crate) struct Server {
 impl Server {
     pub fn new(socket: PathBuf, out: Out) -> Server {
         Server {
-            daemon: Daemon::new(socket),
+            daemon: Daemon::new(socket, "patina-lsp"),
             out,
             docs: Mutex::new(HashMap::new()),
             buffers: Buffers::new(),

@@ -9,7 +9,6 @@
 //! cancelled (`notifications/cancelled`). See `protocol.rs` for the MCP layer and `tools/` for
 //! the tools (one file each).
 
-mod daemon;
 mod protocol;
 mod tools;
 

@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value, json};
 
 use crate::Out;
-use crate::daemon::Daemon;
 use crate::tools;
+use patina_proto::daemon::Daemon;
 
 pub(crate) const PARSE_ERROR: i64 = -32700;
 pub(crate) const INVALID_REQUEST: i64 = -32600;
@@ -47,7 +47,7 @@ pub(crate) struct Server {
 impl Server {
     pub fn new(socket: PathBuf) -> Server {
         Server {
-            daemon: Daemon::new(socket),
+            daemon: Daemon::new(socket, "patina-mcp"),
             version: Mutex::new(LATEST_VERSION),
             session: Mutex::new(None),
             batches: AtomicU64::new(0),

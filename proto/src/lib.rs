@@ -3,6 +3,8 @@
 //! socket lives, how a client connects to it and starts a daemon when none runs. Clients enable
 //! the `client` feature, the daemon `server`; `json` makes every message `serde::Serialize`.
 
+#[cfg(feature = "client")]
+pub mod daemon;
 pub mod endpoint;
 pub mod kinds;
 pub mod roles;

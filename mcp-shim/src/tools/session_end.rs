@@ -40,7 +40,7 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
     let req = pb::EndSessionRequest {
         session: session_name(server, session)?,
         summary,
-        idempotency_key: crate::daemon::idempotency_key(),
+        idempotency_key: patina_proto::daemon::idempotency_key(),
     };
     let resp = rpc!(server, pb::sessions_client::SessionsClient<_>, end, req)?;
     let session = resp.session.clone().unwrap_or_default();

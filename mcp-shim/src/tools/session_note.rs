@@ -44,7 +44,7 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         session: session_name(server, session)?,
         text,
         tags,
-        idempotency_key: crate::daemon::idempotency_key(),
+        idempotency_key: patina_proto::daemon::idempotency_key(),
     };
     let resp = rpc!(server, pb::sessions_client::SessionsClient<_>, note, req)?;
     let note = resp.note.clone().unwrap_or_default();

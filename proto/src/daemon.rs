@@ -1,7 +1,8 @@
-//! The connection to `patinad`: opened once (starting the daemon when none answers, exactly as the
-//! `patina` client does, via `patina_proto::endpoint`), checked for protocol compatibility, reused
-//! by every call, and re-opened — restarting the daemon if it died — when a call finds it gone,
-//! retrying with backoff (bounded) until a daemon answers.
+//! The long-lived connection of a client that serves many calls (`patina-mcp`, `patina-lsp`) to
+//! `patinad`: opened once (starting the daemon when none answers, exactly as the `patina` client
+//! does, via [`crate::endpoint`]), checked for protocol compatibility, reused by every call, and
+//! re-opened — restarting the daemon if it died — when a call finds it gone, retrying with backoff
+//! (bounded) until a daemon answers.
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -21,8 +22,10 @@ const RECONNECT_FOR: Duration = Duration::from_secs(30);
 const FIRST_BACKOFF: Duration = Duration::from_millis(25);
 const MAX_BACKOFF: Duration = Duration::from_secs(1);
 
-pub(crate) struct Daemon {
+pub struct Daemon {
     socket: PathBuf,
+    /// The program's name, for the lines it logs to stderr.
+    program: &'static str,
     channel: tokio::sync::Mutex<Option<Channel>>,
 }
 
@@ -34,9 +37,10 @@ enum NoChannel {
 }
 
 impl Daemon {
-    pub fn new(socket: PathBuf) -> Daemon {
+    pub fn new(socket: PathBuf, program: &'static str) -> Daemon {
         Daemon {
             socket,
+            program,
             channel: tokio::sync::Mutex::new(None),
         }
     }
@@ -55,17 +59,17 @@ impl Daemon {
         if let Some(ch) = slot.as_ref() {
             return Ok(ch.clone());
         }
-        let ch = patina_proto::endpoint::connect_or_start(&self.socket, START_TIMEOUT)
+        let ch = crate::endpoint::connect_or_start(&self.socket, START_TIMEOUT)
             .await
             .map_err(|e| {
                 let msg = format!("cannot reach the Patina daemon: {e}");
-                if patina_proto::endpoint::socket_conflict(&self.socket).is_some() {
+                if crate::endpoint::socket_conflict(&self.socket).is_some() {
                     NoChannel::Permanent(msg)
                 } else {
                     NoChannel::Transient(msg)
                 }
             })?;
-        patina_proto::endpoint::check(&ch).await.map_err(|e| {
+        crate::endpoint::check(&ch).await.map_err(|e| {
             // A protocol mismatch is for the user to fix; anything else is a daemon that is not
             // (or no longer) answering on a connection it accepted.
             if e.contains("protocol") {
@@ -112,13 +116,14 @@ impl Daemon {
                     "the Patina daemon does not answer ({why}) after {} s of retrying; see its \
                      log ({})",
                     RECONNECT_FOR.as_secs(),
-                    patina_proto::endpoint::log_path().display()
+                    crate::endpoint::log_path().display()
                 ));
             }
-            crate::log(format!(
-                "daemon connection lost ({why}); reconnecting in {} ms",
+            eprintln!(
+                "{}: daemon connection lost ({why}); reconnecting in {} ms",
+                self.program,
                 backoff.as_millis()
-            ));
+            );
             tokio::time::sleep(backoff).await;
             backoff = (backoff * 2).min(MAX_BACKOFF);
         }
@@ -127,7 +132,7 @@ impl Daemon {
 
 /// A fresh idempotency key for one write (a tool call): unique across processes and calls, and
 /// the same for every retry of that call.
-pub(crate) fn idempotency_key() -> String {
+pub fn idempotency_key() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     static STARTED: std::sync::OnceLock<u128> = std::sync::OnceLock::new();
