@@ -53,7 +53,10 @@ def main():
 
     def q(text, oracle):
         r = subprocess.run([patina, "q", text, "--oracle", oracle, "--json", "-n", "5"], cwd=repo, env=env, capture_output=True, text=True)
-        return json.loads(r.stdout)["hits"] if r.returncode in (0, 1) and r.stdout else []
+        if r.returncode not in (0, 1):
+            return []
+        # JSON Lines: one object per hit, then a summary.
+        return [h for h in map(json.loads, r.stdout.splitlines()) if h.get("type") == "hit"]
 
     def status():
         r = subprocess.run([patina, "status", "--json"], env=env, capture_output=True, text=True, check=True)

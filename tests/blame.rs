@@ -63,7 +63,7 @@ fn each_hit_names_the_commit_that_last_changed_its_lines() {
         &["q", "--json", "--blame", "alpha_total", "beta_render"],
     );
     assert!(out.status.success(), "{out:?}");
-    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let v = out.q_json();
     let a = blame_of(&v, "alpha_total");
     assert_eq!(a["commit"], alpha.as_str(), "{a}");
     assert_eq!(a["short"], &alpha[..10]);
@@ -77,7 +77,7 @@ fn each_hit_names_the_commit_that_last_changed_its_lines() {
 
     // Not asked: no blame (it costs a git call per hit).
     let out = env.patina_in(root, &["q", "--json", "alpha_total"]);
-    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let v = out.q_json();
     assert!(blame_of(&v, "alpha_total").is_null(), "{v}");
 
     // The text output says it under the hit.

@@ -83,8 +83,14 @@ fn q_json_is_machine_readable() {
 
     let out = env.patina_in(repo.path(), &["q", "--json", "parse_args"]);
     assert_eq!(out.code(), 0, "{out:?}");
-    let v: serde_json::Value =
-        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {out:?}"));
+    // JSON Lines: one object per hit, in rank order, then a summary.
+    for (i, line) in out.stdout.lines().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("each line parses alone");
+        if v["type"] == "hit" {
+            assert_eq!(v["rank"], i + 1, "{line}");
+        }
+    }
+    let v = out.q_json();
     let hits = v["hits"].as_array().expect("hits[]");
     assert!(!hits.is_empty());
     for h in hits {
@@ -120,7 +126,8 @@ fn q_json_is_machine_readable() {
 
     let out = env.patina_in(repo.path(), &["q", "--json", "zzqxqzz"]);
     assert_eq!(out.code(), 1, "{out:?}");
-    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON even without hits");
+    assert_eq!(out.stdout.lines().count(), 1, "only the summary: {out:?}");
+    let v = out.q_json();
     assert_eq!(v["hits"].as_array().map(Vec::len), Some(0));
 }
 
@@ -379,4 +386,81 @@ fn vimgrep_prints_path_line_column_text_at_the_best_matching_line() {
             "every line is path:line:column:text: {line}"
         );
     }
+}
+
+#[test]
+fn context_lines_surround_the_best_matching_line_with_the_files_own_lines() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+    // The chunk of `parse_args` starts at its doc comment (line 11); -B 3 reaches above it.
+    let out = env.patina_in(
+        repo.path(),
+        &["q", "parse_args", "-n", "1", "-B", "3", "-A", "1"],
+    );
+    assert_eq!(out.code(), 0, "{out:?}");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert!(lines[0].starts_with("src/args.rs:11-"), "{out:?}");
+    assert_eq!(
+        lines[1..],
+        [
+            "    9-}",
+            "    10-",
+            "    11-/// Turn `--key=value` pairs and `-v` into [`Options`].",
+            "    12:pub fn parse_args(args: &[String]) -> Options {",
+            "    13-    let mut opts = Options { verbose: false, values: HashMap::new() };",
+        ],
+        "ripgrep's numbering: `:` the matching line, `-` context; {out:?}"
+    );
+
+    // -C N is both sides; in --json each hit carries its context.
+    let out = env.patina_in(
+        repo.path(),
+        &["q", "parse_args", "-n", "1", "-C", "1", "--json"],
+    );
+    let v = out.q_json();
+    let ctx = &v["hits"][0]["context"];
+    assert_eq!(ctx["start_line"], 11, "{v}");
+    assert_eq!(ctx["best_line"], 12, "{v}");
+    assert_eq!(
+        ctx["text"].as_str().map(|t| t.lines().count()),
+        Some(3),
+        "{v}"
+    );
+
+    let out = env.patina_in(repo.path(), &["q", "parse_args", "-C", "1", "--vimgrep"]);
+    assert_eq!(out.code(), 2, "-C and --vimgrep do not combine: {out:?}");
+}
+
+#[test]
+fn paths_are_hyperlinks_only_when_asked_or_on_a_terminal_that_renders_them() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+    let q = |extra: &[&str]| {
+        let mut args = vec!["q", "parse_args", "-n", "1"];
+        args.extend_from_slice(extra);
+        env.patina_in(repo.path(), &args)
+    };
+    let piped = q(&[]);
+    assert!(
+        !piped.stdout.contains('\x1b'),
+        "no escape codes into a pipe: {piped:?}"
+    );
+
+    let linked = q(&["--hyperlink", "always"]);
+    let first = linked.stdout.lines().next().unwrap_or_default();
+    let root = repo.path().canonicalize().unwrap();
+    let url = format!("{}/src/args.rs", root.display());
+    assert!(
+        first.starts_with("\x1b]8;;file://")
+            && first.contains(&format!("{url}\x1b\\src/args.rs\x1b]8;;\x1b\\:")),
+        "an OSC 8 link to the file around the shown path: {first:?}"
+    );
+    let coloured = q(&["--color", "always", "--hyperlink", "never"]);
+    let first = coloured.stdout.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("\x1b[35msrc/args.rs\x1b[0m:"),
+        "{first:?}"
+    );
 }

@@ -286,3 +286,52 @@ fn a_socket_passed_by_systemd_is_served_and_left_in_place() {
         "systemd's socket file is not the daemon's to remove"
     );
 }
+
+#[test]
+fn without_patina_home_the_log_and_lock_are_state_and_the_indices_data() {
+    let env = TestEnv::new();
+    let base = env.home();
+    let dir = |d: &str| {
+        let p = base.join(d);
+        std::fs::create_dir_all(&p).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o700)).unwrap();
+        p
+    };
+    let (data, state, config, runtime) = (dir("data"), dir("state"), dir("config"), dir("rt"));
+    let patina = |args: &[&str]| {
+        let mut cmd = env.patina_command();
+        cmd.env_remove("PATINA_HOME")
+            .env("HOME", base)
+            .env("XDG_DATA_HOME", &data)
+            .env("XDG_STATE_HOME", &state)
+            .env("XDG_CONFIG_HOME", &config)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .args(args);
+        run(cmd, START_TIMEOUT)
+    };
+    let started = patina(&["daemon", "start"]);
+    let lock = std::fs::read_to_string(state.join("patina/patinad.lock"));
+    let log_exists = state.join("patina/patinad.log").exists();
+    let socket_exists = runtime.join("patina/patina.sock").exists();
+    let stopped = patina(&["daemon", "stop"]);
+    assert_eq!(started.code(), 0, "{started:?}");
+    assert_eq!(stopped.code(), 0, "{stopped:?}");
+
+    let pid = lock.expect("the lock is under $XDG_STATE_HOME/patina");
+    assert!(
+        pid.trim().parse::<u32>().is_ok(),
+        "it holds the daemon's pid: {pid:?}"
+    );
+    assert!(log_exists, "the log is beside it");
+    assert!(socket_exists, "the socket is under $XDG_RUNTIME_DIR/patina");
+    assert!(
+        data.join("patina/state").is_dir(),
+        "the indices are data, under $XDG_DATA_HOME/patina"
+    );
+    for stray in ["patinad.lock", "patinad.log"] {
+        assert!(
+            !data.join("patina").join(stray).exists(),
+            "no {stray} in the data dir"
+        );
+    }
+}

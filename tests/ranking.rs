@@ -93,9 +93,7 @@ fn retry_repo() -> Repo {
 }
 
 fn json_hits(out: &Output) -> Vec<serde_json::Value> {
-    let v: serde_json::Value =
-        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {out:?}"));
-    v["hits"].as_array().cloned().unwrap_or_default()
+    out.q_json()["hits"].as_array().cloned().unwrap_or_default()
 }
 
 fn paths(hits: &[serde_json::Value]) -> Vec<String> {
@@ -131,7 +129,7 @@ fn an_implementation_question_puts_the_source_above_the_readme_that_repeats_it()
     assert_eq!(hits[0]["role"], "source");
     let readme = hits.iter().find(|h| h["repo_path"] == "README.md").unwrap();
     assert_eq!(readme["role"], "docs");
-    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let v = out.q_json();
     assert_eq!(v["intent"], "implementation");
 }
 
@@ -223,7 +221,7 @@ fn filters_that_leave_nothing_are_relaxed_with_a_notice() {
         ],
     );
     assert_eq!(out.code(), 0, "{out:?}");
-    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let v = out.q_json();
     let notices = v["notices"].to_string();
     assert!(notices.contains("relaxed"), "the answer says so: {notices}");
     assert_eq!(v["hits"][0]["repo_path"], "retrykit/backoff.py", "{v}");

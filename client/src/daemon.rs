@@ -140,6 +140,14 @@ impl Client {
             .into_inner())
     }
 
+    pub async fn get_file(&mut self, req: pb::GetFileRequest) -> Result<pb::GetFileResponse> {
+        Ok(pb::files_client::FilesClient::new(self.channel.clone())
+            .get_file(req)
+            .await
+            .map_err(status_error)?
+            .into_inner())
+    }
+
     pub async fn log(&mut self, req: pb::LogRequest) -> Result<pb::LogResponse> {
         Ok(HistoryClient::new(self.channel.clone())
             .log(req)

@@ -42,6 +42,10 @@ struct Cli {
     /// Colour in results: auto (on a terminal, unless NO_COLOR is set), always, never.
     #[arg(long, global = true, value_enum, default_value_t = output::ColorChoice::Auto)]
     color: output::ColorChoice,
+    /// Paths as OSC 8 hyperlinks to the file: auto (on a terminal known to render them; not inside
+    /// tmux or screen), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = output::ColorChoice::Auto)]
+    hyperlink: output::ColorChoice,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -220,8 +224,18 @@ struct QueryArgs {
     type_list: bool,
     /// One line per hit as `path:line:column:text`, at the hit's line that best matches the query
     /// (for editors' quickfix lists, as ripgrep's --vimgrep).
-    #[arg(long, conflicts_with_all = ["json", "files", "expand"])]
+    #[arg(long, conflicts_with_all = ["json", "files", "expand", "after_context", "before_context", "context"])]
     vimgrep: bool,
+    /// Show NUM lines after each hit's best-matching line (the file's lines, numbered as ripgrep
+    /// does), instead of the chunk's first lines.
+    #[arg(short = 'A', long = "after-context", value_name = "NUM", conflicts_with_all = ["files", "expand"])]
+    after_context: Option<u32>,
+    /// Show NUM lines before each hit's best-matching line.
+    #[arg(short = 'B', long = "before-context", value_name = "NUM", conflicts_with_all = ["files", "expand"])]
+    before_context: Option<u32>,
+    /// Show NUM lines before and after each hit's best-matching line (-A/-B override it).
+    #[arg(short = 'C', long = "context", value_name = "NUM", conflicts_with_all = ["files", "expand"])]
+    context: Option<u32>,
     /// Number of hits.
     #[arg(short = 'n', long, default_value_t = 10)]
     limit: u32,
@@ -352,7 +366,7 @@ enum BenchCmd {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    output::set_color(cli.color);
+    output::set_color(cli.color, cli.hyperlink);
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -872,6 +886,16 @@ async fn query(socket: &Path, mut args: QueryArgs) -> Result<ExitCode> {
             ExitCode::SUCCESS
         });
     }
+    // -A/-B/-C: (before, after); -A and -B override -C on their side, as in ripgrep.
+    let around =
+        (args.context.is_some() || args.before_context.is_some() || args.after_context.is_some())
+            .then(|| {
+                let c = args.context.unwrap_or(0);
+                (
+                    args.before_context.unwrap_or(c),
+                    args.after_context.unwrap_or(c),
+                )
+            });
     let req = pb::QueryRequest {
         query: text,
         limit: args.limit,
@@ -883,7 +907,7 @@ async fn query(socket: &Path, mut args: QueryArgs) -> Result<ExitCode> {
             pb::Granularity::Chunk
         } as i32,
         oracles: args.oracle.clone(),
-        snippet_lines: if args.vimgrep {
+        snippet_lines: if args.vimgrep || around.is_some() {
             200 // the whole chunk (up to the daemon's cap), to find its best line
         } else if args.json || !args.files {
             args.snippet
@@ -924,13 +948,52 @@ async fn query(socket: &Path, mut args: QueryArgs) -> Result<ExitCode> {
     if args.vimgrep {
         output::print_vimgrep(&resp, &cwd, &args.query.join(" "));
     } else {
-        output::print_hits(&resp, &cwd, args.json, args.files)?;
+        let lines = match around {
+            Some((before, after)) => {
+                let words = output::query_words(&args.query.join(" "));
+                Some(lines_around(&mut c, &resp, &words, before, after).await)
+            }
+            None => None,
+        };
+        output::print_hits(&resp, &cwd, args.json, args.files, lines.as_deref())?;
     }
     Ok(if resp.hits.is_empty() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// For each hit, the file's lines from `before` lines above its best-matching line to `after`
+/// below, read through the daemon (so they are the file as indexed, confined to the repository).
+/// A hit whose file cannot be read (deleted since, a session note) gets none.
+async fn lines_around(
+    c: &mut Client,
+    resp: &pb::QueryResponse,
+    words: &[String],
+    before: u32,
+    after: u32,
+) -> Vec<Option<output::Around>> {
+    let mut out = Vec::with_capacity(resp.hits.len());
+    for h in &resp.hits {
+        if h.note.is_some() {
+            out.push(None);
+            continue;
+        }
+        let best = output::best_hit_line(h, words);
+        let req = pb::GetFileRequest {
+            repo: h.repo_id.clone(),
+            path: h.path.clone(),
+            start_line: best.saturating_sub(before).max(1),
+            end_line: best.saturating_add(after),
+        };
+        out.push(c.get_file(req).await.ok().map(|f| output::Around {
+            start_line: f.start_line,
+            best_line: best,
+            text: f.text,
+        }));
+    }
+    out
 }
 
 /// The repository a history command is about: `--repo`, else the one containing the current

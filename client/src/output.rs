@@ -11,9 +11,18 @@ use serde_json::json;
 
 struct Style {
     on: bool,
+    /// Wrap paths in OSC 8 hyperlinks (`file://host/abs/path`) to the file they name.
+    links: bool,
 }
 
 impl Style {
+    /// `text` as a link to the absolute file `abs`, when links are on.
+    fn link(&self, abs: &Path, text: &str) -> String {
+        if !self.links {
+            return text.to_string();
+        }
+        format!("\x1b]8;;{}\x1b\\{text}\x1b]8;;\x1b\\", file_url(abs))
+    }
     fn paint(&self, code: &str, s: &str) -> String {
         if self.on {
             format!("\x1b[{code}m{s}\x1b[0m")
@@ -45,34 +54,81 @@ pub(crate) enum ColorChoice {
     Never,
 }
 
-static COLOR: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
+static COLOR: std::sync::OnceLock<(ColorChoice, ColorChoice)> = std::sync::OnceLock::new();
 
-/// Set once, from the command line, before anything is printed.
-pub(crate) fn set_color(choice: ColorChoice) {
-    let _ = COLOR.set(choice);
+/// Set once, from the command line, before anything is printed: `--color` and `--hyperlink`.
+pub(crate) fn set_color(color: ColorChoice, hyperlink: ColorChoice) {
+    let _ = COLOR.set((color, hyperlink));
 }
 
 fn stdout_style() -> Style {
+    let (color, hyperlink) = COLOR.get().copied().unwrap_or_default();
+    let tty = std::io::stdout().is_terminal();
     Style {
-        on: match COLOR.get().copied().unwrap_or_default() {
+        on: match color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-            }
+            ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none(),
+        },
+        links: match hyperlink {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => tty && terminal_has_hyperlinks(&|k| std::env::var(k).ok()),
         },
     }
+}
+
+/// Whether the terminal described by these environment variables is known to render OSC 8
+/// hyperlinks. Unknown terminals (and multiplexers, which pass links through only when configured
+/// to) get none: a terminal that does not understand the sequence may print it.
+fn terminal_has_hyperlinks(var: &dyn Fn(&str) -> Option<String>) -> bool {
+    if var("TMUX").is_some() || var("STY").is_some() {
+        return false;
+    }
+    if matches!(var("TERM").as_deref(), Some("dumb" | "linux")) {
+        return false;
+    }
+    let known_program = matches!(
+        var("TERM_PROGRAM").as_deref(),
+        Some("iTerm.app" | "WezTerm" | "vscode" | "ghostty" | "Hyper" | "Tabby" | "rio")
+    );
+    let vte = var("VTE_VERSION")
+        .and_then(|v| v.parse::<u32>().ok())
+        .is_some_and(|v| v >= 5000);
+    let term = var("TERM").unwrap_or_default();
+    known_program
+        || vte
+        || var("KITTY_WINDOW_ID").is_some()
+        || var("WT_SESSION").is_some()
+        || var("KONSOLE_VERSION").is_some()
+        || ["kitty", "alacritty", "foot", "wezterm", "ghostty"]
+            .iter()
+            .any(|t| term.contains(t))
+}
+
+/// A `file://` URL for an absolute path, with the host name (as ripgrep's hyperlinks) and
+/// everything outside RFC 3986's unreserved set and `/` percent-encoded.
+fn file_url(abs: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default();
+    let mut url = format!("file://{host}");
+    for &b in abs.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            url.push(b as char);
+        } else {
+            url.push_str(&format!("%{b:02X}"));
+        }
+    }
+    url
 }
 
 /// `--vimgrep`: `path:line:column:text` per hit, at the line of its snippet (the chunk) that
 /// contains the most distinct words of the query (the first line when none does); the column is
 /// that line's first match, 1-based.
 pub(crate) fn print_vimgrep(resp: &pb::QueryResponse, cwd: &Path, query: &str) {
-    let words: Vec<String> = query
-        .split(|c: char| !c.is_alphanumeric() && c != '_')
-        .filter(|w| w.len() >= 2)
-        .map(str::to_lowercase)
-        .collect();
+    let words = query_words(query);
     for h in &resp.hits {
         if h.note.is_some() {
             continue;
@@ -86,6 +142,30 @@ pub(crate) fn print_vimgrep(resp: &pb::QueryResponse, cwd: &Path, query: &str) {
             text
         );
     }
+}
+
+/// The words of a query a hit's lines are matched against (`--vimgrep`, `-A/-B/-C`).
+pub(crate) fn query_words(query: &str) -> Vec<String> {
+    query
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| w.len() >= 2)
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The file line (1-based) of `hit` that best matches `words`: the line of its snippet with the
+/// most distinct query words, else its first line.
+pub(crate) fn best_hit_line(hit: &pb::Hit, words: &[String]) -> u32 {
+    hit.start_line + best_line(&hit.snippet, words).0 as u32
+}
+
+/// Lines of a file around a hit's best-matching line (`-A/-B/-C`), as read from the daemon.
+pub(crate) struct Around {
+    /// File line of the first line of `text`.
+    pub start_line: u32,
+    /// The best-matching line, within `start_line ..= start_line + lines - 1`.
+    pub best_line: u32,
+    pub text: String,
 }
 
 /// The (0-based index, 1-based column, text) of the line of `snippet` matching most `words`.
@@ -140,47 +220,66 @@ pub(crate) fn display_path(hit: &pb::Hit, cwd: &Path) -> String {
     relative(&abs, cwd).to_string_lossy().into_owned()
 }
 
+/// `--json`: JSON Lines, as ripgrep's — one `{"type":"hit",…}` object per hit, best first, then
+/// one `{"type":"summary",…}` with what the query as a whole reported (oracles, notices,
+/// freshness, timing). Each line is a complete JSON document, so a consumer can stream them and a
+/// reader cut short by `head` still holds whole hits.
+fn print_hits_json(
+    resp: &pb::QueryResponse,
+    cwd: &Path,
+    around: Option<&[Option<Around>]>,
+) -> Result<()> {
+    for (i, h) in resp.hits.iter().enumerate() {
+        let mut v = json!({
+            "type": "hit",
+            "rank": i + 1,
+            "path": display_path(h, cwd),
+            "repo_path": h.path,
+            "repo_root": h.repo_root,
+            "repo_id": h.repo_id,
+            "start_line": h.start_line,
+            "end_line": h.end_line,
+            "symbol": h.symbol,
+            "kind": h.kind,
+            "parent": h.parent,
+            "language": h.language,
+            "role": patina_proto::roles::from_wire(h.role).map(|r| r.name()),
+            "score": h.score,
+            "oracles": h.provenance.iter().map(|p| json!({"oracle": p.oracle, "rank": p.rank, "score": p.score})).collect::<Vec<_>>(),
+            "snippet": h.snippet,
+            "blame": h.blame.as_ref().map(blame_json),
+        });
+        if let Some(a) = around.and_then(|a| a.get(i)).and_then(Option::as_ref) {
+            v["context"] =
+                json!({"start_line": a.start_line, "best_line": a.best_line, "text": a.text});
+        }
+        outln!("{v}");
+    }
+    let oracles: Vec<_> = resp
+        .oracles
+        .iter()
+        .map(|o| json!({"oracle": o.oracle, "status": o.status, "hits": o.hits, "took_us": o.took_us, "message": o.message}))
+        .collect();
+    let freshness: Vec<_> = resp.freshness.iter().map(freshness_json).collect();
+    let summary = json!({"type": "summary", "hits": resp.hits.len(), "oracles": oracles, "took_us": resp.took_us, "notices": resp.notices, "freshness": freshness, "intent": resp.intent, "query_id": resp.query_id, "cached": resp.cached});
+    outln!("{summary}");
+    Ok(())
+}
+
+/// Hits for a person: `path:start-end  kind symbol  [oracle#rank …]`, then the snippet — or,
+/// with `around` (`-A/-B/-C`), the file's lines around the hit's best-matching line, numbered as
+/// ripgrep does (`12:` the matching line, `11-` context).
 pub(crate) fn print_hits(
     resp: &pb::QueryResponse,
     cwd: &Path,
     json: bool,
     files: bool,
+    around: Option<&[Option<Around>]>,
 ) -> Result<()> {
-    let mut out = std::io::stdout().lock();
     if json {
-        let hits: Vec<_> = resp
-            .hits
-            .iter()
-            .map(|h| {
-                json!({
-                    "path": display_path(h, cwd),
-                    "repo_path": h.path,
-                    "repo_root": h.repo_root,
-                    "repo_id": h.repo_id,
-                    "start_line": h.start_line,
-                    "end_line": h.end_line,
-                    "symbol": h.symbol,
-                    "kind": h.kind,
-                    "parent": h.parent,
-                    "language": h.language,
-                    "role": patina_proto::roles::from_wire(h.role).map(|r| r.name()),
-                    "score": h.score,
-                    "oracles": h.provenance.iter().map(|p| json!({"oracle": p.oracle, "rank": p.rank, "score": p.score})).collect::<Vec<_>>(),
-                    "snippet": h.snippet,
-                    "blame": h.blame.as_ref().map(blame_json),
-                })
-            })
-            .collect();
-        let oracles: Vec<_> = resp
-            .oracles
-            .iter()
-            .map(|o| json!({"oracle": o.oracle, "status": o.status, "hits": o.hits, "took_us": o.took_us, "message": o.message}))
-            .collect();
-        let freshness: Vec<_> = resp.freshness.iter().map(freshness_json).collect();
-        let v = json!({"hits": hits, "oracles": oracles, "took_us": resp.took_us, "notices": resp.notices, "freshness": freshness, "intent": resp.intent, "query_id": resp.query_id, "cached": resp.cached});
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-        return Ok(());
+        return print_hits_json(resp, cwd, around);
     }
+    let mut out = std::io::stdout().lock();
     for n in &resp.notices {
         eprintln!("patina: {n}");
     }
@@ -201,10 +300,15 @@ pub(crate) fn print_hits(
         eprintln!("patina: oracle {} {}: {}", o.oracle, o.status, o.message);
     }
     let st = stdout_style();
-    for h in &resp.hits {
+    for (i, h) in resp.hits.iter().enumerate() {
+        let shown = display_path(h, cwd);
         let loc = format!(
             "{}:{}",
-            st.path(&display_path(h, cwd)),
+            if h.note.is_some() {
+                st.path(&shown)
+            } else {
+                st.link(&Path::new(&h.repo_root).join(&h.path), &st.path(&shown))
+            },
             st.lines(&format!("{}-{}", h.start_line, h.end_line))
         );
         let what = if h.symbol.is_empty() {
@@ -232,7 +336,19 @@ pub(crate) fn print_hits(
         if let Some(b) = &h.blame {
             writeln!(out, "    {}", st.dim(&blame_line(b)))?;
         }
-        if !files {
+        if let Some(a) = around.and_then(|a| a.get(i)).and_then(Option::as_ref) {
+            for (k, line) in a.text.lines().enumerate() {
+                let n = a.start_line + k as u32;
+                let sep = if n == a.best_line { ':' } else { '-' };
+                let line: String = line.chars().take(200).collect();
+                writeln!(
+                    out,
+                    "    {}{sep}{}",
+                    st.lines(&n.to_string()),
+                    line.trim_end()
+                )?;
+            }
+        } else if !files {
             for line in h.snippet.lines() {
                 let line: String = line.chars().take(160).collect();
                 writeln!(out, "    {}", line.trim_end())?;
@@ -672,6 +788,38 @@ pub(crate) fn print_feedback_stats(s: &pb::FeedbackStatsResponse, json: bool) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hyperlinks_on_terminals_known_to_render_them_never_inside_a_multiplexer() {
+        let has = |vars: &[(&str, &str)]| {
+            let vars: Vec<(String, String)> = vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            terminal_has_hyperlinks(&|k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
+        };
+        assert!(has(&[("TERM", "xterm-kitty"), ("KITTY_WINDOW_ID", "1")]));
+        assert!(has(&[
+            ("TERM", "xterm-256color"),
+            ("TERM_PROGRAM", "WezTerm")
+        ]));
+        assert!(has(&[("TERM", "xterm-256color"), ("VTE_VERSION", "7600")]));
+        assert!(!has(&[("TERM", "xterm-256color"), ("VTE_VERSION", "3405")]));
+        assert!(!has(&[("TERM", "xterm-256color")]), "unknown: no links");
+        assert!(!has(&[
+            ("TERM", "tmux-256color"),
+            ("TMUX", "/tmp/tmux-1/default,1,0"),
+            ("TERM_PROGRAM", "WezTerm")
+        ]));
+        assert!(!has(&[("TERM", "dumb"), ("WT_SESSION", "x")]));
+    }
+
+    #[test]
+    fn file_urls_percent_encode_what_is_not_unreserved() {
+        let url = file_url(Path::new("/src/a b/ü%.rs"));
+        assert!(url.starts_with("file://"), "{url}");
+        assert!(url.ends_with("/src/a%20b/%C3%BC%25.rs"), "{url}");
+    }
 
     #[test]
     fn vimgrep_picks_the_line_with_most_query_words() {

@@ -56,14 +56,22 @@ fn tighten(path: &Path, recursive: bool) -> Result<()> {
     Ok(())
 }
 
-/// An exclusive advisory lock on `<state root>/patinad.lock`, held for the daemon's lifetime.
+/// An exclusive advisory lock on [`patina_proto::endpoint::lock_path`], held for the daemon's
+/// lifetime.
 pub(crate) struct InstanceLock {
     _file: File,
 }
 
 pub(crate) fn lock_instance(state_root: &Path) -> Result<InstanceLock> {
     private_state(state_root)?;
-    let path = state_root.join("patinad.lock");
+    let path = patina_proto::endpoint::lock_path(state_root);
+    if let Some(dir) = path.parent() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .with_context(|| format!("creating {}", dir.display()))?;
+    }
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)

@@ -62,6 +62,20 @@ pub fn log_path() -> PathBuf {
     }
 }
 
+/// The single-instance lock of a daemon serving `root`: next to the log
+/// (`$XDG_STATE_HOME/patina/patinad.lock`) for the default state root, else inside `root`
+/// (`$PATINA_HOME`, `--state-root`), so two daemons on different roots never contend for one lock
+/// and two on the same root always do. It holds the pid of the daemon that owns it.
+pub fn lock_path(root: &Path) -> PathBuf {
+    let isolated = std::env::var_os("PATINA_HOME").is_some_and(|v| !v.is_empty());
+    if !isolated && root == state_root() {
+        if let Some(dir) = project_dirs().and_then(|d| d.state_dir().map(Path::to_path_buf)) {
+            return dir.join("patinad.lock");
+        }
+    }
+    root.join("patinad.lock")
+}
+
 /// A log file grown past this is rotated (to `patinad.log.1`) when the next daemon starts.
 pub const LOG_ROTATE_BYTES: u64 = 10 * 1024 * 1024;
 

@@ -49,6 +49,32 @@ impl Output {
             .code()
             .unwrap_or_else(|| panic!("process died from a signal: {self:?}"))
     }
+
+    /// `patina q --json` output (JSON Lines: a `hit` object per line, then one `summary`) read
+    /// back as one value: the summary's fields plus `hits`, in order. Panics unless every line is a
+    /// JSON object, hits come before exactly one summary, and the summary counts them.
+    pub fn q_json(&self) -> serde_json::Value {
+        let mut hits = Vec::new();
+        let mut summary = None;
+        for line in self.stdout.lines() {
+            let v: serde_json::Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("a line that is not JSON ({e}): {line}\n{self:?}"));
+            assert!(summary.is_none(), "nothing follows the summary: {self:?}");
+            match v["type"].as_str() {
+                Some("hit") => hits.push(v),
+                Some("summary") => summary = Some(v),
+                _ => panic!("a line of unknown type: {line}"),
+            }
+        }
+        let mut summary = summary.unwrap_or_else(|| panic!("no summary line: {self:?}"));
+        assert_eq!(
+            summary["hits"],
+            hits.len(),
+            "the summary counts the hits: {self:?}"
+        );
+        summary["hits"] = serde_json::Value::Array(hits);
+        summary
+    }
 }
 
 impl std::fmt::Debug for Output {
