@@ -68,10 +68,11 @@ pub fn log_path() -> PathBuf {
 /// and two on the same root always do. It holds the pid of the daemon that owns it.
 pub fn lock_path(root: &Path) -> PathBuf {
     let isolated = std::env::var_os("PATINA_HOME").is_some_and(|v| !v.is_empty());
-    if !isolated && root == state_root() {
-        if let Some(dir) = project_dirs().and_then(|d| d.state_dir().map(Path::to_path_buf)) {
-            return dir.join("patinad.lock");
-        }
+    if !isolated
+        && root == state_root()
+        && let Some(dir) = project_dirs().and_then(|d| d.state_dir().map(Path::to_path_buf))
+    {
+        return dir.join("patinad.lock");
     }
     root.join("patinad.lock")
 }
