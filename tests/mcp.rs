@@ -251,16 +251,22 @@ fn handshake_negotiates_the_version_and_tools_follow_it() {
             m.silent_for(Duration::from_millis(200)),
             "notifications get no answer"
         );
-        let tools = m.request("tools/list", json!({}))["result"]["tools"].clone();
+        let listed = m.request("tools/list", json!({}));
+        // The whole list, as sent, within 2,000 tokens of ≈ 4 characters.
+        let chars = serde_json::to_string(&listed["result"])
+            .unwrap()
+            .chars()
+            .count();
+        assert!(chars <= 8000, "{version}: tools/list is {chars} characters");
+        let tools = listed["result"]["tools"].clone();
         let tools = tools.as_array().expect("tools[]");
         assert_eq!(tools.len(), 15, "{tools:?}");
         for t in tools {
             let name = t["name"].as_str().unwrap();
             assert_eq!(t["inputSchema"]["type"], "object", "{t}");
-            assert!(t["description"].as_str().unwrap().len() > 80, "{t}");
+            assert!(t["description"].as_str().unwrap().contains("Use it"), "{t}");
             let modern = version == "2025-06-18";
             assert_eq!(t.get("outputSchema").is_some(), modern, "{version} {name}");
-            assert_eq!(t.get("title").is_some(), modern, "{version} {name}");
             assert_eq!(
                 t.get("annotations").is_some(),
                 version != "2024-11-05",
@@ -1107,5 +1113,47 @@ fn feedback_on_answers_is_recorded_durably_and_counted() {
         out.stdout
             .contains("2 feedback records (1 explicit, 1 implicit) on 1 answers"),
         "{out:?}"
+    );
+}
+
+#[test]
+fn answers_say_each_thing_once_and_name_tools_not_shell_commands() {
+    let env = TestEnv::started();
+    let repo = fixture_repo();
+    env.add_repo(repo.path());
+    let mut m = Mcp::ready(&env, repo.path(), "2025-06-18");
+
+    let r = m.ok(
+        "patina_query",
+        json!({"query": "parse_args HttpClient", "limit": 5}),
+    );
+    let s = &r["structuredContent"];
+    let results = s["results"].as_array().expect("results[]");
+    assert!(results.len() >= 2, "{s}");
+    for h in results {
+        assert!(
+            h.get("repo_id").is_none() && h.get("repo_root").is_none(),
+            "a result names its repository, no more: {h}"
+        );
+        assert!(h["repo"].is_string(), "{h}");
+    }
+    let repos = s["repos"].as_array().expect("repos[]");
+    assert_eq!(repos.len(), 1, "each repository once: {s}");
+    assert_eq!(repos[0]["root"].as_str(), repo.path().to_str(), "{s}");
+
+    // Notices reach the text the model reads (this daemon has no model: semantic search is off).
+    let t = text(&m.ok("patina_query", json!({"query": "how are flags parsed"})));
+    assert!(t.contains("-- notice: semantic search is off"), "{t}");
+
+    // An error names the tool that helps, not a shell command.
+    let r = m.call(
+        "get_file",
+        json!({"path": "src/args.rs", "repo": "no-such-repo"}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+    let t = text(&r);
+    assert!(
+        t.contains("list_repos") && !t.contains("patina repos"),
+        "{t}"
     );
 }

@@ -167,7 +167,8 @@ async def handshakes(args):
             tools = (await shim.s.list_tools()).tools
             check({t.name for t in tools} == TOOLS, f"{version}: the tool list", [t.name for t in tools])
             for t in tools:
-                check(len(t.description) > 80, f"{version}: {t.name} is described")
+                check("Use it" in t.description and "\n" not in t.description,
+                      f"{version}: {t.name} says in one line when to use it", t.description)
                 check(t.input_schema.get("type") == "object", f"{version}: {t.name} input schema")
                 structured = version >= "2025-06-18"
                 check(
@@ -241,7 +242,8 @@ async def every_tool(args):
 
         r = await shim.call("patina_query", {"query": "parse_args", "level": "repo"})
         reps = r.structured_content["results"]
-        check(len(reps) == 1 and reps[0]["kind"] == "repo" and reps[0]["repo_root"] == repo, "level repo", reps)
+        check(len(reps) == 1 and reps[0]["kind"] == "repo" and "repo_root" not in reps[0]
+              and r.structured_content["repos"][0]["root"] == repo, "level repo", r.structured_content)
 
         r = await shim.call("patina_query", {"query": "parse_args configuration", "level": "doc"})
         docs = r.structured_content["results"]

@@ -31,7 +31,9 @@ with get_file, or call patina_context to get the relevant code itself, deduplica
 token budget. explore_structure shows a directory's layout and key files; list_repos what is \
 indexed and how fresh it is. Record decisions and findings with patina_session_start / \
 patina_session_note / patina_session_end: notes are stored durably and surface in later \
-queries as session:<name>#<n>.";
+queries as session:<name>#<n>. Arguments every tool shares: `repo` is a repository's name, id \
+or path (default: the repository of the working directory, else every one or the only one); \
+`limit` is the number of results (at most 100).";
 
 /// State shared by every request.
 pub(crate) struct Server {

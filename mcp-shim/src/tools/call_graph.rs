@@ -10,10 +10,7 @@ use crate::protocol::Server;
 
 pub(super) const TOOL: Tool = Tool {
     name: "call_graph",
-    title: "Callers or callees of a function",
-    description: "The functions that call a symbol (`direction` callers, the default) or the \
-functions of the repository it calls (`direction` callees), each with the file, the line of the \
-call and how the call was resolved (exact, import or name_only).",
+    description: "Callers or callees of a function. Use it to trace the flow.",
     input: super::args::input_schema::<Args>,
     output,
     read_only: true,
@@ -24,11 +21,11 @@ call and how the call was resolved (exact, import or name_only).",
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
-    /// The function: `name`, `Parent.name` or `Parent::name`.
+    /// e.g. `name`, `Parent.name`.
     symbol: Str,
-    /// `callers` (default) or `callees`.
+    /// callers (default), callees.
     direction: Option<Str>,
-    /// A repository (id, name or path). Default: every repository.
+    /// Repository (default: all).
     repo: Option<Str>,
 }
 

@@ -193,6 +193,25 @@ pub(super) fn blame_line(b: &pb::Blame) -> String {
     )
 }
 
+/// A daemon message (an error or a notice) as an agent reads it: what the agent can do itself is
+/// named as its MCP tool; what only the user can do (register a repository) says so.
+pub(crate) fn for_agents(text: &str) -> String {
+    text.replace("(see `patina repos`)", "(list_repos lists them)")
+        .replace("see `patina repos`", "list_repos lists them")
+        .replace(
+            "add one with `patina add PATH`",
+            "ask the user to register one (`patina add PATH` in a shell)",
+        )
+}
+
+/// Notices as the last lines of a tool's text, where the model reads them.
+pub(super) fn notices_text(notices: &[String]) -> String {
+    notices
+        .iter()
+        .map(|n| format!("-- notice: {}\n", for_agents(n)))
+        .collect()
+}
+
 #[cfg(test)]
 mod date_tests {
     #[test]

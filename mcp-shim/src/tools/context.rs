@@ -12,16 +12,7 @@ use crate::protocol::Server;
 
 pub(super) const TOOL: Tool = Tool {
     name: "patina_context",
-    title: "Assemble context",
-    description: "Get the code relevant to a question or topic in one call: the best \
-results of a search, overlapping ranges of a file merged (no line twice), filled into a token \
-budget (≈ characters / 4) in rank order and attributed as `path:start-end` (notes as \
-`session:<name>#<n>`). The best hits come with what they need to be read on their own \
-(`expand`, on by default): a function's class/impl header, the imports it uses, the signatures \
-of the repository functions it calls and of its siblings; a Markdown section's parent headings \
-and subsection titles — each attributed and within the budget. Format `xml` (default), `markdown` or `json`. Prefer it over several \
-get_file calls when you need to read the code about a topic; use patina_query when you only \
-need locations.",
+    description: "The code answering a question, in a token budget. Use it to read a topic.",
     input: super::args::input_schema::<Args>,
     output,
     read_only: true,
@@ -41,28 +32,28 @@ choice!(
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
-    /// The question or topic to gather code for.
+    /// The question.
     query: Option<Str>,
-    /// Same as `query` (give one of them).
+    /// Alias of `query`.
     topic: Option<Str>,
-    /// Token budget for the assembled context (≈ characters / 4).
+    /// Tokens (≈ chars / 4).
     #[serde(default = "default_budget")]
     budget: Int<100, 200_000>,
-    /// `xml`: <source ref="path:start-end" …> elements; `markdown`: a heading and a fenced block per item; `json`.
+    /// Rendering.
     #[serde(default = "default_format")]
     format: Format,
-    /// Repository name, id or path; `*` for every one. Default: the working directory's repository if registered, else all.
+    /// Repository; `*`: all (default: current).
     repo: Option<Str>,
-    /// Gitignore-style glob restricting the sources, e.g. `src/**`.
+    /// Glob, e.g. `src/**`.
     path: Option<Str>,
-    /// Only files of these roles: `source`, `test`, `docs`, `example`, `benchmark`, `generated`, `vendored`, `config`, `other`; `!test` excludes one. Default: every role, ranked by what the query asks for.
+    /// Roles (source, test, docs…); `!x` excludes.
     role: Option<Roles>,
-    /// A directory (relative to the repository root) whose files rank higher, without excluding others.
+    /// Directory to rank higher.
     near: Option<Str>,
-    /// Say when each source's lines last changed and in which commit (git blame of the working tree).
+    /// Add each piece's last commit.
     #[serde(default)]
     blame: Flag,
-    /// Add the surroundings of the best hits (class header, imports used, signatures of callees and siblings; parent headings and subsections of a Markdown section). Default true.
+    /// Add headers, imports, callees.
     #[serde(default = "default_expand")]
     expand: Flag,
 }
@@ -191,7 +182,7 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         texts.push(format!("history:\n- {}", blamed.join("\n- ")));
     }
     if !resp.notices.is_empty() {
-        texts.push(format!("notices:\n- {}", resp.notices.join("\n- ")));
+        texts.push(notices_text(&resp.notices).trim_end().to_string());
     }
     if !resp.query_id.is_empty() {
         texts.push(format!(

@@ -10,10 +10,7 @@ use crate::protocol::Server;
 
 pub(super) const TOOL: Tool = Tool {
     name: "definition",
-    title: "Where a name is defined",
-    description: "The definitions of a name in the indexed repositories (functions, methods, \
-classes, types, constants): file, line range, kind and owner. `name` may be qualified as \
-`Parent.name`; an exact name is looked up first, then the same name in another case or style.",
+    description: "Where a name is defined. Use it to jump to the code.",
     input: super::args::input_schema::<Args>,
     output,
     read_only: true,
@@ -24,9 +21,9 @@ classes, types, constants): file, line range, kind and owner. `name` may be qual
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
-    /// The name: `name`, `Parent.name` or `Parent::name`.
+    /// e.g. `name`, `Parent.name`.
     name: Str,
-    /// A repository (id, name or path). Default: every repository.
+    /// Repository (default: all).
     repo: Option<Str>,
 }
 

@@ -14,12 +14,7 @@ use crate::protocol::Server;
 
 pub(super) const TOOL: Tool = Tool {
     name: "explore_structure",
-    title: "Explore a directory",
-    description: "Show the layout of a repository directory as indexed: subdirectories with \
-file and line counts, files with language and line count (to `depth` levels, default 2), and \
-the key files of the subtree — READMEs, manifests (Cargo.toml, package.json, pyproject.toml, \
-go.mod, …) and entry points (main.rs, main.py, index.ts, …). Optional `glob` keeps only \
-matching files (e.g. `*.py`). Use it to orient yourself in an unfamiliar repository.",
+    description: "A directory's files and key files. Use it to orient yourself.",
     input: super::args::input_schema::<Args>,
     output,
     read_only: true,
@@ -30,16 +25,16 @@ matching files (e.g. `*.py`). Use it to orient yourself in an unfamiliar reposit
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
-    /// Repository name, id or path. Default: the working directory's repository if registered, else the only registered one.
+    /// Repository (default: current).
     repo: Option<Str>,
-    /// Directory relative to the repository root. Default: the root.
+    /// Directory.
     path: Option<Str>,
-    /// Only files matching this gitignore-style glob, e.g. `*.py` or `src/**/*.rs`.
+    /// Glob, e.g. `*.py`.
     glob: Option<Str>,
-    /// Levels below `path` to list.
+    /// Levels to list.
     #[serde(default = "default_depth")]
     depth: Int<1, 20>,
-    /// Directories + files listed at most.
+    /// Entries listed at most.
     #[schemars(extend("default" = 500))]
     max_entries: Option<Int<1, 5000>>,
 }

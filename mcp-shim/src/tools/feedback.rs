@@ -16,12 +16,7 @@ use crate::protocol::Server;
 
 pub(super) const TOOL: Tool = Tool {
     name: "patina_feedback",
-    title: "Rate an answer",
-    description: "Tell Patina how an answer of patina_query or patina_context served you: \
-`query_id` (from that answer), the results you `used` and those that were `unhelpful` \
-(`path` or `path:start-end` as listed), and a `rating` from 1 (useless) to 5 (exactly right). \
-Stored durably; it is how the ranking learns what helps. Reading a result with get_file soon \
-after a query already counts as using it.",
+    description: "Name the results of an answer that helped, and rate it. Use it after a search.",
     input: super::args::input_schema::<Args>,
     output,
     read_only: false,
@@ -37,15 +32,15 @@ const REMEMBERED: usize = 50;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
-    /// The `query_id` of the answer (patina_query or patina_context).
+    /// The answer's `query_id`.
     query_id: Str,
-    /// Results that helped: `path` or `path:start-end`, as the answer listed them.
+    /// Results that helped.
     #[serde(default)]
     used: List,
     /// Results that did not help.
     #[serde(default)]
     unhelpful: List,
-    /// How well the answer served: 1 (useless) to 5 (exactly right).
+    /// 1 (useless) to 5 (exact).
     rating: Option<Int<1, 5>>,
 }
 

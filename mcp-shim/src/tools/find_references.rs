@@ -10,11 +10,7 @@ use crate::protocol::Server;
 
 pub(super) const TOOL: Tool = Tool {
     name: "find_references",
-    title: "Find the references to a symbol",
-    description: "Every place in the indexed repositories that uses a symbol (a function, \
-method, class or type: `name` or `Parent.name`), grouped by file with the line and the \
-enclosing function, and how the use was tied to the definition: exact (same file or package), \
-import (through the file's imports) or name_only (same name, nearest first).",
+    description: "Every use of a symbol. Use it before changing the symbol.",
     input: super::args::input_schema::<Args>,
     output,
     read_only: true,
@@ -25,9 +21,9 @@ import (through the file's imports) or name_only (same name, nearest first).",
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
-    /// The symbol: `name`, `Parent.name` or `Parent::name`.
+    /// e.g. `name`, `Parent.name`.
     symbol: Str,
-    /// A repository (id, name or path). Default: every repository.
+    /// Repository (default: all).
     repo: Option<Str>,
 }
 

@@ -15,13 +15,7 @@ use crate::protocol::Server;
 
 pub(super) const TOOL: Tool = Tool {
     name: "get_file",
-    title: "Read a file",
-    description: "Read a file of a registered repository, whole or by 1-based inclusive line \
-range (start_line/end_line). Returns the code (with line numbers in the text), the language, \
-the total number of lines and whether the output was truncated (then call again from the line \
-given). Paths are relative to the repository root; absolute paths, '..', symlinks leading out \
-of the repository, files the repository ignores (.gitignore/.patinaignore) and secret files \
-(.env, keys, certificates, .git/) are refused.",
+    description: "Exact lines of a file. Use it to read a hit.",
     input: super::args::input_schema::<Args>,
     output,
     read_only: true,
@@ -39,13 +33,13 @@ type Line = Int<1, { u32::MAX as u64 }>;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
-    /// Repository name, id or path. Default: the working directory's repository if registered, else the only registered one.
+    /// Repository (default: current).
     repo: Option<Str>,
-    /// File path relative to the repository root, e.g. `src/main.rs`.
+    /// Path from the repository root.
     path: Str,
-    /// First line (1-based). Default: 1.
+    /// First line (1-based).
     start_line: Option<Line>,
-    /// Last line, inclusive. Default: the end of the file.
+    /// Last line, inclusive.
     end_line: Option<Line>,
 }
 

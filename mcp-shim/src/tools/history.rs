@@ -15,13 +15,7 @@ use crate::protocol::Server;
 
 pub(super) const TOOL: Tool = Tool {
     name: "patina_history",
-    title: "Search the commit history",
-    description: "Search the commit history of a registered repository (commits reachable from \
-the checked-out HEAD): commits whose messages match `query` (BM25 over code-aware tokens), \
-and/or the commits that touched `file`, most relevant first. Each commit comes with its hash, \
-date, author, subject, body and the files it touched under their current names (renames \
-followed). Use it to learn why code changed, which earlier fix touched an area, or where a \
-described change was made.",
+    description: "Commits by message or file. Use it to learn why code changed.",
     input: super::args::input_schema::<Args>,
     output,
     read_only: true,
@@ -32,18 +26,18 @@ described change was made.",
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
-    /// Words to look for in commit messages, e.g. `timer wheel overflow`. Optional when `file` is given.
+    /// Words of commit messages.
     query: Option<Str>,
-    /// Only commits that touched this file (path relative to the repository root); without a query, the commits that shaped it most, first.
+    /// Only commits touching this file.
     file: Option<Str>,
-    /// Gitignore-style glob: only commits touching a matching file, e.g. `src/net/**`.
+    /// Glob of files touched.
     path: Option<Str>,
-    /// Only commits since this date: `YYYY-MM-DD`, or a number of days such as `90d`.
+    /// `YYYY-MM-DD` or `90d`.
     since: Option<Str>,
     /// Number of commits.
     #[serde(default = "default_limit")]
     limit: Int<1, 100>,
-    /// Repository name, id or path. Default: the working directory's repository if registered, else the only registered one.
+    /// Repository (default: current).
     repo: Option<Str>,
 }
 
@@ -116,6 +110,7 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
             }
         );
     }
+    text.push_str(&notices_text(&resp.notices));
     Ok(Outcome {
         texts: vec![text.trim_end().to_string()],
         structured: to_json(&resp),

@@ -12,10 +12,7 @@ use crate::protocol::Server;
 
 pub(super) const TOOL: Tool = Tool {
     name: "list_repos",
-    title: "List repositories",
-    description: "List the repositories Patina has registered, with their root, file and \
-chunk counts, languages, the commit their index reflects and its freshness (pending changes, \
-indexing in progress). Repositories are registered from a shell with `patina add PATH`.",
+    description: "Registered repositories and their freshness. Use it to see what is indexed.",
     input: super::args::input_schema::<Args>,
     output,
     read_only: true,

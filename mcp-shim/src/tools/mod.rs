@@ -58,7 +58,6 @@ type ToolResult = Result<Outcome, String>;
 
 pub(crate) struct Tool {
     pub name: &'static str,
-    title: &'static str,
     description: &'static str,
     /// The `inputSchema`, generated from the tool's `Args`.
     input: fn() -> Value,
@@ -94,7 +93,9 @@ pub(crate) fn names() -> Vec<&'static str> {
 }
 
 /// The `tools/list` entries for the negotiated protocol version: annotations from 2025-03-26,
-/// titles and output schemas from 2025-06-18.
+/// output schemas from 2025-06-18 — only what that version reads, and compact: every entry is
+/// paid for in the context of every conversation (see `LIST_TOKEN_BUDGET`). No titles: a tool's
+/// name is its display name, and the budget is better spent on what the model reads.
 pub(crate) fn list(version: &str) -> Vec<Value> {
     TOOLS
         .iter()
@@ -102,24 +103,78 @@ pub(crate) fn list(version: &str) -> Vec<Value> {
             let mut v = json!({
                 "name": t.name,
                 "description": t.description,
-                "inputSchema": (t.input)(),
+                "inputSchema": compact_input((t.input)()),
             });
             if at_least(version, "2025-03-26") {
-                v["annotations"] = json!({
-                    "title": t.title,
-                    "readOnlyHint": t.read_only,
-                    "destructiveHint": false,
-                    "idempotentHint": t.idempotent,
-                    "openWorldHint": false,
-                });
+                // Hints only where they say something: destructive and idempotent are meaningful
+                // for tools that write.
+                let mut a = json!({"readOnlyHint": t.read_only});
+                if !t.read_only {
+                    a["destructiveHint"] = json!(false);
+                    a["idempotentHint"] = json!(t.idempotent);
+                }
+                v["annotations"] = a;
             }
             if at_least(version, "2025-06-18") {
-                v["title"] = json!(t.title);
-                v["outputSchema"] = (t.output)();
+                v["outputSchema"] = compact_schema(&(t.output)());
             }
             v
         })
         .collect()
+}
+
+/// Everything `tools/list` may cost, in tokens of ≈ 4 characters (the rule context budgets use);
+/// a unit test holds every protocol version's list to it.
+#[cfg(test)]
+const LIST_TOKEN_BUDGET: usize = 2000;
+
+/// An output schema as listed: an object and the fields it always has. The full shapes stay in
+/// the code (they document the structured results, and the tests check results against them);
+/// a client validating against the compact one accepts every result the full one accepts.
+fn compact_schema(full: &Value) -> Value {
+    let mut v = json!({"type": "object"});
+    if let Some(r) = full.get("required") {
+        v["required"] = r.clone();
+    }
+    v
+}
+
+/// Arguments with one meaning in every tool, described once in the server's `instructions`
+/// instead of in each schema (`limit`'s bound too).
+const SHARED_ARGS: [&str; 2] = ["repo", "limit"];
+
+/// Aliases accepted for compatibility (`patina_context`'s `topic` = `query`) but not listed.
+const UNLISTED_ALIASES: [&str; 1] = ["topic"];
+
+/// An input schema as listed: what a caller needs to build valid arguments — names, types,
+/// enums, ranges, descriptions — without what the daemon decides anyway (defaults, which the
+/// descriptions name where they matter; `additionalProperties`, enforced with the list of known
+/// names when violated; the lower bound 1 of counts and line numbers, and the implicit upper
+/// bound of 32-bit integers) or what the instructions
+/// already say ([`SHARED_ARGS`]).
+fn compact_input(mut v: Value) -> Value {
+    if let Some(obj) = v.as_object_mut() {
+        obj.remove("additionalProperties");
+        if let Some(props) = obj.get_mut("properties").and_then(Value::as_object_mut) {
+            props.retain(|name, _| !UNLISTED_ALIASES.contains(&name.as_str()));
+            for (name, p) in props.iter_mut() {
+                let Some(p) = p.as_object_mut() else { continue };
+                if SHARED_ARGS.contains(&name.as_str()) {
+                    p.remove("description");
+                    p.remove("maximum");
+                }
+                p.remove("default");
+                // Counts and line numbers start at 1; a 0 is refused with that reason.
+                if p.get("minimum").and_then(Value::as_u64) == Some(1) {
+                    p.remove("minimum");
+                }
+                if p.get("maximum").and_then(Value::as_u64) == Some(u64::from(u32::MAX)) {
+                    p.remove("maximum");
+                }
+            }
+        }
+    }
+    v
 }
 
 /// The `tools/call` result: text content, plus `structuredContent` from 2025-06-18; a failure is a
@@ -139,7 +194,7 @@ pub(crate) fn result(outcome: ToolResult, version: &str) -> Value {
             v
         }
         Err(message) => json!({
-            "content": [{"type": "text", "text": message}],
+            "content": [{"type": "text", "text": common::for_agents(&message)}],
             "isError": true,
         }),
     }
@@ -192,6 +247,44 @@ pub(crate) async fn call(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `tools/list` as a client receives it (compact JSON) stays within the budget for every
+    /// protocol version, and each description is one line saying when to use the tool.
+    #[test]
+    fn the_tool_list_fits_its_token_budget_and_says_when_to_use_each_tool() {
+        for version in ["2024-11-05", "2025-03-26", "2025-06-18"] {
+            let listed = serde_json::to_string(&json!({"tools": list(version)})).unwrap();
+            let tokens = listed.chars().count().div_ceil(4);
+            assert!(
+                tokens <= LIST_TOKEN_BUDGET,
+                "{version}: tools/list costs {tokens} tokens (> {LIST_TOKEN_BUDGET})"
+            );
+        }
+        for t in TOOLS {
+            let d = t.description;
+            assert!(
+                !d.contains('\n') && d.len() <= 100,
+                "{}: one short line: {d}",
+                t.name
+            );
+            assert!(
+                d.contains("Use it "),
+                "{}: says when to use it: {d}",
+                t.name
+            );
+        }
+    }
+
+    /// The listed output schema promises what the full one promises at the top level.
+    #[test]
+    fn compact_output_schemas_keep_the_required_fields() {
+        for t in TOOLS {
+            let full = (t.output)();
+            let compact = compact_schema(&full);
+            assert_eq!(compact["type"], "object");
+            assert_eq!(compact.get("required"), full.get("required"), "{}", t.name);
+        }
+    }
 
     /// Every generated `inputSchema` closes its object and documents every argument (a field
     /// without a doc comment would reach agents without a description).

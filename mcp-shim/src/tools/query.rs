@@ -16,16 +16,7 @@ use crate::protocol::Server;
 
 pub(super) const TOOL: Tool = Tool {
     name: "patina_query",
-    title: "Search code",
-    description: "Search the registered local repositories: hybrid retrieval (BM25 over \
-code-aware tokens, symbol and file-name lookup, semantic embeddings, and notes from earlier \
-working sessions) fused by reciprocal rank. Returns ranked locations `path:start-end` with the \
-symbol, kind, score, the oracles that found each hit (oracle#rank) and each repository's index \
-freshness. Use it first to find where something is defined, used or discussed; then read exact \
-lines with get_file, or use patina_context to get the code itself in one call. An identifier \
-(`parse_args`, `HttpClient`, `Config::load`) or a file name (`config.toml`) ranks its \
-definition first; natural language works too. Results of kind `note` are session notes \
-(`session:<name>#<n>`), with their text.",
+    description: "Find code by identifier, file name or question. Use it first.",
     input: super::args::input_schema::<Args>,
     output,
     read_only: true,
@@ -47,26 +38,26 @@ choice!(
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
-    /// What to look for: words, a question, an identifier (`parse_args`, `HttpClient::get`) or a file name (`config.toml`).
+    /// Words, identifier or file name.
     query: Str,
     /// Number of results.
     #[serde(default = "default_limit")]
     limit: Int<1, 100>,
-    /// Repository name, id or path; `*` for every registered repository. Default: the repository of the working directory if registered, else all.
+    /// Repository; `*`: all (default: current).
     repo: Option<Str>,
-    /// Gitignore-style glob relative to the repository root restricting results to matching files, e.g. `src/**/*.rs`, `*.py`, `docs/` (a directory matches everything below it).
+    /// Glob, e.g. `src/**/*.rs`.
     path: Option<Str>,
-    /// Only files of these roles: `source`, `test`, `docs`, `example`, `benchmark`, `generated`, `vendored`, `config`, `other`; `!test` excludes one. Default: every role, ranked by what the query asks for.
+    /// Roles (source, test, docs…); `!x` excludes.
     role: Option<Roles>,
-    /// A directory (relative to the repository root) whose files rank higher, without excluding others.
+    /// Directory to rank higher.
     near: Option<Str>,
-    /// Result granularity: `symbol` = one result per definition/chunk; `file` = one per file; `module` = chunks aggregated per directory; `repo` = per repository; `doc` = documentation only (Markdown, reST, text) and session notes.
+    /// Result granularity.
     #[serde(default = "default_level")]
     level: Level,
-    /// Include the first lines of each result (truncated).
+    /// Include first lines.
     #[serde(default)]
     preview: Flag,
-    /// Say when each result's lines last changed and in which commit (hash, date, author, subject; git blame of the working tree).
+    /// Add each hit's last commit.
     #[serde(default)]
     blame: Flag,
 }
@@ -89,9 +80,7 @@ fn output() -> Value {
                 "type": "object",
                 "properties": {
                     "ref": {"type": "string", "description": "`path:start-end`; `session:<name>#<n>` for a note; the directory for module level; the repository name for repo level"},
-                    "repo": {"type": "string"},
-                    "repo_id": {"type": "string"},
-                    "repo_root": {"type": "string"},
+                    "repo": {"type": "string", "description": "the repository's name (see `repos`)"},
                     "path": {"type": "string"},
                     "start_line": {"type": "integer"},
                     "end_line": {"type": "integer"},
@@ -111,13 +100,15 @@ fn output() -> Value {
                 },
                 "required": ["ref", "path", "kind", "score", "oracles"]
             }},
+            "repos": {"type": "array", "description": "Each repository the results come from, once: id, name, root",
+                "items": {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "root": {"type": "string"}}}},
             "notices": {"type": "array", "items": {"type": "string"}},
             "freshness": {"type": "array", "items": {"type": "object"}, "description": "Per repository in scope: indexed commit, pending changes, whether the index is fresh"},
             "oracles": {"type": "array", "items": {"type": "object"}},
             "took_us": {"type": "integer"},
             "query_id": {"type": "string", "description": "names this answer for patina_feedback"}
         },
-        "required": ["query", "level", "results", "notices"]
+        "required": ["query", "level", "results", "repos", "notices"]
     })
 }
 
@@ -179,6 +170,7 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         })
         .unwrap_or_default();
     let mut results = Vec::new();
+    let mut repos: Vec<Value> = Vec::new();
     let mut text_out = String::new();
     for (i, h) in resp.hits.iter().enumerate() {
         let mut v = to_json(h);
@@ -219,12 +211,17 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         if show_preview && !h.snippet.is_empty() && !is_note {
             obj.insert("preview".into(), json!(preview(&h.snippet)));
         }
+        // A repository's id and root are said once, in `repos`; each result names its
+        // repository (`repo`).
+        if !h.repo_id.is_empty() && !repos.iter().any(|r| r["id"] == h.repo_id.as_str()) {
+            repos.push(json!({"id": h.repo_id, "name": repo_name, "root": h.repo_root}));
+        }
+        obj.remove("repo_id");
+        obj.remove("repo_root");
         // Empty optional fields say nothing: leave them out.
         obj.retain(|k, v| {
-            let empty_text = matches!(
-                k.as_str(),
-                "parent" | "best" | "symbol" | "language" | "repo_id" | "repo_root"
-            ) && v.as_str() == Some("");
+            let empty_text = matches!(k.as_str(), "parent" | "best" | "symbol" | "language")
+                && v.as_str() == Some("");
             let no_matches = k == "matches" && v.as_u64() == Some(0);
             !empty_text && !no_matches
         });
@@ -275,6 +272,7 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
     obj.insert("query".into(), json!(text));
     obj.insert("level".into(), json!(level.name()));
     obj.insert("results".into(), Value::Array(results));
+    obj.insert("repos".into(), Value::Array(repos));
     if let Some(fresh) = obj
         .get("freshness")
         .and_then(Value::as_array)
@@ -290,9 +288,7 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         );
         text_out.push('\n');
     }
-    for n in &resp.notices {
-        let _ = writeln!(text_out, "-- notice: {n}");
-    }
+    text_out.push_str(&notices_text(&resp.notices));
     if !resp.query_id.is_empty() {
         let _ = writeln!(
             text_out,

@@ -14,12 +14,7 @@ use crate::protocol::Server;
 
 pub(super) const TOOL: Tool = Tool {
     name: "related_files",
-    title: "Files that change together",
-    description: "Files that change together with a file, from the commit history reachable \
-from HEAD (co-change; commits touching very many files are ignored): each with its support (the \
-number of commits that touched both) and confidence (support / commits that touched the file). \
-Use it to find what else usually needs editing when this file changes: tests, callers, docs, \
-sibling implementations.",
+    description: "Files that change with a file. Use it to see what an edit also needs.",
     input: super::args::input_schema::<Args>,
     output,
     read_only: true,
@@ -30,12 +25,12 @@ sibling implementations.",
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
-    /// File path relative to the repository root, e.g. `src/runtime/mod.rs`.
+    /// Path from the repository root.
     path: Str,
     /// Number of files.
     #[serde(default = "default_limit")]
     limit: Int<1, 100>,
-    /// Repository name, id or path. Default: the working directory's repository if registered, else the only registered one.
+    /// Repository (default: current).
     repo: Option<Str>,
 }
 

@@ -12,12 +12,7 @@ use crate::protocol::Server;
 
 pub(super) const TOOL: Tool = Tool {
     name: "repo_map",
-    title: "Map of a repository",
-    description: "An outline of a repository's most central files and symbols, for a first look \
-at an unfamiliar codebase: files ranked by PageRank on the reference graph (a file many others \
-call ranks high), each with the signatures of its most referenced definitions, filled into a \
-token budget (≈ characters / 4). Personalise it with `seed` files the task is about and/or a \
-`query` whose words name files or symbols.",
+    description: "Central files and key signatures. Use it first on a new repository.",
     input: super::args::input_schema::<Args>,
     output,
     read_only: true,
@@ -28,14 +23,14 @@ token budget (≈ characters / 4). Personalise it with `seed` files the task is 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
-    /// Token budget of the outline (≈ characters / 4).
+    /// Tokens (≈ chars / 4).
     #[serde(default = "default_budget")]
     budget: Int<50, 100_000>,
-    /// Files or directories (relative to the repository root) to centre the map on.
+    /// Paths to centre on.
     seed: Option<OneOrMany>,
-    /// Words naming files or symbols to centre the map on.
+    /// Words naming files or symbols.
     query: Option<Str>,
-    /// Repository name, id or path. Default: the working directory's repository, else the only registered one.
+    /// Repository (default: current).
     repo: Option<Str>,
 }
 

@@ -14,10 +14,7 @@ use crate::protocol::Server;
 
 pub(super) const TOOL: Tool = Tool {
     name: "patina_session_end",
-    title: "End a working session",
-    description: "End a working session, optionally with a `summary` (stored as its last \
-note, tagged summary). Its notes stay searchable. `session` defaults to the session started \
-last through this connection.",
+    description: "End the session, with an optional summary. Use it when done.",
     input: super::args::input_schema::<Args>,
     output,
     read_only: false,
@@ -28,9 +25,9 @@ last through this connection.",
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
-    /// Session name. Default: the session started last through this connection.
+    /// Default: the last started.
     session: Option<Str>,
-    /// Optional summary, stored as the last note.
+    /// Stored as the last note.
     summary: Option<Str>,
 }
 

@@ -12,11 +12,7 @@ use crate::protocol::Server;
 
 pub(super) const TOOL: Tool = Tool {
     name: "patina_session_note",
-    title: "Add a session note",
-    description: "Record a note in a working session: a decision and its reason (\"we \
-chose sled for storage because …\"), a finding, a dead end. Write it so it stands alone when \
-found later by a search. `session` defaults to the session started last through this \
-connection. Returns the note's reference `session:<name>#<n>`.",
+    description: "Record a decision, finding or dead end. Use it when you learn something.",
     input: super::args::input_schema::<Args>,
     output,
     read_only: false,
@@ -27,11 +23,11 @@ connection. Returns the note's reference `session:<name>#<n>`.",
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
-    /// The note: a decision with its reason, a finding, a dead end. At most 32 KiB.
+    /// The note (≤ 32 KiB).
     text: Str,
-    /// Session name. Default: the session started last through this connection.
+    /// Default: the last started.
     session: Option<Str>,
-    /// Optional tags (searchable).
+    /// Tags.
     #[serde(default)]
     tags: List,
 }

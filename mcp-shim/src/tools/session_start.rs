@@ -15,14 +15,7 @@ use crate::protocol::Server;
 
 pub(super) const TOOL: Tool = Tool {
     name: "patina_session_start",
-    title: "Start a working session",
-    description: "Start (or resume, by name) a working session: a durable scratchpad for \
-decisions, findings and dead ends while you work. Its notes are stored by the daemon (on disk \
-before the call returns) and surface in later patina_query / patina_context results — in this \
-and future conversations — as `session:<name>#<n>`. Give a short `name` (letters, digits, \
-'.', '_', '-'; generated when omitted), an optional `goal`, and optionally the `repo` it is \
-about (its notes then only surface in queries that include that repository). Resuming returns \
-the notes so far.",
+    description: "Start or resume a working session. Use it when a task begins.",
     input: super::args::input_schema::<Args>,
     output,
     read_only: false,
@@ -33,11 +26,11 @@ the notes so far.",
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
-    /// Session name: 1-64 letters, digits, '.', '_' or '-'. An existing name resumes that session. Default: generated from the time.
+    /// `A-Za-z0-9._-`; an existing one resumes.
     name: Option<Str>,
-    /// What the session is for.
+    /// Its goal.
     goal: Option<Str>,
-    /// Repository the session is about (name, id or path); its notes then surface only in queries that include it. Default: none (notes surface everywhere).
+    /// Repository its notes belong to.
     repo: Option<Str>,
 }
 
