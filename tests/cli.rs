@@ -295,6 +295,47 @@ fn add_refuses_what_is_probably_a_mistake_unless_forced() {
 }
 
 #[test]
+fn add_refuses_the_home_directory_and_a_tree_of_more_than_50000_files_unless_forced() {
+    // The daemon's home is a git repository here: still not something to index by accident.
+    let home = fixture_repo();
+    let mut env = TestEnv::new();
+    env.next_daemon_env("HOME", home.path());
+    env.start_daemon();
+    let key = home.path().to_string_lossy().into_owned();
+    let out = env.patina(&["add", &key]);
+    assert_eq!(out.code(), 2, "{out:?}");
+    assert!(
+        out.stderr.contains("home directory") && out.stderr.contains("--force"),
+        "{out:?}"
+    );
+
+    // A repository of 50,001 files: refused after counting, before indexing anything.
+    let big = tempfile::Builder::new()
+        .prefix("pbig")
+        .tempdir_in("/tmp")
+        .unwrap();
+    git(big.path(), &["init", "-q"]);
+    for d in 0..51 {
+        let dir = big.path().join(format!("d{d}"));
+        std::fs::create_dir(&dir).unwrap();
+        for f in 0..(if d < 50 { 1000 } else { 1 }) {
+            std::fs::write(dir.join(format!("f{f}.txt")), "x\n").unwrap();
+        }
+    }
+    let key = big.path().to_string_lossy().into_owned();
+    let out = env.patina(&["add", "--no-wait", &key]);
+    assert_eq!(out.code(), 2, "{out:?}");
+    assert!(
+        out.stderr.contains("more than 50000 files") && out.stderr.contains("--force"),
+        "{out:?}"
+    );
+    assert!(
+        !env.patina(&["repos"]).stdout.contains(&key),
+        "nothing registered"
+    );
+}
+
+#[test]
 fn q_outside_any_repository_says_which_repositories_it_searched() {
     let env = TestEnv::started();
     let repo = fixture_repo();
