@@ -4,13 +4,13 @@
 use std::io::{BufRead, Read, Write};
 
 /// Bodies longer than this are skipped unread (and answered with an error).
-pub(crate) const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+pub const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 /// Header blocks longer than this are malformed.
 const MAX_HEADER_BYTES: usize = 8 * 1024;
 
 /// One read from the stream.
 #[derive(Debug, PartialEq)]
-pub(crate) enum Frame {
+pub enum Frame {
     /// A message body (not yet parsed as JSON).
     Message(Vec<u8>),
     /// A frame that could not be read: why. The stream stays usable (the bad frame was skipped).
@@ -18,7 +18,7 @@ pub(crate) enum Frame {
 }
 
 /// Read the next frame; `None` at the end of input.
-pub(crate) fn read_frame(input: &mut impl BufRead) -> std::io::Result<Option<Frame>> {
+pub fn read_frame(input: &mut impl BufRead) -> std::io::Result<Option<Frame>> {
     let mut length: Option<Result<usize, String>> = None;
     let mut header_bytes = 0usize;
     let mut saw_any = false;
@@ -88,7 +88,7 @@ fn skip_line(input: &mut impl BufRead) -> std::io::Result<()> {
 }
 
 /// Write one framed message.
-pub(crate) fn write_frame(out: &mut impl Write, body: &[u8]) -> std::io::Result<()> {
+pub fn write_frame(out: &mut impl Write, body: &[u8]) -> std::io::Result<()> {
     write!(out, "Content-Length: {}\r\n\r\n", body.len())?;
     out.write_all(body)?;
     out.flush()

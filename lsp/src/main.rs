@@ -14,7 +14,7 @@ mod convert;
 // The daemon connection (start when absent, reconnect with backoff) is patina-mcp's, shared as
 // source rather than as a crate of two files.
 #[allow(dead_code)]
-mod framing;
+use patina_lsp::framing;
 mod methods;
 mod server;
 

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 
 use crate::Out;
 use crate::buffers::Buffers;
-use crate::framing::Frame;
+use patina_lsp::framing::Frame;
 use patina_proto::daemon::Daemon;
 
 pub(crate) const PARSE_ERROR: i64 = -32700;

@@ -76,7 +76,7 @@ fn result_response(id: Value, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 
-enum Message {
+pub(crate) enum Message {
     Request {
         id: Value,
         method: String,
@@ -92,7 +92,7 @@ enum Message {
 
 /// Validate the envelope. `Err` carries the error response to send (`None` for a broken
 /// notification, which gets no answer).
-fn classify(msg: Value) -> Result<Message, Option<Value>> {
+pub(crate) fn classify(msg: Value) -> Result<Message, Option<Value>> {
     let Value::Object(mut m) = msg else {
         return Err(Some(error_response(
             Value::Null,

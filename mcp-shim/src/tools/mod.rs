@@ -200,6 +200,11 @@ pub(crate) fn result(outcome: ToolResult, version: &str) -> Value {
     }
 }
 
+/// Check `arguments` against the tool's schema as [`call`] does, without calling the daemon.
+pub(crate) fn check_arguments(tool: &Tool, arguments: Map<String, Value>) -> Result<(), String> {
+    args::parse::<Value>(tool.name, &(tool.input)(), arguments).map(|_| ())
+}
+
 /// Check `arguments` against the tool's `Args` (the struct its schema comes from), then run it.
 pub(crate) async fn call(
     server: &Server,

@@ -1,0 +1,18 @@
+//! `patina-lsp`'s `Content-Length` framing on arbitrary bytes: every frame is read or reported
+//! malformed, and the stream always ends.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use patina_lsp::framing::{Frame, MAX_MESSAGE_BYTES, read_frame};
+
+fuzz_target!(|data: &[u8]| {
+    let mut input = std::io::BufReader::with_capacity(7, data);
+    let mut frames = 0usize;
+    while let Some(frame) = read_frame(&mut input).expect("reading from memory") {
+        if let Frame::Message(body) = frame {
+            assert!(body.len() <= MAX_MESSAGE_BYTES);
+        }
+        frames += 1;
+        assert!(frames <= data.len() + 1, "the reader must make progress");
+    }
+});
