@@ -326,19 +326,12 @@ fn special_files_are_never_read_and_pseudo_file_systems_are_refused() {
     env.assert_healthy();
 
     // Removing a repository in the middle of its first index returns at once.
-    let files: Vec<(String, Vec<u8>)> = (0..3000)
-        .map(|i| {
-            (
-                format!("m{:02}/f{i}.rs", i % 30),
-                format!("pub fn cancel_me_{i}() -> u32 {{\n    {i}\n}}\n").into_bytes(),
-            )
-        })
-        .collect();
-    let refs: Vec<(&str, &[u8])> = files
-        .iter()
-        .map(|(p, b)| (p.as_str(), b.as_slice()))
-        .collect();
-    let big = git_repo(&refs);
+    let big = generated_repo(3000, |i| {
+        (
+            format!("m{:02}/f{i}.rs", i % 30),
+            format!("pub fn cancel_me_{i}() -> u32 {{\n    {i}\n}}\n"),
+        )
+    });
     let out = env.patina(&["add", "--no-wait", &big.key()]);
     assert_eq!(out.code(), 0, "{out:?}");
     let started = Instant::now();
@@ -357,23 +350,15 @@ fn special_files_are_never_read_and_pseudo_file_systems_are_refused() {
 fn a_stop_during_an_embedding_backlog_ends_the_daemon_within_two_seconds() {
     let mut env = TestEnv::with_model();
     env.start_daemon();
-    let files: Vec<(String, Vec<u8>)> = (0..400)
-        .map(|i| {
-            (
-                format!("src/f{i}.rs"),
-                format!(
-                    "/// Computes the {i}th value of a sequence of widgets.\npub fn widget_{i}(x: u64) -> u64 {{\n    x * {i} + {}\n}}\n\npub struct Gadget{i} {{\n    pub level: u64,\n}}\n",
-                    i * 7
-                )
-                .into_bytes(),
-            )
-        })
-        .collect();
-    let refs: Vec<(&str, &[u8])> = files
-        .iter()
-        .map(|(p, b)| (p.as_str(), b.as_slice()))
-        .collect();
-    let repo = git_repo(&refs);
+    let repo = generated_repo(400, |i| {
+        (
+            format!("src/f{i}.rs"),
+            format!(
+                "/// Computes the {i}th value of a sequence of widgets.\npub fn widget_{i}(x: u64) -> u64 {{\n    x * {i} + {}\n}}\n\npub struct Gadget{i} {{\n    pub level: u64,\n}}\n",
+                i * 7
+            ),
+        )
+    });
     env.add_repo(repo.path());
     let backlog = env.repo_info(repo.path()).embed_backlog;
     assert!(backlog > 100, "a backlog is draining: {backlog}");

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::util::{TestEnv, git, git_repo, query};
+use crate::util::{TestEnv, generated_repo, git, git_repo, query};
 use patina_proto::v1::{Freshness, QueryRequest, QueryResponse};
 
 const FILES: &[(&str, &[u8])] = &[
@@ -237,19 +237,12 @@ fn a_fresh_query_reads_its_own_writes() {
 #[test]
 fn a_kill_during_indexing_recovers_to_the_from_scratch_index() {
     // A repository big enough that indexing is still running when the daemon is killed.
-    let files: Vec<(String, Vec<u8>)> = (0..3000)
-        .map(|i| {
-            let body = format!(
-                "pub fn function_number_{i}(x: u64) -> u64 {{\n    // {i} squared plus one\n    x * {i} + 1\n}}\n\npub struct Thing{i} {{\n    value: u64,\n}}\n"
-            );
-            (format!("src/m{:02}/f{i}.rs", i % 50), body.into_bytes())
-        })
-        .collect();
-    let refs: Vec<(&str, &[u8])> = files
-        .iter()
-        .map(|(p, b)| (p.as_str(), b.as_slice()))
-        .collect();
-    let repo = git_repo(&refs);
+    let repo = generated_repo(3000, |i| {
+        let body = format!(
+            "pub fn function_number_{i}(x: u64) -> u64 {{\n    // {i} squared plus one\n    x * {i} + 1\n}}\n\npub struct Thing{i} {{\n    value: u64,\n}}\n"
+        );
+        (format!("src/m{:02}/f{i}.rs", i % 50), body)
+    });
 
     let mut env = TestEnv::started();
     let out = env.patina(&["add", "--no-wait", &repo.key()]);

@@ -9,22 +9,14 @@ use crate::util::*;
 
 /// A repository large enough that indexing it takes several progress updates.
 fn many_files_repo(tag: &str) -> Repo {
-    let files: Vec<(String, Vec<u8>)> = (0..400)
-        .map(|i| {
-            (
-                format!("pkg{}/mod_{tag}_{i}.py", i % 20),
-                format!(
-                    "def handler_{tag}_{i}(request):\n    \"\"\"Handle request {i}.\"\"\"\n    return request.value * {i}\n\n\nclass Model{tag}{i}:\n    def save(self):\n        return {i}\n"
-                )
-                .into_bytes(),
-            )
-        })
-        .collect();
-    let refs: Vec<(&str, &[u8])> = files
-        .iter()
-        .map(|(p, b)| (p.as_str(), b.as_slice()))
-        .collect();
-    git_repo(&refs)
+    generated_repo(400, |i| {
+        (
+            format!("pkg{}/mod_{tag}_{i}.py", i % 20),
+            format!(
+                "def handler_{tag}_{i}(request):\n    \"\"\"Handle request {i}.\"\"\"\n    return request.value * {i}\n\n\nclass Model{tag}{i}:\n    def save(self):\n        return {i}\n"
+            ),
+        )
+    })
 }
 
 /// Runs `script` in a detached tmux pane of `env` (its own tmux server, 160×40) and returns every

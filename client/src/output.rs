@@ -106,22 +106,12 @@ fn terminal_has_hyperlinks(var: &dyn Fn(&str) -> Option<String>) -> bool {
             .any(|t| term.contains(t))
 }
 
-/// A `file://` URL for an absolute path, with the host name (as ripgrep's hyperlinks) and
-/// everything outside RFC 3986's unreserved set and `/` percent-encoded.
+/// A `file://` URL for an absolute path, with the host name (as ripgrep's hyperlinks).
 fn file_url(abs: &Path) -> String {
-    use std::os::unix::ffi::OsStrExt;
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_string())
         .unwrap_or_default();
-    let mut url = format!("file://{host}");
-    for &b in abs.as_os_str().as_bytes() {
-        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
-            url.push(b as char);
-        } else {
-            url.push_str(&format!("%{b:02X}"));
-        }
-    }
-    url
+    patina_core::paths::file_uri(abs, &host)
 }
 
 /// `--vimgrep`: `path:line:column:text` per hit, at the line of its snippet (the chunk) that
@@ -812,13 +802,6 @@ mod tests {
             ("TERM_PROGRAM", "WezTerm")
         ]));
         assert!(!has(&[("TERM", "dumb"), ("WT_SESSION", "x")]));
-    }
-
-    #[test]
-    fn file_urls_percent_encode_what_is_not_unreserved() {
-        let url = file_url(Path::new("/src/a b/ü%.rs"));
-        assert!(url.starts_with("file://"), "{url}");
-        assert!(url.ends_with("/src/a%20b/%C3%BC%25.rs"), "{url}");
     }
 
     #[test]

@@ -8,15 +8,7 @@ use serde_json::{Value, json};
 
 /// `file://` URI of an absolute path (percent-encoding everything but unreserved characters and `/`).
 pub(crate) fn path_to_uri(path: &Path) -> String {
-    let mut uri = String::from("file://");
-    for &b in path.to_string_lossy().as_bytes() {
-        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
-            uri.push(b as char);
-        } else {
-            uri.push_str(&format!("%{b:02X}"));
-        }
-    }
-    uri
+    patina_core::paths::file_uri(path, "")
 }
 
 /// The path of a `file://` URI (`None` for other schemes or a bad encoding).

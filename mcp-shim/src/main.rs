@@ -23,7 +23,6 @@ Options:
 Environment: PATINA_HOME, PATINA_SOCKET, PATINA_DAEMON_BIN (the daemon to start),
 PATINA_MCP_LOG=debug (log every message to stderr).";
 
-
 fn main() -> ExitCode {
     let mut socket: Option<PathBuf> = None;
     let mut args = std::env::args_os().skip(1);
@@ -55,4 +54,3 @@ fn usage(msg: &str) -> ExitCode {
     eprintln!("patina-mcp: {msg}\n\n{HELP}");
     ExitCode::from(2)
 }
-

@@ -87,3 +87,13 @@ pub fn git_repo(files: &[(&str, &[u8])]) -> Repo {
     git(&["commit", "-q", "-m", "fixture"]);
     Repo { _dir: dir, root }
 }
+
+/// A git repository of `n` generated files: `file(i)` gives the i-th (path, content).
+pub fn generated_repo(n: usize, file: impl Fn(usize) -> (String, String)) -> Repo {
+    let files: Vec<(String, String)> = (0..n).map(file).collect();
+    let refs: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_bytes()))
+        .collect();
+    git_repo(&refs)
+}

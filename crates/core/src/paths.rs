@@ -183,9 +183,34 @@ pub fn is_doc_path(path: &str) -> bool {
     }
 }
 
+/// A `file://` URI for the absolute `path` on `host` (`""`: this machine, as LSP wants it), with
+/// every byte outside RFC 3986's unreserved set and `/` percent-encoded — names that are not
+/// UTF-8 included.
+pub fn file_uri(path: &std::path::Path, host: &str) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut uri = format!("file://{host}");
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_uris_percent_encode_what_is_not_unreserved() {
+        use std::os::unix::ffi::OsStrExt;
+        let uri = file_uri(std::path::Path::new("/src/a b/ü%.rs"), "box");
+        assert_eq!(uri, "file://box/src/a%20b/%C3%BC%25.rs");
+        let raw = std::ffi::OsStr::from_bytes(b"/x/\xff.rs");
+        assert_eq!(file_uri(std::path::Path::new(raw), ""), "file:///x/%FF.rs");
+    }
 
     #[test]
     fn secrets_are_recognised() {
