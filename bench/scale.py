@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Patina at scale: register enough repositories to hold N chunks and measure what a user meets.
+
+Real repositories (git directories given with --source; e.g. snapshots brought with `fetch`) are
+cloned as they are; when they hold fewer than --chunks chunks, *variants* are added to reach the
+size: clones whose every text file gets a variant line at the top, committed, so each variant is
+its own repository with its own files (its code chunks are the original's: the lexical index holds
+them all, but the embedding cache would share their vectors — use variants for lexical scale, real
+repositories for semantic).
+
+Reported (JSON with --json, else a table):
+- cold index time (first `add` to every repository indexed; with the model, also to every chunk
+  embedded), chunks, on-disk size of the state root, idle RSS of the daemon;
+- `patina q` whole-process p50/p95 for lexical, symbol and (with the model) hybrid, over identifier
+  and question queries, with --all (every repository searched);
+- save → searchable: a new function written into one repository until `patina q` finds it;
+- a branch switch of 1,000 files: checkout of a branch that changed 1,000 files until the
+  repository is fresh again, and back.
+
+    bench/scale.py --chunks 100000 --work /tmp/scale --source /work/repos/tokio --source ... \\
+        [--bin target/release] [--model] [--json]
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+QUERIES = {
+    "identifier": ["spawn_blocking", "parse_args", "HttpClient", "Config", "read_to_end"],
+    "question": ["how are flags parsed", "where is the configuration loaded",
+                 "retry a failed request with backoff", "how does the scheduler wake a task"],
+}
+TEXT_EXT = {".rs", ".py", ".go", ".js", ".ts", ".tsx", ".java", ".c", ".h", ".cc", ".cpp",
+            ".hpp", ".md", ".rst", ".txt", ".toml", ".json", ".yml", ".yaml"}
+COMMENT = {".rs": "//", ".go": "//", ".js": "//", ".ts": "//", ".tsx": "//", ".java": "//",
+           ".c": "//", ".h": "//", ".cc": "//", ".cpp": "//", ".hpp": "//", ".py": "#",
+           ".toml": "#", ".yml": "#", ".yaml": "#"}
+
+
+def pct(values, q):
+    s = sorted(values)
+    return s[min(len(s) - 1, round((len(s) - 1) * q))] if s else float("nan")
+
+
+class Patina:
+    def __init__(self, bin_dir, home, model):
+        self.exe = os.path.abspath(os.path.join(bin_dir, "patina"))
+        self.env = dict(os.environ, PATINA_HOME=home, NO_COLOR="1")
+        if not model:
+            # No model: semantic search off (the daemon says so) and no embedding backlog.
+            self.env["PATINA_MODEL_DIR"] = os.path.join(home, "no-model")
+
+    def run(self, *args, cwd=None, check=True):
+        return subprocess.run([self.exe, *args], env=self.env, cwd=cwd, capture_output=True,
+                              text=True, check=check)
+
+    def status(self):
+        return json.loads(self.run("status", "--json").stdout)
+
+
+def git(cwd, *args):
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def make_variant(src, dst, k):
+    git(os.path.dirname(dst), "clone", "-q", src, dst)
+    if k == 0:
+        return
+    for root, dirs, files in os.walk(dst):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for f in files:
+            ext = os.path.splitext(f)[1]
+            if ext not in TEXT_EXT:
+                continue
+            p = os.path.join(root, f)
+            try:
+                text = open(p, encoding="utf-8").read()
+            except (UnicodeDecodeError, OSError):
+                continue
+            mark = COMMENT.get(ext)
+            head = f"{mark} variant {k} of this file\n" if mark else f"variant {k}\n\n"
+            open(p, "w", encoding="utf-8").write(head + text)
+    git(dst, "-c", "user.name=scale", "-c", "user.email=scale@localhost", "commit", "-qam",
+        f"variant {k}")
+
+
+def wait_indexed(p, want_embedded, timeout=7200):
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        repos = p.status()["repos"]
+        busy = any(r["indexing"] or (r.get("freshness") or {}).get("pending_files", 0) for r in repos)
+        backlog = sum(r["embed_backlog"] for r in repos)
+        if not busy and (not want_embedded or backlog == 0):
+            return repos
+        time.sleep(1)
+    raise SystemExit("indexing did not finish in time")
+
+
+def rss_of(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def query_latency(p, oracle, runs, cwd):
+    out = {}
+    for kind, qs in QUERIES.items():
+        times = []
+        for q in qs:
+            p.run("q", q, "--all", "-n", "10", "--oracle", oracle, cwd=cwd, check=False)  # warm
+            for _ in range(runs):
+                t0 = time.perf_counter()
+                p.run("q", q, "--all", "-n", "10", "--oracle", oracle, cwd=cwd, check=False)
+                times.append((time.perf_counter() - t0) * 1000)
+        out[kind] = {"p50_ms": round(pct(times, 0.5), 1), "p95_ms": round(pct(times, 0.95), 1)}
+    return out
+
+
+def save_to_searchable(p, repo, cwd):
+    name = f"scale_probe_{int(time.time() * 1000)}"
+    path = os.path.join(repo, f"{name}.py")
+    t0 = time.perf_counter()
+    open(path, "w").write(f"def {name}():\n    return 42\n")
+    while time.perf_counter() - t0 < 30:
+        r = p.run("q", name, "--all", "-n", "1", "--oracle", "lexical", cwd=cwd, check=False)
+        if name in r.stdout:
+            ms = (time.perf_counter() - t0) * 1000
+            os.remove(path)
+            return round(ms, 1)
+        time.sleep(0.02)
+    os.remove(path)
+    return None
+
+
+def branch_switch(p, repo, n_files=1000):
+    files = []
+    for root, dirs, fs in os.walk(repo):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        files += [os.path.join(root, f) for f in fs if f.endswith((".rs", ".py", ".go", ".js", ".ts"))]
+    files = sorted(files)[:n_files]
+    git(repo, "checkout", "-qb", "scale-switch")
+    for i, f in enumerate(files):
+        with open(f, "a") as fh:
+            fh.write(f"\n// scale switch {i}\n")
+    git(repo, "-c", "user.name=scale", "-c", "user.email=scale@localhost", "commit", "-qam", "switch")
+    git(repo, "checkout", "-q", "-")
+    wait_indexed(p, False)
+
+    def timed(target):
+        t0 = time.perf_counter()
+        git(repo, "checkout", "-q", target)
+        time.sleep(0.05)
+        while True:
+            r = [x for x in p.status()["repos"] if os.path.realpath(x["root"]) == os.path.realpath(repo)][0]
+            f = r.get("freshness") or {}
+            if f.get("fresh") or (not r["indexing"] and f.get("pending_files", 0) == 0
+                                  and f.get("indexed_commit") == f.get("head_commit")):
+                return round((time.perf_counter() - t0) * 1000, 1)
+            time.sleep(0.05)
+
+    there = timed("scale-switch")
+    back = timed("-")
+    return {"files": len(files), "to_branch_ms": there, "back_ms": back}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--chunks", type=int, default=100_000)
+    ap.add_argument("--work", required=True, help="scratch dir: clones and PATINA_HOME")
+    ap.add_argument("--source", action="append", required=True, help="a git repository (repeat)")
+    ap.add_argument("--bin", default="target/release")
+    ap.add_argument("--model", action="store_true", help="semantic search on (default: lexical)")
+    ap.add_argument("--runs", type=int, default=5, help="runs per query")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+
+    work = os.path.abspath(args.work)
+    home, repos_dir = os.path.join(work, "home"), os.path.join(work, "repos")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(home)
+    os.makedirs(repos_dir)
+    p = Patina(args.bin, home, args.model)
+    p.run("daemon", "start")
+    pid = p.status()["daemon"]["pid"]
+
+    t0 = time.time()
+    registered, chunks, k = [], 0, 0
+    while chunks < args.chunks:
+        for src in args.source:
+            dst = os.path.join(repos_dir, f"{os.path.basename(os.path.abspath(src))}-v{k}")
+            make_variant(os.path.abspath(src), dst, k)
+            p.run("add", "--no-wait", dst)
+            registered.append(dst)
+        repos = wait_indexed(p, False)
+        chunks = sum(r["chunks"] for r in repos)
+        print(f"scale: {len(registered)} repositories, {chunks} chunks, {time.time() - t0:.0f}s",
+              file=sys.stderr)
+        k += 1
+    lexical_s = time.time() - t0
+    embedded_s = None
+    if args.model:
+        wait_indexed(p, True)
+        embedded_s = time.time() - t0
+    time.sleep(10)
+    idle_rss = rss_of(pid)
+    disk = int(subprocess.run(["du", "-sb", home], capture_output=True, text=True).stdout.split()[0])
+
+    result = {
+        "repositories": len(registered), "chunks": chunks,
+        "cold_index_s": round(lexical_s, 1),
+        "embedded_s": round(embedded_s, 1) if embedded_s else None,
+        "disk_bytes": disk, "idle_rss_bytes": idle_rss,
+        "query": {o: query_latency(p, o, args.runs, work) for o in
+                  (["lexical", "symbol", "lexical,symbol,semantic"] if args.model else ["lexical", "symbol"])},
+        "save_to_searchable_ms": save_to_searchable(p, registered[0], work),
+        "branch_switch": branch_switch(p, registered[0]),
+        "rss_after_bytes": rss_of(pid),
+    }
+    p.run("daemon", "stop", check=False)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    mib = lambda b: f"{b / 2**20:.0f} MiB"
+    print(f"{result['repositories']} repositories, {result['chunks']} chunks: indexed in "
+          f"{result['cold_index_s']} s" + (f", embedded in {result['embedded_s']} s" if embedded_s else ""))
+    print(f"on disk {mib(disk)}, idle RSS {mib(idle_rss)} (after the queries {mib(result['rss_after_bytes'])})")
+    for o, kinds in result["query"].items():
+        for kind, v in kinds.items():
+            print(f"q --oracle {o:24} {kind:10} p50 {v['p50_ms']} ms  p95 {v['p95_ms']} ms")
+    print(f"save -> searchable {result['save_to_searchable_ms']} ms; branch switch {result['branch_switch']}")
+
+
+if __name__ == "__main__":
+    main()
