@@ -12,6 +12,7 @@ mod daemon;
 mod durability;
 mod files;
 mod graph;
+mod hardening;
 mod history;
 mod indexing;
 mod live;

@@ -5,6 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::Result;
+use patina_core::paths::printable_path;
 use patina_proto::kinds::OracleStatus;
 use patina_proto::v1 as pb;
 use serde_json::json;
@@ -80,7 +81,7 @@ pub(crate) fn print_vimgrep(resp: &pb::QueryResponse, cwd: &Path, query: &str) {
         let (line, col, text) = best_line(&h.snippet, &words);
         outln!(
             "{}:{}:{}:{}",
-            display_path(h, cwd),
+            shown_path(h, cwd),
             h.start_line + line as u32,
             col,
             text
@@ -138,6 +139,12 @@ pub(crate) fn display_path(hit: &pb::Hit, cwd: &Path) -> String {
     }
     let abs = Path::new(&hit.repo_root).join(&hit.path);
     relative(&abs, cwd).to_string_lossy().into_owned()
+}
+
+/// A hit's path for a human's terminal: [`display_path`] with control characters escaped, so a
+/// file name with a newline stays on its line.
+pub(crate) fn shown_path(hit: &pb::Hit, cwd: &Path) -> String {
+    printable_path(&display_path(hit, cwd)).into_owned()
 }
 
 pub(crate) fn print_hits(
@@ -204,7 +211,7 @@ pub(crate) fn print_hits(
     for h in &resp.hits {
         let loc = format!(
             "{}:{}",
-            st.path(&display_path(h, cwd)),
+            st.path(&shown_path(h, cwd)),
             st.lines(&format!("{}-{}", h.start_line, h.end_line))
         );
         let what = if h.symbol.is_empty() {
@@ -499,7 +506,8 @@ pub(crate) fn print_status(
             let ex = if s.examples.is_empty() {
                 String::new()
             } else {
-                format!(" (e.g. {})", s.examples.join(", "))
+                let ex: Vec<_> = s.examples.iter().map(|e| printable_path(e)).collect();
+                format!(" (e.g. {})", ex.join(", "))
             };
             outln!("  skipped {}: {}{}", s.reason, s.files, ex);
         }
@@ -609,7 +617,7 @@ pub(crate) fn print_related(resp: &pb::RelatedResponse, json: bool) -> Result<()
         writeln!(
             out,
             "{}\t{} of {} commits ({:.0}%)",
-            f.path,
+            printable_path(&f.path),
             f.support,
             resp.commits,
             f.confidence * 100.0

@@ -98,7 +98,15 @@ fn ignored_error(rel: &str) -> anyhow::Error {
     .into()
 }
 
+/// Lines `start..=end` of a file (1-based; `start` 0 is 1, `end` 0 the last line). A range that
+/// ends before it starts is refused (InvalidArgument), not answered with nothing.
 pub(crate) fn read_slice(repo: &Repo, rel: &str, start: u32, end: u32) -> Result<FileSlice> {
+    if end != 0 && start > end {
+        return Err(UserError::Invalid(format!(
+            "line range {start}-{end} ends before it starts: give start <= end (0 for the last line)"
+        ))
+        .into());
+    }
     let rel_path = Path::new(rel);
     let (real, _) = confine(repo, rel, false)?;
     if !real.is_file() {

@@ -35,6 +35,9 @@ pub struct RepoIndex {
     cancelled: AtomicBool,
     /// Editor buffers standing in for files on disk (see [`RepoIndex::set_overlay`]).
     overlays: RwLock<HashMap<String, Arc<str>>>,
+    /// What the last full walk passed over (non-UTF-8 names, FIFOs, unreadable directories):
+    /// no file records exist for them, so the summary adds them from here.
+    walk_skips: RwLock<crate::walk::WalkSkips>,
 }
 
 impl RepoIndex {
@@ -60,7 +63,17 @@ impl RepoIndex {
             graph: RwLock::new(Arc::new(graph)),
             cancelled: AtomicBool::new(false),
             overlays: RwLock::new(HashMap::new()),
+            walk_skips: RwLock::new(Default::default()),
         })
+    }
+
+    /// What the last full walk passed over, with reasons.
+    pub fn walk_skips(&self) -> crate::walk::WalkSkips {
+        self.walk_skips.read().unwrap().clone()
+    }
+
+    pub(crate) fn set_walk_skips(&self, skips: crate::walk::WalkSkips) {
+        *self.walk_skips.write().unwrap() = skips;
     }
 
     pub fn root(&self) -> &Path {

@@ -186,11 +186,13 @@ fn index_repo(
     }
     let (entries, mut old, walked) = match targeted(repo, scope)? {
         Some((entries, old)) => (entries, old, false),
-        None => (
-            walk::walk(repo.root(), repo.cancelled_flag()),
-            repo.file_records()?.into_iter().collect(),
-            true,
-        ),
+        None => {
+            let (entries, skips) = walk::walk_accounted(repo.root(), repo.cancelled_flag());
+            if !repo.is_cancelled() {
+                repo.set_walk_skips(skips);
+            }
+            (entries, repo.file_records()?.into_iter().collect(), true)
+        }
     };
     if repo.is_cancelled() {
         anyhow::bail!("indexing cancelled");
@@ -438,6 +440,19 @@ fn targeted(repo: &RepoIndex, scope: Scope) -> Result<Option<Targets>> {
             }
             // A directory (or a symlink to one) appeared or changed: only a walk knows what is inside.
             Ok(meta) if meta.is_dir() => return Ok(None),
+            // Gone. A deleted directory (a checkout removing a package) is reported as itself,
+            // not file by file: every file recorded below it goes too, unless it is still there.
+            Err(_) if record.is_none() => {
+                for (below, r) in repo.trees().file_records_under(&rel)? {
+                    let abs = repo.root().join(&below);
+                    if let Ok(meta) = std::fs::symlink_metadata(&abs)
+                        && (meta.is_file() || meta.is_dir())
+                    {
+                        return Ok(None);
+                    }
+                    old.insert(below, r);
+                }
+            }
             _ => {}
         }
         if let Some(r) = record {
@@ -624,6 +639,13 @@ fn summarize(repo: &RepoIndex, took_ms: u64, changed: bool) -> Result<Summary> {
                     *languages.entry(lang.name().into()).or_default() += 1;
                 }
             }
+        }
+    }
+    for (reason, path) in repo.walk_skips().0 {
+        *skipped.entry(reason.name().into()).or_default() += 1;
+        let ex = examples.entry(reason.name().into()).or_default();
+        if ex.len() < 5 {
+            ex.push(path);
         }
     }
     Ok(Summary {
@@ -875,6 +897,93 @@ mod tests {
         let graph = index.graph();
         assert!(graph.calls_in(&graph.defs("alpha").remove(0)).is_empty());
         assert!(graph.all_edges().is_empty());
+    }
+
+    /// What a walk passes over is accounted for: a file name that is not UTF-8 (escaped), a FIFO
+    /// and an unreadable directory each count under their reason, with the path as an example.
+    #[test]
+    fn files_the_walk_passes_over_are_counted_with_a_reason() {
+        use std::os::unix::ffi::OsStrExt;
+        use std::os::unix::fs::PermissionsExt;
+        let state = tempfile::tempdir().unwrap();
+        let tree = tempfile::tempdir().unwrap();
+        let root = tree.path();
+        std::fs::write(root.join("ok.rs"), "pub fn fine() {}\n").unwrap();
+        let bad = std::ffi::OsStr::from_bytes(b"bad\xffname.rs");
+        std::fs::write(root.join(bad), "pub fn hidden() {}\n").unwrap();
+        let fifo = std::ffi::CString::new(root.join("pipe").as_os_str().as_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        std::fs::create_dir(root.join("locked")).unwrap();
+        std::fs::write(root.join("locked/x.rs"), "pub fn x() {}\n").unwrap();
+        std::fs::set_permissions(root.join("locked"), std::fs::Permissions::from_mode(0o000))
+            .unwrap();
+        // root reads any directory: then there is no unreadable directory to count.
+        let privileged = std::fs::read_dir(root.join("locked")).is_ok();
+        let store = Store::open(&state.path().join("state")).unwrap();
+        let index = RepoIndex::open(
+            root.to_path_buf(),
+            store.repo_trees("r").unwrap(),
+            &state.path().join("lexical"),
+        )
+        .unwrap();
+        let opts = RoundOptions {
+            max_file_bytes: 1 << 20,
+            max_chunk_lines: 150,
+            rechunk: false,
+            graph: true,
+        };
+        let summary = index
+            .index_round(&opts, Scope::Full, &Recorder::default())
+            .unwrap();
+        std::fs::set_permissions(root.join("locked"), std::fs::Permissions::from_mode(0o700))
+            .unwrap();
+        let ex = |r: &str| summary.skipped_examples.get(r).cloned().unwrap_or_default();
+        assert_eq!(summary.skipped.get("invalid_name"), Some(&1), "{summary:?}");
+        assert_eq!(ex("invalid_name"), ["bad\\xffname.rs"]);
+        assert_eq!(summary.skipped.get("not_regular"), Some(&1), "{summary:?}");
+        assert_eq!(ex("not_regular"), ["pipe"]);
+        if !privileged {
+            assert_eq!(summary.skipped.get("unreadable_dir"), Some(&1), "{summary:?}");
+            assert_eq!(ex("unreadable_dir"), ["locked"]);
+        }
+        // A targeted round keeps the last walk's account.
+        let scope = Scope::Paths(BTreeSet::from(["ok.rs".to_string()]));
+        let again = index.index_round(&opts, scope, &Recorder::default()).unwrap();
+        assert_eq!(again.skipped, summary.skipped);
+    }
+
+    /// A deleted directory named as one path (as watchers report it) takes every file recorded
+    /// below it out of the index, in a targeted round.
+    #[test]
+    fn a_deleted_directory_takes_its_files_along() {
+        let state = tempfile::tempdir().unwrap();
+        let tree = tempfile::tempdir().unwrap();
+        let root = tree.path();
+        std::fs::create_dir_all(root.join("pkg/inner")).unwrap();
+        std::fs::write(root.join("pkg/inner/mod.rs"), "pub fn deep_one() {}\n").unwrap();
+        std::fs::write(root.join("pkg/top.rs"), "pub fn deep_two() {}\n").unwrap();
+        std::fs::write(root.join("pkgs.rs"), "pub fn sibling() {}\n").unwrap();
+        let store = Store::open(&state.path().join("state")).unwrap();
+        let index = RepoIndex::open(
+            root.to_path_buf(),
+            store.repo_trees("r").unwrap(),
+            &state.path().join("lexical"),
+        )
+        .unwrap();
+        let opts = RoundOptions {
+            max_file_bytes: 1 << 20,
+            max_chunk_lines: 150,
+            rechunk: false,
+            graph: true,
+        };
+        index.index_round(&opts, Scope::Full, &Recorder::default()).unwrap();
+        std::fs::remove_dir_all(root.join("pkg")).unwrap();
+        let scope = Scope::Paths(BTreeSet::from(["pkg".to_string()]));
+        let summary = index.index_round(&opts, scope, &Recorder::default()).unwrap();
+        assert_eq!(summary.files, 1, "{summary:?}");
+        assert!(chunks_named(&index, "deep_one").is_empty());
+        assert!(chunks_named(&index, "deep_two").is_empty());
+        assert_eq!(chunks_named(&index, "sibling").len(), 1);
     }
 
     /// An overlay stands in for the file on disk while it is set (a path round reads it, even

@@ -173,6 +173,20 @@ impl RepoTrees {
         Ok(out)
     }
 
+    /// The records of the files below directory `dir` (a prefix scan: `dir/…`).
+    pub fn file_records_under(&self, dir: &str) -> Result<Vec<(String, FileRecord)>> {
+        let mut out = Vec::new();
+        for item in self.files.scan_prefix(format!("{dir}/").as_bytes()) {
+            let (k, v) = item?;
+            let path = String::from_utf8(k.to_vec()).context("file key is not UTF-8")?;
+            out.push((
+                path,
+                serde_json::from_slice(&v).context("decoding a file record")?,
+            ));
+        }
+        Ok(out)
+    }
+
     pub fn file_record(&self, path: &str) -> Result<Option<FileRecord>> {
         match self.files.get(path.as_bytes())? {
             Some(v) => Ok(Some(serde_json::from_slice(&v)?)),
