@@ -54,7 +54,9 @@ fn files_the_walk_cannot_index_are_counted_in_status_with_their_reason() {
 
     let human = env.patina_in(root, &["status"]);
     assert!(
-        human.stdout.contains("skipped invalid_name: 1 (e.g. caf\\xe9.rs)"),
+        human
+            .stdout
+            .contains("skipped invalid_name: 1 (e.g. caf\\xe9.rs)"),
         "{}",
         human.stdout
     );
@@ -156,4 +158,97 @@ fn a_checkout_that_deletes_directories_logs_no_watch_warnings() {
     let logs = env.logs();
     let warnings = logs.lines().filter(|l| l.contains("WatchNotFound")).count();
     assert_eq!(warnings, 0, "{logs}");
+}
+
+/// A daemon whose lexical oracle sleeps `delay_ms` before answering (the test hook
+/// `PATINA_TEST_SLOW_ORACLE`), with `oracle_timeout_ms` as the base budget.
+fn slow_lexical(delay_ms: u64, timeout_ms: u64) -> TestEnv {
+    let mut env = TestEnv::new();
+    let config = env.home().join("config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!(
+        "\n[retrieval]\noracle_timeout_ms = {timeout_ms}\n"
+    ));
+    std::fs::write(&config, text).unwrap();
+    env.next_daemon_env("PATINA_TEST_SLOW_ORACLE", format!("lexical={delay_ms}"));
+    env.start_daemon();
+    env
+}
+
+const SLOW_FILES: &[(&str, &[u8])] = &[
+    ("src/lib.rs", b"pub fn parse_config() {}\n"),
+    ("README.md", b"# Demo\n\nParsing the configuration file.\n"),
+];
+
+fn lexical_status(r: &QueryResponse) -> String {
+    r.oracles
+        .iter()
+        .find(|o| o.oracle == "lexical")
+        .map(|o| o.status.clone())
+        .unwrap_or_default()
+}
+
+#[test]
+fn an_oracle_that_times_out_is_named_and_complete_turns_it_into_an_error() {
+    let env = slow_lexical(3000, 300);
+    let repo = git_repo(SLOW_FILES);
+    env.add_repo(repo.path());
+
+    // Best effort: an answer without the lexical oracle, which is named.
+    let r = env.search("parse_config", &[repo.path()]);
+    assert_eq!(lexical_status(&r), "timeout", "{:?}", r.oracles);
+    assert!(
+        r.notices
+            .iter()
+            .any(|n| n.contains("lexical oracle timed out") && n.contains("300 ms")),
+        "{:?}",
+        r.notices
+    );
+    assert!(
+        r.hits.iter().any(|h| h.symbol == "parse_config"),
+        "the other oracles still answer: {:?}",
+        r.hits
+    );
+
+    // Complete or error.
+    let err = env
+        .query(QueryRequest {
+            repos: vec![repo.key()],
+            complete: true,
+            ..query("parse_config")
+        })
+        .expect_err("an incomplete answer is refused when a complete one is asked for");
+    assert_eq!(err.code(), Code::Aborted, "{err:?}");
+    assert!(
+        err.message().contains("lexical oracle timed out"),
+        "{}",
+        err.message()
+    );
+
+    // The shell client: notices on stderr, `degraded` in --json, --complete fails.
+    let out = env.patina_in(repo.path(), &["q", "parse_config"]);
+    assert!(out.stderr.contains("lexical oracle timed out"), "{out:?}");
+    let json = env.patina_in(repo.path(), &["q", "--json", "parse_config"]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["degraded"], serde_json::json!(["lexical"]), "{v}");
+    let out = env.patina_in(repo.path(), &["q", "--complete", "parse_config"]);
+    assert!(!out.status.success(), "{out:?}");
+    assert!(out.stderr.contains("lexical oracle timed out"), "{out:?}");
+}
+
+#[test]
+fn oracle_budgets_grow_with_the_length_of_the_query() {
+    // 800 ms of delay: over the 400 ms budget of a short query, within the 1600 ms of a long one.
+    let env = slow_lexical(800, 400);
+    let repo = git_repo(SLOW_FILES);
+    env.add_repo(repo.path());
+    let short = env.search("parse_config", &[repo.path()]);
+    assert_eq!(lexical_status(&short), "timeout", "{:?}", short.oracles);
+    let long_text = format!(
+        "parse_config fails when the configuration file is read. {}",
+        "The configuration parser reads every section of the file again. ".repeat(100)
+    );
+    assert!(long_text.len() > 6144, "{}", long_text.len());
+    let long = env.search(&long_text, &[repo.path()]);
+    assert_eq!(lexical_status(&long), "ok", "{:?}", long.oracles);
 }

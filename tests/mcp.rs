@@ -1109,3 +1109,49 @@ fn feedback_on_answers_is_recorded_durably_and_counted() {
         "{out:?}"
     );
 }
+
+/// An oracle that times out is named in `patina_query`'s notices and structured `oracles`;
+/// with `complete` the call is an error naming it instead (test hook `PATINA_TEST_SLOW_ORACLE`).
+#[test]
+fn a_timed_out_oracle_is_named_and_complete_makes_it_an_error() {
+    let mut env = TestEnv::new();
+    let config = env.home().join("config.toml");
+    let mut text_cfg = std::fs::read_to_string(&config).unwrap();
+    text_cfg.push_str("\n[retrieval]\noracle_timeout_ms = 300\n");
+    std::fs::write(&config, text_cfg).unwrap();
+    env.next_daemon_env("PATINA_TEST_SLOW_ORACLE", "lexical=3000");
+    env.start_daemon();
+    let repo = git_repo(&[("src/lib.rs", b"pub fn parse_config() {}\n")]);
+    env.add_repo(repo.path());
+    let mut m = Mcp::ready(&env, repo.path(), "2025-06-18");
+
+    let r = m.ok("patina_query", json!({"query": "parse_config"}));
+    let s = &r["structuredContent"];
+    let notices = s["notices"].to_string();
+    assert!(notices.contains("lexical oracle timed out"), "{s}");
+    assert!(
+        text(&r).contains("-- notice: the lexical oracle timed out"),
+        "{r}"
+    );
+    let lexical = s["oracles"]
+        .as_array()
+        .and_then(|o| o.iter().find(|o| o["oracle"] == "lexical"))
+        .cloned();
+    assert_eq!(
+        lexical.map(|o| o["status"].clone()),
+        Some(json!("timeout")),
+        "{s}"
+    );
+
+    let r = m.call(
+        "patina_query",
+        json!({"query": "parse_config", "complete": true}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(text(&r).contains("lexical oracle timed out"), "{r}");
+    let r = m.call(
+        "patina_context",
+        json!({"query": "parse_config", "complete": true}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+}

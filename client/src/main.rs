@@ -278,6 +278,10 @@ struct QueryArgs {
     /// Token budget of `--expand` (≈ characters / 4; default 6000).
     #[arg(long, requires = "expand", value_name = "TOKENS")]
     budget: Option<u32>,
+    /// Complete or error: fail when an oracle times out or fails, instead of answering without
+    /// it (by default the answer names the oracle in a notice, and in `--json`).
+    #[arg(long)]
+    complete: bool,
 }
 
 #[derive(Args)]
@@ -851,6 +855,7 @@ async fn query(socket: &Path, mut args: QueryArgs) -> Result<ExitCode> {
             expand: true,
             blame: args.blame,
             no_cache: false,
+            complete: args.complete,
         };
         let resp = match c.context(req.clone()).await {
             Err(status) if status.code() == tonic::Code::NotFound && here.is_some() => {
@@ -895,6 +900,7 @@ async fn query(socket: &Path, mut args: QueryArgs) -> Result<ExitCode> {
         exclude_roles,
         near,
         blame: args.blame,
+        complete: args.complete,
         ..Default::default()
     };
     let searched_all = req.repos.is_empty() && !args.all;

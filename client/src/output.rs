@@ -184,7 +184,19 @@ pub(crate) fn print_hits(
             .map(|o| json!({"oracle": o.oracle, "status": o.status, "hits": o.hits, "took_us": o.took_us, "message": o.message}))
             .collect();
         let freshness: Vec<_> = resp.freshness.iter().map(freshness_json).collect();
-        let v = json!({"hits": hits, "oracles": oracles, "took_us": resp.took_us, "notices": resp.notices, "freshness": freshness, "intent": resp.intent, "query_id": resp.query_id, "cached": resp.cached});
+        // The oracles this answer lacks (timed out or failed): best effort, named.
+        let degraded: Vec<&str> = resp
+            .oracles
+            .iter()
+            .filter(|o| {
+                matches!(
+                    OracleStatus::parse(&o.status),
+                    Some(OracleStatus::Timeout | OracleStatus::Error)
+                )
+            })
+            .map(|o| o.oracle.as_str())
+            .collect();
+        let v = json!({"hits": hits, "oracles": oracles, "degraded": degraded, "took_us": resp.took_us, "notices": resp.notices, "freshness": freshness, "intent": resp.intent, "query_id": resp.query_id, "cached": resp.cached});
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(());
     }

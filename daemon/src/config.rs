@@ -128,7 +128,9 @@ pub struct RetrievalConfig {
     pub rrf_k: f64,
     /// Each oracle is asked for `limit × overfetch` candidates before fusion.
     pub overfetch: usize,
-    /// An oracle that has not answered within this budget is left out of the fusion.
+    /// An oracle that has not answered within this budget is left out of the fusion (and named
+    /// in the answer's notices). The budget grows with the query's length
+    /// ([`RetrievalConfig::oracle_timeout`]).
     pub oracle_timeout_ms: u64,
     /// Fusion weight per oracle (a key that names no oracle is an error).
     pub weights: BTreeMap<OracleId, f64>,
@@ -188,7 +190,20 @@ impl Default for RetrievalConfig {
     }
 }
 
+/// A query text of this many bytes adds one `oracle_timeout_ms` to every oracle's budget.
+const TIMEOUT_STEP_BYTES: usize = 2048;
+/// The budget never exceeds this many times `oracle_timeout_ms`.
+const TIMEOUT_MAX_FACTOR: u64 = 4;
+
 impl RetrievalConfig {
+    /// Each oracle's budget for a query of `text_len` bytes: `oracle_timeout_ms` for a short
+    /// query, one more for every 2 KiB of text (a pasted issue costs more terms, more
+    /// embedding, more names), at most four times the base.
+    pub fn oracle_timeout(&self, text_len: usize) -> std::time::Duration {
+        let factor = (1 + (text_len / TIMEOUT_STEP_BYTES) as u64).min(TIMEOUT_MAX_FACTOR);
+        std::time::Duration::from_millis(self.oracle_timeout_ms.saturating_mul(factor))
+    }
+
     pub fn weight(&self, oracle: OracleId) -> f64 {
         self.weights.get(&oracle).copied().unwrap_or(1.0)
     }
@@ -232,6 +247,18 @@ impl Config {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn oracle_budgets_grow_with_the_query_up_to_four_times() {
+        let cfg = super::RetrievalConfig::default();
+        let ms = |len| cfg.oracle_timeout(len).as_millis();
+        assert_eq!(ms(20), 2000);
+        assert_eq!(ms(2047), 2000);
+        assert_eq!(ms(2048), 4000);
+        assert_eq!(ms(5000), 6000);
+        assert_eq!(ms(8192), 8000);
+        assert_eq!(ms(1 << 20), 8000);
+    }
+
     use super::*;
 
     #[test]

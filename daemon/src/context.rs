@@ -45,6 +45,8 @@ pub(crate) struct ContextRequest {
     pub near: Vec<String>,
     /// Add the surroundings of the best hits ([`patina_index::expansion`]).
     pub expand: bool,
+    /// Complete or error (`SearchRequest::complete`).
+    pub complete: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -107,6 +109,7 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
             roles: req.roles.clone(),
             exclude_roles: req.exclude_roles.clone(),
             near: req.near.clone(),
+            complete: req.complete,
             ..Default::default()
         })
         .await?;

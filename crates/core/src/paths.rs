@@ -318,7 +318,10 @@ mod tests {
         let nested = format!("{}a{}", "{".repeat(500), "}".repeat(500));
         let err = PathFilter::new(&[nested]).err().unwrap().to_string();
         assert!(err.contains("500 deep"), "{err}");
-        let err = PathFilter::new(&["x".repeat(5000)]).err().unwrap().to_string();
+        let err = PathFilter::new(&["x".repeat(5000)])
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.contains("5000 bytes"), "{err}");
         assert!(PathFilter::new(&["{a,{b,c}}/*.rs".to_string()]).is_ok());
         assert!(PathFilter::new(&["\\{\\{\\{\\{\\{\\{\\{\\{\\{\\{x".to_string()]).is_ok());

@@ -358,7 +358,13 @@ mod tests {
                 if i % 2 == 0 { "half" } else { "" }
             );
             let path = format!("f{i}.rs");
-            w.add(&LexicalDoc { chunk_id: i, path: &path, symbol: "", body: &body }).unwrap();
+            w.add(&LexicalDoc {
+                chunk_id: i,
+                path: &path,
+                symbol: "",
+                body: &body,
+            })
+            .unwrap();
         }
         w.commit().unwrap();
         index.reload().unwrap();
@@ -391,11 +397,16 @@ mod tests {
     fn long_texts_read_a_bounded_number_of_postings() {
         let (_dir, index) = index();
         let words: Vec<&str> = FOUR.iter().chain(&FIVE).chain(&SIX).copied().collect();
-        let selected = index.select_terms_within(&counted(&words, 1), 64, 0).unwrap();
+        let selected = index
+            .select_terms_within(&counted(&words, 1), 64, 0)
+            .unwrap();
         let postings: u64 = selected.iter().map(|(t, _)| index.body_doc_freq(t)).sum();
         assert!(postings <= 400, "{postings} postings for {selected:?}");
         for rarest in SIX {
-            assert!(selected.iter().any(|(t, _)| t == rarest), "{rarest}: {selected:?}");
+            assert!(
+                selected.iter().any(|(t, _)| t == rarest),
+                "{rarest}: {selected:?}"
+            );
         }
         // A small index is read whole.
         let all = index.select_terms(&counted(&words, 1), 64).unwrap();

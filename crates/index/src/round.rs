@@ -943,12 +943,18 @@ mod tests {
         assert_eq!(summary.skipped.get("not_regular"), Some(&1), "{summary:?}");
         assert_eq!(ex("not_regular"), ["pipe"]);
         if !privileged {
-            assert_eq!(summary.skipped.get("unreadable_dir"), Some(&1), "{summary:?}");
+            assert_eq!(
+                summary.skipped.get("unreadable_dir"),
+                Some(&1),
+                "{summary:?}"
+            );
             assert_eq!(ex("unreadable_dir"), ["locked"]);
         }
         // A targeted round keeps the last walk's account.
         let scope = Scope::Paths(BTreeSet::from(["ok.rs".to_string()]));
-        let again = index.index_round(&opts, scope, &Recorder::default()).unwrap();
+        let again = index
+            .index_round(&opts, scope, &Recorder::default())
+            .unwrap();
         assert_eq!(again.skipped, summary.skipped);
     }
 
@@ -976,10 +982,14 @@ mod tests {
             rechunk: false,
             graph: true,
         };
-        index.index_round(&opts, Scope::Full, &Recorder::default()).unwrap();
+        index
+            .index_round(&opts, Scope::Full, &Recorder::default())
+            .unwrap();
         std::fs::remove_dir_all(root.join("pkg")).unwrap();
         let scope = Scope::Paths(BTreeSet::from(["pkg".to_string()]));
-        let summary = index.index_round(&opts, scope, &Recorder::default()).unwrap();
+        let summary = index
+            .index_round(&opts, scope, &Recorder::default())
+            .unwrap();
         assert_eq!(summary.files, 1, "{summary:?}");
         assert!(chunks_named(&index, "deep_one").is_empty());
         assert!(chunks_named(&index, "deep_two").is_empty());

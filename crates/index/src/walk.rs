@@ -55,7 +55,9 @@ pub fn walk_accounted(root: &Path, cancelled: &AtomicBool) -> (Vec<WalkEntry>, W
                 continue;
             }
         };
-        let Some(ft) = entry.file_type() else { continue };
+        let Some(ft) = entry.file_type() else {
+            continue;
+        };
         if !ft.is_file() {
             if !ft.is_dir() && !ft.is_symlink() {
                 skips.push((SkipReason::NotRegular, rel_of(entry.path())));

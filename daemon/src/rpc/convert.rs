@@ -1,5 +1,6 @@
 //! Wire ↔ domain: `patina.v1` messages from and to the daemon's plain Rust types, and errors to
-//! gRPC statuses (`UserError` → `NotFound`/`InvalidArgument`, anything else → `Internal`).
+//! gRPC statuses (`UserError` → `NotFound`/`InvalidArgument`, an answer asked complete that an
+//! oracle could not complete → `Aborted`, anything else → `Internal`).
 
 use patina_core::FileRole;
 use patina_index::{Phase, Progress, Repaired};
@@ -16,6 +17,9 @@ use crate::search::{Granularity, HitItem, SearchHit, SearchResponse};
 use crate::sessions::{NoteView, SessionView};
 
 pub(super) fn status(e: anyhow::Error) -> Status {
+    if let Some(i) = e.downcast_ref::<crate::oracles::Incomplete>() {
+        return Status::aborted(i.0.clone());
+    }
     match e.downcast_ref::<UserError>() {
         Some(UserError::NotFound(m)) => Status::not_found(m.clone()),
         Some(UserError::Invalid(m)) => Status::invalid_argument(m.clone()),

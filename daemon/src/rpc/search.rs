@@ -56,6 +56,7 @@ impl pb::search_server::Search for Services {
                 roles: roles(&r.roles)?,
                 exclude_roles: roles(&r.exclude_roles)?,
                 near: r.near,
+                complete: r.complete,
             })
             .await
             .map_err(status)?;
@@ -129,6 +130,7 @@ impl pb::search_server::Search for Services {
                 exclude_roles: roles(&r.exclude_roles)?,
                 near: r.near,
                 expand: r.expand,
+                complete: r.complete,
             },
         )
         .await

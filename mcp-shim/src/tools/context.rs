@@ -65,6 +65,9 @@ pub(super) struct Args {
     /// Add the surroundings of the best hits (class header, imports used, signatures of callees and siblings; parent headings and subsections of a Markdown section). Default true.
     #[serde(default = "default_expand")]
     expand: Flag,
+    /// Complete or error: fail when a retrieval oracle times out or fails, instead of answering without it. Default false: best effort, with the missing oracle named in `notices`.
+    #[serde(default)]
+    complete: Flag,
 }
 
 fn default_expand() -> Flag {
@@ -155,6 +158,7 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         near: near.into_iter().collect(),
         blame: a.blame.0,
         expand: a.expand.0,
+        complete: a.complete.0,
         ..Default::default()
     };
     let resp = rpc!(server, pb::search_client::SearchClient<_>, context, req)?;

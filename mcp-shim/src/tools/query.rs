@@ -69,6 +69,9 @@ pub(super) struct Args {
     /// Say when each result's lines last changed and in which commit (hash, date, author, subject; git blame of the working tree).
     #[serde(default)]
     blame: Flag,
+    /// Complete or error: fail when a retrieval oracle times out or fails, instead of answering without it. Default false: best effort, with the missing oracle named in `notices` (and `oracles`).
+    #[serde(default)]
+    complete: Flag,
 }
 
 fn default_limit() -> Int<1, 100> {
@@ -152,6 +155,7 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         exclude_roles,
         near: near.into_iter().collect(),
         blame: a.blame.0,
+        complete: a.complete.0,
         ..Default::default()
     };
     let resp = rpc!(server, pb::search_client::SearchClient<_>, query, req)?;
