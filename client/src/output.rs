@@ -175,6 +175,8 @@ pub(crate) fn print_hits(
                     "oracles": h.provenance.iter().map(|p| json!({"oracle": p.oracle, "rank": p.rank, "score": p.score})).collect::<Vec<_>>(),
                     "snippet": h.snippet,
                     "blame": h.blame.as_ref().map(blame_json),
+                    "licence": (!h.licence.is_empty()).then_some(&h.licence),
+                    "licence_source": (!h.licence_source.is_empty()).then_some(&h.licence_source),
                 })
             })
             .collect();

@@ -58,6 +58,9 @@ pub(crate) struct SearchRequest {
     pub exclude_roles: Vec<FileRole>,
     /// Directories whose files are lifted in the ranking (not filtered).
     pub near: Vec<String>,
+    /// Only chunks of files under these licences (applied by every oracle, before fusion; never
+    /// relaxed).
+    pub licences: patina_core::LicenceFilter,
     /// Complete or error: an oracle that times out or fails fails the request
     /// ([`crate::oracles::Incomplete`]) instead of leaving the answer without it.
     pub complete: bool,
@@ -319,16 +322,29 @@ impl QueryEngine {
                 ));
             }
         }
+        if let Some(bad) = req.licences.allowed.iter().find(|id| {
+            id.is_empty()
+                || !id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '+'))
+        }) {
+            return Err(UserError::Invalid(format!(
+                "'{bad}' is not an SPDX licence id (e.g. MIT, Apache-2.0, BSD-3-Clause)"
+            ))
+            .into());
+        }
         let docs_only = req.granularity == Granularity::Doc;
         let filter = if docs_only
             || req.globs.iter().any(|g| !g.trim().is_empty())
             || !req.roles.is_empty()
             || !req.exclude_roles.is_empty()
+            || !req.licences.is_empty()
         {
             Some(Arc::new(
                 PathFilter::new(&req.globs)?
                     .docs_only(docs_only)
-                    .with_roles(&req.roles, &req.exclude_roles),
+                    .with_roles(&req.roles, &req.exclude_roles)
+                    .with_licences(req.licences.clone()),
             ))
         } else {
             None

@@ -65,6 +65,10 @@ pub struct ChunkMeta {
     /// written before roles existed: [`ChunkMeta::role`] falls back to the path rules.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<FileRole>,
+    /// The file's licence, decided at index time (header, manifest, licence file). Absent in
+    /// indices written before licences: the next round reads such files again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub licence: Option<crate::Licence>,
 }
 
 impl ChunkMeta {

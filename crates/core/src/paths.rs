@@ -124,6 +124,7 @@ pub struct PathFilter {
     docs: bool,
     roles: Vec<FileRole>,
     exclude_roles: Vec<FileRole>,
+    licences: crate::LicenceFilter,
 }
 
 impl PathFilter {
@@ -164,6 +165,7 @@ impl PathFilter {
             docs: false,
             roles: Vec::new(),
             exclude_roles: Vec::new(),
+            licences: Default::default(),
         })
     }
 
@@ -174,8 +176,17 @@ impl PathFilter {
         self
     }
 
-    /// Does the chunk pass (its path, and its role)?
+    /// Only chunks whose file's licence passes `licences` (`--licence`, `--no-copyleft`).
+    pub fn with_licences(mut self, licences: crate::LicenceFilter) -> PathFilter {
+        self.licences = licences;
+        self
+    }
+
+    /// Does the chunk pass (its path, its role and its licence)?
     pub fn allows(&self, meta: &ChunkMeta) -> bool {
+        if !self.licences.allows(meta.licence.as_ref()) {
+            return false;
+        }
         if self.roles.is_empty() && self.exclude_roles.is_empty() {
             return self.matches(&meta.path);
         }
@@ -189,6 +200,11 @@ impl PathFilter {
     pub fn docs_only(mut self, docs: bool) -> PathFilter {
         self.docs = docs;
         self
+    }
+
+    /// Does the filter restrict licences?
+    pub fn has_licences(&self) -> bool {
+        !self.licences.is_empty()
     }
 
     /// Does the filter restrict paths by glob (not only to documentation)?
@@ -210,7 +226,8 @@ impl PathFilter {
     ) -> Arc<dyn Fn(u64) -> bool + Send + Sync> {
         let mut by_path: HashMap<&str, bool> = HashMap::new();
         let mut allowed = HashSet::new();
-        let by_role = !self.roles.is_empty() || !self.exclude_roles.is_empty();
+        let by_role =
+            !self.roles.is_empty() || !self.exclude_roles.is_empty() || !self.licences.is_empty();
         for (id, m) in chunks.iter() {
             let pass = if by_role {
                 self.allows(m)

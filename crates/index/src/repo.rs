@@ -38,6 +38,8 @@ pub struct RepoIndex {
     /// What the last full walk passed over (non-UTF-8 names, FIFOs, unreadable directories):
     /// no file records exist for them, so the summary adds them from here.
     walk_skips: RwLock<crate::walk::WalkSkips>,
+    /// The licences of the directories, as of the last round (`None` before the first).
+    licences: RwLock<Option<Arc<crate::licences::LicenceMap>>>,
 }
 
 impl RepoIndex {
@@ -64,12 +66,22 @@ impl RepoIndex {
             cancelled: AtomicBool::new(false),
             overlays: RwLock::new(HashMap::new()),
             walk_skips: RwLock::new(Default::default()),
+            licences: RwLock::new(None),
         })
     }
 
     /// What the last full walk passed over, with reasons.
     pub fn walk_skips(&self) -> crate::walk::WalkSkips {
         self.walk_skips.read().unwrap().clone()
+    }
+
+    /// The licence map of the last round, if one ran.
+    pub fn licences(&self) -> Option<Arc<crate::licences::LicenceMap>> {
+        self.licences.read().unwrap().clone()
+    }
+
+    pub(crate) fn set_licences(&self, map: Arc<crate::licences::LicenceMap>) {
+        *self.licences.write().unwrap() = Some(map);
     }
 
     pub(crate) fn set_walk_skips(&self, skips: crate::walk::WalkSkips) {

@@ -18,9 +18,10 @@ use std::time::Instant;
 
 use anyhow::Result;
 use patina_chunk::ChunkOptions;
-use patina_core::{ChunkMeta, FileRecord, Language, SkipReason};
+use patina_core::{ChunkMeta, FileRecord, Language, Licence, LicenceSource, SkipReason};
 
 use crate::lexical::{LexicalDoc, LexicalWriter};
+use crate::licences::{LicenceMap, is_licence_source};
 use crate::repo::{Delta, RepoIndex};
 use crate::store::{RepoRecord, StoreBatch};
 use crate::walk::{self, WalkEntry};
@@ -71,6 +72,8 @@ enum Outcome {
         language: Language,
         lines: u32,
         role: patina_core::FileRole,
+        /// The file's own `SPDX-License-Identifier`.
+        header_licence: Option<String>,
         chunks: Vec<patina_chunk::Chunk>,
         facts: patina_core::FileFacts,
     },
@@ -206,6 +209,36 @@ fn index_repo(
     p.files_total = entries.len() as u64;
     sink.progress(&p);
 
+    // The licences the directories give their files: read again by every walk (a targeted round
+    // naming a licence source, a manifest or LICENSE file, walks) and when none was read yet.
+    let licences = match repo.licences() {
+        Some(m) if !walked => m,
+        _ => {
+            let m = if walked {
+                LicenceMap::build(repo.root(), entries.iter().map(|e| e.rel.as_str()))
+            } else {
+                let records = repo.file_records()?;
+                LicenceMap::build(repo.root(), records.iter().map(|(p, _)| p.as_str()))
+            };
+            let m = Arc::new(m);
+            repo.set_licences(m.clone());
+            m
+        }
+    };
+    // Each unchanged file's licence as its chunks carry it: a file whose licence moved (a
+    // manifest or LICENSE file changed) or was never decided (an index from before licences) is
+    // read again.
+    let carried: HashMap<String, Option<Licence>> = repo.with_chunks(|c| {
+        c.values()
+            .map(|m| (m.path.clone(), m.licence.clone()))
+            .collect()
+    });
+    let stale = |rel: &str| match carried.get(rel) {
+        None => false, // no chunks (skipped, empty): nothing carries a licence
+        Some(None) => true,
+        Some(Some(l)) => l.source != LicenceSource::Header && *l != licences.lookup(rel),
+    };
+
     // Decide cheaply (no reads) which files need work.
     let mut todo: Vec<(&WalkEntry, Option<FileRecord>)> = Vec::new();
     for e in &entries {
@@ -216,7 +249,12 @@ fn index_repo(
                     && rec.mtime_ns == e.mtime_ns
                     && repo.overlay(&e.rel).is_none() =>
             {
-                p.files_done += 1
+                if stale(&e.rel) {
+                    // Read and chunk again (the same chunks, now with their licence).
+                    todo.push((e, Some(FileRecord { hash: None, ..rec })));
+                } else {
+                    p.files_done += 1
+                }
             }
             rec => todo.push((e, rec)),
         }
@@ -304,9 +342,11 @@ fn index_repo(
                     language,
                     lines,
                     role,
+                    header_licence,
                     chunks,
                     facts,
                 } => {
+                    let licence = licences.licence_of(&entry.rel, header_licence);
                     batch.facts.push((
                         entry.rel.clone(),
                         (facts != patina_core::FileFacts::default()).then(|| Arc::new(facts)),
@@ -346,6 +386,7 @@ fn index_repo(
                             language,
                             hash: chunk_hash.to_hex().to_string(),
                             role: Some(chunk_role),
+                            licence: Some(licence.clone()),
                         };
                         ids.push(id);
                         batch.added_chunks.push((id, meta, c.text));
@@ -413,6 +454,11 @@ fn targeted(repo: &RepoIndex, scope: Scope) -> Result<Option<Targets>> {
     let Scope::Paths(paths) = scope else {
         return Ok(None);
     };
+    // A manifest or licence file changes the licence of every file below it: only a walk
+    // re-examines them all.
+    if paths.iter().any(|p| is_licence_source(p)) {
+        return Ok(None);
+    }
     let mut entries = Vec::new();
     let mut old = HashMap::new();
     for rel in paths {
@@ -707,12 +753,14 @@ fn examine(
     let lines = text.lines().count() as u32;
     let head_end = text.char_indices().nth(4096).map_or(text.len(), |(i, _)| i);
     let role = patina_core::role::classify(&entry.rel, Some(&text[..head_end]));
+    let header_licence = patina_core::licence::header_licence(&text[..head_end]);
     Outcome::Chunked {
         overlay: from_overlay,
         hash,
         language,
         lines,
         role,
+        header_licence,
         chunks,
         facts,
     }

@@ -57,6 +57,10 @@ impl pb::search_server::Search for Services {
                 exclude_roles: roles(&r.exclude_roles)?,
                 near: r.near,
                 complete: r.complete,
+                licences: patina_core::LicenceFilter {
+                    allowed: r.licences,
+                    no_copyleft: r.no_copyleft,
+                },
             })
             .await
             .map_err(status)?;
@@ -131,6 +135,10 @@ impl pb::search_server::Search for Services {
                 near: r.near,
                 expand: r.expand,
                 complete: r.complete,
+                licences: patina_core::LicenceFilter {
+                    allowed: r.licences,
+                    no_copyleft: r.no_copyleft,
+                },
             },
         )
         .await

@@ -68,6 +68,11 @@ pub(super) struct Args {
     /// Complete or error: fail when a retrieval oracle times out or fails, instead of answering without it. Default false: best effort, with the missing oracle named in `notices`.
     #[serde(default)]
     complete: Flag,
+    /// Only files under these licences: SPDX ids, comma-separated (`MIT,Apache-2.0`). Files of unknown licence are left out. Each result carries its file's `licence`.
+    licence: Option<Str>,
+    /// Never files under a copyleft licence (GPL, AGPL, LGPL, MPL, EPL, …).
+    #[serde(default)]
+    no_copyleft: Flag,
 }
 
 fn default_expand() -> Flag {
@@ -104,6 +109,8 @@ fn output() -> Value {
                     "score": {"type": "number"},
                     "oracles": {"type": "array", "items": {"type": "string"}},
                     "truncated": {"type": "boolean"},
+                    "licence": {"type": "string", "description": "the file's licence as an SPDX expression; empty when unknown"},
+                    "licence_source": {"type": "string"},
                     "blame": {"type": "object", "description": "when asked (`blame`): the newest commit among the item's lines"},
                     "related": {"type": "array", "description": "The item's surroundings (expand), without the text", "items": {
                         "type": "object",
@@ -159,6 +166,16 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         blame: a.blame.0,
         expand: a.expand.0,
         complete: a.complete.0,
+        licences: a
+            .licence
+            .map(|s| {
+                s.0.split(',')
+                    .map(|id| id.trim().to_string())
+                    .filter(|id| !id.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default(),
+        no_copyleft: a.no_copyleft.0,
         ..Default::default()
     };
     let resp = rpc!(server, pb::search_client::SearchClient<_>, context, req)?;

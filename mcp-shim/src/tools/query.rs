@@ -72,6 +72,11 @@ pub(super) struct Args {
     /// Complete or error: fail when a retrieval oracle times out or fails, instead of answering without it. Default false: best effort, with the missing oracle named in `notices` (and `oracles`).
     #[serde(default)]
     complete: Flag,
+    /// Only files under these licences: SPDX ids, comma-separated (`MIT,Apache-2.0`). Files of unknown licence are left out. Each result carries its file's `licence`.
+    licence: Option<Str>,
+    /// Never files under a copyleft licence (GPL, AGPL, LGPL, MPL, EPL, …).
+    #[serde(default)]
+    no_copyleft: Flag,
 }
 
 fn default_limit() -> Int<1, 100> {
@@ -110,6 +115,8 @@ fn output() -> Value {
                     "matches": {"type": "integer"},
                     "best": {"type": "string"},
                     "role": {"type": "string", "description": "what the file is for: source, test, docs, example, benchmark, generated, vendored, config, other"},
+                    "licence": {"type": "string", "description": "the file's licence as an SPDX expression (`MIT OR Apache-2.0`); absent when unknown"},
+                    "licence_source": {"type": "string", "description": "where the licence was found: header (SPDX-License-Identifier), manifest, file (LICENSE, COPYING)"},
                     "blame": {"type": "object", "description": "when asked (`blame`): the newest commit among the result's lines: commit, short, time_unix, author, subject, lines, commits; commit empty = not committed yet"}
                 },
                 "required": ["ref", "path", "kind", "score", "oracles"]
@@ -156,6 +163,16 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         near: near.into_iter().collect(),
         blame: a.blame.0,
         complete: a.complete.0,
+        licences: a
+            .licence
+            .map(|s| {
+                s.0.split(',')
+                    .map(|id| id.trim().to_string())
+                    .filter(|id| !id.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default(),
+        no_copyleft: a.no_copyleft.0,
         ..Default::default()
     };
     let resp = rpc!(server, pb::search_client::SearchClient<_>, query, req)?;
@@ -227,7 +244,14 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         obj.retain(|k, v| {
             let empty_text = matches!(
                 k.as_str(),
-                "parent" | "best" | "symbol" | "language" | "repo_id" | "repo_root"
+                "parent"
+                    | "best"
+                    | "symbol"
+                    | "language"
+                    | "repo_id"
+                    | "repo_root"
+                    | "licence"
+                    | "licence_source"
             ) && v.as_str() == Some("");
             let no_matches = k == "matches" && v.as_u64() == Some(0);
             !empty_text && !no_matches
