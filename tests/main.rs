@@ -18,6 +18,7 @@ mod indexing;
 mod live;
 mod lsp;
 mod mcp;
+mod privacy;
 mod provenance;
 mod ranking;
 mod search;

@@ -22,6 +22,55 @@ pub struct Config {
     pub history: HistoryConfig,
     /// The query cache (`crate::qcache`).
     pub cache: CacheConfig,
+    /// Personal-data masking, opt-in per repository.
+    pub pii: PiiConfig,
+}
+
+/// `[pii]`: in the repositories listed, e-mail and IP addresses and the `patterns` are masked
+/// (`*` per character) in everything Patina stores and returns: chunks, the lexical index,
+/// embeddings, snippets, contexts, `get_file` and commit messages.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PiiConfig {
+    /// Repositories (names, ids or root paths; `*` = all) whose personal data is masked.
+    pub repos: Vec<String>,
+    pub emails: bool,
+    pub ips: bool,
+    /// More regular expressions to mask (Rust `regex` syntax).
+    pub patterns: Vec<String>,
+}
+
+impl Default for PiiConfig {
+    fn default() -> Self {
+        PiiConfig {
+            repos: Vec::new(),
+            emails: true,
+            ips: true,
+            patterns: Vec::new(),
+        }
+    }
+}
+
+impl PiiConfig {
+    /// The masking of the repository with this id, name and root, if it opted in.
+    pub fn scrubber_for(
+        &self,
+        id: &str,
+        name: &str,
+        root: &Path,
+    ) -> Option<std::sync::Arc<patina_core::pii::Scrubber>> {
+        let listed = self
+            .repos
+            .iter()
+            .any(|r| r == "*" || r == id || r == name || Path::new(r) == root);
+        if !listed {
+            return None;
+        }
+        // Checked when the configuration was loaded.
+        patina_core::pii::Scrubber::new(self.emails, self.ips, &self.patterns)
+            .ok()
+            .map(std::sync::Arc::new)
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -237,6 +286,11 @@ impl Config {
         };
         let mut cfg: Config = toml::from_str(&text)
             .with_context(|| format!("invalid config file {}", path.display()))?;
+        if let Err(e) =
+            patina_core::pii::Scrubber::new(cfg.pii.emails, cfg.pii.ips, &cfg.pii.patterns)
+        {
+            anyhow::bail!("invalid config file {}: {e}", path.display());
+        }
         // Keep the defaults' weights for oracles the file does not mention.
         for (k, v) in RetrievalConfig::default().weights {
             cfg.retrieval.weights.entry(k).or_insert(v);
@@ -278,6 +332,23 @@ mod tests {
         std::fs::write(&p, "[index]\nmax_file_byte = 10\n").unwrap();
         assert!(Config::load(&p).is_err());
         assert!(Config::load(&dir.path().join("missing.toml")).is_ok());
+    }
+
+    #[test]
+    fn pii_patterns_that_do_not_compile_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        let e = load_error(&p, "[pii]\nrepos = [\"*\"]\npatterns = [\"(\"]\n");
+        assert!(e.contains("invalid [pii] pattern '('"), "{e}");
+        std::fs::write(&p, "[pii]\nrepos = [\"app\"]\n").unwrap();
+        let c = Config::load(&p).unwrap();
+        let root = Path::new("/r/app");
+        assert!(c.pii.scrubber_for("id1", "app", root).is_some());
+        assert!(
+            c.pii
+                .scrubber_for("id2", "other", Path::new("/r/other"))
+                .is_none()
+        );
     }
 
     /// The full error chain, as the daemon prints it.

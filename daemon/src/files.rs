@@ -118,7 +118,13 @@ pub(crate) fn read_slice(repo: &Repo, rel: &str, start: u32, end: u32) -> Result
     if bytes[..bytes.len().min(8000)].contains(&0) {
         return Err(UserError::Invalid(format!("'{rel}' is a binary file")).into());
     }
-    let text = String::from_utf8_lossy(bytes);
+    let mut text = String::from_utf8_lossy(bytes);
+    // A repository that masks personal data is served masked, line for line.
+    if let Some(s) = repo.index().scrubber()
+        && let std::borrow::Cow::Owned(masked) = s.scrub(&text)
+    {
+        text = std::borrow::Cow::Owned(masked);
+    }
     let lines: Vec<&str> = text.lines().collect();
     let total = lines.len() as u32;
     let start = start.max(1);

@@ -14,6 +14,7 @@ pub mod licence;
 pub mod meta;
 pub mod oracle;
 pub mod paths;
+pub mod pii;
 pub mod role;
 pub mod tokens;
 

@@ -40,6 +40,8 @@ pub struct RepoIndex {
     walk_skips: RwLock<crate::walk::WalkSkips>,
     /// The licences of the directories, as of the last round (`None` before the first).
     licences: RwLock<Option<Arc<crate::licences::LicenceMap>>>,
+    /// Personal data masked before chunking (`[pii]`, opt-in per repository).
+    scrubber: RwLock<Option<Arc<patina_core::pii::Scrubber>>>,
 }
 
 impl RepoIndex {
@@ -67,12 +69,24 @@ impl RepoIndex {
             overlays: RwLock::new(HashMap::new()),
             walk_skips: RwLock::new(Default::default()),
             licences: RwLock::new(None),
+            scrubber: RwLock::new(None),
         })
     }
 
     /// What the last full walk passed over, with reasons.
     pub fn walk_skips(&self) -> crate::walk::WalkSkips {
         self.walk_skips.read().unwrap().clone()
+    }
+
+    /// Mask what `scrubber` matches in every file's text from the next round on (the caller
+    /// re-chunks the repository when the rules changed: `RoundOptions::rechunk`).
+    pub fn set_scrubber(&self, scrubber: Option<Arc<patina_core::pii::Scrubber>>) {
+        *self.scrubber.write().unwrap() = scrubber;
+    }
+
+    /// The personal-data masking of this repository, if it opted in.
+    pub fn scrubber(&self) -> Option<Arc<patina_core::pii::Scrubber>> {
+        self.scrubber.read().unwrap().clone()
     }
 
     /// The licence map of the last round, if one ran.

@@ -283,6 +283,8 @@ fn index_repo(
     let next = AtomicUsize::new(0);
     let (out_tx, out_rx) = mpsc::sync_channel::<(usize, Outcome)>(256);
     let cancelled = repo.cancelled_flag();
+    let scrubber = repo.scrubber();
+    let scrubber = scrubber.as_deref();
     let result: Result<()> = std::thread::scope(|s| {
         for _ in 0..workers {
             let out_tx = out_tx.clone();
@@ -296,8 +298,15 @@ fn index_repo(
                     let (entry, rec) = &todo[i];
                     let known = rec.as_ref().filter(|_| !cfg.rechunk);
                     let overlay = repo.overlay(&entry.rel);
-                    let outcome =
-                        examine(entry, known, overlay, cfg.max_file_bytes, opts, cfg.graph);
+                    let outcome = examine(
+                        entry,
+                        known,
+                        overlay,
+                        cfg.max_file_bytes,
+                        opts,
+                        cfg.graph,
+                        scrubber,
+                    );
                     if out_tx.send((i, outcome)).is_err() {
                         break;
                     }
@@ -713,6 +722,7 @@ fn examine(
     max_bytes: u64,
     opts: &ChunkOptions,
     graph: bool,
+    scrubber: Option<&patina_core::pii::Scrubber>,
 ) -> Outcome {
     if patina_core::secret_reason(&entry.rel).is_some() {
         return Outcome::Skipped(SkipReason::Secret);
@@ -740,9 +750,16 @@ fn examine(
             overlay: from_overlay,
         };
     }
-    let Ok(text) = String::from_utf8(bytes) else {
+    let Ok(mut text) = String::from_utf8(bytes) else {
         return Outcome::Skipped(SkipReason::InvalidUtf8);
     };
+    // Personal data never reaches the chunks, the lexical index or the embeddings (masked
+    // character for character: lines keep their numbers).
+    if let Some(s) = scrubber
+        && let std::borrow::Cow::Owned(masked) = s.scrub(&text)
+    {
+        text = masked;
+    }
     let language = Language::from_path(std::path::Path::new(&entry.rel));
     let chunks = patina_chunk::chunk_file(language, &text, opts);
     let facts = if graph {

@@ -38,6 +38,10 @@ pub struct RepoRecord {
     /// The [`patina_chunk::GRAPH_VERSION`] of the last full round (0: before graph facts).
     #[serde(default)]
     pub graph: u32,
+    /// The personal-data masking rules of the last full round (`Scrubber::fingerprint`; "" =
+    /// none): chunks made under other rules are made again.
+    #[serde(default)]
+    pub scrub: String,
 }
 
 #[derive(Clone)]
