@@ -1155,3 +1155,59 @@ fn a_timed_out_oracle_is_named_and_complete_makes_it_an_error() {
     );
     assert_eq!(r["isError"], true, "{r}");
 }
+
+/// `patina_query` results carry their file's licence in the structured output, and `licence` /
+/// `no_copyleft` keep only what is asked for.
+#[test]
+fn query_results_carry_their_licence_and_licence_filters_apply() {
+    let env = TestEnv::started();
+    let repo = git_repo(&[
+        (
+            "package.json",
+            b"{\"name\": \"app\", \"license\": \"MIT\"}\n",
+        ),
+        ("src/gadget.js", b"function gadgetMit() { return 1; }\n"),
+        (
+            "src/copyleft.js",
+            b"// SPDX-License-Identifier: AGPL-3.0-only\nfunction gadgetAgpl() { return 2; }\n",
+        ),
+    ]);
+    env.add_repo(repo.path());
+    let mut m = Mcp::ready(&env, repo.path(), "2025-06-18");
+    let results = |m: &mut Mcp, args: Value| -> Vec<(String, String)> {
+        let r = m.ok("patina_query", args);
+        r["structuredContent"]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                (
+                    h["path"].as_str().unwrap_or("").to_string(),
+                    h["licence"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    };
+    let all = results(&mut m, json!({"query": "gadget"}));
+    assert!(
+        all.contains(&("src/gadget.js".into(), "MIT".into())),
+        "{all:?}"
+    );
+    assert!(
+        all.contains(&("src/copyleft.js".into(), "AGPL-3.0-only".into())),
+        "{all:?}"
+    );
+    let permissive = results(&mut m, json!({"query": "gadget", "no_copyleft": true}));
+    assert!(
+        permissive.iter().all(|(p, _)| p != "src/copyleft.js"),
+        "{permissive:?}"
+    );
+    let agpl = results(
+        &mut m,
+        json!({"query": "gadget", "licence": "AGPL-3.0-only"}),
+    );
+    assert!(
+        agpl.iter().all(|(p, _)| p == "src/copyleft.js") && !agpl.is_empty(),
+        "{agpl:?}"
+    );
+}

@@ -9,12 +9,17 @@ const CONTACTS: &str = "// Who to call\npub const OWNER: &str = \"jane.doe@examp
 
 fn repos_and_env() -> (TestEnv, Repo, Repo) {
     let masked = git_repo(&[("src/contacts.rs", CONTACTS.as_bytes())]);
+    std::fs::write(
+        masked.path().join("src/gateway.rs"),
+        "pub fn gateway_helper() {}\n",
+    )
+    .unwrap();
+    git(masked.path(), &["add", "-A"]);
     git(
         masked.path(),
         &[
             "commit",
             "-q",
-            "--allow-empty",
             "-m",
             "Ask ops@example.org about the gateway",
         ],
@@ -120,4 +125,11 @@ fn personal_data_is_masked_in_an_opted_in_repository_and_lines_stay_true() {
         "*".repeat("ops@example.org".len())
     );
     assert!(log.stdout.contains(&subject), "{}", log.stdout);
+    let blame = env.patina_in(masked.path(), &["q", "--json", "--blame", "gateway_helper"]);
+    assert!(blame.stdout.contains(&subject), "{}", blame.stdout);
+    assert!(
+        !blame.stdout.contains("ops@example.org"),
+        "{}",
+        blame.stdout
+    );
 }
