@@ -1157,3 +1157,105 @@ fn answers_say_each_thing_once_and_name_tools_not_shell_commands() {
         "{t}"
     );
 }
+
+/// An oracle that times out is named in `patina_query`'s notices and structured `oracles`;
+/// with `complete` the call is an error naming it instead (test hook `PATINA_TEST_SLOW_ORACLE`).
+#[test]
+fn a_timed_out_oracle_is_named_and_complete_makes_it_an_error() {
+    let mut env = TestEnv::new();
+    let config = env.home().join("config.toml");
+    let mut text_cfg = std::fs::read_to_string(&config).unwrap();
+    text_cfg.push_str("\n[retrieval]\noracle_timeout_ms = 300\n");
+    std::fs::write(&config, text_cfg).unwrap();
+    env.next_daemon_env("PATINA_TEST_SLOW_ORACLE", "lexical=3000");
+    env.start_daemon();
+    let repo = git_repo(&[("src/lib.rs", b"pub fn parse_config() {}\n")]);
+    env.add_repo(repo.path());
+    let mut m = Mcp::ready(&env, repo.path(), "2025-06-18");
+
+    let r = m.ok("patina_query", json!({"query": "parse_config"}));
+    let s = &r["structuredContent"];
+    let notices = s["notices"].to_string();
+    assert!(notices.contains("lexical oracle timed out"), "{s}");
+    assert!(
+        text(&r).contains("-- notice: the lexical oracle timed out"),
+        "{r}"
+    );
+    let lexical = s["oracles"]
+        .as_array()
+        .and_then(|o| o.iter().find(|o| o["oracle"] == "lexical"))
+        .cloned();
+    assert_eq!(
+        lexical.map(|o| o["status"].clone()),
+        Some(json!("timeout")),
+        "{s}"
+    );
+
+    let r = m.call(
+        "patina_query",
+        json!({"query": "parse_config", "complete": true}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(text(&r).contains("lexical oracle timed out"), "{r}");
+    let r = m.call(
+        "patina_context",
+        json!({"query": "parse_config", "complete": true}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
+}
+
+/// `patina_query` results carry their file's licence in the structured output, and `licence` /
+/// `no_copyleft` keep only what is asked for.
+#[test]
+fn query_results_carry_their_licence_and_licence_filters_apply() {
+    let env = TestEnv::started();
+    let repo = git_repo(&[
+        (
+            "package.json",
+            b"{\"name\": \"app\", \"license\": \"MIT\"}\n",
+        ),
+        ("src/gadget.js", b"function gadgetMit() { return 1; }\n"),
+        (
+            "src/copyleft.js",
+            b"// SPDX-License-Identifier: AGPL-3.0-only\nfunction gadgetAgpl() { return 2; }\n",
+        ),
+    ]);
+    env.add_repo(repo.path());
+    let mut m = Mcp::ready(&env, repo.path(), "2025-06-18");
+    let results = |m: &mut Mcp, args: Value| -> Vec<(String, String)> {
+        let r = m.ok("patina_query", args);
+        r["structuredContent"]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                (
+                    h["path"].as_str().unwrap_or("").to_string(),
+                    h["licence"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    };
+    let all = results(&mut m, json!({"query": "gadget"}));
+    assert!(
+        all.contains(&("src/gadget.js".into(), "MIT".into())),
+        "{all:?}"
+    );
+    assert!(
+        all.contains(&("src/copyleft.js".into(), "AGPL-3.0-only".into())),
+        "{all:?}"
+    );
+    let permissive = results(&mut m, json!({"query": "gadget", "no_copyleft": true}));
+    assert!(
+        permissive.iter().all(|(p, _)| p != "src/copyleft.js"),
+        "{permissive:?}"
+    );
+    let agpl = results(
+        &mut m,
+        json!({"query": "gadget", "licence": "AGPL-3.0-only"}),
+    );
+    assert!(
+        agpl.iter().all(|(p, _)| p == "src/copyleft.js") && !agpl.is_empty(),
+        "{agpl:?}"
+    );
+}

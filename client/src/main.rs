@@ -292,6 +292,22 @@ struct QueryArgs {
     /// Token budget of `--expand` (≈ characters / 4; default 6000).
     #[arg(long, requires = "expand", value_name = "TOKENS")]
     budget: Option<u32>,
+    /// Complete or error: fail when an oracle times out or fails, instead of answering without
+    /// it (by default the answer names the oracle in a notice, and in `--json`).
+    #[arg(long)]
+    complete: bool,
+    /// Only files under these licences (SPDX ids, comma-separated: `MIT,Apache-2.0`); files of
+    /// unknown licence are left out.
+    #[arg(
+        long,
+        visible_alias = "license",
+        value_delimiter = ',',
+        value_name = "SPDX"
+    )]
+    licence: Vec<String>,
+    /// Never files under a copyleft licence (GPL, AGPL, LGPL, MPL, EPL, …).
+    #[arg(long)]
+    no_copyleft: bool,
 }
 
 #[derive(Args)]
@@ -865,6 +881,9 @@ async fn query(socket: &Path, mut args: QueryArgs) -> Result<ExitCode> {
             expand: true,
             blame: args.blame,
             no_cache: false,
+            complete: args.complete,
+            licences: args.licence.clone(),
+            no_copyleft: args.no_copyleft,
         };
         let resp = match c.context(req.clone()).await {
             Err(status) if status.code() == tonic::Code::NotFound && here.is_some() => {
@@ -919,6 +938,9 @@ async fn query(socket: &Path, mut args: QueryArgs) -> Result<ExitCode> {
         exclude_roles,
         near,
         blame: args.blame,
+        complete: args.complete,
+        licences: args.licence.clone(),
+        no_copyleft: args.no_copyleft,
         ..Default::default()
     };
     let searched_all = req.repos.is_empty() && !args.all;

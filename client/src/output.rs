@@ -5,6 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::Result;
+use patina_core::paths::printable_path;
 use patina_proto::kinds::OracleStatus;
 use patina_proto::v1 as pb;
 use serde_json::json;
@@ -126,7 +127,7 @@ pub(crate) fn print_vimgrep(resp: &pb::QueryResponse, cwd: &Path, query: &str) {
         let (line, col, text) = best_line(&h.snippet, &words);
         outln!(
             "{}:{}:{}:{}",
-            display_path(h, cwd),
+            shown_path(h, cwd),
             h.start_line + line as u32,
             col,
             text
@@ -210,6 +211,12 @@ pub(crate) fn display_path(hit: &pb::Hit, cwd: &Path) -> String {
     relative(&abs, cwd).to_string_lossy().into_owned()
 }
 
+/// A hit's path for a human's terminal: [`display_path`] with control characters escaped, so a
+/// file name with a newline stays on its line.
+pub(crate) fn shown_path(hit: &pb::Hit, cwd: &Path) -> String {
+    printable_path(&display_path(hit, cwd)).into_owned()
+}
+
 /// `--json`: JSON Lines, as ripgrep's — one `{"type":"hit",…}` object per hit, best first, then
 /// one `{"type":"summary",…}` with what the query as a whole reported (oracles, notices,
 /// freshness, timing). Each line is a complete JSON document, so a consumer can stream them and a
@@ -238,6 +245,8 @@ fn print_hits_json(
             "oracles": h.provenance.iter().map(|p| json!({"oracle": p.oracle, "rank": p.rank, "score": p.score})).collect::<Vec<_>>(),
             "snippet": h.snippet,
             "blame": h.blame.as_ref().map(blame_json),
+            "licence": (!h.licence.is_empty()).then_some(&h.licence),
+            "licence_source": (!h.licence_source.is_empty()).then_some(&h.licence_source),
         });
         if let Some(a) = around.and_then(|a| a.get(i)).and_then(Option::as_ref) {
             v["context"] =
@@ -251,7 +260,19 @@ fn print_hits_json(
         .map(|o| json!({"oracle": o.oracle, "status": o.status, "hits": o.hits, "took_us": o.took_us, "message": o.message}))
         .collect();
     let freshness: Vec<_> = resp.freshness.iter().map(freshness_json).collect();
-    let summary = json!({"type": "summary", "hits": resp.hits.len(), "oracles": oracles, "took_us": resp.took_us, "notices": resp.notices, "freshness": freshness, "intent": resp.intent, "query_id": resp.query_id, "cached": resp.cached});
+    // The oracles this answer lacks (timed out or failed): best effort, named.
+    let degraded: Vec<&str> = resp
+        .oracles
+        .iter()
+        .filter(|o| {
+            matches!(
+                OracleStatus::parse(&o.status),
+                Some(OracleStatus::Timeout | OracleStatus::Error)
+            )
+        })
+        .map(|o| o.oracle.as_str())
+        .collect();
+    let summary = json!({"type": "summary", "hits": resp.hits.len(), "oracles": oracles, "degraded": degraded, "took_us": resp.took_us, "notices": resp.notices, "freshness": freshness, "intent": resp.intent, "query_id": resp.query_id, "cached": resp.cached});
     outln!("{summary}");
     Ok(())
 }
@@ -291,7 +312,7 @@ pub(crate) fn print_hits(
     }
     let st = stdout_style();
     for (i, h) in resp.hits.iter().enumerate() {
-        let shown = display_path(h, cwd);
+        let shown = shown_path(h, cwd);
         let loc = format!(
             "{}:{}",
             if h.note.is_some() {
@@ -605,7 +626,8 @@ pub(crate) fn print_status(
             let ex = if s.examples.is_empty() {
                 String::new()
             } else {
-                format!(" (e.g. {})", s.examples.join(", "))
+                let ex: Vec<_> = s.examples.iter().map(|e| printable_path(e)).collect();
+                format!(" (e.g. {})", ex.join(", "))
             };
             outln!("  skipped {}: {}{}", s.reason, s.files, ex);
         }
@@ -715,7 +737,7 @@ pub(crate) fn print_related(resp: &pb::RelatedResponse, json: bool) -> Result<()
         writeln!(
             out,
             "{}\t{} of {} commits ({:.0}%)",
-            f.path,
+            printable_path(&f.path),
             f.support,
             resp.commits,
             f.confidence * 100.0

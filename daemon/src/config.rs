@@ -22,6 +22,55 @@ pub struct Config {
     pub history: HistoryConfig,
     /// The query cache (`crate::qcache`).
     pub cache: CacheConfig,
+    /// Personal-data masking, opt-in per repository.
+    pub pii: PiiConfig,
+}
+
+/// `[pii]`: in the repositories listed, e-mail and IP addresses and the `patterns` are masked
+/// (`*` per character) in everything Patina stores and returns: chunks, the lexical index,
+/// embeddings, snippets, contexts, `get_file` and commit messages.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PiiConfig {
+    /// Repositories (names, ids or root paths; `*` = all) whose personal data is masked.
+    pub repos: Vec<String>,
+    pub emails: bool,
+    pub ips: bool,
+    /// More regular expressions to mask (Rust `regex` syntax).
+    pub patterns: Vec<String>,
+}
+
+impl Default for PiiConfig {
+    fn default() -> Self {
+        PiiConfig {
+            repos: Vec::new(),
+            emails: true,
+            ips: true,
+            patterns: Vec::new(),
+        }
+    }
+}
+
+impl PiiConfig {
+    /// The masking of the repository with this id, name and root, if it opted in.
+    pub fn scrubber_for(
+        &self,
+        id: &str,
+        name: &str,
+        root: &Path,
+    ) -> Option<std::sync::Arc<patina_core::pii::Scrubber>> {
+        let listed = self
+            .repos
+            .iter()
+            .any(|r| r == "*" || r == id || r == name || Path::new(r) == root);
+        if !listed {
+            return None;
+        }
+        // Checked when the configuration was loaded.
+        patina_core::pii::Scrubber::new(self.emails, self.ips, &self.patterns)
+            .ok()
+            .map(std::sync::Arc::new)
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -128,7 +177,9 @@ pub struct RetrievalConfig {
     pub rrf_k: f64,
     /// Each oracle is asked for `limit × overfetch` candidates before fusion.
     pub overfetch: usize,
-    /// An oracle that has not answered within this budget is left out of the fusion.
+    /// An oracle that has not answered within this budget is left out of the fusion (and named
+    /// in the answer's notices). The budget grows with the query's length
+    /// ([`RetrievalConfig::oracle_timeout`]).
     pub oracle_timeout_ms: u64,
     /// Fusion weight per oracle (a key that names no oracle is an error).
     pub weights: BTreeMap<OracleId, f64>,
@@ -188,7 +239,20 @@ impl Default for RetrievalConfig {
     }
 }
 
+/// A query text of this many bytes adds one `oracle_timeout_ms` to every oracle's budget.
+const TIMEOUT_STEP_BYTES: usize = 2048;
+/// The budget never exceeds this many times `oracle_timeout_ms`.
+const TIMEOUT_MAX_FACTOR: u64 = 4;
+
 impl RetrievalConfig {
+    /// Each oracle's budget for a query of `text_len` bytes: `oracle_timeout_ms` for a short
+    /// query, one more for every 2 KiB of text (a pasted issue costs more terms, more
+    /// embedding, more names), at most four times the base.
+    pub fn oracle_timeout(&self, text_len: usize) -> std::time::Duration {
+        let factor = (1 + (text_len / TIMEOUT_STEP_BYTES) as u64).min(TIMEOUT_MAX_FACTOR);
+        std::time::Duration::from_millis(self.oracle_timeout_ms.saturating_mul(factor))
+    }
+
     pub fn weight(&self, oracle: OracleId) -> f64 {
         self.weights.get(&oracle).copied().unwrap_or(1.0)
     }
@@ -222,6 +286,11 @@ impl Config {
         };
         let mut cfg: Config = toml::from_str(&text)
             .with_context(|| format!("invalid config file {}", path.display()))?;
+        if let Err(e) =
+            patina_core::pii::Scrubber::new(cfg.pii.emails, cfg.pii.ips, &cfg.pii.patterns)
+        {
+            anyhow::bail!("invalid config file {}: {e}", path.display());
+        }
         // Keep the defaults' weights for oracles the file does not mention.
         for (k, v) in RetrievalConfig::default().weights {
             cfg.retrieval.weights.entry(k).or_insert(v);
@@ -232,6 +301,18 @@ impl Config {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn oracle_budgets_grow_with_the_query_up_to_four_times() {
+        let cfg = super::RetrievalConfig::default();
+        let ms = |len| cfg.oracle_timeout(len).as_millis();
+        assert_eq!(ms(20), 2000);
+        assert_eq!(ms(2047), 2000);
+        assert_eq!(ms(2048), 4000);
+        assert_eq!(ms(5000), 6000);
+        assert_eq!(ms(8192), 8000);
+        assert_eq!(ms(1 << 20), 8000);
+    }
+
     use super::*;
 
     #[test]
@@ -251,6 +332,23 @@ mod tests {
         std::fs::write(&p, "[index]\nmax_file_byte = 10\n").unwrap();
         assert!(Config::load(&p).is_err());
         assert!(Config::load(&dir.path().join("missing.toml")).is_ok());
+    }
+
+    #[test]
+    fn pii_patterns_that_do_not_compile_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        let e = load_error(&p, "[pii]\nrepos = [\"*\"]\npatterns = [\"(\"]\n");
+        assert!(e.contains("invalid [pii] pattern '('"), "{e}");
+        std::fs::write(&p, "[pii]\nrepos = [\"app\"]\n").unwrap();
+        let c = Config::load(&p).unwrap();
+        let root = Path::new("/r/app");
+        assert!(c.pii.scrubber_for("id1", "app", root).is_some());
+        assert!(
+            c.pii
+                .scrubber_for("id2", "other", Path::new("/r/other"))
+                .is_none()
+        );
     }
 
     /// The full error chain, as the daemon prints it.

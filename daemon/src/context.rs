@@ -45,6 +45,10 @@ pub(crate) struct ContextRequest {
     pub near: Vec<String>,
     /// Add the surroundings of the best hits ([`patina_index::expansion`]).
     pub expand: bool,
+    /// Complete or error (`SearchRequest::complete`).
+    pub complete: bool,
+    /// Only files under these licences (`SearchRequest::licences`).
+    pub licences: patina_core::LicenceFilter,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -68,6 +72,8 @@ pub(crate) struct ContextItem {
     pub note: bool,
     /// What the item needs around it (with `expand`), each piece within the budget.
     pub related: Vec<Related>,
+    /// The file's licence (decided at index time).
+    pub licence: Option<patina_core::Licence>,
 }
 
 pub(crate) struct Context {
@@ -107,6 +113,8 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
             roles: req.roles.clone(),
             exclude_roles: req.exclude_roles.clone(),
             near: req.near.clone(),
+            complete: req.complete,
+            licences: req.licences.clone(),
             ..Default::default()
         })
         .await?;
@@ -230,6 +238,7 @@ fn merge(hits: Vec<SearchHit>, expand: bool) -> Result<Vec<Piece>> {
                         score: h.score,
                         oracles,
                         related,
+                        licence: meta.licence.clone(),
                         ..Default::default()
                     },
                     lines,

@@ -98,7 +98,15 @@ fn ignored_error(rel: &str) -> anyhow::Error {
     .into()
 }
 
+/// Lines `start..=end` of a file (1-based; `start` 0 is 1, `end` 0 the last line). A range that
+/// ends before it starts is refused (InvalidArgument), not answered with nothing.
 pub(crate) fn read_slice(repo: &Repo, rel: &str, start: u32, end: u32) -> Result<FileSlice> {
+    if end != 0 && start > end {
+        return Err(UserError::Invalid(format!(
+            "line range {start}-{end} ends before it starts: give start <= end (0 for the last line)"
+        ))
+        .into());
+    }
     let rel_path = Path::new(rel);
     let (real, _) = confine(repo, rel, false)?;
     if !real.is_file() {
@@ -110,7 +118,13 @@ pub(crate) fn read_slice(repo: &Repo, rel: &str, start: u32, end: u32) -> Result
     if bytes[..bytes.len().min(8000)].contains(&0) {
         return Err(UserError::Invalid(format!("'{rel}' is a binary file")).into());
     }
-    let text = String::from_utf8_lossy(bytes);
+    let mut text = String::from_utf8_lossy(bytes);
+    // A repository that masks personal data is served masked, line for line.
+    if let Some(s) = repo.index().scrubber()
+        && let std::borrow::Cow::Owned(masked) = s.scrub(&text)
+    {
+        text = std::borrow::Cow::Owned(masked);
+    }
     let lines: Vec<&str> = text.lines().collect();
     let total = lines.len() as u32;
     let start = start.max(1);

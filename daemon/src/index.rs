@@ -16,21 +16,29 @@ use crate::semantic::Semantic;
 pub(crate) fn index_repo(
     repo: &Repo,
     cfg: &IndexConfig,
+    pii: &crate::config::PiiConfig,
     sem: &Semantic,
     scope: Scope,
     tx: &watch::Sender<Progress>,
 ) -> Result<()> {
     let head = crate::git::head(repo.root());
     let full = matches!(scope, Scope::Full);
+    let rec = repo.record();
+    let scrubber = pii.scrubber_for(repo.id(), &rec.name, repo.root());
+    let scrub = scrubber
+        .as_ref()
+        .map_or(String::new(), |s| s.fingerprint().to_string());
+    repo.index().set_scrubber(scrubber);
     let opts = RoundOptions {
         max_file_bytes: cfg.max_file_bytes,
         max_chunk_lines: cfg.max_chunk_lines,
         // An index chunked by older rules is chunked again at its next full round.
         // So is one whose graph facts were extracted by older rules (or not at all).
-        rechunk: full && {
-            let rec = repo.record();
-            rec.chunker != patina_chunk::VERSION || rec.graph != graph_version(cfg)
-        },
+        // And one whose personal data was masked under other rules (or not at all).
+        rechunk: full
+            && (rec.chunker != patina_chunk::VERSION
+                || rec.graph != graph_version(cfg)
+                || rec.scrub != scrub),
         graph: cfg.graph,
     };
     if opts.rechunk {
@@ -49,6 +57,7 @@ pub(crate) fn index_repo(
         if full {
             rec.chunker = patina_chunk::VERSION;
             rec.graph = graph_version(cfg);
+            rec.scrub = scrub;
         }
     });
     Ok(())

@@ -42,6 +42,14 @@ fn main() {
     let filter = std::env::var("PATINA_LOG")
         .or_else(|_| std::env::var("RUST_LOG"))
         .unwrap_or_else(|_| "info".into());
+    // notify's inotify backend warns "Unable to remove the path from the watches: WatchNotFound"
+    // for every watched directory a checkout deletes (the kernel already dropped the watch): noise
+    // by the hundred, never actionable. Its real errors still show.
+    let filter = if filter.contains("notify") {
+        filter
+    } else {
+        format!("{filter},notify::inotify=error")
+    };
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_writer(std::io::stderr)

@@ -157,6 +157,7 @@ impl Registry {
                     indexed_commit: None,
                     chunker: 0,
                     graph: 0,
+                    scrub: String::new(),
                 };
                 self.store.put_repo(&rec)?;
                 self.store.flush()?;
@@ -219,7 +220,8 @@ impl Registry {
             let full = matches!(scope, Scope::Full);
             let scope_desc = format!("{scope:?}");
             let res = tokio::task::spawn_blocking(move || {
-                let r = index::index_repo(&repo2, &cfg, &this.semantic, scope, &tx2);
+                let r =
+                    index::index_repo(&repo2, &cfg, &this.config.pii, &this.semantic, scope, &tx2);
                 if let Err(e) = &r {
                     repo2.update_record(|rec| rec.last_error = Some(format!("{e:#}")));
                 }

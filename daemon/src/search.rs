@@ -58,6 +58,12 @@ pub(crate) struct SearchRequest {
     pub exclude_roles: Vec<FileRole>,
     /// Directories whose files are lifted in the ranking (not filtered).
     pub near: Vec<String>,
+    /// Only chunks of files under these licences (applied by every oracle, before fusion; never
+    /// relaxed).
+    pub licences: patina_core::LicenceFilter,
+    /// Complete or error: an oracle that times out or fails fails the request
+    /// ([`crate::oracles::Incomplete`]) instead of leaving the answer without it.
+    pub complete: bool,
 }
 
 pub(crate) struct SearchHit {
@@ -106,6 +112,23 @@ pub(crate) struct SearchResponse {
     pub freshness: Vec<Freshness>,
     /// What the query was understood to ask for.
     pub intent: patina_retrieve::Intent,
+}
+
+fn verb(status: OracleStatus) -> &'static str {
+    match status {
+        OracleStatus::Timeout => "timed out",
+        _ => "failed",
+    }
+}
+
+/// The notice of an oracle left out of an answer: which one, what happened, what it costs.
+fn degraded_notice(id: OracleId, status: OracleStatus, message: &str) -> String {
+    format!(
+        "the {} oracle {} ({message}): this answer lacks its results; ask with `complete` \
+         (`patina q --complete`) to get an error instead",
+        id.name(),
+        verb(status)
+    )
 }
 
 /// Folders of the repositories in scope that a short query names (`src/net`, `crates/ignore/`):
@@ -299,16 +322,29 @@ impl QueryEngine {
                 ));
             }
         }
+        if let Some(bad) = req.licences.allowed.iter().find(|id| {
+            id.is_empty()
+                || !id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '+'))
+        }) {
+            return Err(UserError::Invalid(format!(
+                "'{bad}' is not an SPDX licence id (e.g. MIT, Apache-2.0, BSD-3-Clause)"
+            ))
+            .into());
+        }
         let docs_only = req.granularity == Granularity::Doc;
         let filter = if docs_only
             || req.globs.iter().any(|g| !g.trim().is_empty())
             || !req.roles.is_empty()
             || !req.exclude_roles.is_empty()
+            || !req.licences.is_empty()
         {
             Some(Arc::new(
                 PathFilter::new(&req.globs)?
                     .docs_only(docs_only)
-                    .with_roles(&req.roles, &req.exclude_roles),
+                    .with_roles(&req.roles, &req.exclude_roles)
+                    .with_licences(req.licences.clone()),
             ))
         } else {
             None
@@ -380,9 +416,13 @@ impl QueryEngine {
                 .collect();
             let t0 = Instant::now();
             let gq = q.clone();
+            let timeout = cfg.oracle_timeout(req.text.len());
             let res = tokio::time::timeout(
-                Duration::from_millis(cfg.oracle_timeout_ms),
+                timeout,
                 tokio::task::spawn_blocking(move || {
+                    if let Some(d) = crate::oracles::test_delay(OracleId::Graph) {
+                        std::thread::sleep(d);
+                    }
                     crate::oracles::graph::GraphOracle::neighbours(&gq, &seeds)
                 }),
             )
@@ -396,10 +436,14 @@ impl QueryEngine {
                 ),
                 Err(_) => (
                     OracleStatus::Timeout,
-                    format!("no answer within {} ms", cfg.oracle_timeout_ms),
+                    format!("no answer within {} ms", timeout.as_millis()),
                     Vec::new(),
                 ),
             };
+            if status != OracleStatus::Ok {
+                tracing::warn!(oracle = "graph", status = status.name(), "{message}");
+                notices.push(degraded_notice(OracleId::Graph, status, &message));
+            }
             reports.push(OracleReport {
                 oracle: OracleId::Graph,
                 status,
@@ -413,6 +457,27 @@ impl QueryEngine {
                 items: hits.into_iter().map(|h| (h.key, h.score)).collect(),
             });
             fused = rrf(&rankings, cfg.rrf_k);
+        }
+        if req.complete {
+            let failed: Vec<String> = reports
+                .iter()
+                .filter(|r| matches!(r.status, OracleStatus::Timeout | OracleStatus::Error))
+                .map(|r| {
+                    format!(
+                        "the {} oracle {}: {}",
+                        r.oracle.name(),
+                        verb(r.status),
+                        r.message
+                    )
+                })
+                .collect();
+            if !failed.is_empty() {
+                return Err(crate::oracles::Incomplete(format!(
+                    "incomplete answer refused (a complete one was asked for): {}",
+                    failed.join("; ")
+                ))
+                .into());
+            }
         }
         let weights: Vec<(OracleId, f64)> = rankings.iter().map(|r| (r.oracle, r.weight)).collect();
         let mut near = req.near.clone();
@@ -502,7 +567,7 @@ impl QueryEngine {
         notices: &mut Vec<String>,
     ) -> Result<(Vec<Ranking<HitKey>>, Vec<OracleReport>)> {
         let cfg = &self.registry.config.retrieval;
-        let timeout = Duration::from_millis(cfg.oracle_timeout_ms);
+        let timeout = cfg.oracle_timeout(q.text.len());
         // A prose question with the model on: semantic leads, lexical breaks ties.
         let prose = self.registry.semantic.is_on()
             && oracles.iter().any(|o| o.id() == OracleId::Semantic)
@@ -517,7 +582,12 @@ impl QueryEngine {
                     let id = o.id();
                     let res = tokio::time::timeout(
                         timeout,
-                        tokio::task::spawn_blocking(move || o.search(&q)),
+                        tokio::task::spawn_blocking(move || {
+                            if let Some(d) = crate::oracles::test_delay(o.id()) {
+                                std::thread::sleep(d);
+                            }
+                            o.search(&q)
+                        }),
                     )
                     .await;
                     (id, t0.elapsed(), res)
@@ -549,7 +619,8 @@ impl QueryEngine {
                 OracleStatus::Ok => {}
                 OracleStatus::Unavailable => notices.push(message.clone()),
                 OracleStatus::Timeout | OracleStatus::Error => {
-                    tracing::warn!(oracle = id.name(), status = status.name(), "{message}")
+                    tracing::warn!(oracle = id.name(), status = status.name(), "{message}");
+                    notices.push(degraded_notice(id, status, &message));
                 }
             }
             reports.push(OracleReport {

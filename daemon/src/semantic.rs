@@ -358,6 +358,7 @@ mod tests {
             language: patina_chunk::Language::Rust,
             hash: hash.into(),
             role: None,
+            licence: None,
         }
     }
 

@@ -31,9 +31,15 @@ with get_file, or call patina_context to get the relevant code itself, deduplica
 token budget. explore_structure shows a directory's layout and key files; list_repos what is \
 indexed and how fresh it is. Record decisions and findings with patina_session_start / \
 patina_session_note / patina_session_end: notes are stored durably and surface in later \
-queries as session:<name>#<n>. Arguments every tool shares: `repo` is a repository's name, id \
-or path (default: the repository of the working directory, else every one or the only one); \
-`limit` is the number of results (at most 100).";
+queries as session:<name>#<n>. Arguments shared by the tools that take them: `repo` is a \
+repository's name, id or path (default: the repository of the working directory, else every one \
+or the only one); `limit` is the number of results (at most 100); `role` keeps only files of \
+these roles (source, test, docs, example, benchmark, generated, vendored, config, other; `!test` \
+excludes one); `near` is a directory whose files rank higher; `blame: true` adds the commit that \
+last changed each result's lines; `complete: true` makes a failed or timed-out oracle an error \
+instead of an answer without it (named in the notices); `licence` keeps only files under these \
+SPDX licences (`MIT,Apache-2.0`; unknown licences are left out) and `no_copyleft: true` leaves \
+out GPL, AGPL, LGPL, MPL and EPL files.";
 
 /// State shared by every request.
 pub(crate) struct Server {

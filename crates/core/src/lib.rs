@@ -10,15 +10,18 @@ pub mod error;
 pub mod facts;
 pub mod ids;
 pub mod lang;
+pub mod licence;
 pub mod meta;
 pub mod oracle;
 pub mod paths;
+pub mod pii;
 pub mod role;
 pub mod tokens;
 
 pub use error::UserError;
 pub use facts::{FileFacts, Import, Reference, Resolution, TypeRelation};
 pub use lang::{ChunkKind, Language};
+pub use licence::{Licence, LicenceFilter, LicenceSource};
 pub use meta::{ChunkMeta, FileRecord, SkipReason};
 pub use oracle::{OracleId, OracleStatus};
 pub use paths::{PathFilter, is_doc_path, secret_reason};

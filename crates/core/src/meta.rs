@@ -15,6 +15,12 @@ pub enum SkipReason {
     Unreadable,
     /// Credentials and environment files (`.env`, keys, …): never read, never searchable.
     Secret,
+    /// A file whose name is not valid UTF-8 (the walk lists it, escaped, as an example).
+    InvalidName,
+    /// Not a regular file: a FIFO, a socket or a device node (never opened).
+    NotRegular,
+    /// A directory the walk could not read (permissions): nothing below it is indexed.
+    UnreadableDir,
 }
 
 impl SkipReason {
@@ -25,6 +31,9 @@ impl SkipReason {
             SkipReason::InvalidUtf8 => "invalid_utf8",
             SkipReason::Unreadable => "unreadable",
             SkipReason::Secret => "secret",
+            SkipReason::InvalidName => "invalid_name",
+            SkipReason::NotRegular => "not_regular",
+            SkipReason::UnreadableDir => "unreadable_dir",
         }
     }
 }
@@ -56,6 +65,10 @@ pub struct ChunkMeta {
     /// written before roles existed: [`ChunkMeta::role`] falls back to the path rules.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<FileRole>,
+    /// The file's licence, decided at index time (header, manifest, licence file). Absent in
+    /// indices written before licences: the next round reads such files again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub licence: Option<crate::Licence>,
 }
 
 impl ChunkMeta {

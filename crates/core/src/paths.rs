@@ -39,6 +39,75 @@ pub fn secret_reason(rel: &str) -> Option<&'static str> {
     None
 }
 
+/// A path as a person reads it on one line: control characters (newlines, tabs, escape
+/// sequences) are escaped as in Rust strings (`\\n`, `\\u{1b}`), so a file name cannot break or
+/// forge lines of output, nor colour a terminal. Plain paths come back unchanged.
+pub fn printable_path(path: &str) -> std::borrow::Cow<'_, str> {
+    if !path.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    let mut out = String::with_capacity(path.len() + 8);
+    for c in path.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A file name's bytes as text: valid UTF-8 kept, any other byte as `\\xNN`.
+pub fn escape_bytes(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+/// Longest path glob accepted, in bytes.
+pub const MAX_GLOB_LEN: usize = 1024;
+/// Deepest nesting of `{…}` alternatives accepted in a path glob.
+pub const MAX_GLOB_NESTING: usize = 8;
+
+/// Refuse globs whose size or nesting only a hostile caller writes, before they reach the glob
+/// compiler (whose error for them names neither the glob nor the problem).
+fn check_glob_shape(g: &str) -> Result<(), UserError> {
+    let short = |g: &str| -> String { g.chars().take(40).collect() };
+    if g.len() > MAX_GLOB_LEN {
+        return Err(UserError::Invalid(format!(
+            "path glob '{}…' is {} bytes long; at most {MAX_GLOB_LEN} are accepted",
+            short(g),
+            g.len()
+        )));
+    }
+    let (mut depth, mut deepest, mut escaped) = (0usize, 0usize, false);
+    for c in g.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if deepest > MAX_GLOB_NESTING {
+        return Err(UserError::Invalid(format!(
+            "path glob '{}…' nests {{…}} alternatives {deepest} deep; at most {MAX_GLOB_NESTING} \
+             levels are accepted",
+            short(g)
+        )));
+    }
+    Ok(())
+}
+
 /// Whether a path glob excludes (`!*_test.go`, as ripgrep's `-g '!…'`) rather than includes.
 pub fn is_exclusion(glob: &str) -> bool {
     glob.trim_start().starts_with('!')
@@ -55,6 +124,7 @@ pub struct PathFilter {
     docs: bool,
     roles: Vec<FileRole>,
     exclude_roles: Vec<FileRole>,
+    licences: crate::LicenceFilter,
 }
 
 impl PathFilter {
@@ -70,6 +140,7 @@ impl PathFilter {
             if g.is_empty() {
                 continue;
             }
+            check_glob_shape(g)?;
             let anchored = g.trim_start_matches('/');
             let pattern = if g.contains('/') {
                 anchored.trim_end_matches('/').to_string()
@@ -94,6 +165,7 @@ impl PathFilter {
             docs: false,
             roles: Vec::new(),
             exclude_roles: Vec::new(),
+            licences: Default::default(),
         })
     }
 
@@ -104,8 +176,17 @@ impl PathFilter {
         self
     }
 
-    /// Does the chunk pass (its path, and its role)?
+    /// Only chunks whose file's licence passes `licences` (`--licence`, `--no-copyleft`).
+    pub fn with_licences(mut self, licences: crate::LicenceFilter) -> PathFilter {
+        self.licences = licences;
+        self
+    }
+
+    /// Does the chunk pass (its path, its role and its licence)?
     pub fn allows(&self, meta: &ChunkMeta) -> bool {
+        if !self.licences.allows(meta.licence.as_ref()) {
+            return false;
+        }
         if self.roles.is_empty() && self.exclude_roles.is_empty() {
             return self.matches(&meta.path);
         }
@@ -119,6 +200,11 @@ impl PathFilter {
     pub fn docs_only(mut self, docs: bool) -> PathFilter {
         self.docs = docs;
         self
+    }
+
+    /// Does the filter restrict licences?
+    pub fn has_licences(&self) -> bool {
+        !self.licences.is_empty()
     }
 
     /// Does the filter restrict paths by glob (not only to documentation)?
@@ -140,7 +226,8 @@ impl PathFilter {
     ) -> Arc<dyn Fn(u64) -> bool + Send + Sync> {
         let mut by_path: HashMap<&str, bool> = HashMap::new();
         let mut allowed = HashSet::new();
-        let by_role = !self.roles.is_empty() || !self.exclude_roles.is_empty();
+        let by_role =
+            !self.roles.is_empty() || !self.exclude_roles.is_empty() || !self.licences.is_empty();
         for (id, m) in chunks.iter() {
             let pass = if by_role {
                 self.allows(m)
@@ -259,5 +346,26 @@ mod tests {
         assert!(no_vendor.has_globs());
         assert!(is_exclusion(" !x") && !is_exclusion("x!"));
         assert!(PathFilter::new(&["![".to_string()]).is_err());
+    }
+
+    #[test]
+    fn paths_print_on_one_line() {
+        assert_eq!(printable_path("src/lib.rs"), "src/lib.rs");
+        assert_eq!(printable_path("a\nb\t\u{1b}[31m"), "a\\nb\\t\\u{1b}[31m");
+        assert_eq!(escape_bytes(b"bad\xffname\n"), "bad\\xffname\n");
+    }
+
+    #[test]
+    fn hostile_globs_are_refused_with_a_reason() {
+        let nested = format!("{}a{}", "{".repeat(500), "}".repeat(500));
+        let err = PathFilter::new(&[nested]).err().unwrap().to_string();
+        assert!(err.contains("500 deep"), "{err}");
+        let err = PathFilter::new(&["x".repeat(5000)])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("5000 bytes"), "{err}");
+        assert!(PathFilter::new(&["{a,{b,c}}/*.rs".to_string()]).is_ok());
+        assert!(PathFilter::new(&["\\{\\{\\{\\{\\{\\{\\{\\{\\{\\{x".to_string()]).is_ok());
     }
 }

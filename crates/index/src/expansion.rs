@@ -495,6 +495,7 @@ mod tests {
                             language: lang,
                             hash: String::new(),
                             role: None,
+                            licence: None,
                         },
                     );
                 }

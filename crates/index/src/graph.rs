@@ -800,6 +800,7 @@ pub(crate) mod tests {
                         language: lang,
                         hash: String::new(),
                         role: None,
+                        licence: None,
                     },
                 );
             }

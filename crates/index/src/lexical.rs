@@ -164,29 +164,72 @@ impl LexicalIndex {
     }
 }
 
+/// A long text's terms read at most this many postings per document of the index, in all.
+const POSTINGS_BUDGET: f64 = 2.0;
+/// The budget never goes below this many postings: small indices are read whole.
+const MIN_POSTINGS_BUDGET: u64 = 20_000;
+/// A long text's terms found in more than this share of the documents are left out.
+const COMMON_SHARE: f64 = 0.3;
+
 impl LexicalIndex {
     /// The `max` most informative of `terms` (with how often the query repeats each) for this
     /// index: terms it does not contain are dropped, the rest ranked by inverse document frequency
     /// times a dampened query frequency (`1 + ln tf`), which also becomes each term's weight.
-    /// A long text (a bug report) thus queries with its rare, repeated words, not its first ones.
+    /// A long text (a bug report) thus queries with its rare, repeated words, not its first ones;
+    /// terms in most documents are left out and the postings read are bounded (see
+    /// `POSTINGS_BUDGET`), so the cost of a long text does not grow with its common words.
     pub fn select_terms(&self, terms: &[(String, u32)], max: usize) -> Result<Vec<(String, f32)>> {
+        self.select_terms_within(terms, max, MIN_POSTINGS_BUDGET)
+    }
+
+    /// [`LexicalIndex::select_terms`] with the budget's floor given: an index smaller than it is
+    /// cheap to read whole, and its words are all kept.
+    fn select_terms_within(
+        &self,
+        terms: &[(String, u32)],
+        max: usize,
+        floor: u64,
+    ) -> Result<Vec<(String, f32)>> {
         let searcher = self.reader.searcher();
         let n = searcher.num_docs() as f64;
-        let mut scored: Vec<(String, f64, f32)> = Vec::new();
+        let mut scored: Vec<(String, f64, f32, u64)> = Vec::new();
         for (t, tf) in terms {
             let df = searcher.doc_freq(&Term::from_field_text(self.fields.body, t))?
                 + searcher.doc_freq(&Term::from_field_text(self.fields.path, t))?;
             if df == 0 {
                 continue;
             }
+            let postings = df;
             let df = (df as f64).min(n);
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
             let w = 1.0 + (*tf as f64).ln();
-            scored.push((t.clone(), idf * w, w as f32));
+            scored.push((t.clone(), idf * w, w as f32, postings));
         }
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        scored.truncate(max);
-        Ok(scored.into_iter().map(|(t, _, w)| (t, w)).collect())
+        // BM25's cost is the postings it reads: terms in most documents (`the`, `self`) add
+        // nearly nothing to the ranking but read most of the index, so they are left out, and the
+        // terms kept (most informative first) read at most `POSTINGS_BUDGET × documents` postings.
+        // (When every term is that common, the most informative one is still asked for.)
+        let budget = ((n * POSTINGS_BUDGET) as u64).max(floor);
+        let small = (n as u64) * 2 <= floor;
+        let fallback = scored.first().map(|(t, _, w, _)| (t.clone(), *w));
+        let mut spent = 0u64;
+        let mut out = Vec::new();
+        for (t, _, w, df) in scored {
+            if out.len() >= max {
+                break;
+            }
+            if (!small && df as f64 > n * COMMON_SHARE) || (!out.is_empty() && spent + df > budget)
+            {
+                continue;
+            }
+            spent += df;
+            out.push((t, w));
+        }
+        if out.is_empty() {
+            out.extend(fallback);
+        }
+        Ok(out)
     }
 }
 
@@ -288,4 +331,85 @@ fn schema() -> (Schema, Fields) {
         body: b.add_text_field("body", text),
     };
     (b.build(), fields)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FOUR: [&str; 4] = ["alpha", "bravo", "charlie", "delta"];
+    const FIVE: [&str; 5] = ["echo", "foxtrot", "golf", "hotel", "india"];
+    const SIX: [&str; 6] = ["juliet", "kilo", "lima", "mike", "november", "oscar"];
+
+    /// 200 documents: `common` and `shared` in all, `half` in half, one word of each of FOUR,
+    /// FIVE and SIX (in a quarter, a fifth, a sixth of them), and a rare `rareN` in each.
+    fn index() -> (tempfile::TempDir, LexicalIndex) {
+        let dir = tempfile::tempdir().unwrap();
+        let index = LexicalIndex::open(dir.path()).unwrap();
+        let mut w = index.writer().unwrap();
+        for i in 0..200u64 {
+            let n = i as usize;
+            let body = format!(
+                "common shared {} {} {} rare{} {}",
+                FOUR[n % 4],
+                FIVE[n % 5],
+                SIX[n % 6],
+                ["zero", "one", "two", "three", "four"][n / 40],
+                if i % 2 == 0 { "half" } else { "" }
+            );
+            let path = format!("f{i}.rs");
+            w.add(&LexicalDoc {
+                chunk_id: i,
+                path: &path,
+                symbol: "",
+                body: &body,
+            })
+            .unwrap();
+        }
+        w.commit().unwrap();
+        index.reload().unwrap();
+        (dir, index)
+    }
+
+    fn counted(words: &[&str], tf: u32) -> Vec<(String, u32)> {
+        words.iter().map(|t| (t.to_string(), tf)).collect()
+    }
+
+    /// Words in most documents are left out of a long text's query however often it repeats
+    /// them, unless nothing else is left.
+    #[test]
+    fn long_texts_leave_out_words_in_most_documents() {
+        let (_dir, index) = index();
+        let mut terms = counted(&["common", "shared", "half"], 9);
+        terms.extend(counted(&["alpha", "echo"], 1));
+        let selected = index.select_terms_within(&terms, 64, 0).unwrap();
+        let names: Vec<&str> = selected.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(names, ["echo", "alpha"], "{selected:?}");
+        // Only common words: the most informative one is still asked for.
+        let only_common = index.select_terms_within(&terms[..3], 64, 0).unwrap();
+        assert_eq!(only_common.len(), 1, "{only_common:?}");
+        assert_eq!(only_common[0].0, "half");
+    }
+
+    /// However many mid-frequency words a long text has, the postings its query reads are
+    /// bounded by twice the number of documents; the most informative words are kept.
+    #[test]
+    fn long_texts_read_a_bounded_number_of_postings() {
+        let (_dir, index) = index();
+        let words: Vec<&str> = FOUR.iter().chain(&FIVE).chain(&SIX).copied().collect();
+        let selected = index
+            .select_terms_within(&counted(&words, 1), 64, 0)
+            .unwrap();
+        let postings: u64 = selected.iter().map(|(t, _)| index.body_doc_freq(t)).sum();
+        assert!(postings <= 400, "{postings} postings for {selected:?}");
+        for rarest in SIX {
+            assert!(
+                selected.iter().any(|(t, _)| t == rarest),
+                "{rarest}: {selected:?}"
+            );
+        }
+        // A small index is read whole.
+        let all = index.select_terms(&counted(&words, 1), 64).unwrap();
+        assert_eq!(all.len(), words.len(), "{all:?}");
+    }
 }

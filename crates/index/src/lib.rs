@@ -16,6 +16,7 @@ pub mod graph;
 pub mod history;
 pub mod ignore;
 pub mod lexical;
+pub mod licences;
 pub mod neighbourhood;
 pub mod repo;
 pub mod round;

@@ -35,6 +35,13 @@ pub struct RepoIndex {
     cancelled: AtomicBool,
     /// Editor buffers standing in for files on disk (see [`RepoIndex::set_overlay`]).
     overlays: RwLock<HashMap<String, Arc<str>>>,
+    /// What the last full walk passed over (non-UTF-8 names, FIFOs, unreadable directories):
+    /// no file records exist for them, so the summary adds them from here.
+    walk_skips: RwLock<crate::walk::WalkSkips>,
+    /// The licences of the directories, as of the last round (`None` before the first).
+    licences: RwLock<Option<Arc<crate::licences::LicenceMap>>>,
+    /// Personal data masked before chunking (`[pii]`, opt-in per repository).
+    scrubber: RwLock<Option<Arc<patina_core::pii::Scrubber>>>,
 }
 
 impl RepoIndex {
@@ -60,7 +67,39 @@ impl RepoIndex {
             graph: RwLock::new(Arc::new(graph)),
             cancelled: AtomicBool::new(false),
             overlays: RwLock::new(HashMap::new()),
+            walk_skips: RwLock::new(Default::default()),
+            licences: RwLock::new(None),
+            scrubber: RwLock::new(None),
         })
+    }
+
+    /// What the last full walk passed over, with reasons.
+    pub fn walk_skips(&self) -> crate::walk::WalkSkips {
+        self.walk_skips.read().unwrap().clone()
+    }
+
+    /// Mask what `scrubber` matches in every file's text from the next round on (the caller
+    /// re-chunks the repository when the rules changed: `RoundOptions::rechunk`).
+    pub fn set_scrubber(&self, scrubber: Option<Arc<patina_core::pii::Scrubber>>) {
+        *self.scrubber.write().unwrap() = scrubber;
+    }
+
+    /// The personal-data masking of this repository, if it opted in.
+    pub fn scrubber(&self) -> Option<Arc<patina_core::pii::Scrubber>> {
+        self.scrubber.read().unwrap().clone()
+    }
+
+    /// The licence map of the last round, if one ran.
+    pub fn licences(&self) -> Option<Arc<crate::licences::LicenceMap>> {
+        self.licences.read().unwrap().clone()
+    }
+
+    pub(crate) fn set_licences(&self, map: Arc<crate::licences::LicenceMap>) {
+        *self.licences.write().unwrap() = Some(map);
+    }
+
+    pub(crate) fn set_walk_skips(&self, skips: crate::walk::WalkSkips) {
+        *self.walk_skips.write().unwrap() = skips;
     }
 
     pub fn root(&self) -> &Path {

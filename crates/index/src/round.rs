@@ -18,9 +18,10 @@ use std::time::Instant;
 
 use anyhow::Result;
 use patina_chunk::ChunkOptions;
-use patina_core::{ChunkMeta, FileRecord, Language, SkipReason};
+use patina_core::{ChunkMeta, FileRecord, Language, Licence, LicenceSource, SkipReason};
 
 use crate::lexical::{LexicalDoc, LexicalWriter};
+use crate::licences::{LicenceMap, is_licence_source};
 use crate::repo::{Delta, RepoIndex};
 use crate::store::{RepoRecord, StoreBatch};
 use crate::walk::{self, WalkEntry};
@@ -71,6 +72,8 @@ enum Outcome {
         language: Language,
         lines: u32,
         role: patina_core::FileRole,
+        /// The file's own `SPDX-License-Identifier`.
+        header_licence: Option<String>,
         chunks: Vec<patina_chunk::Chunk>,
         facts: patina_core::FileFacts,
     },
@@ -186,11 +189,13 @@ fn index_repo(
     }
     let (entries, mut old, walked) = match targeted(repo, scope)? {
         Some((entries, old)) => (entries, old, false),
-        None => (
-            walk::walk(repo.root(), repo.cancelled_flag()),
-            repo.file_records()?.into_iter().collect(),
-            true,
-        ),
+        None => {
+            let (entries, skips) = walk::walk_accounted(repo.root(), repo.cancelled_flag());
+            if !repo.is_cancelled() {
+                repo.set_walk_skips(skips);
+            }
+            (entries, repo.file_records()?.into_iter().collect(), true)
+        }
     };
     if repo.is_cancelled() {
         anyhow::bail!("indexing cancelled");
@@ -204,6 +209,36 @@ fn index_repo(
     p.files_total = entries.len() as u64;
     sink.progress(&p);
 
+    // The licences the directories give their files: read again by every walk (a targeted round
+    // naming a licence source, a manifest or LICENSE file, walks) and when none was read yet.
+    let licences = match repo.licences() {
+        Some(m) if !walked => m,
+        _ => {
+            let m = if walked {
+                LicenceMap::build(repo.root(), entries.iter().map(|e| e.rel.as_str()))
+            } else {
+                let records = repo.file_records()?;
+                LicenceMap::build(repo.root(), records.iter().map(|(p, _)| p.as_str()))
+            };
+            let m = Arc::new(m);
+            repo.set_licences(m.clone());
+            m
+        }
+    };
+    // Each unchanged file's licence as its chunks carry it: a file whose licence moved (a
+    // manifest or LICENSE file changed) or was never decided (an index from before licences) is
+    // read again.
+    let carried: HashMap<String, Option<Licence>> = repo.with_chunks(|c| {
+        c.values()
+            .map(|m| (m.path.clone(), m.licence.clone()))
+            .collect()
+    });
+    let stale = |rel: &str| match carried.get(rel) {
+        None => false, // no chunks (skipped, empty): nothing carries a licence
+        Some(None) => true,
+        Some(Some(l)) => l.source != LicenceSource::Header && *l != licences.lookup(rel),
+    };
+
     // Decide cheaply (no reads) which files need work.
     let mut todo: Vec<(&WalkEntry, Option<FileRecord>)> = Vec::new();
     for e in &entries {
@@ -214,7 +249,12 @@ fn index_repo(
                     && rec.mtime_ns == e.mtime_ns
                     && repo.overlay(&e.rel).is_none() =>
             {
-                p.files_done += 1
+                if stale(&e.rel) {
+                    // Read and chunk again (the same chunks, now with their licence).
+                    todo.push((e, Some(FileRecord { hash: None, ..rec })));
+                } else {
+                    p.files_done += 1
+                }
             }
             rec => todo.push((e, rec)),
         }
@@ -243,6 +283,8 @@ fn index_repo(
     let next = AtomicUsize::new(0);
     let (out_tx, out_rx) = mpsc::sync_channel::<(usize, Outcome)>(256);
     let cancelled = repo.cancelled_flag();
+    let scrubber = repo.scrubber();
+    let scrubber = scrubber.as_deref();
     let result: Result<()> = std::thread::scope(|s| {
         for _ in 0..workers {
             let out_tx = out_tx.clone();
@@ -256,8 +298,15 @@ fn index_repo(
                     let (entry, rec) = &todo[i];
                     let known = rec.as_ref().filter(|_| !cfg.rechunk);
                     let overlay = repo.overlay(&entry.rel);
-                    let outcome =
-                        examine(entry, known, overlay, cfg.max_file_bytes, opts, cfg.graph);
+                    let outcome = examine(
+                        entry,
+                        known,
+                        overlay,
+                        cfg.max_file_bytes,
+                        opts,
+                        cfg.graph,
+                        scrubber,
+                    );
                     if out_tx.send((i, outcome)).is_err() {
                         break;
                     }
@@ -302,9 +351,11 @@ fn index_repo(
                     language,
                     lines,
                     role,
+                    header_licence,
                     chunks,
                     facts,
                 } => {
+                    let licence = licences.licence_of(&entry.rel, header_licence);
                     batch.facts.push((
                         entry.rel.clone(),
                         (facts != patina_core::FileFacts::default()).then(|| Arc::new(facts)),
@@ -344,6 +395,7 @@ fn index_repo(
                             language,
                             hash: chunk_hash.to_hex().to_string(),
                             role: Some(chunk_role),
+                            licence: Some(licence.clone()),
                         };
                         ids.push(id);
                         batch.added_chunks.push((id, meta, c.text));
@@ -411,6 +463,11 @@ fn targeted(repo: &RepoIndex, scope: Scope) -> Result<Option<Targets>> {
     let Scope::Paths(paths) = scope else {
         return Ok(None);
     };
+    // A manifest or licence file changes the licence of every file below it: only a walk
+    // re-examines them all.
+    if paths.iter().any(|p| is_licence_source(p)) {
+        return Ok(None);
+    }
     let mut entries = Vec::new();
     let mut old = HashMap::new();
     for rel in paths {
@@ -438,6 +495,19 @@ fn targeted(repo: &RepoIndex, scope: Scope) -> Result<Option<Targets>> {
             }
             // A directory (or a symlink to one) appeared or changed: only a walk knows what is inside.
             Ok(meta) if meta.is_dir() => return Ok(None),
+            // Gone. A deleted directory (a checkout removing a package) is reported as itself,
+            // not file by file: every file recorded below it goes too, unless it is still there.
+            Err(_) if record.is_none() => {
+                for (below, r) in repo.trees().file_records_under(&rel)? {
+                    let abs = repo.root().join(&below);
+                    if let Ok(meta) = std::fs::symlink_metadata(&abs)
+                        && (meta.is_file() || meta.is_dir())
+                    {
+                        return Ok(None);
+                    }
+                    old.insert(below, r);
+                }
+            }
             _ => {}
         }
         if let Some(r) = record {
@@ -626,6 +696,13 @@ fn summarize(repo: &RepoIndex, took_ms: u64, changed: bool) -> Result<Summary> {
             }
         }
     }
+    for (reason, path) in repo.walk_skips().0 {
+        *skipped.entry(reason.name().into()).or_default() += 1;
+        let ex = examples.entry(reason.name().into()).or_default();
+        if ex.len() < 5 {
+            ex.push(path);
+        }
+    }
     Ok(Summary {
         files,
         chunks: repo.chunk_count() as u64,
@@ -645,6 +722,7 @@ fn examine(
     max_bytes: u64,
     opts: &ChunkOptions,
     graph: bool,
+    scrubber: Option<&patina_core::pii::Scrubber>,
 ) -> Outcome {
     if patina_core::secret_reason(&entry.rel).is_some() {
         return Outcome::Skipped(SkipReason::Secret);
@@ -672,9 +750,16 @@ fn examine(
             overlay: from_overlay,
         };
     }
-    let Ok(text) = String::from_utf8(bytes) else {
+    let Ok(mut text) = String::from_utf8(bytes) else {
         return Outcome::Skipped(SkipReason::InvalidUtf8);
     };
+    // Personal data never reaches the chunks, the lexical index or the embeddings (masked
+    // character for character: lines keep their numbers).
+    if let Some(s) = scrubber
+        && let std::borrow::Cow::Owned(masked) = s.scrub(&text)
+    {
+        text = masked;
+    }
     let language = Language::from_path(std::path::Path::new(&entry.rel));
     let chunks = patina_chunk::chunk_file(language, &text, opts);
     let facts = if graph {
@@ -685,12 +770,14 @@ fn examine(
     let lines = text.lines().count() as u32;
     let head_end = text.char_indices().nth(4096).map_or(text.len(), |(i, _)| i);
     let role = patina_core::role::classify(&entry.rel, Some(&text[..head_end]));
+    let header_licence = patina_core::licence::header_licence(&text[..head_end]);
     Outcome::Chunked {
         overlay: from_overlay,
         hash,
         language,
         lines,
         role,
+        header_licence,
         chunks,
         facts,
     }
@@ -875,6 +962,103 @@ mod tests {
         let graph = index.graph();
         assert!(graph.calls_in(&graph.defs("alpha").remove(0)).is_empty());
         assert!(graph.all_edges().is_empty());
+    }
+
+    /// What a walk passes over is accounted for: a file name that is not UTF-8 (escaped), a FIFO
+    /// and an unreadable directory each count under their reason, with the path as an example.
+    #[test]
+    fn files_the_walk_passes_over_are_counted_with_a_reason() {
+        use std::os::unix::ffi::OsStrExt;
+        use std::os::unix::fs::PermissionsExt;
+        let state = tempfile::tempdir().unwrap();
+        let tree = tempfile::tempdir().unwrap();
+        let root = tree.path();
+        std::fs::write(root.join("ok.rs"), "pub fn fine() {}\n").unwrap();
+        let bad = std::ffi::OsStr::from_bytes(b"bad\xffname.rs");
+        std::fs::write(root.join(bad), "pub fn hidden() {}\n").unwrap();
+        let fifo = std::ffi::CString::new(root.join("pipe").as_os_str().as_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        std::fs::create_dir(root.join("locked")).unwrap();
+        std::fs::write(root.join("locked/x.rs"), "pub fn x() {}\n").unwrap();
+        std::fs::set_permissions(root.join("locked"), std::fs::Permissions::from_mode(0o000))
+            .unwrap();
+        // root reads any directory: then there is no unreadable directory to count.
+        let privileged = std::fs::read_dir(root.join("locked")).is_ok();
+        let store = Store::open(&state.path().join("state")).unwrap();
+        let index = RepoIndex::open(
+            root.to_path_buf(),
+            store.repo_trees("r").unwrap(),
+            &state.path().join("lexical"),
+        )
+        .unwrap();
+        let opts = RoundOptions {
+            max_file_bytes: 1 << 20,
+            max_chunk_lines: 150,
+            rechunk: false,
+            graph: true,
+        };
+        let summary = index
+            .index_round(&opts, Scope::Full, &Recorder::default())
+            .unwrap();
+        std::fs::set_permissions(root.join("locked"), std::fs::Permissions::from_mode(0o700))
+            .unwrap();
+        let ex = |r: &str| summary.skipped_examples.get(r).cloned().unwrap_or_default();
+        assert_eq!(summary.skipped.get("invalid_name"), Some(&1), "{summary:?}");
+        assert_eq!(ex("invalid_name"), ["bad\\xffname.rs"]);
+        assert_eq!(summary.skipped.get("not_regular"), Some(&1), "{summary:?}");
+        assert_eq!(ex("not_regular"), ["pipe"]);
+        if !privileged {
+            assert_eq!(
+                summary.skipped.get("unreadable_dir"),
+                Some(&1),
+                "{summary:?}"
+            );
+            assert_eq!(ex("unreadable_dir"), ["locked"]);
+        }
+        // A targeted round keeps the last walk's account.
+        let scope = Scope::Paths(BTreeSet::from(["ok.rs".to_string()]));
+        let again = index
+            .index_round(&opts, scope, &Recorder::default())
+            .unwrap();
+        assert_eq!(again.skipped, summary.skipped);
+    }
+
+    /// A deleted directory named as one path (as watchers report it) takes every file recorded
+    /// below it out of the index, in a targeted round.
+    #[test]
+    fn a_deleted_directory_takes_its_files_along() {
+        let state = tempfile::tempdir().unwrap();
+        let tree = tempfile::tempdir().unwrap();
+        let root = tree.path();
+        std::fs::create_dir_all(root.join("pkg/inner")).unwrap();
+        std::fs::write(root.join("pkg/inner/mod.rs"), "pub fn deep_one() {}\n").unwrap();
+        std::fs::write(root.join("pkg/top.rs"), "pub fn deep_two() {}\n").unwrap();
+        std::fs::write(root.join("pkgs.rs"), "pub fn sibling() {}\n").unwrap();
+        let store = Store::open(&state.path().join("state")).unwrap();
+        let index = RepoIndex::open(
+            root.to_path_buf(),
+            store.repo_trees("r").unwrap(),
+            &state.path().join("lexical"),
+        )
+        .unwrap();
+        let opts = RoundOptions {
+            max_file_bytes: 1 << 20,
+            max_chunk_lines: 150,
+            rechunk: false,
+            graph: true,
+        };
+        index
+            .index_round(&opts, Scope::Full, &Recorder::default())
+            .unwrap();
+        std::fs::remove_dir_all(root.join("pkg")).unwrap();
+        let scope = Scope::Paths(BTreeSet::from(["pkg".to_string()]));
+        let summary = index
+            .index_round(&opts, scope, &Recorder::default())
+            .unwrap();
+        assert_eq!(summary.files, 1, "{summary:?}");
+        assert!(chunks_named(&index, "deep_one").is_empty());
+        assert!(chunks_named(&index, "deep_two").is_empty());
+        assert_eq!(chunks_named(&index, "sibling").len(), 1);
     }
 
     /// An overlay stands in for the file on disk while it is set (a path round reads it, even

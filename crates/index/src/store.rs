@@ -38,6 +38,10 @@ pub struct RepoRecord {
     /// The [`patina_chunk::GRAPH_VERSION`] of the last full round (0: before graph facts).
     #[serde(default)]
     pub graph: u32,
+    /// The personal-data masking rules of the last full round (`Scrubber::fingerprint`; "" =
+    /// none): chunks made under other rules are made again.
+    #[serde(default)]
+    pub scrub: String,
 }
 
 #[derive(Clone)]
@@ -163,6 +167,20 @@ impl RepoTrees {
     pub fn file_records(&self) -> Result<Vec<(String, FileRecord)>> {
         let mut out = Vec::new();
         for item in self.files.iter() {
+            let (k, v) = item?;
+            let path = String::from_utf8(k.to_vec()).context("file key is not UTF-8")?;
+            out.push((
+                path,
+                serde_json::from_slice(&v).context("decoding a file record")?,
+            ));
+        }
+        Ok(out)
+    }
+
+    /// The records of the files below directory `dir` (a prefix scan: `dir/…`).
+    pub fn file_records_under(&self, dir: &str) -> Result<Vec<(String, FileRecord)>> {
+        let mut out = Vec::new();
+        for item in self.files.scan_prefix(format!("{dir}/").as_bytes()) {
             let (k, v) = item?;
             let path = String::from_utf8(k.to_vec()).context("file key is not UTF-8")?;
             out.push((

@@ -3,8 +3,12 @@
 //! symlinks, never leaving the file system the root is on (`patina add /` does not walk `/proc`,
 //! `/sys` or other mounts) and listing only regular files (no FIFOs, sockets or devices).
 
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+
+use patina_core::SkipReason;
+use patina_core::paths::escape_bytes;
 
 pub struct WalkEntry {
     /// Relative to the repository root, '/'-separated.
@@ -14,22 +18,60 @@ pub struct WalkEntry {
     pub mtime_ns: i128,
 }
 
+/// What a walk passed over that the ignore rules did not exclude, with the reason: file names
+/// that are not UTF-8 (escaped, `\\xNN`), FIFOs, sockets and devices, unreadable directories.
+/// Symlinks are not listed: they are never followed, by design.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WalkSkips(pub Vec<(SkipReason, String)>);
+
 /// The files under `root` that the ignore rules let through, sorted by path. Stops early (with a
 /// partial list the caller must discard) once `cancelled` is set.
 pub fn walk(root: &Path, cancelled: &AtomicBool) -> Vec<WalkEntry> {
+    walk_accounted(root, cancelled).0
+}
+
+/// [`walk`], plus what it passed over and why.
+pub fn walk_accounted(root: &Path, cancelled: &AtomicBool) -> (Vec<WalkEntry>, WalkSkips) {
     let mut out = Vec::new();
-    for entry in crate::ignore::walker(root).build().flatten() {
+    let mut skips = Vec::new();
+    let rel_of = |p: &Path| -> String {
+        let rel = p.strip_prefix(root).unwrap_or(p);
+        escape_bytes(rel.as_os_str().as_bytes()).replace(std::path::MAIN_SEPARATOR, "/")
+    };
+    for entry in crate::ignore::walker(root).build() {
         if cancelled.load(Ordering::Relaxed) {
             break;
         }
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                // Soft errors (an ignore file that partly parsed) are not skips.
+                if !e.is_partial()
+                    && e.is_io()
+                    && let Some(p) = error_path(&e)
+                {
+                    skips.push((SkipReason::UnreadableDir, rel_of(p)));
+                }
+                continue;
+            }
+        };
+        let Some(ft) = entry.file_type() else {
+            continue;
+        };
+        if !ft.is_file() {
+            if !ft.is_dir() && !ft.is_symlink() {
+                skips.push((SkipReason::NotRegular, rel_of(entry.path())));
+            }
             continue;
         }
         let Ok(meta) = entry.metadata() else { continue };
         let Ok(rel) = entry.path().strip_prefix(root) else {
             continue;
         };
-        let Some(rel) = rel.to_str() else { continue };
+        let Some(rel) = rel.to_str() else {
+            skips.push((SkipReason::InvalidName, rel_of(entry.path())));
+            continue;
+        };
         out.push(WalkEntry {
             rel: rel.replace(std::path::MAIN_SEPARATOR, "/"),
             abs: entry.path().to_path_buf(),
@@ -38,7 +80,19 @@ pub fn walk(root: &Path, cancelled: &AtomicBool) -> Vec<WalkEntry> {
         });
     }
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
-    out
+    skips.sort();
+    (out, WalkSkips(skips))
+}
+
+/// The path an error of the walk is about, if it names one.
+fn error_path(e: &ignore::Error) -> Option<&Path> {
+    match e {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        _ => None,
+    }
 }
 
 /// How many files [`walk`] would list under `root`, counting no further than `limit`.

@@ -66,6 +66,40 @@ impl OracleHit {
     }
 }
 
+/// The test hook `PATINA_TEST_SLOW_ORACLE=<oracle>=<ms>[,…]`: the named oracles sleep that long
+/// before answering, so the suite can make one time out on purpose (`tests/hardening.rs`). It
+/// only delays: the answer, when it comes, is the oracle's real one. Unset, nothing sleeps.
+pub(crate) fn test_delay(id: OracleId) -> Option<std::time::Duration> {
+    static DELAYS: std::sync::OnceLock<Vec<(OracleId, u64)>> = std::sync::OnceLock::new();
+    DELAYS
+        .get_or_init(|| {
+            let spec = std::env::var("PATINA_TEST_SLOW_ORACLE").unwrap_or_default();
+            spec.split(',')
+                .filter_map(|item| {
+                    let (name, ms) = item.split_once('=')?;
+                    Some((OracleId::parse(name.trim())?, ms.trim().parse().ok()?))
+                })
+                .collect()
+        })
+        .iter()
+        .find(|(o, _)| *o == id)
+        .map(|(_, ms)| std::time::Duration::from_millis(*ms))
+}
+
+/// An answer the caller asked to be complete (`QueryRequest.complete`) that an oracle could not
+/// complete: the request fails instead of answering without it (`Aborted` on the wire; not
+/// `Unavailable`, which the clients take for a daemon gone, and retry).
+#[derive(Debug)]
+pub(crate) struct Incomplete(pub String);
+
+impl std::fmt::Display for Incomplete {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Incomplete {}
+
 /// An oracle that cannot answer at all (e.g. no model installed): reported, not an error.
 #[derive(Debug)]
 pub(crate) struct Unavailable(pub String);

@@ -20,7 +20,11 @@ impl Oracle for SessionOracle {
     }
 
     fn search(&self, q: &OracleQuery) -> Result<Vec<OracleHit>> {
-        if q.filter.as_ref().is_some_and(|f| f.has_globs()) {
+        // Notes are no file: path globs and licence filters leave them out.
+        if q.filter
+            .as_ref()
+            .is_some_and(|f| f.has_globs() || f.has_licences())
+        {
             return Ok(Vec::new());
         }
         let scope: Vec<&str> = q.repos.iter().map(|r| r.id()).collect();

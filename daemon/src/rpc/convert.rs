@@ -1,5 +1,6 @@
 //! Wire ↔ domain: `patina.v1` messages from and to the daemon's plain Rust types, and errors to
-//! gRPC statuses (`UserError` → `NotFound`/`InvalidArgument`, anything else → `Internal`).
+//! gRPC statuses (`UserError` → `NotFound`/`InvalidArgument`, an answer asked complete that an
+//! oracle could not complete → `Aborted`, anything else → `Internal`).
 
 use patina_core::FileRole;
 use patina_index::{Phase, Progress, Repaired};
@@ -16,6 +17,9 @@ use crate::search::{Granularity, HitItem, SearchHit, SearchResponse};
 use crate::sessions::{NoteView, SessionView};
 
 pub(super) fn status(e: anyhow::Error) -> Status {
+    if let Some(i) = e.downcast_ref::<crate::oracles::Incomplete>() {
+        return Status::aborted(i.0.clone());
+    }
     match e.downcast_ref::<UserError>() {
         Some(UserError::NotFound(m)) => Status::not_found(m.clone()),
         Some(UserError::Invalid(m)) => Status::invalid_argument(m.clone()),
@@ -203,6 +207,8 @@ pub(super) fn context_response(c: Context) -> pb::ContextResponse {
                 truncated: i.truncated,
                 text: i.text,
                 blame: None,
+                licence: licence_expr(i.licence.as_ref()),
+                licence_source: licence_source(i.licence.as_ref()),
                 related: i
                     .related
                     .into_iter()
@@ -315,6 +321,8 @@ pub(super) fn hit_pb(h: SearchHit) -> pb::Hit {
             kind: meta.kind.name().into(),
             parent: meta.parent.unwrap_or_default(),
             language: meta.language.name().into(),
+            licence: licence_expr(meta.licence.as_ref()),
+            licence_source: licence_source(meta.licence.as_ref()),
             ..base
         },
         HitItem::Group {
@@ -352,6 +360,19 @@ pub(super) fn hit_pb(h: SearchHit) -> pb::Hit {
             note: Some(note_pb(n)),
             ..base
         },
+    }
+}
+
+/// A licence on the wire: its SPDX expression, "" when unknown.
+pub(super) fn licence_expr(l: Option<&patina_core::Licence>) -> String {
+    l.and_then(|l| l.expr.clone()).unwrap_or_default()
+}
+
+/// Where a licence was found on the wire: "header", "manifest", "file"; "" when unknown.
+pub(super) fn licence_source(l: Option<&patina_core::Licence>) -> String {
+    match l {
+        Some(l) if l.expr.is_some() => l.source.name().into(),
+        _ => String::new(),
     }
 }
 

@@ -41,6 +41,12 @@ impl pb::history_server::History for Services {
             .into_iter()
             .map(|e| {
                 let rec = &e.commit.record;
+                // A repository that masks personal data masks it in commit messages and authors.
+                let scrubber = e.repo.index().scrubber();
+                let mask = |s: String| match &scrubber {
+                    Some(sc) => sc.scrub(&s).into_owned(),
+                    None => s,
+                };
                 let body = rec
                     .message
                     .split_once('\n')
@@ -51,10 +57,10 @@ impl pb::history_server::History for Services {
                     repo_id: e.repo.id().to_string(),
                     repo_name: e.repo.record().name,
                     hash: rec.hash.clone(),
-                    author: rec.author.clone(),
+                    author: mask(rec.author.clone()),
                     time_unix: rec.time,
-                    subject: rec.subject().to_string(),
-                    body,
+                    subject: mask(rec.subject().to_string()),
+                    body: mask(body),
                     files_total: e.commit.files.len() as u32,
                     files: e.commit.files.iter().take(max_files).cloned().collect(),
                     score: e.score,

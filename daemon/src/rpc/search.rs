@@ -56,12 +56,20 @@ impl pb::search_server::Search for Services {
                 roles: roles(&r.roles)?,
                 exclude_roles: roles(&r.exclude_roles)?,
                 near: r.near,
+                complete: r.complete,
+                licences: patina_core::LicenceFilter {
+                    allowed: r.licences,
+                    no_copyleft: r.no_copyleft,
+                },
             })
             .await
             .map_err(status)?;
         let mut resp = query_response(res);
         if blame {
             blame_hits(&mut resp.hits).await;
+            for h in resp.hits.iter_mut() {
+                mask_blame(&d.registry, &h.repo_id, h.blame.as_mut());
+            }
         }
         // Only an answer from a quiescent index is kept (it carries no "still indexing" notices).
         // Nor one that an oracle could not complete (a timeout need not repeat).
@@ -129,6 +137,11 @@ impl pb::search_server::Search for Services {
                 exclude_roles: roles(&r.exclude_roles)?,
                 near: r.near,
                 expand: r.expand,
+                complete: r.complete,
+                licences: patina_core::LicenceFilter {
+                    allowed: r.licences,
+                    no_copyleft: r.no_copyleft,
+                },
             },
         )
         .await
@@ -136,6 +149,9 @@ impl pb::search_server::Search for Services {
         let mut resp = context_response(c);
         if blame {
             blame_items(&mut resp.items).await;
+            for i in resp.items.iter_mut() {
+                mask_blame(&d.registry, &i.repo_id, i.blame.as_mut());
+            }
         }
         // An answer that took as long as an oracle may (one may have timed out) is not kept.
         let timeout =
@@ -208,6 +224,20 @@ fn hit_target(h: &pb::Hit) -> Option<Target> {
 }
 
 /// Fill `Hit.blame` of the chunk hits (`QueryRequest.blame`).
+/// A repository that masks personal data (`[pii]`) masks it in blame authors and subjects too.
+fn mask_blame(registry: &crate::registry::Registry, repo_id: &str, blame: Option<&mut pb::Blame>) {
+    let Some(b) = blame else { return };
+    let Some(s) = registry
+        .resolve(repo_id)
+        .ok()
+        .and_then(|r| r.index().scrubber())
+    else {
+        return;
+    };
+    b.author = s.scrub(&b.author).into_owned();
+    b.subject = s.scrub(&b.subject).into_owned();
+}
+
 async fn blame_hits(hits: &mut [pb::Hit]) {
     let found = crate::blame::blame_all(hits.iter().map(hit_target).collect()).await;
     for (h, b) in hits.iter_mut().zip(found) {

@@ -56,6 +56,14 @@ pub(super) struct Args {
     /// Add headers, imports, callees.
     #[serde(default = "default_expand")]
     expand: Flag,
+    /// Fail if an oracle fails, instead of answering without it.
+    #[serde(default)]
+    complete: Flag,
+    /// Only these SPDX licences, e.g. `MIT,Apache-2.0`.
+    licence: Option<Str>,
+    /// No copyleft-licensed files.
+    #[serde(default)]
+    no_copyleft: Flag,
 }
 
 fn default_expand() -> Flag {
@@ -92,6 +100,8 @@ fn output() -> Value {
                     "score": {"type": "number"},
                     "oracles": {"type": "array", "items": {"type": "string"}},
                     "truncated": {"type": "boolean"},
+                    "licence": {"type": "string", "description": "the file's licence as an SPDX expression; empty when unknown"},
+                    "licence_source": {"type": "string"},
                     "blame": {"type": "object", "description": "when asked (`blame`): the newest commit among the item's lines"},
                     "related": {"type": "array", "description": "The item's surroundings (expand), without the text", "items": {
                         "type": "object",
@@ -146,6 +156,17 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         near: near.into_iter().collect(),
         blame: a.blame.0,
         expand: a.expand.0,
+        complete: a.complete.0,
+        licences: a
+            .licence
+            .map(|s| {
+                s.0.split(',')
+                    .map(|id| id.trim().to_string())
+                    .filter(|id| !id.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default(),
+        no_copyleft: a.no_copyleft.0,
         ..Default::default()
     };
     let resp = rpc!(server, pb::search_client::SearchClient<_>, context, req)?;

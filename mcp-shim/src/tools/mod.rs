@@ -139,9 +139,18 @@ fn compact_schema(full: &Value) -> Value {
     v
 }
 
-/// Arguments with one meaning in every tool, described once in the server's `instructions`
-/// instead of in each schema (`limit`'s bound too).
-const SHARED_ARGS: [&str; 2] = ["repo", "limit"];
+/// Arguments with one meaning in every tool that takes them, described once in the server's
+/// `instructions` instead of in each schema (`limit`'s bound too).
+pub(crate) const SHARED_ARGS: [&str; 8] = [
+    "repo",
+    "limit",
+    "role",
+    "near",
+    "blame",
+    "complete",
+    "licence",
+    "no_copyleft",
+];
 
 /// Aliases accepted for compatibility (`patina_context`'s `topic` = `query`) but not listed.
 const UNLISTED_ALIASES: [&str; 1] = ["topic"];

@@ -60,6 +60,14 @@ pub(super) struct Args {
     /// Add each hit's last commit.
     #[serde(default)]
     blame: Flag,
+    /// Fail if an oracle fails, instead of answering without it.
+    #[serde(default)]
+    complete: Flag,
+    /// Only these SPDX licences, e.g. `MIT,Apache-2.0`.
+    licence: Option<Str>,
+    /// No copyleft-licensed files.
+    #[serde(default)]
+    no_copyleft: Flag,
 }
 
 fn default_limit() -> Int<1, 100> {
@@ -96,6 +104,8 @@ fn output() -> Value {
                     "matches": {"type": "integer"},
                     "best": {"type": "string"},
                     "role": {"type": "string", "description": "what the file is for: source, test, docs, example, benchmark, generated, vendored, config, other"},
+                    "licence": {"type": "string", "description": "the file's licence as an SPDX expression (`MIT OR Apache-2.0`); absent when unknown"},
+                    "licence_source": {"type": "string", "description": "where the licence was found: header (SPDX-License-Identifier), manifest, file (LICENSE, COPYING)"},
                     "blame": {"type": "object", "description": "when asked (`blame`): the newest commit among the result's lines: commit, short, time_unix, author, subject, lines, commits; commit empty = not committed yet"}
                 },
                 "required": ["ref", "path", "kind", "score", "oracles"]
@@ -143,6 +153,17 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         exclude_roles,
         near: near.into_iter().collect(),
         blame: a.blame.0,
+        complete: a.complete.0,
+        licences: a
+            .licence
+            .map(|s| {
+                s.0.split(',')
+                    .map(|id| id.trim().to_string())
+                    .filter(|id| !id.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default(),
+        no_copyleft: a.no_copyleft.0,
         ..Default::default()
     };
     let resp = rpc!(server, pb::search_client::SearchClient<_>, query, req)?;
@@ -220,8 +241,10 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         obj.remove("repo_root");
         // Empty optional fields say nothing: leave them out.
         obj.retain(|k, v| {
-            let empty_text = matches!(k.as_str(), "parent" | "best" | "symbol" | "language")
-                && v.as_str() == Some("");
+            let empty_text = matches!(
+                k.as_str(),
+                "parent" | "best" | "symbol" | "language" | "licence" | "licence_source"
+            ) && v.as_str() == Some("");
             let no_matches = k == "matches" && v.as_u64() == Some(0);
             !empty_text && !no_matches
         });
