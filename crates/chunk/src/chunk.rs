@@ -16,10 +16,10 @@
 
 use std::cmp::Reverse;
 
-use tree_sitter::{Node, Parser};
+use tree_sitter::{Node, Tree};
 
 pub use super::languages::Language;
-use super::languages::{Definition, Syntax, is_inner_doc_comment, syntax};
+use super::languages::{Definition, Syntax, is_inner_doc_comment, parse, syntax};
 pub use patina_core::ChunkKind;
 
 /// A contiguous range of lines of a file, with what it defines.
@@ -86,6 +86,17 @@ impl Default for ChunkOptions {
 ///
 /// Never panics, on any input. Empty or whitespace-only text yields no chunks.
 pub fn chunk_file(language: Language, text: &str, opts: &ChunkOptions) -> Vec<Chunk> {
+    let tree = parse(language, text);
+    chunk_parsed(language, text, tree.as_ref(), opts)
+}
+
+/// [`chunk_file`] over a tree already parsed from `text` (`None`: no grammar or no tree).
+pub(crate) fn chunk_parsed(
+    language: Language,
+    text: &str,
+    tree: Option<&Tree>,
+    opts: &ChunkOptions,
+) -> Vec<Chunk> {
     let lines = split_lines(text);
     if lines.iter().all(|line| is_blank(line)) {
         return Vec::new();
@@ -94,9 +105,9 @@ pub fn chunk_file(language: Language, text: &str, opts: &ChunkOptions) -> Vec<Ch
     let spans = match language {
         Language::Markdown => markdown_sections(&lines),
         Language::Text => line_windows(&lines, opts),
-        code => {
-            code_spans(code, text, &lines, &mut prose).unwrap_or_else(|| line_windows(&lines, opts))
-        }
+        code => tree
+            .and_then(|tree| code_spans(code, tree, text, &lines, &mut prose))
+            .unwrap_or_else(|| line_windows(&lines, opts)),
     };
     let mut chunks: Vec<Chunk> = spans
         .into_iter()
@@ -352,14 +363,12 @@ fn atx_heading(line: &str) -> Option<(usize, Option<&str>)> {
 /// Symbol-level spans of a source file, or `None` if it has no definitions to cut at.
 fn code_spans(
     language: Language,
+    tree: &Tree,
     text: &str,
     lines: &[&str],
     prose: &mut Vec<u32>,
 ) -> Option<Vec<Span>> {
     let syntax = syntax(language)?;
-    let mut parser = Parser::new();
-    parser.set_language(&syntax.grammar()).ok()?;
-    let tree = parser.parse(text, None)?;
     *prose = prose_rows(tree.root_node(), text, lines);
     let finder = DefinitionFinder {
         syntax,

@@ -6,9 +6,9 @@
 use std::collections::{BTreeSet, HashSet};
 
 use patina_core::{FileFacts, Import, Language, Reference, TypeRelation};
-use tree_sitter::{Node, Parser};
+use tree_sitter::{Node, Tree};
 
-use crate::languages::syntax;
+use crate::languages::parse;
 
 /// The version of the fact extraction rules. Bump it whenever the facts of some text change: an
 /// index made with another version extracts them again at its next full round.
@@ -47,16 +47,14 @@ const IDENTS: &[&str] = &[
 /// The graph facts of `text` in `language` (nothing for Markdown and plain text, or on a parse
 /// failure).
 pub fn extract_facts(language: Language, text: &str) -> FileFacts {
-    let Some(syntax) = syntax(language) else {
-        return FileFacts::default();
-    };
-    let mut parser = Parser::new();
-    if parser.set_language(&syntax.grammar()).is_err() {
-        return FileFacts::default();
+    match parse(language, text) {
+        Some(tree) => facts_of_tree(language, text, &tree),
+        None => FileFacts::default(),
     }
-    let Some(tree) = parser.parse(text, None) else {
-        return FileFacts::default();
-    };
+}
+
+/// [`extract_facts`] over a tree already parsed from `text`.
+pub(crate) fn facts_of_tree(language: Language, text: &str, tree: &Tree) -> FileFacts {
     let mut x = Extractor {
         language,
         src: text,

@@ -13,6 +13,35 @@ use tree_sitter::Node;
 use patina_core::ChunkKind;
 pub use patina_core::Language;
 
+/// `text` parsed with `language`'s grammar; `None` for Markdown and plain text (no grammar) or
+/// when tree-sitter gives up. Each thread keeps one parser per language (a parser is reusable and
+/// its allocation is not free), so chunking and fact extraction of many files pay for it once.
+pub(crate) fn parse(language: Language, text: &str) -> Option<tree_sitter::Tree> {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    thread_local! {
+        static PARSERS: RefCell<HashMap<Language, tree_sitter::Parser>> = RefCell::new(HashMap::new());
+    }
+    let syntax = syntax(language)?;
+    PARSERS.with(|parsers| {
+        let mut parsers = parsers.borrow_mut();
+        let parser = match parsers.entry(language) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let mut parser = tree_sitter::Parser::new();
+                parser.set_language(&syntax.grammar()).ok()?;
+                e.insert(parser)
+            }
+        };
+        // A parse that was cut short leaves the parser mid-document; start the next one afresh.
+        let tree = parser.parse(text, None);
+        if tree.is_none() {
+            parser.reset();
+        }
+        tree
+    })
+}
+
 /// The syntax table for languages chunked by parsing; `None` for Markdown and plain text.
 pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
     match language {

@@ -16,6 +16,23 @@ pub use chunk::{Chunk, ChunkKind, ChunkOptions, chunk_file};
 pub use graph::{GRAPH_VERSION, extract_facts};
 pub use languages::Language;
 
+/// [`chunk_file`] and [`extract_facts`] of one file from a single parse: what an index round
+/// wants of every file when the graph is on (the same results as the two calls, at the cost of
+/// one tree-sitter parse instead of two).
+pub fn chunk_with_facts(
+    language: Language,
+    text: &str,
+    opts: &ChunkOptions,
+) -> (Vec<Chunk>, patina_core::FileFacts) {
+    let tree = languages::parse(language, text);
+    let chunks = chunk::chunk_parsed(language, text, tree.as_ref(), opts);
+    let facts = tree
+        .as_ref()
+        .map(|t| graph::facts_of_tree(language, text, t))
+        .unwrap_or_default();
+    (chunks, facts)
+}
+
 /// The version of the chunking rules. Bump it whenever the chunks of some text change (boundaries,
 /// symbols, kinds, parents): an index made with another version re-chunks every file at its next
 /// full round, so an upgrade takes effect without the user removing and re-adding repositories.
@@ -23,3 +40,47 @@ pub use languages::Language;
 /// 2: JavaScript definitions by assignment and by named callback.
 /// 3: [`Chunk::prose_share`] (chunks of help text become documentation).
 pub const VERSION: u32 = 3;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One parse gives exactly what the two separate calls give, in every language.
+    #[test]
+    fn chunk_with_facts_equals_chunking_and_extracting_apart() {
+        let sources = [
+            (
+                Language::Rust,
+                "use crate::a::b;\n/// Doc.\npub fn f(x: u32) -> u32 { g(x) }\nimpl T for S { fn m(&self) { f(1); } }\n",
+            ),
+            (
+                Language::Python,
+                "import os\nfrom .m import k as j\n\nclass A(B):\n    def run(self):\n        return j(os.getcwd())\n",
+            ),
+            (
+                Language::Go,
+                "package p\n\nimport \"fmt\"\n\nfunc F() { fmt.Println(G()) }\n",
+            ),
+            (
+                Language::TypeScript,
+                "import { x } from './x';\nexport class C extends D { m() { return x(); } }\n",
+            ),
+            (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
+            (Language::Text, "a\nb\n"),
+        ];
+        for (language, text) in sources {
+            let opts = ChunkOptions::default();
+            let (chunks, facts) = chunk_with_facts(language, text, &opts);
+            let apart = chunk_file(language, text, &opts);
+            assert_eq!(chunks.len(), apart.len(), "{language:?}");
+            for (a, b) in chunks.iter().zip(&apart) {
+                assert_eq!(
+                    (a.start_line, a.end_line, &a.symbol, &a.text),
+                    (b.start_line, b.end_line, &b.symbol, &b.text),
+                    "{language:?}"
+                );
+            }
+            assert_eq!(facts, extract_facts(language, text), "{language:?}");
+        }
+    }
+}

@@ -761,11 +761,14 @@ fn examine(
         text = masked;
     }
     let language = Language::from_path(std::path::Path::new(&entry.rel));
-    let chunks = patina_chunk::chunk_file(language, &text, opts);
-    let facts = if graph {
-        patina_chunk::extract_facts(language, &text)
+    // With the graph on, one parse gives both the chunks and the facts.
+    let (chunks, facts) = if graph {
+        patina_chunk::chunk_with_facts(language, &text, opts)
     } else {
-        patina_core::FileFacts::default()
+        (
+            patina_chunk::chunk_file(language, &text, opts),
+            patina_core::FileFacts::default(),
+        )
     };
     let lines = text.lines().count() as u32;
     let head_end = text.char_indices().nth(4096).map_or(text.len(), |(i, _)| i);
