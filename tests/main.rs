@@ -22,3 +22,4 @@ mod search;
 mod semantic;
 mod service;
 mod shell;
+mod tune;

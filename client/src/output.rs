@@ -174,7 +174,7 @@ pub(crate) fn print_hits(
         let oracles: Vec<_> = resp
             .oracles
             .iter()
-            .map(|o| json!({"oracle": o.oracle, "status": o.status, "hits": o.hits, "took_us": o.took_us, "message": o.message}))
+            .map(|o| json!({"oracle": o.oracle, "status": o.status, "hits": o.hits, "took_us": o.took_us, "message": o.message, "weight": o.weight}))
             .collect();
         let freshness: Vec<_> = resp.freshness.iter().map(freshness_json).collect();
         let v = json!({"hits": hits, "oracles": oracles, "took_us": resp.took_us, "notices": resp.notices, "freshness": freshness, "intent": resp.intent, "query_id": resp.query_id, "cached": resp.cached});

@@ -22,6 +22,37 @@ pub struct Config {
     pub history: HistoryConfig,
     /// The query cache (`crate::qcache`).
     pub cache: CacheConfig,
+    /// `patina tune` (`crate::tune`).
+    pub tune: TuneConfig,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TuneConfig {
+    /// Commits per slice: the newest this many informative commits are the held-out slice, the
+    /// this many before them the training slice.
+    pub queries: usize,
+    /// Commits touching more files than this are not asked (their answer is diffuse).
+    pub max_answer_files: usize,
+    /// A commit message needs at least this many distinct words (3+ letters) to be a question.
+    pub min_words: usize,
+    /// Passes of coordinate ascent over the settings at most.
+    pub rounds: usize,
+    /// A change of one setting is kept only when it raises the training MRR@10 by more than
+    /// this (one question in 200 moving to rank 1): smaller gains are mostly noise of the slice.
+    pub min_gain: f64,
+}
+
+impl Default for TuneConfig {
+    fn default() -> Self {
+        TuneConfig {
+            queries: 100,
+            max_answer_files: 10,
+            min_words: 4,
+            rounds: 3,
+            min_gain: 0.005,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize)]

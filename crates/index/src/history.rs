@@ -209,6 +209,19 @@ impl HistoryView {
     /// BM25 of the messages for `text`: `(commit index, score)`, best first, at most `limit`. A
     /// long text queries with its `max_terms` most informative tokens (IDF × dampened frequency).
     pub fn search(&self, text: &str, limit: usize, max_terms: usize) -> Vec<(usize, f64)> {
+        self.search_before(text, limit, max_terms, None)
+    }
+
+    /// [`HistoryView::search`] among the commits made strictly before `before` (committer time,
+    /// seconds; `None`: every commit): what the history knew at that moment (`patina tune` asks
+    /// with the time of the commit whose message is the query, so it never sees its answer).
+    pub fn search_before(
+        &self,
+        text: &str,
+        limit: usize,
+        max_terms: usize,
+        before: Option<i64>,
+    ) -> Vec<(usize, f64)> {
         let mut counts: HashMap<String, u32> = HashMap::new();
         for_each_token(text, |_, _, t| {
             if t.len() >= 2 && !t.chars().all(|c| c.is_ascii_digit()) {
@@ -234,7 +247,11 @@ impl HistoryView {
                     w * idf * tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * norm);
             }
         }
-        let mut out: Vec<(usize, f64)> = scores.into_iter().map(|(d, s)| (d as usize, s)).collect();
+        let mut out: Vec<(usize, f64)> = scores
+            .into_iter()
+            .map(|(d, s)| (d as usize, s))
+            .filter(|(d, _)| before.is_none_or(|b| self.commits[*d].record.time < b))
+            .collect();
         // Ties: the newer commit first.
         out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         out.truncate(limit);
@@ -277,6 +294,9 @@ pub struct VoteOptions {
     /// Commits touching more files than this (mass renames, formatting, merges of branches) do
     /// not vote.
     pub max_files: usize,
+    /// Ages are measured from this time (seconds) instead of the view's newest commit: the moment
+    /// a [`HistoryView::search_before`] looked from.
+    pub now: Option<i64>,
 }
 
 impl Default for VoteOptions {
@@ -284,6 +304,7 @@ impl Default for VoteOptions {
         VoteOptions {
             half_life_days: 365.0,
             max_files: 40,
+            now: None,
         }
     }
 }
@@ -307,8 +328,12 @@ pub fn votes(
         if n == 0 || n > opts.max_files {
             continue;
         }
+        let age = match opts.now {
+            Some(now) => (now - c.record.time).max(0) as f64 / 86_400.0,
+            None => view.age_days(*i),
+        };
         let decay = if opts.half_life_days > 0.0 {
-            0.5f64.powf(view.age_days(*i) / opts.half_life_days)
+            0.5f64.powf(age / opts.half_life_days)
         } else {
             1.0
         };
@@ -658,6 +683,21 @@ mod tests {
             .unwrap();
         assert_eq!(v.len(), 1);
         assert!(v.search("three", 10, 8).is_empty());
+        let v = s
+            .sync(
+                Some("3".into()),
+                || Ok(vec!["3".into(), "2".into(), "1".into()]),
+                |_| panic!("nothing to fetch"),
+            )
+            .unwrap();
+        assert_eq!(v.search("two three", 10, 8).len(), 2);
+        let before: Vec<&str> = v
+            .search_before("one two three", 10, 8, Some(3))
+            .iter()
+            .map(|(i, _)| v.commits[*i].record.hash.as_str())
+            .collect();
+        assert_eq!(before.len(), 2, "commits at or after the cut are hidden");
+        assert!(!before.contains(&"3"));
         // Reopened: the records come from the file.
         let s = HistoryStore::open(&file);
         assert_eq!(s.stored(), 3);

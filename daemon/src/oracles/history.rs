@@ -27,6 +27,7 @@ impl Oracle for HistoryOracle {
         let opts = VoteOptions {
             half_life_days: self.0.half_life_days,
             max_files: self.0.max_commit_files,
+            now: q.history_before,
         };
         let mut hits = Vec::new();
         for (ri, repo) in q.repos.iter().enumerate() {
@@ -34,7 +35,7 @@ impl Oracle for HistoryOracle {
             if view.is_empty() {
                 continue;
             }
-            let matches = view.search(&q.text, self.0.commits, 64);
+            let matches = view.search_before(&q.text, self.0.commits, 64, q.history_before);
             let mut voted = votes(&view, &matches, &opts);
             voted.truncate(q.limit.min(self.0.files.max(1)));
             if voted.is_empty() {
