@@ -381,6 +381,8 @@ impl QueryEngine {
         let (mut rankings, mut reports) = self
             .run_oracles(&first, q.clone(), cfg, &mut notices)
             .await?;
+        let votes =
+            crate::history::split_votes(&mut rankings, &repos, self.registry.config.history.files);
         let mut fused = rrf(&rankings, cfg.rrf_k);
         // The co-change oracle ranks after the others: partners of the strongest fused files.
         if let Some(at) = rankings
@@ -481,7 +483,9 @@ impl QueryEngine {
         opts.exact_oracles_ran = rankings
             .iter()
             .any(|r| r.oracle != rank::SEMANTIC && r.oracle != OracleId::Graph);
-        let scored = rank::score(self.candidates(fused, &repos), &plan, &opts);
+        let mut scored = rank::score(self.candidates(fused, &repos), &plan, &opts);
+        crate::history::apply_vote_prior(&mut scored, &votes, tuning.vote_prior);
+        let history_ran = rankings.iter().any(|r| r.oracle == OracleId::History);
         let fusion = rank::FileFusion {
             k: cfg.rrf_k,
             weights,
@@ -490,8 +494,14 @@ impl QueryEngine {
         let engine = self.clone();
         let hist = self.registry.config.history.clone();
         let plan2 = plan.clone();
+        let text = req.text.clone();
+        let scope_prior = tuning.scope_prior;
         let (hits, freshness) = tokio::task::spawn_blocking(move || {
             let mut scored = scored;
+            if history_ran && scope_prior > 0.0 {
+                let shares = crate::history::scope_shares(&repos, &text, None, &hist);
+                crate::history::apply_scope_prior(&mut scored, &shares, scope_prior);
+            }
             crate::history::apply_recency_prior(&mut scored, &repos, &plan2, &hist);
             let hits = engine.collect_hits(scored, &repos, &req, limit, &opts, &fusion)?;
             let freshness: Vec<Freshness> = repos.iter().map(|r| Freshness::of(r)).collect();

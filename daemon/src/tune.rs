@@ -47,20 +47,19 @@ pub(crate) struct Tuning {
     pub ranking: RankOptions,
     /// Whether a query that names no oracles runs the history oracle.
     pub history_by_default: bool,
+    /// `[history] vote_prior` and `scope_prior`.
+    pub vote_prior: f64,
+    pub scope_prior: f64,
 }
 
 impl Tuning {
     pub fn from_config(cfg: &Config) -> Tuning {
-        let mut retrieval = cfg.retrieval.clone();
-        if !cfg.history.by_default {
-            // Off by default means weight 0 for tuning; `--oracle …,history` still uses the
-            // configured weight (see `effective`).
-            retrieval.weights.insert(OracleId::History, 0.0);
-        }
         Tuning {
-            retrieval,
+            retrieval: cfg.retrieval.clone(),
             ranking: cfg.ranking.clone(),
             history_by_default: cfg.history.by_default,
+            vote_prior: cfg.history.vote_prior,
+            scope_prior: cfg.history.scope_prior,
         }
     }
 }
@@ -68,11 +67,7 @@ impl Tuning {
 /// The settings for a query over `repos`: a single tuned repository's overrides on top of the
 /// configuration, else the configuration.
 pub(crate) fn effective(cfg: &Config, repos: &[Arc<Repo>]) -> Tuning {
-    let plain = Tuning {
-        retrieval: cfg.retrieval.clone(),
-        ranking: cfg.ranking.clone(),
-        history_by_default: cfg.history.by_default,
-    };
+    let plain = Tuning::from_config(cfg);
     let [repo] = repos else { return plain };
     let Some(tuned) = repo.tune().tuned() else {
         return plain;
@@ -81,16 +76,13 @@ pub(crate) fn effective(cfg: &Config, repos: &[Arc<Repo>]) -> Tuning {
         return plain;
     }
     let mut t = Tuning::from_config(cfg);
-    for (name, v) in &tuned.result.overrides {
+    // The history switch last: setting its weight turns it on (see `Knob::set`).
+    let mut names: Vec<(&String, &f64)> = tuned.result.overrides.iter().collect();
+    names.sort_by_key(|(n, _)| Knob::parse(n) == Some(Knob::HistoryOn));
+    for (name, v) in names {
         if let Some(k) = Knob::parse(name) {
             k.set(&mut t, *v);
         }
-    }
-    if !t.history_by_default {
-        // History asked for explicitly keeps its configured weight.
-        t.retrieval
-            .weights
-            .insert(OracleId::History, cfg.retrieval.weight(OracleId::History));
     }
     t
 }
@@ -98,8 +90,13 @@ pub(crate) fn effective(cfg: &Config, repos: &[Arc<Repo>]) -> Tuning {
 /// One tunable setting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Knob {
-    /// `[retrieval.weights] <oracle>` (history: 0 = not run by default).
+    /// `[retrieval.weights] <oracle>`; a history weight above 0 also runs it by default.
     Weight(OracleId),
+    /// `[history] by_default` (1 = on, 0 = off).
+    HistoryOn,
+    /// `[history] vote_prior`, `scope_prior`.
+    VotePrior,
+    ScopePrior,
     /// `[retrieval.prose_weights] lexical`.
     ProseLexical,
     /// `[ranking] definition_boost`, `parent_boost`, `mention_boost` (factors ≥ 1).
@@ -116,6 +113,9 @@ impl Knob {
     pub fn name(self) -> String {
         match self {
             Knob::Weight(o) => format!("weight.{}", o.name()),
+            Knob::HistoryOn => "history.by_default".into(),
+            Knob::VotePrior => "history.vote_prior".into(),
+            Knob::ScopePrior => "history.scope_prior".into(),
             Knob::ProseLexical => "prose_weight.lexical".into(),
             Knob::Definition => "ranking.definition_boost".into(),
             Knob::Parent => "ranking.parent_boost".into(),
@@ -128,6 +128,9 @@ impl Knob {
     pub fn parse(name: &str) -> Option<Knob> {
         Some(match name {
             "prose_weight.lexical" => Knob::ProseLexical,
+            "history.by_default" => Knob::HistoryOn,
+            "history.vote_prior" => Knob::VotePrior,
+            "history.scope_prior" => Knob::ScopePrior,
             "ranking.definition_boost" => Knob::Definition,
             "ranking.parent_boost" => Knob::Parent,
             "ranking.mention_boost" => Knob::Mention,
@@ -140,6 +143,9 @@ impl Knob {
     pub fn get(self, t: &Tuning) -> f64 {
         match self {
             Knob::Weight(o) => t.retrieval.weight(o),
+            Knob::HistoryOn => t.history_by_default as u8 as f64,
+            Knob::VotePrior => t.vote_prior,
+            Knob::ScopePrior => t.scope_prior,
             Knob::ProseLexical => t.retrieval.prose_weight(OracleId::Lexical),
             Knob::Definition => t.ranking.definition_boost,
             Knob::Parent => t.ranking.parent_boost,
@@ -153,10 +159,13 @@ impl Knob {
         match self {
             Knob::Weight(o) => {
                 t.retrieval.weights.insert(o, v);
-                if o == OracleId::History {
-                    t.history_by_default = v > 0.0;
+                if o == OracleId::History && v > 0.0 {
+                    t.history_by_default = true;
                 }
             }
+            Knob::HistoryOn => t.history_by_default = v > 0.5,
+            Knob::VotePrior => t.vote_prior = v,
+            Knob::ScopePrior => t.scope_prior = v,
             Knob::ProseLexical => {
                 t.retrieval.prose_weights.insert(OracleId::Lexical, v);
             }
@@ -187,8 +196,13 @@ impl Knob {
                     .map(|e| 1.0 + e)
                     .collect()
             }
-            Knob::PathWord | Knob::Coherence if v <= 0.0 => vec![0.05, 0.1, 0.25],
-            Knob::PathWord | Knob::Coherence => scaled(v, &[0.0, 0.5, 1.5, 2.0]),
+            Knob::HistoryOn => vec![1.0 - v],
+            Knob::PathWord | Knob::Coherence | Knob::VotePrior | Knob::ScopePrior if v <= 0.0 => {
+                vec![0.05, 0.1, 0.25]
+            }
+            Knob::PathWord | Knob::Coherence | Knob::VotePrior | Knob::ScopePrior => {
+                scaled(v, &[0.0, 0.5, 1.5, 2.0])
+            }
         };
         let mut out: Vec<f64> = Vec::new();
         for x in raw {
@@ -416,6 +430,10 @@ struct Case {
     covers_all: bool,
     near: Vec<String>,
     templates: HashMap<HitKey, Candidate<HitKey>>,
+    /// The history oracle's votes per file (`crate::history::split_votes`).
+    votes: HashMap<(usize, String), f64>,
+    /// The scope prior's directory shares (`crate::history::scope_shares`).
+    scope: Vec<HashMap<String, f64>>,
     answers: HashSet<String>,
 }
 
@@ -429,10 +447,11 @@ fn first_answer(case: &mut Case, t: &Tuning) -> Option<usize> {
         case.prose,
         recognised,
     );
-    // A history weight of 0 means the oracle does not run (it is not in the default set).
+    // The history oracle runs only when it is in the default set.
+    let history = t.history_by_default;
     let mut active: Vec<Ranking<HitKey>> = Vec::with_capacity(case.rankings.len());
     for r in case.rankings.iter_mut() {
-        if r.oracle == OracleId::History && r.weight <= 0.0 {
+        if r.oracle == OracleId::History && !history {
             continue;
         }
         active.push(Ranking {
@@ -466,7 +485,11 @@ fn first_answer(case: &mut Case, t: &Tuning) -> Option<usize> {
         exact_oracles_ran,
         ..t.ranking.clone()
     };
-    let scored = rank::score(candidates, &case.plan, &opts);
+    let mut scored = rank::score(candidates, &case.plan, &opts);
+    if history {
+        crate::history::apply_vote_prior(&mut scored, &case.votes, t.vote_prior);
+        crate::history::apply_scope_prior(&mut scored, &case.scope, t.scope_prior);
+    }
     let files = rank::files(scored, &opts, Some(&rank::FileFusion { k, weights }));
     files.iter().take(10).position(|f| {
         f.best
@@ -628,6 +651,9 @@ fn run(engine: &QueryEngine, repo: &Arc<Repo>, feedback: &[(String, Vec<String>)
     }
     knobs.extend([
         Knob::Weight(OracleId::History),
+        Knob::HistoryOn,
+        Knob::VotePrior,
+        Knob::ScopePrior,
         Knob::Definition,
         Knob::Parent,
         Knob::Mention,
@@ -728,6 +754,7 @@ fn ask_case(
             items,
         });
     }
+    let votes = crate::history::split_votes(&mut rankings, &repos, cfg.history.files);
     let prose = engine.is_prose(oracles, &plan);
     let covers_all = prose && engine.lexical_covers_all(&rankings, &oq);
     let all = rrf(&rankings, cfg.retrieval.rrf_k);
@@ -743,6 +770,8 @@ fn ask_case(
         prose,
         covers_all,
         templates,
+        votes,
+        scope: crate::history::scope_shares(&repos, &q.text, q.before, &cfg.history),
         answers: q.answers,
     })
 }
@@ -761,6 +790,8 @@ mod tests {
         for k in [
             Knob::Weight(OracleId::Lexical),
             Knob::Weight(OracleId::History),
+            Knob::VotePrior,
+            Knob::ScopePrior,
             Knob::ProseLexical,
             Knob::Definition,
             Knob::Parent,
@@ -777,13 +808,15 @@ mod tests {
             t.history_by_default,
             "a history weight above 0 runs it by default"
         );
+        Knob::HistoryOn.set(&mut t, 0.0);
+        assert!(!t.history_by_default);
+        assert_eq!(Knob::HistoryOn.candidates(0.0), vec![1.0]);
     }
 
     #[test]
-    fn history_off_by_default_is_weight_zero_and_is_tried_on() {
+    fn an_off_weight_is_tried_on_and_factors_scale_their_excess() {
         let t = base();
         assert!(!t.history_by_default);
-        assert_eq!(Knob::Weight(OracleId::History).get(&t), 0.0);
         let c = Knob::Weight(OracleId::History).candidates(0.0);
         assert!(c.iter().all(|v| *v > 0.0) && !c.is_empty());
         let c = Knob::Definition.candidates(1.3);

@@ -2,7 +2,8 @@
 //! commits vote for the files they touched (by match, decayed by age, commits touching many files
 //! left out: `patina_index::history::votes`), and each voted file is represented by its chunk that
 //! best matches the query lexically (its first chunk when none does), so the file-level fusion
-//! lifts the file.
+//! lifts the file. Its ranking holds every voted file: the query engine fuses the best `[history]
+//! files` of them and hands all the votes to the vote prior (`crate::history::split_votes`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -37,7 +38,9 @@ impl Oracle for HistoryOracle {
             }
             let matches = view.search_before(&q.text, self.0.commits, 64, q.history_before);
             let mut voted = votes(&view, &matches, &opts);
-            voted.truncate(q.limit.min(self.0.files.max(1)));
+            // Every voted file (the vote prior weighs them all); the fusion takes the first
+            // `[history] files` of them (`crate::history::split_votes`).
+            voted.truncate(q.limit);
             if voted.is_empty() {
                 continue;
             }
