@@ -145,9 +145,9 @@ pub(crate) fn lines(s: &pb::TuneState) -> Vec<String> {
     if let Some(r) = &s.result {
         let gain = r.heldout_after - r.heldout_before;
         if r.applied {
-            let changes: Vec<String> = r
-                .overrides
-                .iter()
+            let sorted: std::collections::BTreeMap<&String, &f64> = r.overrides.iter().collect();
+            let changes: Vec<String> = sorted
+                .into_iter()
                 .map(|(k, v)| {
                     let was = r.defaults.get(k).copied().unwrap_or_default();
                     format!("{k} {was} → {v}")

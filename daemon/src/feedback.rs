@@ -258,8 +258,23 @@ impl Feedback {
     }
 }
 
+/// `path:12-40` → `path` (a path without a line range is returned whole).
+fn strip_range(s: &str) -> &str {
+    match s.rsplit_once(':') {
+        Some((p, r)) if !r.is_empty() && r.chars().all(|c| c.is_ascii_digit() || c == '-') => p,
+        _ => s,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_used_result_names_its_file() {
+        assert_eq!(super::strip_range("src/a.rs:12-40"), "src/a.rs");
+        assert_eq!(super::strip_range("src/a.rs"), "src/a.rs");
+        assert_eq!(super::strip_range("C:odd"), "C:odd");
+    }
+
     use super::*;
 
     fn rec(q: &str, used: &[&str], rating: Option<u8>, implicit: bool) -> FeedbackRecord {
@@ -298,13 +313,5 @@ mod tests {
         assert_eq!(path_of("src/a.rs"), "src/a.rs");
         assert_eq!(path_of("session:s1#2"), "session:s1#2");
         assert_eq!(path_of("C:dir"), "C:dir");
-    }
-}
-
-/// `path:12-40` → `path` (a path without a line range is returned whole).
-fn strip_range(s: &str) -> &str {
-    match s.rsplit_once(':') {
-        Some((p, r)) if !r.is_empty() && r.chars().all(|c| c.is_ascii_digit() || c == '-') => p,
-        _ => s,
     }
 }
