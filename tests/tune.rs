@@ -217,3 +217,70 @@ fn tuning_a_repository_without_enough_history_says_why() {
     let out = env.patina(&["tune", "/no/such/repository"]);
     assert!(!out.status.success());
 }
+
+/// With the model on, the history oracle also matches commits by the meaning of their messages:
+/// a question sharing no word with a past commit's message still finds the file it changed.
+#[test]
+fn commit_messages_are_matched_by_meaning_with_the_model() {
+    let mut env = TestEnv::with_model();
+    env.start_daemon();
+    let repo = git_repo(&[
+        (
+            "src/link.rs",
+            b"pub fn poll_link() -> bool {\n    true\n}\n",
+        ),
+        ("src/paint.rs", b"pub fn draw() -> u8 {\n    0\n}\n"),
+    ]);
+    let root = repo.path();
+    std::fs::write(
+        root.join("src/link.rs"),
+        "pub fn poll_link() -> bool {\n    false\n}\n",
+    )
+    .unwrap();
+    git(root, &["add", "-A"]);
+    git_out(
+        root,
+        &[
+            "commit",
+            "-q",
+            "-m",
+            "Stop crashing when the network cable is unplugged",
+        ],
+        Some("2024-01-01T00:00:00Z"),
+    );
+    std::fs::write(
+        root.join("src/paint.rs"),
+        "pub fn draw() -> u8 {\n    1\n}\n",
+    )
+    .unwrap();
+    git(root, &["add", "-A"]);
+    git_out(
+        root,
+        &[
+            "commit",
+            "-q",
+            "-m",
+            "Use brighter colours for the toolbar icons",
+        ],
+        Some("2024-01-02T00:00:00Z"),
+    );
+    env.add_repo(root);
+    let question = "survive losing the ethernet connection";
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let mut q = query(question);
+        q.repos = vec![root.to_string_lossy().into_owned()];
+        q.oracles = vec!["history".into()];
+        q.no_cache = true;
+        let resp = env.query(q).expect("Search.Query");
+        if resp.hits.first().map(|h| h.path.as_str()) == Some("src/link.rs") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the unplugged-cable commit was never matched: {:?}",
+            resp.hits
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}

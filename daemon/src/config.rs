@@ -108,6 +108,10 @@ pub struct HistoryConfig {
     /// directory) (`crate::history::apply_scope_prior`); 0 = off. commits-tokio +0.012 MRR@10
     /// over the history oracle alone (85 of its 100 questions carry a scope); bench/RESULTS.md.
     pub scope_prior: f64,
+    /// With the model on, commits whose message embedding is at least this close (cosine) to the
+    /// question's join the BM25 matches (fused by rank); below it a message is not about the same
+    /// thing (sentence pairs on one topic score ≈ 0.5+ with all-MiniLM-L6-v2).
+    pub message_floor: f32,
 }
 
 impl Default for HistoryConfig {
@@ -124,6 +128,7 @@ impl Default for HistoryConfig {
             recency_half_life_days: 90.0,
             vote_prior: 0.0,
             scope_prior: 0.3,
+            message_floor: 0.5,
         }
     }
 }

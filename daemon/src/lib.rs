@@ -11,6 +11,7 @@ pub(crate) mod freshness;
 pub(crate) mod git;
 pub(crate) mod history;
 pub(crate) mod index;
+pub(crate) mod messages;
 pub(crate) mod navigate;
 pub(crate) mod oracles;
 pub(crate) mod qcache;
@@ -104,6 +105,7 @@ pub async fn serve(opts: Options) -> Result<()> {
             Arc::new(oracles::session::SessionOracle(sessions.clone())),
             Arc::new(oracles::history::HistoryOracle(
                 registry.config.history.clone(),
+                semantic.clone(),
             )),
             Arc::new(oracles::history::CochangeOracle),
             Arc::new(oracles::graph::GraphOracle),

@@ -59,6 +59,8 @@ pub(crate) struct Repo {
     generation: AtomicU64,
     /// `patina tune`: the repository's own weights (`tuned.json`) and the progress of a run.
     tune: crate::tune::TuneSlot,
+    /// Embeddings of commit messages (the history oracle's dense matching).
+    messages: crate::messages::MessageVectors,
 }
 
 impl Repo {
@@ -84,6 +86,7 @@ impl Repo {
             history,
             generation: AtomicU64::new(0),
             tune: crate::tune::TuneSlot::open(&index_dir.join("tuned.json")),
+            messages: Default::default(),
         })
     }
 
@@ -98,6 +101,11 @@ impl Repo {
     /// The index on disk: lexical search, chunk and symbol tables, stored texts and file records.
     pub fn index(&self) -> &RepoIndex {
         &self.index
+    }
+
+    /// Embeddings of commit messages by hash (`crate::messages`).
+    pub fn messages(&self) -> &crate::messages::MessageVectors {
+        &self.messages
     }
 
     /// `patina tune`'s stored result and progress (`crate::tune`).

@@ -17,7 +17,9 @@ use super::lexical::counted_terms;
 use super::{HitKey, Oracle, OracleHit, OracleQuery, merge_by_score};
 use crate::config::HistoryConfig;
 
-pub(crate) struct HistoryOracle(pub HistoryConfig);
+/// With the model on, commits are matched by BM25 and by their messages' embeddings
+/// (`crate::messages`), fused by rank.
+pub(crate) struct HistoryOracle(pub HistoryConfig, pub Arc<crate::semantic::Semantic>);
 
 impl Oracle for HistoryOracle {
     fn id(&self) -> OracleId {
@@ -36,7 +38,21 @@ impl Oracle for HistoryOracle {
             if view.is_empty() {
                 continue;
             }
-            let matches = view.search_before(&q.text, self.0.commits, 64, q.history_before);
+            let mut matches = view.search_before(&q.text, self.0.commits, 64, q.history_before);
+            if self.1.is_on()
+                && repo.messages().len() > 0
+                && let Ok(qv) = self.1.embed_query(&q.plan.semantic_text)
+            {
+                let hashes = view
+                    .commits
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| q.history_before.is_none_or(|b| c.record.time < b))
+                    .map(|(i, c)| (i, c.record.hash.as_str()));
+                let mut dense = repo.messages().nearest(&qv, hashes, self.0.commits);
+                dense.retain(|d| d.1 >= self.0.message_floor);
+                matches = crate::messages::fuse(&matches, &dense, self.0.commits);
+            }
             let mut voted = votes(&view, &matches, &opts);
             // Every voted file (the vote prior weighs them all); the fusion takes the first
             // `[history] files` of them (`crate::history::split_votes`).
