@@ -17,6 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "patina/v1/graph.proto",
         "patina/v1/feedback.proto",
         "patina/v1/buffers.proto",
+        "patina/v1/tune.proto",
     ];
     tonic_prost_build::configure()
         .build_transport(false)

@@ -26,3 +26,4 @@ mod semantic;
 mod service;
 mod shell;
 mod terminal;
+mod tune;

@@ -48,6 +48,11 @@ impl Client {
         Client::connect(socket).await
     }
 
+    /// The open channel, for a service without a typed call here.
+    pub fn channel(&self) -> Channel {
+        self.channel.clone()
+    }
+
     pub async fn health(&mut self) -> Result<pb::CheckResponse> {
         let r = HealthClient::new(self.channel.clone())
             .check(pb::CheckRequest {

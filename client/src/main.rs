@@ -18,6 +18,7 @@ mod doctor;
 mod graph_view;
 mod model;
 mod output;
+mod tune;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -162,6 +163,9 @@ enum Cmd {
     Callees(NavArgs),
     /// Where a name is defined.
     Defs(NavArgs),
+    /// Learn this repository's own fusion weights from its commit history (in the background);
+    /// --status shows the measured gain, --reset goes back to the configuration.
+    Tune(tune::TuneArgs),
     /// Feedback agents gave on answers (MCP `patina_feedback`, and hits they read).
     Feedback {
         #[command(subcommand)]
@@ -483,6 +487,11 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let health = c.health().await?;
             let list = c.list().await?;
             output::print_status(&health, &list, json)?;
+            if !json {
+                for line in tune::status_lines(&c).await {
+                    outln!("{line}");
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Repair { repo, check, json } => {
@@ -497,6 +506,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             })
         }
         Cmd::Q(args) => query(&socket, args).await,
+        Cmd::Tune(args) => tune::run(&socket, args).await,
         Cmd::Feedback {
             cmd: FeedbackCmd::Stats { json },
         } => {

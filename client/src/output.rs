@@ -257,7 +257,7 @@ fn print_hits_json(
     let oracles: Vec<_> = resp
         .oracles
         .iter()
-        .map(|o| json!({"oracle": o.oracle, "status": o.status, "hits": o.hits, "took_us": o.took_us, "message": o.message}))
+        .map(|o| json!({"oracle": o.oracle, "status": o.status, "hits": o.hits, "took_us": o.took_us, "message": o.message, "weight": o.weight}))
         .collect();
     let freshness: Vec<_> = resp.freshness.iter().map(freshness_json).collect();
     // The oracles this answer lacks (timed out or failed): best effort, named.

@@ -24,6 +24,8 @@ pub struct Config {
     pub cache: CacheConfig,
     /// Personal-data masking, opt-in per repository.
     pub pii: PiiConfig,
+    /// `patina tune` (`crate::tune`).
+    pub tune: TuneConfig,
 }
 
 /// `[pii]`: in the repositories listed, e-mail and IP addresses and the `patterns` are masked
@@ -75,6 +77,35 @@ impl PiiConfig {
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+pub struct TuneConfig {
+    /// Commits per slice: the newest this many informative commits are the held-out slice, the
+    /// this many before them the training slice.
+    pub queries: usize,
+    /// Commits touching more files than this are not asked (their answer is diffuse).
+    pub max_answer_files: usize,
+    /// A commit message needs at least this many distinct words (3+ letters) to be a question.
+    pub min_words: usize,
+    /// Passes of coordinate ascent over the settings at most.
+    pub rounds: usize,
+    /// A change of one setting is kept only when it raises the training MRR@10 by more than
+    /// this (one question in 200 moving to rank 1): smaller gains are mostly noise of the slice.
+    pub min_gain: f64,
+}
+
+impl Default for TuneConfig {
+    fn default() -> Self {
+        TuneConfig {
+            queries: 100,
+            max_answer_files: 10,
+            min_words: 4,
+            rounds: 3,
+            min_gain: 0.005,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct CacheConfig {
     /// Answers kept at most (least recently used first out); 0 turns the cache off.
     pub entries: usize,
@@ -117,6 +148,19 @@ pub struct HistoryConfig {
     pub recency_prior: f64,
     /// Recency/churn prior: a change this many days older than the newest commit counts half.
     pub recency_half_life_days: f64,
+    /// When the history oracle runs: the results of a file it voted for × (1 + this × vote / best
+    /// vote) before files are ranked (`crate::history::apply_vote_prior`); 0 = off (the default:
+    /// at 0.2 it cost swebench-pytest one Acc@1 and commits-tokio one R@5; bench/RESULTS.md).
+    pub vote_prior: f64,
+    /// When the history oracle runs and the question starts with a commit scope (`sync: …`):
+    /// results × (1 + this × the share of that scope's past commits that changed their
+    /// directory) (`crate::history::apply_scope_prior`); 0 = off. commits-tokio +0.012 MRR@10
+    /// over the history oracle alone (85 of its 100 questions carry a scope); bench/RESULTS.md.
+    pub scope_prior: f64,
+    /// With the model on, commits whose message embedding is at least this close (cosine) to the
+    /// question's join the BM25 matches (fused by rank); below it a message is not about the same
+    /// thing (sentence pairs on one topic score ≈ 0.5+ with all-MiniLM-L6-v2).
+    pub message_floor: f32,
 }
 
 impl Default for HistoryConfig {
@@ -131,6 +175,9 @@ impl Default for HistoryConfig {
             cochange_min_support: 2,
             recency_prior: 0.0,
             recency_half_life_days: 90.0,
+            vote_prior: 0.0,
+            scope_prior: 0.3,
+            message_floor: 0.5,
         }
     }
 }

@@ -162,6 +162,30 @@ impl Feedback {
         })
     }
 
+    /// Questions with the files an agent used in their answers (explicitly or by reading them),
+    /// for `patina tune`: `(question, paths)`, oldest first. Records whose question the daemon
+    /// no longer remembered when they arrived carry no question and are left out.
+    pub fn examples(&self) -> Result<Vec<(String, Vec<String>)>> {
+        let mut by_query: BTreeMap<String, (i64, String, Vec<String>)> = BTreeMap::new();
+        for (_, r) in self.tree.all()? {
+            if r.query.trim().is_empty() || r.used.is_empty() {
+                continue;
+            }
+            let e = by_query
+                .entry(r.query_id.clone())
+                .or_insert_with(|| (r.created_unix_ms, r.query.clone(), Vec::new()));
+            for u in &r.used {
+                let path = strip_range(u).to_string();
+                if !e.2.contains(&path) {
+                    e.2.push(path);
+                }
+            }
+        }
+        let mut out: Vec<(i64, String, Vec<String>)> = by_query.into_values().collect();
+        out.sort_by_key(|e| e.0);
+        Ok(out.into_iter().map(|(_, q, p)| (q, p)).collect())
+    }
+
     /// Remember an answer for feedback on it (the oldest is forgotten beyond [`RECENT`]).
     pub fn remember(&self, query_id: &str, query: &str, hits: Vec<String>) {
         let mut r = self.recent.lock().expect("recent lock");
@@ -234,8 +258,23 @@ impl Feedback {
     }
 }
 
+/// `path:12-40` → `path` (a path without a line range is returned whole).
+fn strip_range(s: &str) -> &str {
+    match s.rsplit_once(':') {
+        Some((p, r)) if !r.is_empty() && r.chars().all(|c| c.is_ascii_digit() || c == '-') => p,
+        _ => s,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_used_result_names_its_file() {
+        assert_eq!(super::strip_range("src/a.rs:12-40"), "src/a.rs");
+        assert_eq!(super::strip_range("src/a.rs"), "src/a.rs");
+        assert_eq!(super::strip_range("C:odd"), "C:odd");
+    }
+
     use super::*;
 
     fn rec(q: &str, used: &[&str], rating: Option<u8>, implicit: bool) -> FeedbackRecord {

@@ -241,6 +241,99 @@ pub(crate) fn apply_recency_prior(
     scored.sort_by(|a, b| b.score.total_cmp(&a.score));
 }
 
+/// The history oracle's votes per file, `(repository index, path)` → vote, taken from its ranking
+/// (every voted file, best first), which is then cut to its best `files` for the fusion: its long
+/// tail is noise as a ranking of its own, but still evidence among files others found
+/// ([`apply_vote_prior`]).
+pub(crate) fn split_votes(
+    rankings: &mut [patina_retrieve::fusion::Ranking<crate::oracles::HitKey>],
+    repos: &[Arc<Repo>],
+    files: usize,
+) -> std::collections::HashMap<(usize, String), f64> {
+    let mut votes = std::collections::HashMap::new();
+    for r in rankings.iter_mut() {
+        if r.oracle != patina_core::OracleId::History {
+            continue;
+        }
+        for (key, score) in &r.items {
+            if let crate::oracles::HitKey::Chunk { repo, chunk } = key
+                && let Some(m) = repos[*repo].chunk(*chunk)
+            {
+                votes.entry((*repo, m.path)).or_insert(*score as f64);
+            }
+        }
+        r.items.truncate(files.max(1));
+    }
+    votes
+}
+
+/// The scope prior's evidence (`[history] scope_prior`): a question that starts like a
+/// conventional commit (`sync: …`, [`patina_index::history::scope_of`]) is about the part of the
+/// repository the past commits of that scope changed. Per repository in scope, each directory's
+/// share of those commits (made before `before`) that touched a file directly in it; empty maps
+/// when the question names no scope or no past commit has it. Blocking (may sync the view).
+pub(crate) fn scope_shares(
+    repos: &[Arc<Repo>],
+    text: &str,
+    before: Option<i64>,
+    cfg: &HistoryConfig,
+) -> Vec<std::collections::HashMap<String, f64>> {
+    let Some(scope) = patina_index::history::scope_of(text) else {
+        return vec![Default::default(); repos.len()];
+    };
+    repos
+        .iter()
+        .map(|r| current(r).scope_dirs(&scope, before, cfg.max_commit_files))
+        .collect()
+}
+
+/// The scope prior: each result × 1 + `strength` × its directory's share ([`scope_shares`]),
+/// re-sorted. Learned from the repository's own history; no scope changes nothing. Pure.
+pub(crate) fn apply_scope_prior(
+    scored: &mut [patina_retrieve::rank::Scored<crate::oracles::HitKey>],
+    shares: &[std::collections::HashMap<String, f64>],
+    strength: f64,
+) {
+    if strength <= 0.0 || shares.iter().all(|s| s.is_empty()) {
+        return;
+    }
+    for s in scored.iter_mut() {
+        let Some((ri, path)) = &s.candidate.file else {
+            continue;
+        };
+        if let Some(share) = shares
+            .get(*ri)
+            .and_then(|m| m.get(HistoryView::dir_of(path)))
+        {
+            s.score *= 1.0 + strength * share;
+        }
+    }
+    scored.sort_by(|a, b| b.score.total_cmp(&a.score));
+}
+
+/// The history oracle's votes as evidence among the candidates the others found
+/// (`[history] vote_prior`, 0 = off): every result of a file the matching commits voted for is
+/// multiplied by 1 + `strength` × its vote / the best vote, and the results re-sorted. A bounded
+/// factor like the ranking rules: it reorders files the words already found (a file changed by
+/// similar past commits rises among them) and adds none, where the oracle's own ranking (fused at
+/// `[retrieval.weights] history`) brings in files no other oracle found. Pure.
+pub(crate) fn apply_vote_prior(
+    scored: &mut [patina_retrieve::rank::Scored<crate::oracles::HitKey>],
+    votes: &std::collections::HashMap<(usize, String), f64>,
+    strength: f64,
+) {
+    let best = votes.values().fold(0.0f64, |a, b| a.max(*b));
+    if strength <= 0.0 || best <= 0.0 {
+        return;
+    }
+    for s in scored.iter_mut() {
+        if let Some(v) = s.candidate.file.as_ref().and_then(|f| votes.get(f)) {
+            s.score *= 1.0 + strength * v / best;
+        }
+    }
+    scored.sort_by(|a, b| b.score.total_cmp(&a.score));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@ pub(crate) mod freshness;
 pub(crate) mod git;
 pub(crate) mod history;
 pub(crate) mod index;
+pub(crate) mod messages;
 pub(crate) mod navigate;
 pub(crate) mod oracles;
 pub(crate) mod qcache;
@@ -22,6 +23,7 @@ pub(crate) mod search;
 pub(crate) mod semantic;
 pub(crate) mod sessions;
 pub(crate) mod socket;
+pub(crate) mod tune;
 pub(crate) mod watch;
 
 use std::path::PathBuf;
@@ -103,6 +105,7 @@ pub async fn serve(opts: Options) -> Result<()> {
             Arc::new(oracles::session::SessionOracle(sessions.clone())),
             Arc::new(oracles::history::HistoryOracle(
                 registry.config.history.clone(),
+                semantic.clone(),
             )),
             Arc::new(oracles::history::CochangeOracle),
             Arc::new(oracles::graph::GraphOracle),
@@ -167,6 +170,7 @@ pub async fn serve(opts: Options) -> Result<()> {
         .add_service(pb::graph_server::GraphServer::new(services.clone()))
         .add_service(pb::feedback_server::FeedbackServer::new(services.clone()))
         .add_service(pb::buffers_server::BuffersServer::new(services.clone()))
+        .add_service(pb::tune_server::TuneServer::new(services.clone()))
         .add_service(pb::sessions_server::SessionsServer::new(services))
         .serve_with_incoming_shutdown(socket::incoming(bound.listener), signal);
     tokio::select! {

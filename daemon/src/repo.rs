@@ -57,6 +57,10 @@ pub(crate) struct Repo {
     /// Bumped by every change that can change an answer (record, vectors): the query cache
     /// (`crate::qcache`) serves an answer only at the generation it was computed at.
     generation: AtomicU64,
+    /// `patina tune`: the repository's own weights (`tuned.json`) and the progress of a run.
+    tune: crate::tune::TuneSlot,
+    /// Embeddings of commit messages (the history oracle's dense matching).
+    messages: crate::messages::MessageVectors,
 }
 
 impl Repo {
@@ -81,6 +85,8 @@ impl Repo {
             watch_error: Mutex::new(None),
             history,
             generation: AtomicU64::new(0),
+            tune: crate::tune::TuneSlot::open(&index_dir.join("tuned.json")),
+            messages: Default::default(),
         })
     }
 
@@ -95,6 +101,16 @@ impl Repo {
     /// The index on disk: lexical search, chunk and symbol tables, stored texts and file records.
     pub fn index(&self) -> &RepoIndex {
         &self.index
+    }
+
+    /// Embeddings of commit messages by hash (`crate::messages`).
+    pub fn messages(&self) -> &crate::messages::MessageVectors {
+        &self.messages
+    }
+
+    /// `patina tune`'s stored result and progress (`crate::tune`).
+    pub fn tune(&self) -> &crate::tune::TuneSlot {
+        &self.tune
     }
 
     /// The commit history: stored commits and the view of the HEAD last synced

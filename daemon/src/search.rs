@@ -99,6 +99,8 @@ pub(crate) enum HitItem {
 pub(crate) struct OracleReport {
     pub oracle: OracleId,
     pub status: OracleStatus,
+    /// The fusion weight its ranking had in this answer (0 when it did not take part).
+    pub weight: f64,
     pub hits: usize,
     pub took: Duration,
     pub message: String,
@@ -133,7 +135,7 @@ fn degraded_notice(id: OracleId, status: OracleStatus, message: &str) -> String 
 
 /// Folders of the repositories in scope that a short query names (`src/net`, `crates/ignore/`):
 /// their files are lifted like `--near`.
-fn named_folders(text: &str, repos: &[Arc<Repo>]) -> Vec<String> {
+pub(crate) fn named_folders(text: &str, repos: &[Arc<Repo>]) -> Vec<String> {
     if text.len() > 600 {
         return Vec::new();
     }
@@ -183,6 +185,47 @@ fn glob_folder(glob: &str) -> String {
         parts.pop();
     }
     parts.join("/")
+}
+
+/// The fusion weights of one query from each oracle's configured weight (`cfg.weight`): a report's
+/// symbol weight is shared among the names it mentions; a prose question (`prose`) weighs the
+/// words by how sure the model is, unless the best lexical chunk holds every word (`recognised`).
+/// Pure: `patina tune` replays it with other weights.
+pub(crate) fn adjust_weights(
+    rankings: &mut [Ranking<HitKey>],
+    cfg: &crate::config::RetrievalConfig,
+    plan: &QueryPlan,
+    prose: bool,
+    recognised: bool,
+) {
+    for r in rankings.iter_mut() {
+        r.weight = cfg.weight(r.oracle);
+    }
+    // A report names many things (its author's tests, variables, other modules): the symbol
+    // oracle's evidence of "the query names this" is shared among all the names it mentions.
+    let shared = plan.names_shared_by() as f64;
+    for r in rankings.iter_mut() {
+        if r.oracle == OracleId::Symbol {
+            r.weight /= shared;
+        }
+    }
+    if prose {
+        // How sure the model is that it recognised the question decides how much its words
+        // count beside its meaning ([`RetrievalConfig::semantic_confidence`]).
+        let best = rankings
+            .iter()
+            .find(|r| r.oracle == rank::SEMANTIC)
+            .and_then(|r| r.items.first())
+            .map_or(0.0, |i| i.1);
+        // ...unless the best lexical hit contains every word of the question: then BM25 has
+        // recognised it as surely as any model ([`patina_retrieve::confidence`]).
+        for r in rankings.iter_mut() {
+            if r.oracle == OracleId::Symbol || recognised && r.oracle == OracleId::Lexical {
+                continue;
+            }
+            r.weight = cfg.prose_weight_at(r.oracle, best);
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -287,8 +330,10 @@ impl QueryEngine {
             0 => DEFAULT_LIMIT,
             n => n.min(MAX_LIMIT),
         };
-        let oracles = self.select_oracles(&req.oracles)?;
         let repos = self.scope(&req.repos)?;
+        // A repository tuned by `patina tune` answers with its own weights and rule strengths.
+        let tuning = crate::tune::effective(&self.registry.config, &repos);
+        let oracles = self.select_oracles(&req.oracles, tuning.history_by_default)?;
         if repos.is_empty() {
             notices.push("no repositories are registered; add one with `patina add PATH`".into());
         }
@@ -349,7 +394,7 @@ impl QueryEngine {
         } else {
             None
         };
-        let cfg = &self.registry.config.retrieval;
+        let cfg = &tuning.retrieval;
         // File, module and repo granularities fold chunks together, so ask for more of them.
         let per_oracle = limit
             * cfg.overfetch.max(1)
@@ -365,10 +410,15 @@ impl QueryEngine {
             repos: repos.clone(),
             filter,
             expand: cfg.expand,
+            history_before: None,
         });
         let (first, second): (Vec<_>, Vec<_>) =
             oracles.iter().cloned().partition(|o| !o.second_stage());
-        let (mut rankings, mut reports) = self.run_oracles(&first, q.clone(), &mut notices).await?;
+        let (mut rankings, mut reports) = self
+            .run_oracles(&first, q.clone(), cfg, &mut notices)
+            .await?;
+        let votes =
+            crate::history::split_votes(&mut rankings, &repos, self.registry.config.history.files);
         let mut fused = rrf(&rankings, cfg.rrf_k);
         // The co-change oracle ranks after the others: partners of the strongest fused files.
         if let Some(at) = rankings
@@ -396,7 +446,7 @@ impl QueryEngine {
         if second.iter().any(|o| o.id() == OracleId::Graph) && cfg.weight(OracleId::Graph) > 0.0 {
             // The dependency oracle walks from the first fusion's strongest hits — those the
             // relevance floor keeps (the neighbours of a weak semantic guess are no better).
-            let ranking = &self.registry.config.ranking;
+            let ranking = &tuning.ranking;
             let exact = fused
                 .iter()
                 .any(|f| f.provenance.iter().any(|p| p.oracle != rank::SEMANTIC));
@@ -447,6 +497,7 @@ impl QueryEngine {
             reports.push(OracleReport {
                 oracle: OracleId::Graph,
                 status,
+                weight: cfg.weight(OracleId::Graph),
                 hits: hits.len(),
                 took: t0.elapsed(),
                 message,
@@ -480,18 +531,26 @@ impl QueryEngine {
             }
         }
         let weights: Vec<(OracleId, f64)> = rankings.iter().map(|r| (r.oracle, r.weight)).collect();
+        for r in &mut reports {
+            r.weight = weights
+                .iter()
+                .find(|w| w.0 == r.oracle)
+                .map_or(0.0, |w| w.1);
+        }
         let mut near = req.near.clone();
         near.extend(named_folders(&req.text, &repos));
         let mut opts = RankOptions {
             near,
-            ..self.registry.config.ranking.clone()
+            ..tuning.ranking.clone()
         };
         // A role asked for explicitly is not second-guessed by the intent's priors.
         opts.role_priors &= req.roles.is_empty();
         opts.exact_oracles_ran = rankings
             .iter()
             .any(|r| r.oracle != rank::SEMANTIC && r.oracle != OracleId::Graph);
-        let scored = rank::score(self.candidates(fused, &repos), &plan, &opts);
+        let mut scored = rank::score(self.candidates(fused, &repos), &plan, &opts);
+        crate::history::apply_vote_prior(&mut scored, &votes, tuning.vote_prior);
+        let history_ran = rankings.iter().any(|r| r.oracle == OracleId::History);
         let fusion = rank::FileFusion {
             k: cfg.rrf_k,
             weights,
@@ -500,8 +559,14 @@ impl QueryEngine {
         let engine = self.clone();
         let hist = self.registry.config.history.clone();
         let plan2 = plan.clone();
+        let text = req.text.clone();
+        let scope_prior = tuning.scope_prior;
         let (hits, freshness) = tokio::task::spawn_blocking(move || {
             let mut scored = scored;
+            if history_ran && scope_prior > 0.0 {
+                let shares = crate::history::scope_shares(&repos, &text, None, &hist);
+                crate::history::apply_scope_prior(&mut scored, &shares, scope_prior);
+            }
             crate::history::apply_recency_prior(&mut scored, &repos, &plan2, &hist);
             let hits = engine.collect_hits(scored, &repos, &req, limit, &opts, &fusion)?;
             let freshness: Vec<Freshness> = repos.iter().map(|r| Freshness::of(r)).collect();
@@ -519,9 +584,14 @@ impl QueryEngine {
         })
     }
 
-    fn select_oracles(&self, names: &[String]) -> Result<Vec<Arc<dyn Oracle>>> {
+    /// The oracles `names` asks for; none named: every oracle, the history oracle only with
+    /// `history` (`[history] by_default`, or a repository tuned to use it).
+    pub(crate) fn select_oracles(
+        &self,
+        names: &[String],
+        history: bool,
+    ) -> Result<Vec<Arc<dyn Oracle>>> {
         if names.is_empty() {
-            let history = self.registry.config.history.by_default;
             return Ok(self
                 .oracles
                 .iter()
@@ -564,15 +634,11 @@ impl QueryEngine {
         &self,
         oracles: &[Arc<dyn Oracle>],
         q: Arc<OracleQuery>,
+        cfg: &crate::config::RetrievalConfig,
         notices: &mut Vec<String>,
     ) -> Result<(Vec<Ranking<HitKey>>, Vec<OracleReport>)> {
-        let cfg = &self.registry.config.retrieval;
         let timeout = cfg.oracle_timeout(q.text.len());
-        // A prose question with the model on: semantic leads, lexical breaks ties.
-        let prose = self.registry.semantic.is_on()
-            && oracles.iter().any(|o| o.id() == OracleId::Semantic)
-            && q.plan.intent != patina_retrieve::Intent::Identifier
-            && (q.plan.long || !q.plan.names_code());
+        let prose = self.is_prose(oracles, &q.plan);
         let tasks: Vec<_> = oracles
             .iter()
             .map(|o| {
@@ -626,6 +692,7 @@ impl QueryEngine {
             reports.push(OracleReport {
                 oracle: id,
                 status,
+                weight: 0.0,
                 hits: hits.len(),
                 took,
                 message,
@@ -636,37 +703,25 @@ impl QueryEngine {
                 items: hits.into_iter().map(|h| (h.key, h.score)).collect(),
             });
         }
-        // A report names many things (its author's tests, variables, other modules): the symbol
-        // oracle's evidence of "the query names this" is shared among all the names it mentions.
-        let shared = q.plan.names_shared_by() as f64;
-        for r in &mut rankings {
-            if r.oracle == OracleId::Symbol {
-                r.weight /= shared;
-            }
-        }
-        if prose {
-            // How sure the model is that it recognised the question decides how much its words
-            // count beside its meaning ([`RetrievalConfig::semantic_confidence`]).
-            let best = rankings
-                .iter()
-                .find(|r| r.oracle == rank::SEMANTIC)
-                .and_then(|r| r.items.first())
-                .map_or(0.0, |i| i.1);
-            // ...unless the best lexical hit contains every word of the question: then BM25 has
-            // recognised it as surely as any model ([`patina_retrieve::confidence`]).
-            let recognised = cfg.trust_full_match && self.lexical_covers_all(&rankings, &q);
-            for r in &mut rankings {
-                if r.oracle == OracleId::Symbol || recognised && r.oracle == OracleId::Lexical {
-                    continue;
-                }
-                r.weight = cfg.prose_weight_at(r.oracle, best);
-            }
-        }
+        let recognised = prose && cfg.trust_full_match && self.lexical_covers_all(&rankings, &q);
+        adjust_weights(&mut rankings, cfg, &q.plan, prose, recognised);
         Ok((rankings, reports))
     }
 
+    /// A prose question with the model on: semantic leads, lexical breaks ties.
+    pub(crate) fn is_prose(&self, oracles: &[Arc<dyn Oracle>], plan: &QueryPlan) -> bool {
+        self.registry.semantic.is_on()
+            && oracles.iter().any(|o| o.id() == OracleId::Semantic)
+            && plan.intent != patina_retrieve::Intent::Identifier
+            && (plan.long || !plan.names_code())
+    }
+
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
     /// Whether the lexical oracle's best chunk contains every content word of the question.
-    fn lexical_covers_all(&self, rankings: &[Ranking<HitKey>], q: &OracleQuery) -> bool {
+    pub(crate) fn lexical_covers_all(&self, rankings: &[Ranking<HitKey>], q: &OracleQuery) -> bool {
         let words = &q.plan.content_words;
         let Some((HitKey::Chunk { repo, chunk }, _)) = rankings
             .iter()
@@ -684,7 +739,11 @@ impl QueryEngine {
 
     /// The fused results with what ranking needs: file, role, symbol, parent and lines (notes are
     /// not part of a file). Chunks that vanished since the oracles ran are dropped.
-    fn candidates(&self, fused: Vec<Fused<HitKey>>, repos: &[Arc<Repo>]) -> Vec<Candidate<HitKey>> {
+    pub(crate) fn candidates(
+        &self,
+        fused: Vec<Fused<HitKey>>,
+        repos: &[Arc<Repo>],
+    ) -> Vec<Candidate<HitKey>> {
         let mut out = Vec::with_capacity(fused.len());
         for f in fused {
             let HitKey::Chunk {

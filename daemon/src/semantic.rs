@@ -236,6 +236,20 @@ impl Semantic {
                         }
                     }
                 }
+                // Commit messages once the chunks are done (the history oracle's dense matching).
+                while !self.stopping.load(Ordering::Relaxed)
+                    && !repo.is_cancelled()
+                    && repo.backlog() == 0
+                {
+                    match self.embed_messages(&repo) {
+                        Ok(0) => break,
+                        Ok(_) => did = true,
+                        Err(e) => {
+                            tracing::warn!(repo = %repo.id(), "embedding commit messages failed: {e:#}");
+                            break;
+                        }
+                    }
+                }
                 if let Err(e) = maybe_rebuild(&repo) {
                     tracing::error!(repo = %repo.id(), "rebuilding the vector index failed: {e:#}");
                 }
@@ -253,6 +267,59 @@ impl Semantic {
                 .expect("wake lock");
             seen = *guard;
         }
+    }
+
+    /// Embed one batch of the messages of `repo`'s reachable commits that have no vector yet (from
+    /// the cache when they were embedded before); returns how many it added.
+    fn embed_messages(&self, repo: &Repo) -> Result<usize> {
+        let State::On { bulk, .. } = &self.state else {
+            return Ok(0);
+        };
+        let view = repo.history().view();
+        let todo: Vec<(String, String)> = view
+            .commits
+            .iter()
+            .filter(|c| !repo.messages().contains(&c.record.hash))
+            .take(WORK_BATCH * 4)
+            .map(|c| {
+                (
+                    c.record.hash.clone(),
+                    crate::messages::input(&c.record.message).to_string(),
+                )
+            })
+            .collect();
+        if todo.is_empty() {
+            return Ok(0);
+        }
+        let mut done: Vec<(String, [f32; DIM])> = Vec::with_capacity(todo.len());
+        let mut missing: Vec<(String, [u8; 32], &str)> = Vec::new();
+        for (hash, text) in &todo {
+            let key = self.note_key(text);
+            match self.cache.get(&key)? {
+                Some(v) if v.len() == DIM => {
+                    done.push((hash.clone(), v.try_into().expect("DIM floats")))
+                }
+                _ => missing.push((hash.clone(), key, text.as_str())),
+            }
+        }
+        if !missing.is_empty() {
+            let inputs: Vec<&str> = missing.iter().map(|m| m.2).collect();
+            let vectors = bulk.embed(&inputs)?;
+            let items: Vec<([u8; 32], &[f32])> = missing
+                .iter()
+                .zip(&vectors)
+                .map(|(m, v)| (m.1, v.as_slice()))
+                .collect();
+            self.cache.put_many(&items)?;
+            done.extend(missing.iter().map(|m| m.0.clone()).zip(vectors));
+        }
+        let n = done.len();
+        repo.messages().insert(done);
+        repo.bump_generation();
+        if repo.messages().len() >= view.len() {
+            tracing::info!(repo = %repo.id(), commits = view.len(), "history: messages embedded");
+        }
+        Ok(n)
     }
 
     /// Embed one batch of `repo`'s backlog; returns how many chunks it embedded.

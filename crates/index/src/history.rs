@@ -98,6 +98,27 @@ pub fn parse_log(out: &[u8]) -> Vec<CommitRecord> {
     commits
 }
 
+/// The scope a conventional commit subject names: `sync: add …` → `sync`, `rt(alt): tweak …` →
+/// `rt`, `tokio-util/codec: …` → `tokio-util/codec`; lower-case. `None` when the text does not
+/// start with a one-word scope and a colon.
+pub fn scope_of(text: &str) -> Option<String> {
+    let head = text.trim_start().split(": ").next()?;
+    if head.len() == text.trim_start().len() || head.is_empty() || head.len() > 40 {
+        return None;
+    }
+    let main = head.split('(').next().unwrap_or(head);
+    let ok = !main.is_empty()
+        && main
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '/' | '.'));
+    ok.then(|| main.to_lowercase())
+}
+
+/// The parent directory of a path (`""` for a top-level file).
+fn parent_dir(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
 /// A commit of the view: the stored record and its files under their current names.
 #[derive(Clone, Debug)]
 pub struct ViewCommit {
@@ -119,6 +140,8 @@ pub struct HistoryView {
     lengths: Vec<u32>,
     avg_len: f64,
     by_file: HashMap<String, Vec<u32>>,
+    /// Commits by the scope of their subject ([`scope_of`]).
+    by_scope: HashMap<String, Vec<u32>>,
 }
 
 const BM25_K1: f64 = 1.2;
@@ -157,7 +180,11 @@ impl HistoryView {
         let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
         let mut lengths = Vec::with_capacity(commits.len());
         let mut by_file: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut by_scope: HashMap<String, Vec<u32>> = HashMap::new();
         for (i, c) in commits.iter().enumerate() {
+            if let Some(scope) = scope_of(c.record.subject()) {
+                by_scope.entry(scope).or_default().push(i as u32);
+            }
             let mut tf: HashMap<String, u32> = HashMap::new();
             let mut len = 0u32;
             for_each_token(&c.record.message, |_, _, t| {
@@ -185,7 +212,46 @@ impl HistoryView {
             lengths,
             avg_len,
             by_file,
+            by_scope,
         }
+    }
+
+    /// Where the commits of a scope change things: for each directory, the share of the commits
+    /// of `scope` (those made before `before`, of at most `max_files` files) that touched a file
+    /// directly in it. Empty when no such commit exists.
+    pub fn scope_dirs(
+        &self,
+        scope: &str,
+        before: Option<i64>,
+        max_files: usize,
+    ) -> HashMap<String, f64> {
+        let mut counts: HashMap<&str, u32> = HashMap::new();
+        let mut n = 0u32;
+        for &i in self.by_scope.get(scope).map_or(&[][..], |v| v.as_slice()) {
+            let c = &self.commits[i as usize];
+            if c.files.is_empty()
+                || c.files.len() > max_files
+                || before.is_some_and(|b| c.record.time >= b)
+            {
+                continue;
+            }
+            n += 1;
+            let mut dirs: Vec<&str> = c.files.iter().map(|f| parent_dir(f)).collect();
+            dirs.sort_unstable();
+            dirs.dedup();
+            for d in dirs {
+                *counts.entry(d).or_default() += 1;
+            }
+        }
+        counts
+            .into_iter()
+            .map(|(d, k)| (d.to_string(), k as f64 / n.max(1) as f64))
+            .collect()
+    }
+
+    /// [`Self::scope_dirs`]' share for the directory of `path`.
+    pub fn dir_of(path: &str) -> &str {
+        parent_dir(path)
     }
 
     pub fn len(&self) -> usize {
@@ -209,6 +275,19 @@ impl HistoryView {
     /// BM25 of the messages for `text`: `(commit index, score)`, best first, at most `limit`. A
     /// long text queries with its `max_terms` most informative tokens (IDF × dampened frequency).
     pub fn search(&self, text: &str, limit: usize, max_terms: usize) -> Vec<(usize, f64)> {
+        self.search_before(text, limit, max_terms, None)
+    }
+
+    /// [`HistoryView::search`] among the commits made strictly before `before` (committer time,
+    /// seconds; `None`: every commit): what the history knew at that moment (`patina tune` asks
+    /// with the time of the commit whose message is the query, so it never sees its answer).
+    pub fn search_before(
+        &self,
+        text: &str,
+        limit: usize,
+        max_terms: usize,
+        before: Option<i64>,
+    ) -> Vec<(usize, f64)> {
         let mut counts: HashMap<String, u32> = HashMap::new();
         for_each_token(text, |_, _, t| {
             if t.len() >= 2 && !t.chars().all(|c| c.is_ascii_digit()) {
@@ -234,7 +313,11 @@ impl HistoryView {
                     w * idf * tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * norm);
             }
         }
-        let mut out: Vec<(usize, f64)> = scores.into_iter().map(|(d, s)| (d as usize, s)).collect();
+        let mut out: Vec<(usize, f64)> = scores
+            .into_iter()
+            .map(|(d, s)| (d as usize, s))
+            .filter(|(d, _)| before.is_none_or(|b| self.commits[*d].record.time < b))
+            .collect();
         // Ties: the newer commit first.
         out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         out.truncate(limit);
@@ -277,6 +360,9 @@ pub struct VoteOptions {
     /// Commits touching more files than this (mass renames, formatting, merges of branches) do
     /// not vote.
     pub max_files: usize,
+    /// Ages are measured from this time (seconds) instead of the view's newest commit: the moment
+    /// a [`HistoryView::search_before`] looked from.
+    pub now: Option<i64>,
 }
 
 impl Default for VoteOptions {
@@ -284,6 +370,7 @@ impl Default for VoteOptions {
         VoteOptions {
             half_life_days: 365.0,
             max_files: 40,
+            now: None,
         }
     }
 }
@@ -307,8 +394,12 @@ pub fn votes(
         if n == 0 || n > opts.max_files {
             continue;
         }
+        let age = match opts.now {
+            Some(now) => (now - c.record.time).max(0) as f64 / 86_400.0,
+            None => view.age_days(*i),
+        };
         let decay = if opts.half_life_days > 0.0 {
-            0.5f64.powf(view.age_days(*i) / opts.half_life_days)
+            0.5f64.powf(age / opts.half_life_days)
         } else {
             1.0
         };
@@ -606,6 +697,38 @@ mod tests {
     }
 
     #[test]
+    fn scopes_of_subjects_and_where_their_commits_change_things() {
+        assert_eq!(scope_of("sync: add Notify"), Some("sync".into()));
+        assert_eq!(scope_of("rt(alt): tweak constants"), Some("rt".into()));
+        assert_eq!(
+            scope_of("tokio-util/codec: fix"),
+            Some("tokio-util/codec".into())
+        );
+        assert_eq!(scope_of("Fix the bug: really"), None);
+        assert_eq!(scope_of("no scope here"), None);
+        let v = view(vec![
+            rec("1", 1, "sync: add Notify", &["src/sync/notify.rs"]),
+            rec(
+                "2",
+                2,
+                "sync: fix mpsc",
+                &["src/sync/mpsc/chan.rs", "src/sync/mod.rs"],
+            ),
+            rec("3", 3, "net: tcp", &["src/net/tcp.rs"]),
+            rec("4", 4, "sync: later", &["src/later/x.rs"]),
+        ]);
+        let d = v.scope_dirs("sync", Some(4), 10);
+        assert_eq!(d["src/sync"], 1.0);
+        assert_eq!(d["src/sync/mpsc"], 0.5);
+        assert!(!d.contains_key("src/net"));
+        assert!(
+            !d.contains_key("src/later"),
+            "commits at or after the cut are hidden"
+        );
+        assert!(v.scope_dirs("io", None, 10).is_empty());
+    }
+
+    #[test]
     fn co_change_counts_support_and_confidence() {
         let v = view(vec![
             rec("1", 1, "a", &["lexer.rs", "parser.rs"]),
@@ -658,6 +781,21 @@ mod tests {
             .unwrap();
         assert_eq!(v.len(), 1);
         assert!(v.search("three", 10, 8).is_empty());
+        let v = s
+            .sync(
+                Some("3".into()),
+                || Ok(vec!["3".into(), "2".into(), "1".into()]),
+                |_| panic!("nothing to fetch"),
+            )
+            .unwrap();
+        assert_eq!(v.search("two three", 10, 8).len(), 2);
+        let before: Vec<&str> = v
+            .search_before("one two three", 10, 8, Some(3))
+            .iter()
+            .map(|(i, _)| v.commits[*i].record.hash.as_str())
+            .collect();
+        assert_eq!(before.len(), 2, "commits at or after the cut are hidden");
+        assert!(!before.contains(&"3"));
         // Reopened: the records come from the file.
         let s = HistoryStore::open(&file);
         assert_eq!(s.stored(), 3);

@@ -2,7 +2,8 @@
 //! commits vote for the files they touched (by match, decayed by age, commits touching many files
 //! left out: `patina_index::history::votes`), and each voted file is represented by its chunk that
 //! best matches the query lexically (its first chunk when none does), so the file-level fusion
-//! lifts the file.
+//! lifts the file. Its ranking holds every voted file: the query engine fuses the best `[history]
+//! files` of them and hands all the votes to the vote prior (`crate::history::split_votes`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -16,7 +17,9 @@ use super::lexical::counted_terms;
 use super::{HitKey, Oracle, OracleHit, OracleQuery, merge_by_score};
 use crate::config::HistoryConfig;
 
-pub(crate) struct HistoryOracle(pub HistoryConfig);
+/// With the model on, commits are matched by BM25 and by their messages' embeddings
+/// (`crate::messages`), fused by rank.
+pub(crate) struct HistoryOracle(pub HistoryConfig, pub Arc<crate::semantic::Semantic>);
 
 impl Oracle for HistoryOracle {
     fn id(&self) -> OracleId {
@@ -27,6 +30,7 @@ impl Oracle for HistoryOracle {
         let opts = VoteOptions {
             half_life_days: self.0.half_life_days,
             max_files: self.0.max_commit_files,
+            now: q.history_before,
         };
         let mut hits = Vec::new();
         for (ri, repo) in q.repos.iter().enumerate() {
@@ -34,9 +38,25 @@ impl Oracle for HistoryOracle {
             if view.is_empty() {
                 continue;
             }
-            let matches = view.search(&q.text, self.0.commits, 64);
+            let mut matches = view.search_before(&q.text, self.0.commits, 64, q.history_before);
+            if self.1.is_on()
+                && repo.messages().len() > 0
+                && let Ok(qv) = self.1.embed_query(&q.plan.semantic_text)
+            {
+                let hashes = view
+                    .commits
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| q.history_before.is_none_or(|b| c.record.time < b))
+                    .map(|(i, c)| (i, c.record.hash.as_str()));
+                let mut dense = repo.messages().nearest(&qv, hashes, self.0.commits);
+                dense.retain(|d| d.1 >= self.0.message_floor);
+                matches = crate::messages::fuse(&matches, &dense, self.0.commits);
+            }
             let mut voted = votes(&view, &matches, &opts);
-            voted.truncate(q.limit.min(self.0.files.max(1)));
+            // Every voted file (the vote prior weighs them all); the fusion takes the first
+            // `[history] files` of them (`crate::history::split_votes`).
+            voted.truncate(q.limit);
             if voted.is_empty() {
                 continue;
             }

@@ -29,6 +29,9 @@ pub(crate) struct OracleQuery {
     /// Whether the lexical oracle adds the index's variants of a question's words
     /// ([`crate::config::RetrievalConfig::expand`]).
     pub expand: bool,
+    /// The history oracle sees only commits made strictly before this time (seconds): `patina
+    /// tune` asks a commit's message at the moment of that commit. `None` for every query.
+    pub history_before: Option<i64>,
 }
 
 /// What an oracle found: a chunk of a repository in scope, or a session note (session oracle).

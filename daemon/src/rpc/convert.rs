@@ -161,6 +161,7 @@ pub(super) fn query_response(res: SearchResponse) -> pb::QueryResponse {
                 hits: o.hits as u32,
                 took_us: o.took.as_micros() as u64,
                 message: o.message,
+                weight: o.weight,
             })
             .collect(),
         took_us: res.took.as_micros() as u64,

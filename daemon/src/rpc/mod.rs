@@ -13,6 +13,7 @@ mod history;
 mod repos;
 mod search;
 mod sessions;
+mod tune;
 
 use std::sync::Arc;
 use std::time::Instant;
