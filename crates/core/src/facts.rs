@@ -98,9 +98,275 @@ impl Resolution {
     }
 }
 
+/// The compact binary form of [`FileFacts`] as stored (`FileFacts::encode`): this byte, then the
+/// file's distinct strings once, then references, imports and type relations as varints indexing
+/// them. JSON (the form before it, starting with `{`) is still read.
+const BINARY_V1: u8 = 0xF1;
+
+impl FileFacts {
+    /// The stored form: a tenth of the JSON's size on real code (names are written once per file,
+    /// numbers as varints).
+    pub fn encode<'a>(&'a self) -> Vec<u8> {
+        let mut table = Interner::default();
+        let mut intern = |s: &'a str| table.id(s);
+        let mut body = Vec::new();
+        put(&mut body, self.refs.len() as u64);
+        for r in &self.refs {
+            put(&mut body, intern(&r.name));
+            let flags = u64::from(r.call) | (u64::from(r.qualifier.is_some()) << 1);
+            put(&mut body, (u64::from(r.line) << 2) | flags);
+            if let Some(q) = &r.qualifier {
+                put(&mut body, intern(q));
+            }
+        }
+        put(&mut body, self.imports.len() as u64);
+        for i in &self.imports {
+            put(&mut body, intern(&i.module));
+            let flags = u64::from(i.name.is_some()) | (u64::from(i.alias.is_some()) << 1);
+            put(&mut body, (u64::from(i.line) << 2) | flags);
+            for part in [&i.name, &i.alias].into_iter().flatten() {
+                put(&mut body, intern(part));
+            }
+        }
+        put(&mut body, self.relations.len() as u64);
+        for t in &self.relations {
+            put(&mut body, intern(&t.child));
+            put(&mut body, intern(&t.parent));
+            put(&mut body, u64::from(t.line));
+        }
+        let mut out = vec![BINARY_V1];
+        put(&mut out, table.strings.len() as u64);
+        for s in &table.strings {
+            put(&mut out, s.len() as u64);
+            out.extend_from_slice(s.as_bytes());
+        }
+        out.extend_from_slice(&body);
+        out
+    }
+
+    /// Read what [`FileFacts::encode`] wrote, or the JSON form of earlier indices; a clear error
+    /// on anything else (a truncated or corrupt record).
+    pub fn decode(bytes: &[u8]) -> Result<FileFacts, String> {
+        match bytes.first() {
+            Some(&BINARY_V1) => decode_binary(&bytes[1..]),
+            Some(b'{') => serde_json::from_slice(bytes).map_err(|e| format!("graph facts: {e}")),
+            _ => Err("graph facts: unknown encoding".into()),
+        }
+    }
+}
+
+/// A file's distinct strings, numbered in order of first use.
+#[derive(Default)]
+struct Interner<'a> {
+    strings: Vec<&'a str>,
+    index: std::collections::HashMap<&'a str, u64>,
+}
+
+impl<'a> Interner<'a> {
+    fn id(&mut self, s: &'a str) -> u64 {
+        let next = self.strings.len() as u64;
+        *self.index.entry(s).or_insert_with(|| {
+            self.strings.push(s);
+            next
+        })
+    }
+}
+
+fn put(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn varint(&mut self) -> Result<u64, String> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = *self.bytes.get(self.at).ok_or("graph facts: truncated")?;
+            self.at += 1;
+            v |= u64::from(b & 0x7F) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err("graph facts: varint too long".into())
+    }
+
+    fn count(&mut self) -> Result<usize, String> {
+        let n = self.varint()?;
+        // Every item takes at least one byte: a count beyond the rest is corrupt.
+        if n > (self.bytes.len() - self.at) as u64 {
+            return Err("graph facts: count beyond the record".into());
+        }
+        Ok(n as usize)
+    }
+
+    fn line(v: u64) -> Result<u32, String> {
+        u32::try_from(v).map_err(|_| "graph facts: line out of range".to_string())
+    }
+}
+
+fn decode_binary(bytes: &[u8]) -> Result<FileFacts, String> {
+    let mut r = Reader { bytes, at: 0 };
+    let n = r.count()?;
+    let mut strings = Vec::with_capacity(n);
+    for _ in 0..n {
+        let len = r.count()?;
+        let s = std::str::from_utf8(&bytes[r.at..r.at + len])
+            .map_err(|_| "graph facts: a name is not UTF-8")?;
+        r.at += len;
+        strings.push(s.to_string());
+    }
+    let string = |r: &mut Reader| -> Result<String, String> {
+        let i = r.varint()?;
+        strings
+            .get(i as usize)
+            .cloned()
+            .ok_or_else(|| "graph facts: name index out of range".to_string())
+    };
+    let mut facts = FileFacts::default();
+    for _ in 0..r.count()? {
+        let name = string(&mut r)?;
+        let packed = r.varint()?;
+        let qualifier = if packed & 2 != 0 {
+            Some(string(&mut r)?)
+        } else {
+            None
+        };
+        facts.refs.push(Reference {
+            name,
+            line: Reader::line(packed >> 2)?,
+            call: packed & 1 != 0,
+            qualifier,
+        });
+    }
+    for _ in 0..r.count()? {
+        let module = string(&mut r)?;
+        let packed = r.varint()?;
+        let name = if packed & 1 != 0 {
+            Some(string(&mut r)?)
+        } else {
+            None
+        };
+        let alias = if packed & 2 != 0 {
+            Some(string(&mut r)?)
+        } else {
+            None
+        };
+        facts.imports.push(Import {
+            module,
+            name,
+            alias,
+            line: Reader::line(packed >> 2)?,
+        });
+    }
+    for _ in 0..r.count()? {
+        let child = string(&mut r)?;
+        let parent = string(&mut r)?;
+        let line = Reader::line(r.varint()?)?;
+        facts.relations.push(TypeRelation {
+            child,
+            parent,
+            line,
+        });
+    }
+    if r.at != bytes.len() {
+        return Err("graph facts: bytes after the record".into());
+    }
+    Ok(facts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sample() -> FileFacts {
+        FileFacts {
+            refs: vec![
+                Reference {
+                    name: "open".into(),
+                    line: 3,
+                    call: true,
+                    qualifier: Some("os".into()),
+                },
+                Reference {
+                    name: "open".into(),
+                    line: 70_000,
+                    call: false,
+                    qualifier: None,
+                },
+                Reference {
+                    name: "größe".into(),
+                    line: 1,
+                    call: true,
+                    qualifier: Some("self".into()),
+                },
+            ],
+            imports: vec![
+                Import {
+                    module: "os.path".into(),
+                    name: Some("join".into()),
+                    alias: Some("j".into()),
+                    line: 1,
+                },
+                Import {
+                    module: "crate::store".into(),
+                    name: None,
+                    alias: None,
+                    line: 2,
+                },
+            ],
+            relations: vec![TypeRelation {
+                child: "Store".into(),
+                parent: "Open".into(),
+                line: 9,
+            }],
+        }
+    }
+
+    #[test]
+    fn facts_round_trip_through_the_binary_form_and_json_is_still_read() {
+        let f = sample();
+        let bytes = f.encode();
+        assert_eq!(FileFacts::decode(&bytes), Ok(f.clone()));
+        let json = serde_json::to_vec(&f).unwrap();
+        assert!(
+            bytes.len() * 2 < json.len(),
+            "{} vs {} bytes",
+            bytes.len(),
+            json.len()
+        );
+        assert_eq!(FileFacts::decode(&json), Ok(f));
+        assert_eq!(
+            FileFacts::decode(&FileFacts::default().encode()),
+            Ok(FileFacts::default())
+        );
+    }
+
+    #[test]
+    fn corrupt_facts_are_an_error_not_a_panic() {
+        let bytes = sample().encode();
+        for cut in 0..bytes.len() {
+            assert!(FileFacts::decode(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut extra = bytes.clone();
+        extra.push(0);
+        assert!(FileFacts::decode(&extra).is_err());
+        assert!(
+            FileFacts::decode(&[
+                BINARY_V1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01
+            ])
+            .is_err()
+        );
+        assert!(FileFacts::decode(b"\x00").is_err());
+    }
 
     #[test]
     fn local_names() {

@@ -4,7 +4,8 @@
 //!
 //! Trees: `repos` (repo id → [`RepoRecord`]), and per repository `files/<id>` (path →
 //! [`FileRecord`]), `chunks/<id>` (chunk id → [`ChunkMeta`]), `texts/<id>` (chunk id → UTF-8 text),
-//! `graph/<id>` (path → [`FileFacts`], the file's references, imports and type relations).
+//! `graph/<id>` (path → [`FileFacts`], the file's references, imports and type relations, in
+//! [`FileFacts::encode`]'s compact binary form; JSON records of earlier versions are still read).
 //! Daemon-wide: `embeddings`, `sessions`, `notes`, and `feedback` (id → [`FeedbackRecord`]).
 
 use std::collections::BTreeMap;
@@ -158,7 +159,7 @@ impl RepoTrees {
             let path = String::from_utf8(k.to_vec()).context("facts key is not UTF-8")?;
             out.push((
                 path,
-                serde_json::from_slice(&v).context("decoding graph facts")?,
+                FileFacts::decode(&v).map_err(anyhow::Error::msg)?,
             ));
         }
         Ok(out)
@@ -237,7 +238,7 @@ impl RepoTrees {
         let mut facts = sled::Batch::default();
         for (path, f) in &batch.facts {
             match f {
-                Some(f) => facts.insert(path.as_bytes(), serde_json::to_vec(f.as_ref())?),
+                Some(f) => facts.insert(path.as_bytes(), f.encode()),
                 None => facts.remove(path.as_bytes()),
             }
         }
