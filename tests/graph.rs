@@ -369,3 +369,41 @@ fn the_repo_map_ranks_a_file_many_call_above_a_leaf_within_the_budget() {
     let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
     assert_eq!(v["files"][0]["path"], "app/leaf.py", "{v}");
 }
+
+#[test]
+fn the_dependency_oracle_lifts_what_the_best_hit_calls_but_only_for_questions_about_code() {
+    let mut env = TestEnv::new();
+    let config = env.home().join("config.toml");
+    let mut cfg = std::fs::read_to_string(&config).unwrap();
+    cfg.push_str("\n[retrieval.weights]\ngraph = 0.5\n");
+    std::fs::write(&config, cfg).unwrap();
+    env.start_daemon();
+    let repo = git_repo(FILES);
+    env.add_repo(repo.path());
+    let graph_paths = |question: &str| -> (String, Vec<String>) {
+        let out = env.patina_in(repo.path(), &["q", question, "--json"]);
+        let v = out.q_json();
+        let paths = v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| {
+                h["oracles"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|o| o["oracle"] == "graph")
+            })
+            .map(|h| h["repo_path"].as_str().unwrap().to_string())
+            .collect();
+        (v["intent"].as_str().unwrap_or_default().to_string(), paths)
+    };
+    // The question names `register`; its callee in another file is the graph's contribution.
+    let (intent, lifted) = graph_paths("how does register process the signup form");
+    assert_eq!(intent, "implementation");
+    assert_eq!(lifted, ["app/validate.py"], "the callee of the best hit");
+    // A usage question wants documentation and examples: no walk.
+    let (intent, lifted) = graph_paths("how do I use register in my app");
+    assert_eq!(intent, "usage");
+    assert!(lifted.is_empty(), "{lifted:?}");
+}

@@ -443,7 +443,16 @@ impl QueryEngine {
                 fused = rrf(&rankings, cfg.rrf_k);
             }
         }
-        if second.iter().any(|o| o.id() == OracleId::Graph) && cfg.weight(OracleId::Graph) > 0.0 {
+        // Code's neighbours answer questions about code; a question about usage or the tests
+        // wants documentation or test files, which the graph does not reach.
+        let code_question = matches!(
+            plan.intent,
+            patina_retrieve::Intent::Implementation | patina_retrieve::Intent::Identifier
+        );
+        if second.iter().any(|o| o.id() == OracleId::Graph)
+            && cfg.weight(OracleId::Graph) > 0.0
+            && code_question
+        {
             // The dependency oracle walks from the first fusion's strongest hits — those the
             // relevance floor keeps (the neighbours of a weak semantic guess are no better).
             let ranking = &tuning.ranking;

@@ -157,10 +157,7 @@ impl RepoTrees {
         for item in self.facts.iter() {
             let (k, v) = item?;
             let path = String::from_utf8(k.to_vec()).context("facts key is not UTF-8")?;
-            out.push((
-                path,
-                FileFacts::decode(&v).map_err(anyhow::Error::msg)?,
-            ));
+            out.push((path, FileFacts::decode(&v).map_err(anyhow::Error::msg)?));
         }
         Ok(out)
     }
