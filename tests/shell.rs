@@ -114,3 +114,30 @@ fn completions_and_the_man_page_come_from_the_real_flags() {
         "{out:?}"
     );
 }
+
+#[test]
+fn the_installer_puts_completions_and_the_man_page_where_shells_and_man_look() {
+    let env = TestEnv::new();
+    let home = env.home().join("user");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("scripts/install_shell");
+    let mut cmd = env.isolated_command(&script);
+    cmd.arg(bin("patina"))
+        .env("HOME", &home)
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("XDG_CONFIG_HOME");
+    let out = run(cmd, CALL_TIMEOUT);
+    assert_eq!(out.code(), 0, "{out:?}");
+    for (file, marker) in [
+        (".local/share/bash-completion/completions/patina", "complete"),
+        (".local/share/zsh/site-functions/_patina", "#compdef patina"),
+        (".config/fish/completions/patina.fish", "complete -c patina"),
+        (".local/share/man/man1/patina.1", ".TH patina"),
+    ] {
+        let text = std::fs::read_to_string(home.join(file))
+            .unwrap_or_else(|e| panic!("{file}: {e}\n{out:?}"));
+        assert!(text.contains(marker), "{file}");
+    }
+}
