@@ -131,7 +131,10 @@ fn the_installer_puts_completions_and_the_man_page_where_shells_and_man_look() {
     let out = run(cmd, CALL_TIMEOUT);
     assert_eq!(out.code(), 0, "{out:?}");
     for (file, marker) in [
-        (".local/share/bash-completion/completions/patina", "complete"),
+        (
+            ".local/share/bash-completion/completions/patina",
+            "complete",
+        ),
         (".local/share/zsh/site-functions/_patina", "#compdef patina"),
         (".config/fish/completions/patina.fish", "complete -c patina"),
         (".local/share/man/man1/patina.1", ".TH patina"),

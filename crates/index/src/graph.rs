@@ -593,6 +593,15 @@ impl GraphTable {
         })
     }
 
+    /// How many call sites name `symbol` (its last segment), before any resolution: cheap, and an
+    /// upper bound on its callers — what tells a hub (`new`, `poll`) from a function worth walking.
+    pub fn call_sites(&self, symbol: &str) -> usize {
+        let (_, name) = split_qualified(symbol);
+        self.refs
+            .get(name)
+            .map_or(0, |sites| sites.iter().filter(|s| s.call).count())
+    }
+
     /// References to the definitions called `symbol` (`Parent.name` / `Parent::name` narrows to
     /// members of `Parent`): every site whose resolution reaches one of them, by path and line.
     pub fn references(&self, symbol: &str, calls_only: bool) -> Vec<Edge> {

@@ -28,6 +28,10 @@ const SEED_MARGIN: f64 = 0.5;
 /// At most this many neighbours are ranked: a long tail of weak ties only breaks ties among
 /// the other oracles' hits at random.
 const MAX_HITS: usize = 10;
+/// A name called from more places than this is a hub (`new`, `poll`, `clone`): its callers are
+/// not walked and its caller count is taken unresolved — resolving thousands of sites per query
+/// cost tokio's slowest queries over a second, and a hub's callers say nothing about one question.
+const HUB_SITES: usize = 200;
 
 pub(crate) struct GraphOracle;
 
@@ -46,10 +50,14 @@ impl Oracle for GraphOracle {
     }
 }
 
-fn certainty(resolution: Resolution, candidates: usize) -> f64 {
+/// How sure an edge is, as a weight: only resolved edges (same file or package, or through an
+/// import) lift a neighbour. A name-only tie is a guess that serves navigation (`patina refs`
+/// lists it, marked) but not ranking: on CoSQA's thousands of unrelated functions it linked
+/// strangers and cost 0.003 MRR@10, while resolved edges alone lower no set (bench/RESULTS.md).
+fn certainty(resolution: Resolution) -> f64 {
     match resolution {
         Resolution::Exact | Resolution::Import => 1.0,
-        Resolution::NameOnly => 0.5 / candidates.max(1) as f64,
+        Resolution::NameOnly => 0.0,
     }
 }
 
@@ -76,7 +84,7 @@ impl GraphOracle {
             let mut offer = |id: u64, w: f64| {
                 // A neighbour in the seed's own file adds nothing the seed did not bring.
                 let elsewhere = repo.chunk(id).is_some_and(|m| m.path != seed_path);
-                if id != chunk && elsewhere {
+                if id != chunk && elsewhere && w > 0.0 {
                     let s = acc.entry((ri, id)).or_default();
                     *s = s.max(strength * w);
                 }
@@ -93,18 +101,20 @@ impl GraphOracle {
             let mut seen = std::collections::HashSet::new();
             for e in graph.calls_in(&def) {
                 if seen.insert(e.to.chunk_id) {
-                    offer(
-                        e.to.chunk_id,
-                        CALLEE * certainty(e.resolution, e.candidates),
-                    );
+                    offer(e.to.chunk_id, CALLEE * certainty(e.resolution));
                 }
             }
             if !def.symbol.is_empty() {
-                let mut callers: Vec<Edge> = graph
-                    .references(&def.symbol, true)
-                    .into_iter()
-                    .filter(|e| e.to == def)
-                    .collect();
+                let hub = graph.call_sites(&def.symbol) > HUB_SITES;
+                let mut callers: Vec<Edge> = if hub {
+                    Vec::new()
+                } else {
+                    graph
+                        .references(&def.symbol, true)
+                        .into_iter()
+                        .filter(|e| e.to == def)
+                        .collect()
+                };
                 callers.sort_by_key(|e| e.resolution);
                 let mut seen = std::collections::HashSet::new();
                 for e in callers {
@@ -113,14 +123,11 @@ impl GraphOracle {
                         break;
                     }
                     if seen.insert(from.chunk_id) {
-                        offer(
-                            from.chunk_id,
-                            CALLER * certainty(e.resolution, e.candidates),
-                        );
+                        offer(from.chunk_id, CALLER * certainty(e.resolution));
                     }
                 }
                 for (d, res) in graph.type_neighbours(&def) {
-                    offer(d.chunk_id, TYPE * certainty(res, 1));
+                    offer(d.chunk_id, TYPE * certainty(res));
                 }
             }
         }
@@ -135,6 +142,10 @@ impl GraphOracle {
                 // The hub penalty: how many places call it.
                 let graph = repo.index().graph();
                 let callers = graph.def_of_chunk(id, &m).map_or(0, |d| {
+                    let sites = graph.call_sites(&d.symbol);
+                    if sites > HUB_SITES {
+                        return sites;
+                    }
                     graph
                         .references(&d.symbol, true)
                         .iter()
