@@ -88,6 +88,13 @@ impl Repo {
         &self.id
     }
 
+    /// Apply the daemon's memory budget to this repository's indices (tantivy's writer heap).
+    pub fn bound_memory(&self, budget: &crate::memory::Budget) {
+        self.index
+            .lexical()
+            .set_writer_heap(budget.tantivy_writer as usize);
+    }
+
     pub fn root(&self) -> &Path {
         self.index.root()
     }

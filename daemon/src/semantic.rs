@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use anyhow::{Result, anyhow};
 
+use crate::memory::Resident;
 use crate::registry::Registry;
 use crate::repo::Repo;
 use patina_core::ChunkMeta;
@@ -25,10 +26,18 @@ const QUERY_CACHE: usize = 1024;
 
 enum State {
     Off(String),
+    /// The query session stays loaded; the bulk session is [`Semantic::bulk`].
     On {
         query: Box<Embedder>,
-        bulk: Box<Embedder>,
     },
+}
+
+/// The bulk session: loaded when a backlog appears, dropped after `Budget::bulk_idle` without
+/// work, so an idle daemon holds one copy of the model instead of two.
+struct Bulk {
+    session: Option<Box<Embedder>>,
+    /// When the session last embedded something.
+    last_used: std::time::Instant,
 }
 
 pub(crate) struct Semantic {
@@ -42,21 +51,34 @@ pub(crate) struct Semantic {
     stopping: AtomicBool,
     /// Chunk texts embedded by this process (cache hits are not counted).
     computed: AtomicU64,
+    bulk: Mutex<Bulk>,
+    bulk_threads: usize,
+    bulk_idle: Duration,
+    /// Resident memory each session added when it was loaded (bytes; the bulk one 0 when it is
+    /// not loaded), for `patina status`.
+    query_bytes: AtomicU64,
+    bulk_bytes: AtomicU64,
 }
 
 impl Semantic {
-    /// Load the model twice (a query session and a bulk session); on any failure semantic search is
-    /// off with the reason.
-    pub fn load(paths: ModelPaths, precision: Precision, cache: EmbeddingCache) -> Semantic {
+    /// Load the query session (the bulk session is loaded when there is a backlog); on any failure
+    /// semantic search is off with the reason. Both sessions run without ORT's CPU arena, so their
+    /// working memory follows the work.
+    pub fn load(
+        paths: ModelPaths,
+        precision: Precision,
+        cache: EmbeddingCache,
+        budget: &crate::memory::Budget,
+    ) -> Semantic {
         let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let state = match Embedder::load(&paths, precision, 1)
-            .and_then(|q| Ok((q, Embedder::load(&paths, precision, threads)?)))
-        {
-            Ok((query, bulk)) => {
+        let before = Resident::now().anon;
+        let mut query_bytes = 0;
+        let state = match Embedder::load_with(&paths, precision, 1, false) {
+            Ok(query) => {
+                query_bytes = Resident::now().anon.saturating_sub(before);
                 tracing::info!(model = %paths.model_dir.display(), ?precision, "semantic search on");
                 State::On {
                     query: Box::new(query),
-                    bulk: Box::new(bulk),
                 }
             }
             Err(e) => {
@@ -74,7 +96,38 @@ impl Semantic {
             wake: (Mutex::new(0), Condvar::new()),
             stopping: AtomicBool::new(false),
             computed: AtomicU64::new(0),
+            bulk: Mutex::new(Bulk {
+                session: None,
+                last_used: std::time::Instant::now(),
+            }),
+            bulk_threads: threads,
+            bulk_idle: budget.bulk_idle,
+            query_bytes: AtomicU64::new(query_bytes),
+            bulk_bytes: AtomicU64::new(0),
         }
+    }
+
+    /// Resident bytes the query and bulk sessions added when they were loaded (0 when not).
+    pub fn session_bytes(&self) -> (u64, u64) {
+        (
+            self.query_bytes.load(Ordering::Relaxed),
+            self.bulk_bytes.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Drop the bulk session when it has had nothing to do for `bulk_idle`, and give its memory
+    /// back to the operating system. Returns whether it was dropped.
+    fn release_idle_bulk(&self) -> bool {
+        let mut bulk = self.bulk.lock().expect("bulk lock");
+        if bulk.session.is_none() || bulk.last_used.elapsed() < self.bulk_idle {
+            return false;
+        }
+        bulk.session = None;
+        drop(bulk);
+        self.bulk_bytes.store(0, Ordering::Relaxed);
+        crate::memory::release_free_heap();
+        tracing::info!("bulk embedding session released (idle)");
+        true
     }
 
     pub fn is_on(&self) -> bool {
@@ -84,9 +137,9 @@ impl Semantic {
     /// "on (…)" or "off: <reason>; run `patina model install`".
     pub fn describe(&self) -> String {
         match &self.state {
-            State::On { bulk, .. } => format!(
+            State::On { .. } => format!(
                 "on ({:?}, {})",
-                bulk.precision(),
+                self.precision,
                 self.paths.model_dir.display()
             ),
             State::Off(why) => {
@@ -216,6 +269,7 @@ impl Semantic {
 
     fn work(&self, registry: Weak<Registry>) {
         let mut seen = 0;
+        let mut drained = false;
         loop {
             if self.stopping.load(Ordering::Relaxed) {
                 return;
@@ -224,9 +278,10 @@ impl Semantic {
                 return;
             };
             let mut did = false;
-            for repo in reg.all() {
+            let repos = reg.all();
+            for repo in &repos {
                 while !self.stopping.load(Ordering::Relaxed) && !repo.is_cancelled() {
-                    match self.embed_some(&repo) {
+                    match self.embed_some(repo) {
                         Ok(0) => break,
                         Ok(_) => did = true,
                         Err(e) => {
@@ -236,14 +291,22 @@ impl Semantic {
                         }
                     }
                 }
-                if let Err(e) = maybe_rebuild(&repo) {
+                if let Err(e) = maybe_rebuild(repo) {
                     tracing::error!(repo = %repo.id(), "rebuilding the vector index failed: {e:#}");
                 }
             }
+            drop(repos);
             drop(reg);
             if did {
+                drained = true;
                 continue;
             }
+            if std::mem::take(&mut drained) {
+                // The backlog is empty: batches, tokenizer buffers and ORT's working memory are
+                // freed; give the pages back.
+                crate::memory::release_free_heap();
+            }
+            self.release_idle_bulk();
             let (m, cv) = &self.wake;
             let guard = m.lock().expect("wake lock");
             let (guard, _) = cv
@@ -257,13 +320,26 @@ impl Semantic {
 
     /// Embed one batch of `repo`'s backlog; returns how many chunks it embedded.
     fn embed_some(&self, repo: &Repo) -> Result<usize> {
-        let State::On { bulk, .. } = &self.state else {
+        if !self.is_on() {
             return Ok(0);
-        };
+        }
         let ids = repo.backlog_batch(WORK_BATCH);
         if ids.is_empty() {
             return Ok(0);
         }
+        let mut bulk = self.bulk.lock().expect("bulk lock");
+        if bulk.session.is_none() {
+            let before = Resident::now().anon;
+            let session =
+                Embedder::load_with(&self.paths, self.precision, self.bulk_threads, false)?;
+            self.bulk_bytes.store(
+                Resident::now().anon.saturating_sub(before),
+                Ordering::Relaxed,
+            );
+            tracing::info!("bulk embedding session loaded");
+            bulk.session = Some(Box::new(session));
+        }
+        bulk.last_used = std::time::Instant::now();
         let mut work = Vec::with_capacity(ids.len());
         for id in &ids {
             let meta = repo.chunk(*id);
@@ -273,7 +349,12 @@ impl Semantic {
             }
         }
         let inputs: Vec<&str> = work.iter().map(|w| w.2.as_str()).collect();
-        let vectors = bulk.embed(&inputs)?;
+        let vectors = bulk
+            .session
+            .as_ref()
+            .expect("loaded above")
+            .embed(&inputs)?;
+        drop(bulk);
         self.computed
             .fetch_add(vectors.len() as u64, Ordering::Relaxed);
         let items: Vec<([u8; 32], &[f32])> = work
