@@ -17,6 +17,7 @@ mod indexing;
 mod live;
 mod lsp;
 mod mcp;
+mod memory;
 mod ranking;
 mod search;
 mod semantic;
