@@ -4,6 +4,7 @@
 
 mod util;
 
+mod backlog;
 mod bench;
 mod blame;
 mod cache;

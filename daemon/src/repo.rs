@@ -57,6 +57,9 @@ pub(crate) struct Repo {
     /// Bumped by every change that can change an answer (record, vectors): the query cache
     /// (`crate::qcache`) serves an answer only at the generation it was computed at.
     generation: AtomicU64,
+    /// When a query last had this repository in scope (Unix ms, 0: never): its backlog is
+    /// embedded first (`semantic::embedding_order`).
+    last_queried_ms: std::sync::atomic::AtomicI64,
 }
 
 impl Repo {
@@ -81,6 +84,7 @@ impl Repo {
             watch_error: Mutex::new(None),
             history,
             generation: AtomicU64::new(0),
+            last_queried_ms: std::sync::atomic::AtomicI64::new(0),
         })
     }
 
@@ -356,10 +360,29 @@ impl Repo {
         r
     }
 
-    /// Up to `n` chunks of the embedding backlog (`pending` only).
+    /// Up to `n` chunks of the embedding backlog, those users need first first (source before
+    /// examples and configuration, then docs, then tests, generated and vendored code last:
+    /// `semantic::pick_batch`). Takes chunks, then pending.
     pub fn backlog_batch(&self, n: usize) -> Vec<u64> {
-        let pending = self.pending.lock().expect("pending lock");
-        pending.iter().take(n).copied().collect()
+        self.index.with_chunks(|chunks| {
+            let pending = self.pending.lock().expect("pending lock");
+            crate::semantic::pick_batch(
+                pending
+                    .iter()
+                    .map(|id| (*id, chunks.get(id).map(|m| m.role()))),
+                n,
+            )
+        })
+    }
+
+    /// Note that a query has this repository in scope now.
+    pub fn touch_query(&self) {
+        self.last_queried_ms
+            .store(crate::now_unix_ms(), Ordering::Relaxed);
+    }
+
+    pub fn last_queried_ms(&self) -> i64 {
+        self.last_queried_ms.load(Ordering::Relaxed)
     }
 
     /// The size of the embedding backlog.

@@ -14,7 +14,7 @@ use anyhow::{Result, anyhow};
 use crate::memory::Resident;
 use crate::registry::Registry;
 use crate::repo::Repo;
-use patina_core::ChunkMeta;
+use patina_core::{ChunkMeta, FileRole};
 use patina_embed::{DIM, Embedder, MODEL_NAME, ModelPaths, Precision, QueryCache};
 use patina_index::store::EmbeddingCache;
 
@@ -267,6 +267,9 @@ impl Semantic {
             .expect("spawning the embedding worker");
     }
 
+    /// One batch at a time from the repository that needs it most (`embedding_order`, decided
+    /// again after every batch), so a new or queried repository never waits for another's whole
+    /// backlog.
     fn work(&self, registry: Weak<Registry>) {
         let mut seen = 0;
         let mut drained = false;
@@ -279,20 +282,34 @@ impl Semantic {
             };
             let mut did = false;
             let repos = reg.all();
-            for repo in &repos {
-                while !self.stopping.load(Ordering::Relaxed) && !repo.is_cancelled() {
-                    match self.embed_some(repo) {
-                        Ok(0) => break,
-                        Ok(_) => did = true,
-                        Err(e) => {
-                            tracing::error!(repo = %repo.id(), "embedding failed: {e:#}");
-                            std::thread::sleep(Duration::from_secs(1));
-                            break;
-                        }
+            let stats: Vec<(usize, i64)> = repos
+                .iter()
+                .map(|r| (r.backlog(), r.last_queried_ms()))
+                .collect();
+            for i in embedding_order(&stats, crate::now_unix_ms()) {
+                let repo = &repos[i];
+                if repo.is_cancelled() {
+                    continue;
+                }
+                match self.embed_some(repo) {
+                    Ok(0) => continue,
+                    Ok(_) => did = true,
+                    Err(e) => {
+                        tracing::error!(repo = %repo.id(), "embedding failed: {e:#}");
+                        std::thread::sleep(Duration::from_secs(1));
+                        continue;
                     }
                 }
                 if let Err(e) = maybe_rebuild(repo) {
                     tracing::error!(repo = %repo.id(), "rebuilding the vector index failed: {e:#}");
+                }
+                break;
+            }
+            if !did {
+                for repo in &repos {
+                    if let Err(e) = maybe_rebuild(repo) {
+                        tracing::error!(repo = %repo.id(), "rebuilding the vector index failed: {e:#}");
+                    }
                 }
             }
             drop(repos);
@@ -419,6 +436,60 @@ fn maybe_rebuild(repo: &Repo) -> Result<()> {
     Ok(())
 }
 
+/// A repository queried this recently has its backlog embedded before the others'.
+const QUERIED_WINDOW_MS: i64 = 120_000;
+
+/// Which repositories' backlogs to embed, in order, from each one's (backlog, last query in Unix
+/// ms): those a query had in scope within [`QUERIED_WINDOW_MS`], most recent first; then the
+/// smallest backlogs first, so each repository reaches full coverage as early as it can and a
+/// new one never starves behind a large one. Repositories without a backlog are left out.
+pub(crate) fn embedding_order(stats: &[(usize, i64)], now_ms: i64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..stats.len()).filter(|&i| stats[i].0 > 0).collect();
+    let recent = |i: usize| {
+        let q = stats[i].1;
+        (q > 0 && now_ms - q <= QUERIED_WINDOW_MS).then_some(q)
+    };
+    order.sort_by(|&a, &b| {
+        // Recently queried first (most recent first), then smaller backlogs, then registry order.
+        recent(b)
+            .cmp(&recent(a))
+            .then(stats[a].0.cmp(&stats[b].0))
+            .then(a.cmp(&b))
+    });
+    order
+}
+
+/// How soon a chunk of this role is wanted: source first; docs, tests, generated and vendored
+/// code last (an unknown chunk counts as source).
+fn role_priority(role: Option<FileRole>) -> u8 {
+    match role {
+        None | Some(FileRole::Source) => 0,
+        Some(FileRole::Example | FileRole::Config | FileRole::Benchmark | FileRole::Other) => 1,
+        Some(FileRole::Docs) => 2,
+        Some(FileRole::Test) => 3,
+        Some(FileRole::Generated | FileRole::Vendored) => 4,
+    }
+}
+
+/// Up to `n` of the `pending` chunks (id, role), highest priority first ([`role_priority`]);
+/// within a priority in the backlog's order. Stops scanning once `n` source chunks are found.
+pub(crate) fn pick_batch(
+    pending: impl Iterator<Item = (u64, Option<FileRole>)>,
+    n: usize,
+) -> Vec<u64> {
+    let mut by_priority: [Vec<u64>; 5] = Default::default();
+    for (id, role) in pending {
+        let p = role_priority(role) as usize;
+        if by_priority[p].len() < n {
+            by_priority[p].push(id);
+        }
+        if by_priority[0].len() >= n {
+            break;
+        }
+    }
+    by_priority.into_iter().flatten().take(n).collect()
+}
+
 /// Backlog size, for status and notices.
 pub(crate) fn backlog(repo: &Repo) -> usize {
     repo.backlog()
@@ -440,6 +511,45 @@ mod tests {
             hash: hash.into(),
             role: None,
         }
+    }
+
+    #[test]
+    fn queried_repositories_go_first_then_the_smallest_backlogs() {
+        let now = 1_000_000_000;
+        // (backlog, last queried): a big one, a small one, an empty one, one queried just now,
+        // one queried long ago.
+        let stats = [
+            (12_000, 0),
+            (3_426, 0),
+            (0, now - 5),
+            (9_000, now - 1_000),
+            (50, now - 10 * QUERIED_WINDOW_MS),
+        ];
+        assert_eq!(embedding_order(&stats, now), vec![3, 4, 1, 0]);
+        // Two queried: the more recent first, whatever their sizes.
+        let stats = [(10, now - 60_000), (5_000, now - 1)];
+        assert_eq!(embedding_order(&stats, now), vec![1, 0]);
+        assert!(embedding_order(&[(0, 0)], now).is_empty());
+    }
+
+    #[test]
+    fn batches_take_source_before_docs_and_tests() {
+        let pending = [
+            (1, Some(FileRole::Test)),
+            (2, Some(FileRole::Docs)),
+            (3, Some(FileRole::Source)),
+            (4, Some(FileRole::Vendored)),
+            (5, None),
+            (6, Some(FileRole::Example)),
+            (7, Some(FileRole::Source)),
+        ];
+        assert_eq!(pick_batch(pending.into_iter(), 4), vec![3, 5, 7, 6]);
+        assert_eq!(
+            pick_batch(pending.into_iter(), 7),
+            vec![3, 5, 7, 6, 2, 1, 4]
+        );
+        assert_eq!(pick_batch(pending.into_iter(), 2), vec![3, 5]);
+        assert!(pick_batch(std::iter::empty(), 3).is_empty());
     }
 
     #[test]
