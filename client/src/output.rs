@@ -376,7 +376,7 @@ fn print_memory(h: &pb::CheckResponse) {
     );
     for p in &h.memory {
         let limit = if p.limit_bytes > 0 {
-            format!(" (capped at {})", human_bytes(p.limit_bytes))
+            format!(" (caps within it: {})", human_bytes(p.limit_bytes))
         } else {
             String::new()
         };

@@ -36,9 +36,10 @@ use tokio::sync::Notify;
 pub use config::Config;
 pub use socket::take_inherited as take_activation_socket;
 
-/// Fewer glibc malloc arenas (see `memory::limit_arenas`); call before any thread exists.
-pub fn limit_malloc_arenas() {
-    memory::limit_arenas();
+/// glibc's allocator for a long-lived process (see `memory::tune_allocator`); call before any
+/// thread exists.
+pub fn tune_allocator() {
+    memory::tune_allocator();
 }
 
 /// How to run the daemon; every field has an environment/XDG default.

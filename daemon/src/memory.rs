@@ -201,7 +201,7 @@ pub(crate) fn release_free_heap() {
 ///   unmapped with the batch, so resident memory follows the work.
 ///
 /// Must run before other threads exist.
-pub(crate) fn limit_arenas() {
+pub(crate) fn tune_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
