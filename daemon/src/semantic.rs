@@ -62,8 +62,8 @@ pub(crate) struct Semantic {
 
 impl Semantic {
     /// Load the query session (the bulk session is loaded when there is a backlog); on any failure
-    /// semantic search is off with the reason. Both sessions run without ORT's CPU arena, so their
-    /// working memory follows the work.
+    /// semantic search is off with the reason. The query session runs without ORT's CPU arena, so
+    /// its working memory follows the work; the bulk session keeps it (speed) and is released.
     pub fn load(
         paths: ModelPaths,
         precision: Precision,
@@ -347,8 +347,10 @@ impl Semantic {
         let mut bulk = self.bulk.lock().expect("bulk lock");
         if bulk.session.is_none() {
             let before = Resident::now().anon;
+            // With ORT's arena: without it cobra's 846 chunks took 103-158 s instead of 52 s
+            // (bench/RESULTS.md); the arena goes with the session when it is released.
             let session =
-                Embedder::load_with(&self.paths, self.precision, self.bulk_threads, false)?;
+                Embedder::load_with(&self.paths, self.precision, self.bulk_threads, true)?;
             self.bulk_bytes.store(
                 Resident::now().anon.saturating_sub(before),
                 Ordering::Relaxed,
