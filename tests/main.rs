@@ -4,6 +4,7 @@
 
 mod util;
 
+mod backlog;
 mod bench;
 mod blame;
 mod cache;
@@ -18,6 +19,7 @@ mod indexing;
 mod live;
 mod lsp;
 mod mcp;
+mod memory;
 mod privacy;
 mod provenance;
 mod ranking;

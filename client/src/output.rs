@@ -479,6 +479,44 @@ pub(crate) fn print_health(h: &pb::CheckResponse) {
     );
 }
 
+/// `"memory": {budget_bytes, rss_bytes, parts: [{component, bytes, limit_bytes, estimated}]}`.
+fn memory_json(h: &pb::CheckResponse) -> serde_json::Value {
+    json!({
+        "budget_bytes": h.memory_budget_bytes,
+        "rss_bytes": h.rss_bytes,
+        "parts": h.memory.iter().map(|p| json!({
+            "component": p.component, "bytes": p.bytes, "limit_bytes": p.limit_bytes,
+            "estimated": p.estimated,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Resident memory by component, against the `[daemon] memory_mb` budget.
+fn print_memory(h: &pb::CheckResponse) {
+    if h.memory.is_empty() {
+        return;
+    }
+    outln!(
+        "memory: {} resident of a {} budget ([daemon] memory_mb)",
+        human_bytes(h.rss_bytes),
+        human_bytes(h.memory_budget_bytes)
+    );
+    for p in &h.memory {
+        let limit = if p.limit_bytes > 0 {
+            format!(" (caps within it: {})", human_bytes(p.limit_bytes))
+        } else {
+            String::new()
+        };
+        let est = if p.estimated { "~" } else { "" };
+        outln!(
+            "  {:>10}  {}{}",
+            format!("{est}{}", human_bytes(p.bytes)),
+            p.component,
+            limit
+        );
+    }
+}
+
 fn repo_json(r: &pb::RepoInfo) -> serde_json::Value {
     json!({
         "id": r.id, "name": r.name, "root": r.root, "files": r.files, "chunks": r.chunks,
@@ -595,13 +633,15 @@ pub(crate) fn print_status(
         let v = json!({
             "daemon": {"version": h.version, "protocol": h.protocol, "pid": h.pid, "uptime_ms": h.uptime_ms,
                         "rss_bytes": h.rss_bytes, "socket": h.socket, "data_dir": h.data_dir, "socket_activated": h.socket_activated,
-                        "semantic_on": h.semantic_on, "semantic": h.semantic, "embeddings_computed": h.embeddings_computed},
+                        "semantic_on": h.semantic_on, "semantic": h.semantic, "embeddings_computed": h.embeddings_computed,
+                        "memory": memory_json(h)},
             "repos": list.repos.iter().map(repo_json).collect::<Vec<_>>(),
         });
         outln!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
     }
     print_health(h);
+    print_memory(h);
     outln!("state in {}", h.data_dir);
     outln!("semantic search {}", h.semantic);
     if list.repos.is_empty() {

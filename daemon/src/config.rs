@@ -26,6 +26,8 @@ pub struct Config {
     pub pii: PiiConfig,
     /// `patina tune` (`crate::tune`).
     pub tune: TuneConfig,
+    /// The daemon process itself (its memory budget).
+    pub daemon: DaemonConfig,
 }
 
 /// `[pii]`: in the repositories listed, e-mail and IP addresses and the `patterns` are masked
@@ -101,6 +103,28 @@ impl Default for TuneConfig {
             rounds: 3,
             min_gain: 0.005,
         }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DaemonConfig {
+    /// Memory budget in MiB, split by [`crate::memory::Budget::of`] into sled's page cache,
+    /// tantivy's writer heap and how long the bulk embedding session stays loaded when idle.
+    pub memory_mb: u64,
+}
+
+impl Default for DaemonConfig {
+    fn default() -> Self {
+        DaemonConfig {
+            memory_mb: crate::memory::DEFAULT_MEMORY_MB,
+        }
+    }
+}
+
+impl DaemonConfig {
+    pub(crate) fn budget(&self) -> crate::memory::Budget {
+        crate::memory::Budget::of(self.memory_mb)
     }
 }
 
@@ -339,6 +363,9 @@ impl Config {
         {
             anyhow::bail!("invalid config file {}: {e}", path.display());
         }
+        crate::memory::Budget::check(cfg.daemon.memory_mb)
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("invalid config file {}", path.display()))?;
         // Keep the defaults' weights for oracles the file does not mention.
         for (k, v) in RetrievalConfig::default().weights {
             cfg.retrieval.weights.entry(k).or_insert(v);
@@ -432,5 +459,29 @@ mod tests {
         assert_eq!(c.semantic.precision, Precision::Int8);
         assert_eq!(c.retrieval.weight(OracleId::Session), 0.5);
         assert_eq!(c.retrieval.weight(OracleId::Semantic), 1.0);
+    }
+
+    #[test]
+    fn memory_budgets_out_of_range_are_errors_that_say_the_unit_and_range() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        for bad in ["0", "64", "99999999"] {
+            let e = load_error(&p, &format!("[daemon]\nmemory_mb = {bad}\n"));
+            assert!(
+                e.contains("config.toml") && e.contains("memory_mb") && e.contains("MiB"),
+                "{e}"
+            );
+        }
+        let e = load_error(&p, "[daemon]\nmemory_mb = -5\n");
+        assert!(e.contains("memory_mb"), "{e}");
+        let e = load_error(&p, "[daemon]\nmemory_mb = \"1G\"\n");
+        assert!(e.contains("memory_mb") || e.contains("integer"), "{e}");
+        std::fs::write(&p, "[daemon]\nmemory_mb = 256\n").unwrap();
+        let c = Config::load(&p).unwrap();
+        assert_eq!(c.daemon.budget().sled_cache, 32 * 1024 * 1024);
+        assert_eq!(
+            Config::default().daemon.memory_mb,
+            crate::memory::DEFAULT_MEMORY_MB
+        );
     }
 }

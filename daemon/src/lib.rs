@@ -11,6 +11,7 @@ pub(crate) mod freshness;
 pub(crate) mod git;
 pub(crate) mod history;
 pub(crate) mod index;
+pub(crate) mod memory;
 pub(crate) mod messages;
 pub(crate) mod navigate;
 pub(crate) mod oracles;
@@ -36,6 +37,12 @@ use tokio::sync::Notify;
 
 pub use config::Config;
 pub use socket::take_inherited as take_activation_socket;
+
+/// glibc's allocator for a long-lived process (see `memory::tune_allocator`); call before any
+/// thread exists.
+pub fn tune_allocator() {
+    memory::tune_allocator();
+}
 
 /// How to run the daemon; every field has an environment/XDG default.
 #[derive(Debug, Default)]
@@ -78,11 +85,14 @@ pub async fn serve(opts: Options) -> Result<()> {
     std::mem::forget(socket::lock_instance(&root)?);
     let config_path = patina_proto::endpoint::config_file();
     let config = Config::load(&config_path)?;
-    let store = patina_index::store::Store::open(&root.join("state"))?;
+    let budget = config.daemon.budget();
+    let store =
+        patina_index::store::Store::open_with_cache(&root.join("state"), budget.sled_cache)?;
     let semantic = Arc::new(semantic::Semantic::load(
         patina_embed::ModelPaths::locate(&root),
         config.semantic.precision,
         store.embeddings(),
+        &budget,
     ));
     let sessions = sessions::Sessions::open(&store, semantic.clone())?;
     let feedback = feedback::Feedback::open(&store)?;

@@ -21,6 +21,7 @@ fn main() {
     // the only thread (the runtime, sled, the embedding and notes workers all start later).
     // SAFETY: nothing has started a thread yet; this is the first statement of `main`.
     let activated = unsafe { patinad::take_activation_socket() };
+    patinad::tune_allocator();
     let args = Args::parse();
     if let Some(path) = args.check_config {
         let path = if path.as_os_str().is_empty() {

@@ -54,6 +54,7 @@ impl Registry {
             let trees = store.repo_trees(&id)?;
             match Repo::open(rec, trees, &data_dir.join("repos").join(&id)) {
                 Ok(repo) => {
+                    repo.bound_memory(&config.daemon.budget());
                     if let Err(e) = semantic.attach(&repo) {
                         tracing::error!(repo = %id, "cannot load vectors: {e:#}");
                     }
@@ -163,6 +164,7 @@ impl Registry {
                 self.store.flush()?;
                 let trees = self.store.repo_trees(&id)?;
                 let repo = Arc::new(Repo::open(rec, trees, &self.repo_dir(&id))?);
+                repo.bound_memory(&self.config.daemon.budget());
                 self.semantic.attach(&repo)?;
                 self.repos
                     .write()
@@ -213,6 +215,8 @@ impl Registry {
             }
             // Decided under the job lock, so no change is lost.
             let Some(scope) = repo.next_round(&tx, failure.as_deref()) else {
+                // An index job frees its batches, tantivy's writer heap and the walk's lists.
+                tokio::task::spawn_blocking(crate::memory::release_free_heap);
                 return;
             };
             let (this, repo2, tx2) = (self.clone(), repo.clone(), tx.clone());
@@ -332,6 +336,8 @@ impl Registry {
                 std::fs::remove_dir_all(&dir)
                     .with_context(|| format!("deleting {}", dir.display()))?;
             }
+            // Its chunk, symbol and graph tables and vectors are freed: give the pages back.
+            crate::memory::release_free_heap();
             anyhow::Ok(())
         })
         .await

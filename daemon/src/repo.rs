@@ -61,6 +61,9 @@ pub(crate) struct Repo {
     tune: crate::tune::TuneSlot,
     /// Embeddings of commit messages (the history oracle's dense matching).
     messages: crate::messages::MessageVectors,
+    /// When a query last had this repository in scope (Unix ms, 0: never): its backlog is
+    /// embedded first (`semantic::embedding_order`).
+    last_queried_ms: std::sync::atomic::AtomicI64,
 }
 
 impl Repo {
@@ -87,11 +90,19 @@ impl Repo {
             generation: AtomicU64::new(0),
             tune: crate::tune::TuneSlot::open(&index_dir.join("tuned.json")),
             messages: Default::default(),
+            last_queried_ms: std::sync::atomic::AtomicI64::new(0),
         })
     }
 
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// Apply the daemon's memory budget to this repository's indices (tantivy's writer heap).
+    pub fn bound_memory(&self, budget: &crate::memory::Budget) {
+        self.index
+            .lexical()
+            .set_writer_heap(budget.tantivy_writer as usize);
     }
 
     pub fn root(&self) -> &Path {
@@ -365,10 +376,29 @@ impl Repo {
         r
     }
 
-    /// Up to `n` chunks of the embedding backlog (`pending` only).
+    /// Up to `n` chunks of the embedding backlog, those users need first first (source before
+    /// examples and configuration, then docs, then tests, generated and vendored code last:
+    /// `semantic::pick_batch`). Takes chunks, then pending.
     pub fn backlog_batch(&self, n: usize) -> Vec<u64> {
-        let pending = self.pending.lock().expect("pending lock");
-        pending.iter().take(n).copied().collect()
+        self.index.with_chunks(|chunks| {
+            let pending = self.pending.lock().expect("pending lock");
+            crate::semantic::pick_batch(
+                pending
+                    .iter()
+                    .map(|id| (*id, chunks.get(id).map(|m| m.role()))),
+                n,
+            )
+        })
+    }
+
+    /// Note that a query has this repository in scope now.
+    pub fn touch_query(&self) {
+        self.last_queried_ms
+            .store(crate::now_unix_ms(), Ordering::Relaxed);
+    }
+
+    pub fn last_queried_ms(&self) -> i64 {
+        self.last_queried_ms.load(Ordering::Relaxed)
     }
 
     /// The size of the embedding backlog.

@@ -625,17 +625,23 @@ impl QueryEngine {
     }
 
     fn scope(&self, keys: &[String]) -> Result<Vec<Arc<Repo>>> {
-        if keys.is_empty() {
-            return Ok(self.registry.all());
-        }
-        let mut v: Vec<Arc<Repo>> = Vec::new();
-        for key in keys {
-            let r = self.registry.resolve(key)?;
-            if !v.iter().any(|x| x.id() == r.id()) {
-                v.push(r);
+        let repos = if keys.is_empty() {
+            self.registry.all()
+        } else {
+            let mut v: Vec<Arc<Repo>> = Vec::new();
+            for key in keys {
+                let r = self.registry.resolve(key)?;
+                if !v.iter().any(|x| x.id() == r.id()) {
+                    v.push(r);
+                }
             }
+            v
+        };
+        // Their embedding backlogs go first.
+        for r in &repos {
+            r.touch_query();
         }
-        Ok(v)
+        Ok(repos)
     }
 
     /// Every oracle on the blocking pool under the timeout; their rankings with fusion weights.

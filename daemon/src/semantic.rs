@@ -11,9 +11,10 @@ use std::time::Duration;
 
 use anyhow::{Result, anyhow};
 
+use crate::memory::Resident;
 use crate::registry::Registry;
 use crate::repo::Repo;
-use patina_core::ChunkMeta;
+use patina_core::{ChunkMeta, FileRole};
 use patina_embed::{DIM, Embedder, MODEL_NAME, ModelPaths, Precision, QueryCache};
 use patina_index::store::EmbeddingCache;
 
@@ -25,10 +26,18 @@ const QUERY_CACHE: usize = 1024;
 
 enum State {
     Off(String),
+    /// The query session stays loaded; the bulk session is [`Semantic::bulk`].
     On {
         query: Box<Embedder>,
-        bulk: Box<Embedder>,
     },
+}
+
+/// The bulk session: loaded when a backlog appears, dropped after `Budget::bulk_idle` without
+/// work, so an idle daemon holds one copy of the model instead of two.
+struct Bulk {
+    session: Option<Box<Embedder>>,
+    /// When the session last embedded something.
+    last_used: std::time::Instant,
 }
 
 pub(crate) struct Semantic {
@@ -42,21 +51,34 @@ pub(crate) struct Semantic {
     stopping: AtomicBool,
     /// Chunk texts embedded by this process (cache hits are not counted).
     computed: AtomicU64,
+    bulk: Mutex<Bulk>,
+    bulk_threads: usize,
+    bulk_idle: Duration,
+    /// Resident memory each session added when it was loaded (bytes; the bulk one 0 when it is
+    /// not loaded), for `patina status`.
+    query_bytes: AtomicU64,
+    bulk_bytes: AtomicU64,
 }
 
 impl Semantic {
-    /// Load the model twice (a query session and a bulk session); on any failure semantic search is
-    /// off with the reason.
-    pub fn load(paths: ModelPaths, precision: Precision, cache: EmbeddingCache) -> Semantic {
+    /// Load the query session (the bulk session is loaded when there is a backlog); on any failure
+    /// semantic search is off with the reason. The query session runs without ORT's CPU arena, so
+    /// its working memory follows the work; the bulk session keeps it (speed) and is released.
+    pub fn load(
+        paths: ModelPaths,
+        precision: Precision,
+        cache: EmbeddingCache,
+        budget: &crate::memory::Budget,
+    ) -> Semantic {
         let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let state = match Embedder::load(&paths, precision, 1)
-            .and_then(|q| Ok((q, Embedder::load(&paths, precision, threads)?)))
-        {
-            Ok((query, bulk)) => {
+        let before = Resident::now().anon;
+        let mut query_bytes = 0;
+        let state = match Embedder::load_with(&paths, precision, 1, false) {
+            Ok(query) => {
+                query_bytes = Resident::now().anon.saturating_sub(before);
                 tracing::info!(model = %paths.model_dir.display(), ?precision, "semantic search on");
                 State::On {
                     query: Box::new(query),
-                    bulk: Box::new(bulk),
                 }
             }
             Err(e) => {
@@ -74,7 +96,38 @@ impl Semantic {
             wake: (Mutex::new(0), Condvar::new()),
             stopping: AtomicBool::new(false),
             computed: AtomicU64::new(0),
+            bulk: Mutex::new(Bulk {
+                session: None,
+                last_used: std::time::Instant::now(),
+            }),
+            bulk_threads: threads,
+            bulk_idle: budget.bulk_idle,
+            query_bytes: AtomicU64::new(query_bytes),
+            bulk_bytes: AtomicU64::new(0),
         }
+    }
+
+    /// Resident bytes the query and bulk sessions added when they were loaded (0 when not).
+    pub fn session_bytes(&self) -> (u64, u64) {
+        (
+            self.query_bytes.load(Ordering::Relaxed),
+            self.bulk_bytes.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Drop the bulk session when it has had nothing to do for `bulk_idle`, and give its memory
+    /// back to the operating system. Returns whether it was dropped.
+    fn release_idle_bulk(&self) -> bool {
+        let mut bulk = self.bulk.lock().expect("bulk lock");
+        if bulk.session.is_none() || bulk.last_used.elapsed() < self.bulk_idle {
+            return false;
+        }
+        bulk.session = None;
+        drop(bulk);
+        self.bulk_bytes.store(0, Ordering::Relaxed);
+        crate::memory::release_free_heap();
+        tracing::info!("bulk embedding session released (idle)");
+        true
     }
 
     pub fn is_on(&self) -> bool {
@@ -84,9 +137,9 @@ impl Semantic {
     /// "on (…)" or "off: <reason>; run `patina model install`".
     pub fn describe(&self) -> String {
         match &self.state {
-            State::On { bulk, .. } => format!(
+            State::On { .. } => format!(
                 "on ({:?}, {})",
-                bulk.precision(),
+                self.precision,
                 self.paths.model_dir.display()
             ),
             State::Off(why) => {
@@ -214,8 +267,12 @@ impl Semantic {
             .expect("spawning the embedding worker");
     }
 
+    /// One batch at a time from the repository that needs it most (`embedding_order`, decided
+    /// again after every batch), so a new or queried repository never waits for another's whole
+    /// backlog.
     fn work(&self, registry: Weak<Registry>) {
         let mut seen = 0;
+        let mut drained = false;
         loop {
             if self.stopping.load(Ordering::Relaxed) {
                 return;
@@ -224,40 +281,68 @@ impl Semantic {
                 return;
             };
             let mut did = false;
-            for repo in reg.all() {
-                while !self.stopping.load(Ordering::Relaxed) && !repo.is_cancelled() {
-                    match self.embed_some(&repo) {
-                        Ok(0) => break,
-                        Ok(_) => did = true,
-                        Err(e) => {
-                            tracing::error!(repo = %repo.id(), "embedding failed: {e:#}");
-                            std::thread::sleep(Duration::from_secs(1));
-                            break;
-                        }
+            let repos = reg.all();
+            let stats: Vec<(usize, i64)> = repos
+                .iter()
+                .map(|r| (r.backlog(), r.last_queried_ms()))
+                .collect();
+            for i in embedding_order(&stats, crate::now_unix_ms()) {
+                let repo = &repos[i];
+                if repo.is_cancelled() {
+                    continue;
+                }
+                match self.embed_some(repo) {
+                    Ok(0) => continue,
+                    Ok(_) => did = true,
+                    Err(e) => {
+                        tracing::error!(repo = %repo.id(), "embedding failed: {e:#}");
+                        std::thread::sleep(Duration::from_secs(1));
+                        continue;
                     }
                 }
-                // Commit messages once the chunks are done (the history oracle's dense matching).
-                while !self.stopping.load(Ordering::Relaxed)
-                    && !repo.is_cancelled()
-                    && repo.backlog() == 0
-                {
-                    match self.embed_messages(&repo) {
-                        Ok(0) => break,
-                        Ok(_) => did = true,
-                        Err(e) => {
-                            tracing::warn!(repo = %repo.id(), "embedding commit messages failed: {e:#}");
-                            break;
-                        }
-                    }
-                }
-                if let Err(e) = maybe_rebuild(&repo) {
+                if let Err(e) = maybe_rebuild(repo) {
                     tracing::error!(repo = %repo.id(), "rebuilding the vector index failed: {e:#}");
                 }
+                break;
             }
+            if !did {
+                // Commit messages once every chunk backlog is empty (the history oracle's dense
+                // matching), one batch at a time like the chunks.
+                for repo in &repos {
+                    if self.stopping.load(Ordering::Relaxed) || repo.is_cancelled() {
+                        continue;
+                    }
+                    match self.embed_messages(repo) {
+                        Ok(0) => continue,
+                        Ok(_) => {
+                            did = true;
+                            break;
+                        }
+                        Err(e) => {
+                            tracing::warn!(repo = %repo.id(), "embedding commit messages failed: {e:#}");
+                        }
+                    }
+                }
+            }
+            if !did {
+                for repo in &repos {
+                    if let Err(e) = maybe_rebuild(repo) {
+                        tracing::error!(repo = %repo.id(), "rebuilding the vector index failed: {e:#}");
+                    }
+                }
+            }
+            drop(repos);
             drop(reg);
             if did {
+                drained = true;
                 continue;
             }
+            if std::mem::take(&mut drained) {
+                // The backlog is empty: batches, tokenizer buffers and ORT's working memory are
+                // freed; give the pages back.
+                crate::memory::release_free_heap();
+            }
+            self.release_idle_bulk();
             let (m, cv) = &self.wake;
             let guard = m.lock().expect("wake lock");
             let (guard, _) = cv
@@ -272,9 +357,9 @@ impl Semantic {
     /// Embed one batch of the messages of `repo`'s reachable commits that have no vector yet (from
     /// the cache when they were embedded before); returns how many it added.
     fn embed_messages(&self, repo: &Repo) -> Result<usize> {
-        let State::On { bulk, .. } = &self.state else {
+        if !self.is_on() {
             return Ok(0);
-        };
+        }
         let view = repo.history().view();
         let todo: Vec<(String, String)> = view
             .commits
@@ -304,7 +389,7 @@ impl Semantic {
         }
         if !missing.is_empty() {
             let inputs: Vec<&str> = missing.iter().map(|m| m.2).collect();
-            let vectors = bulk.embed(&inputs)?;
+            let vectors = self.bulk_embed(&inputs)?;
             let items: Vec<([u8; 32], &[f32])> = missing
                 .iter()
                 .zip(&vectors)
@@ -322,11 +407,31 @@ impl Semantic {
         Ok(n)
     }
 
+    /// Embed `inputs` with the bulk session, loading it first if it was released.
+    fn bulk_embed(&self, inputs: &[&str]) -> Result<Vec<[f32; DIM]>> {
+        let mut bulk = self.bulk.lock().expect("bulk lock");
+        if bulk.session.is_none() {
+            let before = Resident::now().anon;
+            // With ORT's arena: without it cobra's 846 chunks took 103-158 s instead of 52 s
+            // (bench/RESULTS.md); the arena goes with the session when it is released.
+            let session =
+                Embedder::load_with(&self.paths, self.precision, self.bulk_threads, true)?;
+            self.bulk_bytes.store(
+                Resident::now().anon.saturating_sub(before),
+                Ordering::Relaxed,
+            );
+            tracing::info!("bulk embedding session loaded");
+            bulk.session = Some(Box::new(session));
+        }
+        bulk.last_used = std::time::Instant::now();
+        bulk.session.as_ref().expect("loaded above").embed(inputs)
+    }
+
     /// Embed one batch of `repo`'s backlog; returns how many chunks it embedded.
     fn embed_some(&self, repo: &Repo) -> Result<usize> {
-        let State::On { bulk, .. } = &self.state else {
+        if !self.is_on() {
             return Ok(0);
-        };
+        }
         let ids = repo.backlog_batch(WORK_BATCH);
         if ids.is_empty() {
             return Ok(0);
@@ -340,7 +445,7 @@ impl Semantic {
             }
         }
         let inputs: Vec<&str> = work.iter().map(|w| w.2.as_str()).collect();
-        let vectors = bulk.embed(&inputs)?;
+        let vectors = self.bulk_embed(&inputs)?;
         self.computed
             .fetch_add(vectors.len() as u64, Ordering::Relaxed);
         let items: Vec<([u8; 32], &[f32])> = work
@@ -405,6 +510,60 @@ fn maybe_rebuild(repo: &Repo) -> Result<()> {
     Ok(())
 }
 
+/// A repository queried this recently has its backlog embedded before the others'.
+const QUERIED_WINDOW_MS: i64 = 120_000;
+
+/// Which repositories' backlogs to embed, in order, from each one's (backlog, last query in Unix
+/// ms): those a query had in scope within [`QUERIED_WINDOW_MS`], most recent first; then the
+/// smallest backlogs first, so each repository reaches full coverage as early as it can and a
+/// new one never starves behind a large one. Repositories without a backlog are left out.
+pub(crate) fn embedding_order(stats: &[(usize, i64)], now_ms: i64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..stats.len()).filter(|&i| stats[i].0 > 0).collect();
+    let recent = |i: usize| {
+        let q = stats[i].1;
+        (q > 0 && now_ms - q <= QUERIED_WINDOW_MS).then_some(q)
+    };
+    order.sort_by(|&a, &b| {
+        // Recently queried first (most recent first), then smaller backlogs, then registry order.
+        recent(b)
+            .cmp(&recent(a))
+            .then(stats[a].0.cmp(&stats[b].0))
+            .then(a.cmp(&b))
+    });
+    order
+}
+
+/// How soon a chunk of this role is wanted: source first; docs, tests, generated and vendored
+/// code last (an unknown chunk counts as source).
+fn role_priority(role: Option<FileRole>) -> u8 {
+    match role {
+        None | Some(FileRole::Source) => 0,
+        Some(FileRole::Example | FileRole::Config | FileRole::Benchmark | FileRole::Other) => 1,
+        Some(FileRole::Docs) => 2,
+        Some(FileRole::Test) => 3,
+        Some(FileRole::Generated | FileRole::Vendored) => 4,
+    }
+}
+
+/// Up to `n` of the `pending` chunks (id, role), highest priority first ([`role_priority`]);
+/// within a priority in the backlog's order. Stops scanning once `n` source chunks are found.
+pub(crate) fn pick_batch(
+    pending: impl Iterator<Item = (u64, Option<FileRole>)>,
+    n: usize,
+) -> Vec<u64> {
+    let mut by_priority: [Vec<u64>; 5] = Default::default();
+    for (id, role) in pending {
+        let p = role_priority(role) as usize;
+        if by_priority[p].len() < n {
+            by_priority[p].push(id);
+        }
+        if by_priority[0].len() >= n {
+            break;
+        }
+    }
+    by_priority.into_iter().flatten().take(n).collect()
+}
+
 /// Backlog size, for status and notices.
 pub(crate) fn backlog(repo: &Repo) -> usize {
     repo.backlog()
@@ -427,6 +586,45 @@ mod tests {
             role: None,
             licence: None,
         }
+    }
+
+    #[test]
+    fn queried_repositories_go_first_then_the_smallest_backlogs() {
+        let now = 1_000_000_000;
+        // (backlog, last queried): a big one, a small one, an empty one, one queried just now,
+        // one queried long ago.
+        let stats = [
+            (12_000, 0),
+            (3_426, 0),
+            (0, now - 5),
+            (9_000, now - 1_000),
+            (50, now - 10 * QUERIED_WINDOW_MS),
+        ];
+        assert_eq!(embedding_order(&stats, now), vec![3, 4, 1, 0]);
+        // Two queried: the more recent first, whatever their sizes.
+        let stats = [(10, now - 60_000), (5_000, now - 1)];
+        assert_eq!(embedding_order(&stats, now), vec![1, 0]);
+        assert!(embedding_order(&[(0, 0)], now).is_empty());
+    }
+
+    #[test]
+    fn batches_take_source_before_docs_and_tests() {
+        let pending = [
+            (1, Some(FileRole::Test)),
+            (2, Some(FileRole::Docs)),
+            (3, Some(FileRole::Source)),
+            (4, Some(FileRole::Vendored)),
+            (5, None),
+            (6, Some(FileRole::Example)),
+            (7, Some(FileRole::Source)),
+        ];
+        assert_eq!(pick_batch(pending.into_iter(), 4), vec![3, 5, 7, 6]);
+        assert_eq!(
+            pick_batch(pending.into_iter(), 7),
+            vec![3, 5, 7, 6, 2, 1, 4]
+        );
+        assert_eq!(pick_batch(pending.into_iter(), 2), vec![3, 5]);
+        assert!(pick_batch(std::iter::empty(), 3).is_empty());
     }
 
     #[test]

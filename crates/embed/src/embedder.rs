@@ -79,6 +79,19 @@ impl Embedder {
     /// [`MAX_TOKENS`], batch-longest padding) and one session with `threads` intra-op threads (0 = ORT's
     /// default, one per core) and spinning off.
     pub fn load(paths: &ModelPaths, precision: Precision, threads: usize) -> Result<Embedder> {
+        Embedder::load_with(paths, precision, threads, true)
+    }
+
+    /// [`Embedder::load`], choosing whether ONNX Runtime keeps a CPU memory arena. With the arena
+    /// (ORT's default) the largest batch's working memory stays reserved for the session's
+    /// lifetime; without it (and without memory-pattern planning) every run allocates and frees
+    /// through the process allocator, so memory follows the work — for a long-lived daemon.
+    pub fn load_with(
+        paths: &ModelPaths,
+        precision: Precision,
+        threads: usize,
+        arena: bool,
+    ) -> Result<Embedder> {
         if let Some(why) = paths.missing() {
             bail!(why);
         }
@@ -94,6 +107,10 @@ impl Embedder {
         // Session-builder errors carry the (non-Send) builder for recovery; convert inside the closure.
         let session = (|| -> ort::Result<Session> {
             Session::builder(&env)?
+                .with_execution_providers([ort::ep::CPU::default()
+                    .with_arena_allocator(arena)
+                    .build()])?
+                .with_memory_pattern(arena)?
                 .with_intra_threads(threads)?
                 .with_inter_threads(1)?
                 .with_intra_op_spinning(false)?

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, Result};
 use tantivy::collector::{FilterCollector, TopDocs};
@@ -18,6 +19,8 @@ use super::tokens::CodeTokenizer;
 
 const TOKENIZER: &str = "code";
 const WRITER_HEAP: usize = 64 * 1024 * 1024;
+/// tantivy's own minimum per indexing thread.
+const WRITER_HEAP_MIN: usize = 15_000_000;
 
 #[derive(Clone, Copy)]
 pub struct Fields {
@@ -41,6 +44,8 @@ pub struct LexicalIndex {
     index: Index,
     reader: IndexReader,
     fields: Fields,
+    /// Indexing heap of the next writer, in bytes (tantivy's minimum is 15 MB).
+    writer_heap: AtomicUsize,
 }
 
 /// One chunk as the lexical index sees it.
@@ -70,13 +75,20 @@ impl LexicalIndex {
             index,
             reader,
             fields,
+            writer_heap: AtomicUsize::new(WRITER_HEAP),
         })
+    }
+
+    /// Bound the indexing heap of the writers opened from now on (at least tantivy's 15 MB).
+    pub fn set_writer_heap(&self, bytes: usize) {
+        self.writer_heap
+            .store(bytes.max(WRITER_HEAP_MIN), Ordering::Relaxed);
     }
 
     pub fn writer(&self) -> Result<LexicalWriter> {
         let writer = self
             .index
-            .writer_with_num_threads(1, WRITER_HEAP)
+            .writer_with_num_threads(1, self.writer_heap.load(Ordering::Relaxed))
             .context("opening the lexical index writer")?;
         Ok(LexicalWriter {
             writer,

@@ -45,6 +45,9 @@ pub struct RepoRecord {
     pub scrub: String,
 }
 
+/// The page cache of [`Store::open`].
+pub const DEFAULT_CACHE_BYTES: u64 = 64 * 1024 * 1024;
+
 #[derive(Clone)]
 pub struct Store {
     db: sled::Db,
@@ -54,8 +57,15 @@ pub struct Store {
 
 impl Store {
     pub fn open(dir: &Path) -> Result<Store> {
+        Store::open_with_cache(dir, DEFAULT_CACHE_BYTES)
+    }
+
+    /// [`Store::open`] with a page cache of at most `cache_bytes` (sled's own default is 1 GiB,
+    /// and it fills it: the cache is most of what a lexical-only daemon holds).
+    pub fn open_with_cache(dir: &Path, cache_bytes: u64) -> Result<Store> {
         let db = sled::Config::new()
             .path(dir)
+            .cache_capacity(cache_bytes)
             .flush_every_ms(Some(1000))
             .open()
             .with_context(|| format!("opening the metadata store at {}", dir.display()))?;

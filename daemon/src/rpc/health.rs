@@ -12,6 +12,10 @@ impl pb::health_server::Health for Services {
         _req: Request<pb::CheckRequest>,
     ) -> Result<Response<pb::CheckResponse>, Status> {
         let d = &self.0;
+        let reg = d.registry.clone();
+        let memory = tokio::task::spawn_blocking(move || memory_parts(&reg))
+            .await
+            .unwrap_or_default();
         Ok(Response::new(pb::CheckResponse {
             version: env!("CARGO_PKG_VERSION").into(),
             protocol: patina_proto::PROTOCOL_VERSION,
@@ -24,6 +28,8 @@ impl pb::health_server::Health for Services {
             semantic_on: d.registry.semantic.is_on(),
             semantic: d.registry.semantic.describe(),
             embeddings_computed: d.registry.semantic.computed(),
+            memory_budget_bytes: d.registry.config.daemon.budget().total,
+            memory,
         }))
     }
 
@@ -35,4 +41,34 @@ impl pb::health_server::Health for Services {
         self.0.shutdown.notify_one();
         Ok(Response::new(pb::ShutdownResponse {}))
     }
+}
+
+/// The resident memory by component (walks the chunk tables: off the async workers).
+fn memory_parts(reg: &crate::registry::Registry) -> Vec<pb::MemoryPart> {
+    let now = crate::memory::Resident::now();
+    let (mut vectors, mut tables) = (0u64, 0u64);
+    for repo in reg.all() {
+        vectors += (repo.vector_count() * patina_embed::DIM * 4) as u64;
+        tables += repo.with_chunks(|chunks| {
+            chunks
+                .values()
+                .map(crate::memory::chunk_entry_bytes)
+                .sum::<u64>()
+        });
+    }
+    crate::memory::breakdown(
+        now,
+        &reg.config.daemon.budget(),
+        reg.semantic.session_bytes(),
+        vectors,
+        tables,
+    )
+    .into_iter()
+    .map(|p| pb::MemoryPart {
+        component: p.component.into(),
+        bytes: p.bytes,
+        limit_bytes: p.limit,
+        estimated: p.estimated,
+    })
+    .collect()
 }

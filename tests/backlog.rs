@@ -1,0 +1,75 @@
+//! The embedding backlog, on the real model: several repositories share one embedding worker,
+//! and it serves them in the order users need — a small repository added beside a large one is
+//! fully covered first instead of waiting for the large one's whole backlog.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::util::*;
+
+/// A Python repository of `files` modules of `defs` small functions each.
+fn python_repo(files: usize, defs: usize, word: &str) -> Repo {
+    let texts: Vec<(String, Vec<u8>)> = (0..files)
+        .map(|f| {
+            let mut s = String::new();
+            for d in 0..defs {
+                s.push_str(&format!(
+                    "def {word}_{f}_{d}(value):\n    \"\"\"Return the {word} of value number {d}.\"\"\"\n    return value * {d} + {f}\n\n\n"
+                ));
+            }
+            (format!("pkg/{word}_{f}.py"), s.into_bytes())
+        })
+        .collect();
+    let refs: Vec<(&str, &[u8])> = texts
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_slice()))
+        .collect();
+    git_repo(&refs)
+}
+
+fn covered(env: &TestEnv, root: &Path) -> (bool, u64) {
+    let info = env.repo_info(root);
+    (
+        info.chunks > 0 && info.embed_backlog == 0 && info.vectors == info.chunks,
+        info.embed_backlog,
+    )
+}
+
+#[test]
+fn two_repositories_added_together_both_reach_coverage_the_smaller_first() {
+    let mut env = TestEnv::with_model();
+    env.start_daemon();
+    let large = python_repo(40, 5, "velocity");
+    let small = python_repo(3, 2, "temperature");
+    env.add_repo(large.path());
+    env.add_repo(small.path());
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let mut small_done: Option<(Instant, u64)> = None;
+    let large_done = loop {
+        let (small_ok, _) = covered(&env, small.path());
+        let (large_ok, large_backlog) = covered(&env, large.path());
+        if small_ok && small_done.is_none() {
+            small_done = Some((Instant::now(), large_backlog));
+        }
+        if large_ok {
+            break Instant::now();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not covered in time: small {:?}, large {:?}",
+            env.repo_info(small.path()),
+            env.repo_info(large.path())
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (small_at, large_backlog_then) =
+        small_done.expect("the small repository was covered before the large one");
+    assert!(small_at <= large_done);
+    assert!(
+        large_backlog_then > 0,
+        "the small repository should be covered while the large one still waits"
+    );
+    // Both answer semantically once covered.
+    let info = env.repo_info(small.path());
+    assert_eq!(info.vectors, info.chunks);
+}

@@ -1,0 +1,188 @@
+//! The daemon's memory: `[daemon] memory_mb` bounds what it holds under load, a removed
+//! repository's memory goes back to the operating system, and nonsense budgets are refused.
+//! Resident memory is read from `/proc/<pid>/status` of the real daemon.
+
+use std::time::{Duration, Instant};
+
+use crate::util::*;
+
+const MIB: u64 = 1024 * 1024;
+
+/// VmRSS of a process, in bytes.
+fn rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|kb| kb.parse::<u64>().ok())
+        .expect("a VmRSS line")
+        * 1024
+}
+
+/// Wait until the daemon's RSS settles (trimming runs on a background task after a job).
+fn settled_rss(pid: u32) -> u64 {
+    let mut last = rss(pid);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        std::thread::sleep(Duration::from_millis(300));
+        let now = rss(pid);
+        if now.abs_diff(last) < MIB || Instant::now() > deadline {
+            return now;
+        }
+        last = now;
+    }
+}
+
+/// A Rust module with `defs` functions, each calling a few distinct helpers: chunks, symbols and
+/// graph facts in proportion, like real code.
+fn module(file: usize, defs: usize) -> String {
+    let mut s = String::new();
+    for d in 0..defs {
+        s.push_str(&format!(
+            "/// Computes the {d}th quantity of module {file} from its inputs.\n\
+             pub fn compute_{file}_{d}(input_value: u64, scale_factor: u64) -> u64 {{\n\
+             \x20   let first = helper_alpha_{file}_{d}(input_value);\n\
+             \x20   let second = helper_beta_{file}_{d}(scale_factor, first);\n\
+             \x20   let third = normalise_{d}(second) + adjust_{file}(first);\n\
+             \x20   first.wrapping_mul(second).wrapping_add(third)\n}}\n\n"
+        ));
+    }
+    s
+}
+
+/// A git repository of `files` generated modules of `defs` functions each.
+fn generated_repo(files: usize, defs: usize) -> Repo {
+    let texts: Vec<(String, Vec<u8>)> = (0..files)
+        .map(|f| {
+            (
+                format!("src/m{}/mod_{f}.rs", f % 40),
+                module(f, defs).into_bytes(),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &[u8])> = texts
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_slice()))
+        .collect();
+    git_repo(&refs)
+}
+
+fn set_budget(env: &TestEnv, memory_mb: u64) {
+    let path = env.home().join("config.toml");
+    let mut text = std::fs::read_to_string(&path).expect("config.toml");
+    text.push_str(&format!("[daemon]\nmemory_mb = {memory_mb}\n"));
+    std::fs::write(&path, text).expect("writing config.toml");
+}
+
+#[test]
+fn a_daemon_under_load_stays_within_its_memory_budget_and_says_where_it_goes() {
+    let mut env = TestEnv::new();
+    set_budget(&env, 160);
+    env.start_daemon();
+    let pid = env.daemon_pid().expect("a daemon");
+    let repo = generated_repo(600, 12);
+    let done = env.add_repo(repo.path());
+    assert!(done.chunks >= 7000, "{} chunks", done.chunks);
+    // A query load over the whole index: every word, path and symbol kind of question.
+    let mut peak = settled_rss(pid);
+    for i in 0..300 {
+        let text = match i % 3 {
+            0 => format!("compute_{}_{}", i % 600, i % 12),
+            1 => format!("helper beta scale factor {i}"),
+            _ => format!("normalise quantity of module {}", i % 600),
+        };
+        let answer = env.search(&text, &[repo.path()]);
+        assert!(!answer.hits.is_empty(), "{text}");
+        peak = peak.max(rss(pid));
+    }
+    assert!(
+        peak <= 160 * MIB,
+        "the daemon held {} MiB with a 160 MiB budget",
+        peak / MIB
+    );
+
+    let out = env.patina(&["status", "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    let mem = &v["daemon"]["memory"];
+    assert_eq!(mem["budget_bytes"], 160 * MIB);
+    let parts = mem["parts"].as_array().expect("parts");
+    let sum: u64 = parts.iter().map(|p| p["bytes"].as_u64().unwrap()).sum();
+    assert_eq!(sum, mem["rss_bytes"].as_u64().unwrap(), "{mem}");
+    let heap = parts
+        .iter()
+        .find(|p| p["component"].as_str().unwrap().starts_with("other heap"))
+        .expect("the heap part");
+    // sled's page cache gets an eighth of the budget, tantivy's writer its 15 MB minimum.
+    assert_eq!(heap["limit_bytes"], 20 * MIB + 15_000_000, "{heap}");
+    let tables = parts
+        .iter()
+        .find(|p| p["component"] == "chunk tables")
+        .expect("the chunk tables");
+    assert!(tables["bytes"].as_u64().unwrap() > MIB, "{tables}");
+    let text = env.patina(&["status"]).stdout;
+    assert!(
+        text.contains("resident of a 160.0 MiB budget") && text.contains("chunk tables"),
+        "{text}"
+    );
+}
+
+#[test]
+fn removing_a_repository_gives_its_memory_back() {
+    let mut env = TestEnv::new();
+    set_budget(&env, 128);
+    env.start_daemon();
+    let pid = env.daemon_pid().expect("a daemon");
+    let before = settled_rss(pid);
+    let repo = generated_repo(1500, 14);
+    let done = env.add_repo(repo.path());
+    assert!(done.chunks >= 20_000, "{} chunks", done.chunks);
+    for q in ["compute_7_3", "helper alpha input value", "normalise_5"] {
+        assert!(!env.search(q, &[repo.path()]).hits.is_empty());
+    }
+    let loaded = settled_rss(pid);
+    let added = loaded.saturating_sub(before);
+    assert!(
+        added >= 20 * MIB,
+        "indexing {} chunks added only {} MiB: the fixture is too small to tell",
+        done.chunks,
+        added / MIB
+    );
+    env.remove_repo(&repo.key()).expect("Repos.Remove");
+    let after = settled_rss(pid);
+    let returned = loaded.saturating_sub(after);
+    // Without trimming nothing came back (main: 0-3 % on tokio and pytest); with it 51-74 % on
+    // an idle machine. What stays is sled's (bench/RESULTS.md); the bound leaves room for a
+    // loaded test machine.
+    assert!(
+        returned * 4 >= added,
+        "before {} MiB, with the repository {} MiB, after removing it {} MiB: \
+         only {} of {} MiB returned",
+        before / MIB,
+        loaded / MIB,
+        after / MIB,
+        returned / MIB,
+        added / MIB
+    );
+}
+
+#[test]
+fn a_nonsense_memory_budget_is_refused_with_the_range() {
+    let env = TestEnv::new();
+    set_budget(&env, 0);
+    let out = run(
+        {
+            let mut c = env.daemon_command();
+            c.arg("--check-config").arg(env.home().join("config.toml"));
+            c
+        },
+        Duration::from_secs(20),
+    );
+    assert_eq!(out.code(), 2, "{out:?}");
+    let err = &out.stderr;
+    assert!(
+        err.contains("memory_mb = 0") && err.contains("128") && err.contains("MiB"),
+        "{err}"
+    );
+}
