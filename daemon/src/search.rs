@@ -952,17 +952,35 @@ impl QueryEngine {
     /// everything was caught up in time. A full reconciliation is cheap when little changed (files
     /// whose size and mtime match their records are not read) and does not depend on watcher timing.
     async fn catch_up(&self, repos: &[Arc<Repo>], budget: Duration, embeddings: bool) -> bool {
-        let deadline = tokio::time::Instant::now() + budget;
+        let started = tokio::time::Instant::now();
+        let deadline = started + budget;
         let jobs: Vec<_> = repos
             .iter()
             .map(|r| self.registry.schedule(r, Change::Full))
             .collect();
+        let mut changed = false;
         for mut rx in jobs {
-            if tokio::time::timeout_at(deadline, rx.wait_for(|p| p.finished()))
-                .await
-                .is_err()
-            {
-                return false;
+            match tokio::time::timeout_at(deadline, rx.wait_for(|p| p.finished())).await {
+                Ok(Ok(p)) => changed |= p.files_changed > 0 || p.files_removed > 0,
+                Ok(Err(_)) => {}
+                Err(_) => return false,
+            }
+        }
+        // The watcher reports a write up to its debounce window after it happened. When this
+        // round indexed changes, their events are still on the way: let them land (they mark the
+        // files dirty again) and wait for the round they start, so the answer is fresh by the
+        // watcher's account too — not just by the walk's.
+        if changed {
+            let settle = started + crate::watch::DEBOUNCE + Duration::from_millis(150);
+            tokio::time::sleep_until(settle.min(deadline)).await;
+            for r in repos {
+                if let Some(mut rx) = r.running_job()
+                    && tokio::time::timeout_at(deadline, rx.wait_for(|p| p.finished()))
+                        .await
+                        .is_err()
+                {
+                    return false;
+                }
             }
         }
         if embeddings && self.registry.semantic.is_on() {

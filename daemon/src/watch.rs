@@ -18,7 +18,7 @@ use crate::repo::Repo;
 use patina_index::walk;
 
 /// Events closer together than this are handled as one burst.
-const DEBOUNCE: Duration = Duration::from_millis(100);
+pub(crate) const DEBOUNCE: Duration = Duration::from_millis(100);
 
 /// Called (on the watcher's thread) after the dirty set of a repository grew.
 pub(crate) type OnChange = Arc<dyn Fn(&Arc<Repo>) + Send + Sync>;
