@@ -193,6 +193,17 @@ pub(super) fn blame_line(b: &pb::Blame) -> String {
     )
 }
 
+/// The `licence` argument (`MIT,Apache-2.0`) as the SPDX ids the daemon filters by.
+pub(super) fn licence_list(arg: Option<super::args::Str>) -> Vec<String> {
+    arg.map(|s| {
+        s.0.split(',')
+            .map(|id| id.trim().to_string())
+            .filter(|id| !id.is_empty())
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
 /// A daemon message (an error or a notice) as an agent reads it: what the agent can do itself is
 /// named as its MCP tool; what only the user can do (register a repository) says so.
 pub(crate) fn for_agents(text: &str) -> String {

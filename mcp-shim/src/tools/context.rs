@@ -157,15 +157,7 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         blame: a.blame.0,
         expand: a.expand.0,
         complete: a.complete.0,
-        licences: a
-            .licence
-            .map(|s| {
-                s.0.split(',')
-                    .map(|id| id.trim().to_string())
-                    .filter(|id| !id.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default(),
+        licences: licence_list(a.licence),
         no_copyleft: a.no_copyleft.0,
         ..Default::default()
     };
