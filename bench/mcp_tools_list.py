@@ -4,7 +4,7 @@ as sent, tokens at 4 characters each (the rule the context budget uses), and per
 
     bench/mcp_tools_list.py [--bin target/release/patina-mcp]
 """
-import argparse, json, os, subprocess, tempfile
+import argparse, json, os, subprocess, tempfile, time
 
 def listing(binary, version):
     home = tempfile.mkdtemp(prefix="ptl")
@@ -19,6 +19,14 @@ def listing(binary, version):
     send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
     result = json.loads(p.stdout.readline())["result"]
     p.kill()
+    # patina-mcp started a daemon for this scratch home: stop it once it has written its pid.
+    lock = os.path.join(home, "patinad.lock")
+    for _ in range(50):
+        try:
+            os.kill(int(open(lock).read().strip()), 15)
+            break
+        except (OSError, ValueError):
+            time.sleep(0.1)
     return result
 
 def compact(v):
