@@ -271,3 +271,42 @@ fn without_a_model_lexical_answers_and_says_how_to_turn_semantic_on() {
     let out = env.patina(&["status"]);
     assert!(out.stdout.contains("semantic search off"), "{out:?}");
 }
+
+/// Commit messages are embedded after the chunks (the history oracle matches them by meaning),
+/// and the repository says how many are still waiting, so a caller can wait for them; without a
+/// model every reachable message is waiting, and none is lost.
+#[test]
+fn commit_messages_are_embedded_after_the_chunks_and_their_backlog_is_reported() {
+    let repo = git_repo(FILES);
+    for (i, msg) in ["convert temperatures", "read files line by line"]
+        .iter()
+        .enumerate()
+    {
+        std::fs::write(repo.path().join(format!("extra{i}.py")), format!("X = {i}\n")).unwrap();
+        crate::util::git(repo.path(), &["add", "-A"]);
+        crate::util::git(repo.path(), &["commit", "-q", "-m", msg]);
+    }
+
+    let plain = TestEnv::started();
+    plain.add_repo(repo.path());
+    assert_eq!(plain.repo_info(repo.path()).message_backlog, 3);
+
+    let mut env = TestEnv::with_model();
+    env.start_daemon();
+    env.add_repo(repo.path());
+    wait_for_embeddings(&env, repo.path());
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let info = env.repo_info(repo.path());
+        if info.message_backlog == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "commit messages were not embedded: {info:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = env.patina(&["status", "--json"]);
+    assert!(out.stdout.contains("\"message_backlog\": 0"), "{out:?}");
+}

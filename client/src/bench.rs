@@ -100,6 +100,10 @@ impl Subset {
     fn uses_semantic(&self) -> bool {
         self.oracles.is_empty() || self.oracles.iter().any(|o| o == "semantic")
     }
+
+    fn uses_history(&self) -> bool {
+        self.oracles.iter().any(|o| o == "history")
+    }
 }
 
 /// A file-level hit as the bench keeps it: path and provenance (`oracle#rank`).
@@ -814,6 +818,11 @@ async fn run_repo(
                 ),
                 None => bail!("at {sha}: the daemon reported no freshness for the repository"),
             }
+            if subsets.iter().any(Subset::uses_history) {
+                // The history oracle also matches commit messages by meaning once they are
+                // embedded (after every chunk): wait, so that no answer depends on timing.
+                wait_for_messages(c, &id).await?;
+            }
             eprintln!(
                 "[{}/{}] {} ({} queries): caught up in {took:.1}s",
                 n + 1,
@@ -868,6 +877,39 @@ async fn wait_for_embeddings(c: &mut Client, repo: &str) -> Result<()> {
         }
         if last_report.elapsed().as_secs() >= 10 {
             eprintln!("waiting for embeddings: {} of {} done", r.vectors, r.chunks);
+            last_report = Instant::now();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+}
+
+/// With the model, the history oracle matches commit messages by meaning too: wait until every
+/// reachable commit's message is embedded (without the model there is nothing to wait for).
+async fn wait_for_messages(c: &mut Client, repo: &str) -> Result<()> {
+    if !c.health().await?.semantic_on {
+        return Ok(());
+    }
+    let t0 = Instant::now();
+    let mut last_report = Instant::now();
+    loop {
+        let list = c.list().await?;
+        let Some(r) = list.repos.iter().find(|r| r.id == repo) else {
+            bail!("the repository disappeared")
+        };
+        if r.message_backlog == 0 {
+            if t0.elapsed().as_secs() >= 1 {
+                eprintln!(
+                    "commit messages embedded ({:.0}s waited)",
+                    t0.elapsed().as_secs_f64()
+                );
+            }
+            return Ok(());
+        }
+        if last_report.elapsed().as_secs() >= 10 {
+            eprintln!(
+                "waiting for commit-message embeddings: {} left",
+                r.message_backlog
+            );
             last_report = Instant::now();
         }
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;

@@ -529,6 +529,7 @@ fn repo_json(r: &pb::RepoInfo) -> serde_json::Value {
         "last_error": r.last_error,
         "vectors": r.vectors,
         "embed_backlog": r.embed_backlog,
+        "message_backlog": r.message_backlog,
         "freshness": r.freshness.as_ref().map(freshness_json),
     })
 }

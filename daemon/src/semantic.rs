@@ -569,6 +569,17 @@ pub(crate) fn backlog(repo: &Repo) -> usize {
     repo.backlog()
 }
 
+/// Reachable commits of `repo` whose message has no vector yet (the worker embeds them once every
+/// chunk backlog is empty, and only with the model loaded).
+pub(crate) fn message_backlog(repo: &Repo) -> usize {
+    let view = repo.history().view();
+    let messages = repo.messages();
+    view.commits
+        .iter()
+        .filter(|c| !messages.contains(&c.record.hash))
+        .count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,11 +9,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, Result};
 use tantivy::collector::{FilterCollector, TopDocs};
+use tantivy::query::Bm25StatisticsProvider;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STRING, Schema, TextFieldIndexing, TextOptions,
 };
-use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term, doc};
+use tantivy::{
+    DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TERMINATED, TantivyDocument,
+    Term, doc,
+};
 
 use super::tokens::CodeTokenizer;
 
@@ -153,16 +157,18 @@ impl LexicalIndex {
         }
         let query = BooleanQuery::new(clauses);
         let searcher = self.reader.searcher();
+        let stats = AliveStats(&searcher);
         let top = TopDocs::with_limit(limit).order_by_score();
         let docs = match allow {
             Some(allow) => {
                 let pred = move |id: u64| allow(id);
-                searcher.search(
+                searcher.search_with_statistics_provider(
                     &query,
                     &FilterCollector::new("chunk_id".to_string(), pred, top),
+                    &stats,
                 )?
             }
-            None => searcher.search(&query, &top)?,
+            None => searcher.search_with_statistics_provider(&query, &top, &stats)?,
         };
         let mut out = Vec::with_capacity(docs.len());
         for (score, addr) in docs {
@@ -174,6 +180,66 @@ impl LexicalIndex {
         }
         Ok(out)
     }
+}
+
+/// BM25's collection statistics over the documents alive in `searcher`. tantivy's own count a
+/// deleted document until a merge drops it, so the same files would score differently by when
+/// merges ran: an index that followed a hundred checkouts would rank unlike one built from
+/// scratch, and one run of a benchmark unlike the next. Segments without deletions answer from
+/// their stored counts; a segment with deletions counts the live postings of each query term (a
+/// few terms, read once more) and subtracts its deleted documents' lengths (tantivy stores
+/// lengths above ~40 tokens rounded, so the average length can differ from a fresh index's in
+/// its last digits).
+struct AliveStats<'a>(&'a Searcher);
+
+impl Bm25StatisticsProvider for AliveStats<'_> {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        let mut total = 0u64;
+        for seg in self.0.segment_readers() {
+            let mut tokens = seg.inverted_index(field)?.total_num_tokens();
+            if let Some(alive) = seg.alive_bitset() {
+                let norms = seg.get_fieldnorms_reader(field)?;
+                for doc in 0..seg.max_doc() {
+                    if !alive.is_alive(doc) {
+                        tokens = tokens.saturating_sub(u64::from(norms.fieldnorm(doc)));
+                    }
+                }
+            }
+            total += tokens;
+        }
+        Ok(total)
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        Ok(self.0.num_docs())
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        alive_doc_freq(self.0, term)
+    }
+}
+
+/// The number of live documents of `searcher` that contain `term` (see [`AliveStats`]).
+fn alive_doc_freq(searcher: &Searcher, term: &Term) -> tantivy::Result<u64> {
+    let mut n = 0u64;
+    for seg in searcher.segment_readers() {
+        let inverted = seg.inverted_index(term.field())?;
+        match seg.alive_bitset() {
+            None => n += u64::from(inverted.doc_freq(term)?),
+            Some(alive) => {
+                if let Some(mut postings) =
+                    inverted.read_postings(term, IndexRecordOption::Basic)?
+                {
+                    let mut doc = postings.doc();
+                    while doc != TERMINATED {
+                        n += u64::from(alive.is_alive(doc));
+                        doc = postings.advance();
+                    }
+                }
+            }
+        }
+    }
+    Ok(n)
 }
 
 /// A long text's terms read at most this many postings per document of the index, in all.
@@ -206,8 +272,10 @@ impl LexicalIndex {
         let n = searcher.num_docs() as f64;
         let mut scored: Vec<(String, f64, f32, u64)> = Vec::new();
         for (t, tf) in terms {
-            let df = searcher.doc_freq(&Term::from_field_text(self.fields.body, t))?
-                + searcher.doc_freq(&Term::from_field_text(self.fields.path, t))?;
+            // Live documents only, as BM25 counts them: which words a long text queries with
+            // must not depend on when the index last merged.
+            let df = alive_doc_freq(&searcher, &Term::from_field_text(self.fields.body, t))?
+                + alive_doc_freq(&searcher, &Term::from_field_text(self.fields.path, t))?;
             if df == 0 {
                 continue;
             }
@@ -423,5 +491,61 @@ mod tests {
         // A small index is read whole.
         let all = index.select_terms(&counted(&words, 1), 64).unwrap();
         assert_eq!(all.len(), words.len(), "{all:?}");
+    }
+
+    /// Deleted documents do not count in BM25's statistics: an index that deleted and re-added
+    /// documents scores exactly as one built from the surviving documents alone.
+    #[test]
+    fn scores_do_not_depend_on_deleted_documents() {
+        let docs = |w: &mut LexicalWriter, range: std::ops::Range<u64>, tag: &str| {
+            for i in range {
+                let body = format!("{tag} parser token{} stream", i % 7);
+                let path = format!("{tag}/f{i}.rs");
+                w.add(&LexicalDoc {
+                    chunk_id: i,
+                    path: &path,
+                    symbol: "",
+                    body: &body,
+                })
+                .unwrap();
+            }
+        };
+        // Followed: 300 "old" documents, then a checkout deletes 250 of them and adds 100 "new"
+        // ones, in a second segment beside the first (no merge has run).
+        let followed_dir = tempfile::tempdir().unwrap();
+        let followed = LexicalIndex::open(followed_dir.path()).unwrap();
+        let mut w = followed.writer().unwrap();
+        docs(&mut w, 0..300, "old");
+        w.commit().unwrap();
+        for i in 50..300u64 {
+            w.delete_path(&format!("old/f{i}.rs"));
+        }
+        docs(&mut w, 300..400, "new");
+        w.commit().unwrap();
+        followed.reload().unwrap();
+        // Fresh: only the 150 surviving documents.
+        let fresh_dir = tempfile::tempdir().unwrap();
+        let fresh = LexicalIndex::open(fresh_dir.path()).unwrap();
+        let mut w = fresh.writer().unwrap();
+        docs(&mut w, 0..50, "old");
+        docs(&mut w, 300..400, "new");
+        w.commit().unwrap();
+        fresh.reload().unwrap();
+
+        let q = [
+            ("parser".to_string(), 1.0),
+            ("token3".to_string(), 1.0),
+            ("new".to_string(), 1.0),
+        ];
+        let a = followed.search(&q, 10, None).unwrap();
+        let b = fresh.search(&q, 10, None).unwrap();
+        assert_eq!(a.len(), 10);
+        assert_eq!(
+            a.iter().map(|h| h.0).collect::<Vec<_>>(),
+            b.iter().map(|h| h.0).collect::<Vec<_>>()
+        );
+        for (x, y) in a.iter().zip(&b) {
+            assert!((x.1 - y.1).abs() < 1e-5, "{a:?} vs {b:?}");
+        }
     }
 }
