@@ -282,7 +282,11 @@ fn commit_messages_are_embedded_after_the_chunks_and_their_backlog_is_reported()
         .iter()
         .enumerate()
     {
-        std::fs::write(repo.path().join(format!("extra{i}.py")), format!("X = {i}\n")).unwrap();
+        std::fs::write(
+            repo.path().join(format!("extra{i}.py")),
+            format!("X = {i}\n"),
+        )
+        .unwrap();
         crate::util::git(repo.path(), &["add", "-A"]);
         crate::util::git(repo.path(), &["commit", "-q", "-m", msg]);
     }

@@ -50,6 +50,16 @@ pub struct LexicalIndex {
     fields: Fields,
     /// Indexing heap of the next writer, in bytes (tantivy's minimum is 15 MB).
     writer_heap: AtomicUsize,
+    /// Live documents' field lengths of the last searcher generation asked ([`AliveStats`]).
+    lengths: std::sync::Mutex<Option<(u64, FieldLengths)>>,
+}
+
+/// Summed lengths of the live documents per field, as BM25 reads them.
+#[derive(Clone, Copy, Default)]
+struct FieldLengths {
+    path: u64,
+    symbol: u64,
+    body: u64,
 }
 
 /// One chunk as the lexical index sees it.
@@ -80,6 +90,7 @@ impl LexicalIndex {
             reader,
             fields,
             writer_heap: AtomicUsize::new(WRITER_HEAP),
+            lengths: std::sync::Mutex::new(None),
         })
     }
 
@@ -98,6 +109,38 @@ impl LexicalIndex {
             writer,
             fields: self.fields,
         })
+    }
+
+    /// The live documents' field lengths for `searcher`'s generation, summed once per generation.
+    /// Every segment is summed from its stored per-document lengths, with or without deletions, so
+    /// the totals depend on which documents are live and not on how they are split in segments
+    /// (tantivy keeps exact totals only per segment, deleted documents included).
+    fn lengths(&self, searcher: &Searcher) -> Result<FieldLengths> {
+        let generation = searcher.generation().generation_id();
+        if let Some((g, l)) = *self.lengths.lock().expect("lengths lock")
+            && g == generation
+        {
+            return Ok(l);
+        }
+        let f = self.fields;
+        let mut out = FieldLengths::default();
+        for seg in searcher.segment_readers() {
+            let alive = seg.alive_bitset();
+            for (field, total) in [
+                (f.path, &mut out.path),
+                (f.symbol, &mut out.symbol),
+                (f.body, &mut out.body),
+            ] {
+                let norms = seg.get_fieldnorms_reader(field)?;
+                for doc in 0..seg.max_doc() {
+                    if alive.is_none_or(|a| a.is_alive(doc)) {
+                        *total += u64::from(norms.fieldnorm(doc));
+                    }
+                }
+            }
+        }
+        *self.lengths.lock().expect("lengths lock") = Some((generation, out));
+        Ok(out)
     }
 
     /// Make committed changes visible to searches.
@@ -157,7 +200,11 @@ impl LexicalIndex {
         }
         let query = BooleanQuery::new(clauses);
         let searcher = self.reader.searcher();
-        let stats = AliveStats(&searcher);
+        let stats = AliveStats {
+            searcher: &searcher,
+            lengths: self.lengths(&searcher)?,
+            fields: self.fields,
+        };
         let top = TopDocs::with_limit(limit).order_by_score();
         let docs = match allow {
             Some(allow) => {
@@ -185,37 +232,36 @@ impl LexicalIndex {
 /// BM25's collection statistics over the documents alive in `searcher`. tantivy's own count a
 /// deleted document until a merge drops it, so the same files would score differently by when
 /// merges ran: an index that followed a hundred checkouts would rank unlike one built from
-/// scratch, and one run of a benchmark unlike the next. Segments without deletions answer from
-/// their stored counts; a segment with deletions counts the live postings of each query term (a
-/// few terms, read once more) and subtracts its deleted documents' lengths (tantivy stores
-/// lengths above ~40 tokens rounded, so the average length can differ from a fresh index's in
-/// its last digits).
-struct AliveStats<'a>(&'a Searcher);
+/// scratch, and one run of a benchmark unlike the next. Document frequencies: segments without
+/// deletions answer from their stored counts, a segment with deletions counts the live postings
+/// of each query term. Field lengths: summed over live documents once per searcher generation
+/// ([`LexicalIndex::lengths`]).
+struct AliveStats<'a> {
+    searcher: &'a Searcher,
+    lengths: FieldLengths,
+    fields: Fields,
+}
 
 impl Bm25StatisticsProvider for AliveStats<'_> {
     fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
-        let mut total = 0u64;
-        for seg in self.0.segment_readers() {
-            let mut tokens = seg.inverted_index(field)?.total_num_tokens();
-            if let Some(alive) = seg.alive_bitset() {
-                let norms = seg.get_fieldnorms_reader(field)?;
-                for doc in 0..seg.max_doc() {
-                    if !alive.is_alive(doc) {
-                        tokens = tokens.saturating_sub(u64::from(norms.fieldnorm(doc)));
-                    }
-                }
-            }
-            total += tokens;
-        }
-        Ok(total)
+        let f = self.fields;
+        Ok(if field == f.path {
+            self.lengths.path
+        } else if field == f.symbol {
+            self.lengths.symbol
+        } else if field == f.body {
+            self.lengths.body
+        } else {
+            self.searcher.total_num_tokens(field)?
+        })
     }
 
     fn total_num_docs(&self) -> tantivy::Result<u64> {
-        Ok(self.0.num_docs())
+        Ok(self.searcher.num_docs())
     }
 
     fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
-        alive_doc_freq(self.0, term)
+        alive_doc_freq(self.searcher, term)
     }
 }
 
@@ -313,13 +359,14 @@ impl LexicalIndex {
     }
 }
 
-/// The body field's vocabulary (query expansion reads it). Document frequencies are summed over
-/// segments, deleted documents included, as in BM25's own counts.
+/// The body field's vocabulary (query expansion reads it). Document frequencies count live
+/// documents only, as BM25 does ([`AliveStats`]): a word left only in deleted documents is not
+/// part of the vocabulary.
 impl LexicalIndex {
     /// Terms starting with `prefix` (at most `max`, in term order) with their document frequency.
     pub fn terms_with_prefix(&self, prefix: &str, max: usize) -> Vec<(String, u64)> {
         let searcher = self.reader.searcher();
-        let mut found: std::collections::BTreeMap<String, u64> = Default::default();
+        let mut candidates: std::collections::BTreeSet<String> = Default::default();
         let mut upper = prefix.as_bytes().to_vec();
         upper.push(0xff);
         for seg in searcher.segment_readers() {
@@ -335,25 +382,37 @@ impl LexicalIndex {
             else {
                 continue;
             };
-            while stream.advance() {
-                let Ok(term) = std::str::from_utf8(stream.key()) else {
-                    continue;
-                };
-                if found.len() >= max && !found.contains_key(term) {
-                    break;
+            // Bounded per segment (a short prefix can start thousands of words); a word only
+            // deleted documents hold can take a place here, but not one of the `max` answers.
+            let mut taken = 0;
+            while taken < max.saturating_mul(4) && stream.advance() {
+                if let Ok(term) = std::str::from_utf8(stream.key()) {
+                    candidates.insert(term.to_string());
+                    taken += 1;
                 }
-                *found.entry(term.to_string()).or_default() += u64::from(stream.value().doc_freq);
             }
         }
-        found.into_iter().collect()
+        let mut found = Vec::new();
+        for term in candidates {
+            if found.len() >= max {
+                break;
+            }
+            let df = alive_doc_freq(&searcher, &Term::from_field_text(self.fields.body, &term))
+                .unwrap_or(0);
+            if df > 0 {
+                found.push((term, df));
+            }
+        }
+        found
     }
 
-    /// The number of documents whose body contains `term`.
+    /// The number of live documents whose body contains `term`.
     pub fn body_doc_freq(&self, term: &str) -> u64 {
-        self.reader
-            .searcher()
-            .doc_freq(&Term::from_field_text(self.fields.body, term))
-            .unwrap_or(0)
+        alive_doc_freq(
+            &self.reader.searcher(),
+            &Term::from_field_text(self.fields.body, term),
+        )
+        .unwrap_or(0)
     }
 }
 
