@@ -335,3 +335,41 @@ fn without_patina_home_the_log_and_lock_are_state_and_the_indices_data() {
         );
     }
 }
+
+/// A daemon whose executable is replaced on disk (an upgrade, a rebuild) keeps running the old
+/// code; every client says so, and how to restart it, instead of being served silently by it.
+#[test]
+fn clients_warn_when_the_daemons_binary_was_replaced_since_it_started() {
+    let env = TestEnv::new();
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("patinad");
+    std::fs::copy(bin("patinad"), &exe).unwrap();
+    let mut cmd = env.isolated_command(&exe);
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = cmd.spawn().expect("starting a copy of patinad");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while env.health().is_err() {
+        assert!(Instant::now() < deadline, "the copied daemon did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+
+    let before = env.patina(&["status"]);
+    assert_eq!(before.code(), 0, "{before:?}");
+    assert!(!before.stderr.contains("replaced"), "{before:?}");
+
+    // Installed the way package managers do it: a new file renamed over the old one.
+    let new = dir.path().join("patinad.new");
+    std::fs::copy(bin("patinad"), &new).unwrap();
+    std::fs::rename(&new, &exe).unwrap();
+    let after = env.patina(&["status"]);
+    assert_eq!(after.code(), 0, "{after:?}");
+    assert!(
+        after.stderr.contains("replaced on disk") && after.stderr.contains("patina daemon stop"),
+        "{after:?}"
+    );
+
+    let _ = child.kill();
+    let _ = child.wait();
+}

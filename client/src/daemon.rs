@@ -34,9 +34,17 @@ impl Client {
         let channel = patina_proto::endpoint::connect(socket)
             .await
             .with_context(|| format!("no daemon at {}", socket.display()))?;
-        patina_proto::endpoint::check(&channel)
+        let h = patina_proto::endpoint::check(&channel)
             .await
             .map_err(|e| anyhow!(e))?;
+        if h.binary_replaced {
+            eprintln!(
+                "patina: the running daemon (pid {}) still runs the patinad it started from, \
+                 which has since been replaced on disk; restart it to run the new one: \
+                 `patina daemon stop` (it starts again on demand)",
+                h.pid
+            );
+        }
         Ok(Client { channel })
     }
 

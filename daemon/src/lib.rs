@@ -5,6 +5,7 @@ pub(crate) mod blame;
 pub(crate) mod buffers;
 pub(crate) mod config;
 pub(crate) mod context;
+pub(crate) mod exe;
 pub(crate) mod feedback;
 pub(crate) mod files;
 pub(crate) mod freshness;
@@ -76,6 +77,7 @@ pub fn check_config(path: &std::path::Path) -> Result<&'static str> {
 
 pub async fn serve(opts: Options) -> Result<()> {
     let started = Instant::now();
+    let exe = exe::ExeStamp::now();
     let root = opts
         .state_root
         .unwrap_or_else(patina_proto::endpoint::state_root);
@@ -129,6 +131,7 @@ pub async fn serve(opts: Options) -> Result<()> {
         engine,
         sessions,
         started,
+        exe,
         socket: bound.path.to_string_lossy().into_owned(),
         data_dir: root.to_string_lossy().into_owned(),
         socket_activated: bound.activated,

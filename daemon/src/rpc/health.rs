@@ -30,6 +30,7 @@ impl pb::health_server::Health for Services {
             embeddings_computed: d.registry.semantic.computed(),
             memory_budget_bytes: d.registry.config.daemon.budget().total,
             memory,
+            binary_replaced: d.exe.replaced(),
         }))
     }
 

@@ -31,6 +31,8 @@ pub(crate) struct Daemon {
     pub engine: QueryEngine,
     pub sessions: Arc<Sessions>,
     pub started: Instant,
+    /// The executable as it was at start (`Health.Check` says when it was replaced).
+    pub exe: crate::exe::ExeStamp,
     pub socket: String,
     pub data_dir: String,
     pub socket_activated: bool,
