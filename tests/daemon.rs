@@ -369,6 +369,9 @@ fn clients_warn_when_the_daemons_binary_was_replaced_since_it_started() {
         after.stderr.contains("replaced on disk") && after.stderr.contains("patina daemon stop"),
         "{after:?}"
     );
+    let doctor = env.patina(&["doctor"]);
+    assert_ne!(doctor.code(), 0, "{doctor:?}");
+    assert!(doctor.stdout.contains("replaced on disk"), "{doctor:?}");
 
     let _ = child.kill();
     let _ = child.wait();

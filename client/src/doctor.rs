@@ -111,7 +111,19 @@ async fn daemon_checks(socket: &Path, out: &mut Vec<Check>) -> Option<pb::CheckR
                 ),
             ));
             let client = env!("CARGO_PKG_VERSION");
-            if h.version == client {
+            if h.binary_replaced {
+                out.push(
+                    check(
+                        "version",
+                        Verdict::Fail,
+                        format!(
+                            "the daemon (pid {}) runs a patinad that has since been replaced on disk",
+                            h.pid
+                        ),
+                    )
+                    .fix(stop),
+                );
+            } else if h.version == client {
                 out.push(check(
                     "version",
                     Verdict::Ok,
