@@ -530,6 +530,7 @@ fn repo_json(r: &pb::RepoInfo) -> serde_json::Value {
         "vectors": r.vectors,
         "embed_backlog": r.embed_backlog,
         "message_backlog": r.message_backlog,
+        "chunk_digest": r.chunk_digest,
         "freshness": r.freshness.as_ref().map(freshness_json),
     })
 }
