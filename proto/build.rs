@@ -18,6 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "patina/v1/feedback.proto",
         "patina/v1/buffers.proto",
         "patina/v1/tune.proto",
+        "patina/v1/snapshots.proto",
     ];
     tonic_prost_build::configure()
         .build_transport(false)

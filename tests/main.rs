@@ -27,5 +27,6 @@ mod search;
 mod semantic;
 mod service;
 mod shell;
+mod snapshot;
 mod terminal;
 mod tune;

@@ -18,6 +18,7 @@ mod doctor;
 mod graph_view;
 mod model;
 mod output;
+mod snapshot;
 mod tune;
 
 use std::io::Write as _;
@@ -166,6 +167,12 @@ enum Cmd {
     /// Learn this repository's own fusion weights from its commit history (in the background);
     /// --status shows the measured gain, --reset goes back to the configuration.
     Tune(tune::TuneArgs),
+    /// A repository's index at its commit as a portable file; verify one; restore one for a
+    /// clone of the same commit without embedding again.
+    Snapshot {
+        #[command(subcommand)]
+        cmd: snapshot::SnapshotCmd,
+    },
     /// Feedback agents gave on answers (MCP `patina_feedback`, and hits they read).
     Feedback {
         #[command(subcommand)]
@@ -507,6 +514,7 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         }
         Cmd::Q(args) => query(&socket, args).await,
         Cmd::Tune(args) => tune::run(&socket, args).await,
+        Cmd::Snapshot { cmd } => snapshot::run(&socket, cmd).await,
         Cmd::Feedback {
             cmd: FeedbackCmd::Stats { json },
         } => {

@@ -99,6 +99,27 @@ pub(crate) fn changed_paths(root: &Path, from: &str, to: &str) -> Option<Vec<Str
     )
 }
 
+/// A short description of the working tree's changes against HEAD (modified, staged or untracked
+/// files that are not ignored: everything the index holds that a clone would not), or `None` when
+/// it is clean. Unknown (git failing) counts as clean.
+pub(crate) fn dirty(root: &Path) -> Option<String> {
+    let stdout = git_stdout(root, &["status", "--porcelain", "-z"])?;
+    let paths: Vec<String> = stdout
+        .split(|b| *b == 0)
+        .filter(|p| p.len() > 3)
+        .map(|p| String::from_utf8_lossy(&p[3..]).into_owned())
+        .collect();
+    match paths.len() {
+        0 => None,
+        n => Some(format!(
+            "{n} file{}: {}{}",
+            if n == 1 { "" } else { "s" },
+            paths.iter().take(3).cloned().collect::<Vec<_>>().join(", "),
+            if n > 3 { ", …" } else { "" }
+        )),
+    }
+}
+
 /// What `git -C root ARGS` prints, when it succeeds (stdin closed, stderr dropped).
 fn git_stdout(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
     let out = Command::new("git")

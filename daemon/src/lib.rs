@@ -24,6 +24,7 @@ pub(crate) mod rpc;
 pub(crate) mod search;
 pub(crate) mod semantic;
 pub(crate) mod sessions;
+pub(crate) mod snapshot;
 pub(crate) mod socket;
 pub(crate) mod tune;
 pub(crate) mod watch;
@@ -184,6 +185,7 @@ pub async fn serve(opts: Options) -> Result<()> {
         .add_service(pb::feedback_server::FeedbackServer::new(services.clone()))
         .add_service(pb::buffers_server::BuffersServer::new(services.clone()))
         .add_service(pb::tune_server::TuneServer::new(services.clone()))
+        .add_service(pb::snapshots_server::SnapshotsServer::new(services.clone()))
         .add_service(pb::sessions_server::SessionsServer::new(services))
         .serve_with_incoming_shutdown(socket::incoming(bound.listener), signal);
     tokio::select! {

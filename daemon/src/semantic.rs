@@ -183,6 +183,31 @@ impl Semantic {
         chunk_key(self.precision, meta)
     }
 
+    /// The model and precision this process embeds with (what a snapshot's vectors must match).
+    pub fn model_tag(&self) -> String {
+        model_tag(self.precision)
+    }
+
+    /// The cached embedding of a chunk (under this process's model), if it was embedded.
+    pub fn cached(&self, meta: &ChunkMeta) -> Result<Option<Vec<f32>>> {
+        self.cache.get(&self.key(meta))
+    }
+
+    /// Put vectors computed elsewhere (a snapshot) in the embedding cache, keyed as this process
+    /// would key the chunks `(path, parent, symbol, text hash)`; the worker then finds them
+    /// instead of embedding.
+    pub fn import(&self, items: &[(&str, &str, &str, &str, &[f32])]) -> Result<usize> {
+        let keyed: Vec<([u8; 32], &[f32])> = items
+            .iter()
+            .filter(|i| i.4.len() == DIM)
+            .map(|(path, parent, symbol, hash, v)| {
+                (chunk_key_of(self.precision, path, parent, symbol, hash), *v)
+            })
+            .collect();
+        self.cache.put_many(&keyed)?;
+        Ok(keyed.len())
+    }
+
     /// Cache key of a session note's embedding under this process's model and precision.
     pub fn note_key(&self, text: &str) -> [u8; 32] {
         note_key(self.precision, text)
@@ -478,16 +503,32 @@ fn model_tag(precision: Precision) -> String {
 /// Cache key of a chunk's embedding: a hash of the model and precision, the chunk's context
 /// fields and its text hash — everything [`Semantic::input`] and the vector are a function of.
 fn chunk_key(precision: Precision, meta: &ChunkMeta) -> [u8; 32] {
+    chunk_key_of(
+        precision,
+        &meta.path,
+        meta.parent.as_deref().unwrap_or(""),
+        meta.symbol.as_deref().unwrap_or(""),
+        &meta.hash,
+    )
+}
+
+fn chunk_key_of(
+    precision: Precision,
+    path: &str,
+    parent: &str,
+    symbol: &str,
+    hash: &str,
+) -> [u8; 32] {
     let mut h = blake3::Hasher::new();
     h.update(model_tag(precision).as_bytes());
     h.update(b"/2\0");
-    h.update(meta.path.as_bytes());
+    h.update(path.as_bytes());
     h.update(b"\0");
-    h.update(meta.parent.as_deref().unwrap_or("").as_bytes());
+    h.update(parent.as_bytes());
     h.update(b"\0");
-    h.update(meta.symbol.as_deref().unwrap_or("").as_bytes());
+    h.update(symbol.as_bytes());
     h.update(b"\0");
-    h.update(meta.hash.as_bytes());
+    h.update(hash.as_bytes());
     *h.finalize().as_bytes()
 }
 

@@ -20,6 +20,7 @@ pub mod licences;
 pub mod neighbourhood;
 pub mod repo;
 pub mod round;
+pub mod snapshot;
 pub mod store;
 pub mod symbols;
 pub mod tokens;

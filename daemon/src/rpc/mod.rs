@@ -13,6 +13,7 @@ mod history;
 mod repos;
 mod search;
 mod sessions;
+mod snapshots;
 mod tune;
 
 use std::sync::Arc;

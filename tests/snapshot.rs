@@ -1,0 +1,259 @@
+//! Portable index snapshots: a snapshot taken by one daemon, restored by another for a clone at
+//! another path, answers the same queries with the same results and embeds nothing; two daemons
+//! snapshotting the same commit write the same digest; damage and a wrong commit are refused
+//! with a clear error and register nothing.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::util::*;
+use patina_proto::v1::{Granularity, QueryRequest, QueryResponse};
+
+const FILES: &[(&str, &[u8])] = &[
+    (
+        "temperature.py",
+        b"def celsius_to_fahrenheit(c):\n    \"\"\"Degrees C to degrees F.\"\"\"\n    return c * 9 / 5 + 32\n",
+    ),
+    (
+        "lines.py",
+        b"def read_lines(path):\n    with open(path) as f:\n        return f.read().splitlines()\n",
+    ),
+    (
+        "mail.py",
+        b"import smtplib\n\ndef send_email(to, subject, body):\n    server = smtplib.SMTP('localhost')\n    server.sendmail('me@example.com', [to], subject + '\\n' + body)\n",
+    ),
+    (
+        "src/sort.rs",
+        b"/// Sort in place, smallest first.\npub fn bubble_sort(v: &mut [i32]) {\n    for i in 0..v.len() {\n        for j in 0..v.len() - i - 1 {\n            if v[j] > v[j + 1] { v.swap(j, j + 1); }\n        }\n    }\n}\n",
+    ),
+];
+
+fn embedded(env: &TestEnv, root: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let i = env.repo_info(root);
+        if !i.indexing && i.chunks > 0 && i.vectors == i.chunks && i.embed_backlog == 0 {
+            return;
+        }
+        assert!(Instant::now() < deadline, "not embedded: {i:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn ask(env: &TestEnv, root: &Path, text: &str, oracles: &[&str]) -> Vec<(String, u32, u32)> {
+    let r: QueryResponse = env
+        .query(QueryRequest {
+            repos: vec![root.to_string_lossy().into_owned()],
+            oracles: oracles.iter().map(|s| s.to_string()).collect(),
+            granularity: Granularity::Chunk as i32,
+            ..query(text)
+        })
+        .unwrap_or_else(|s| panic!("query {text:?}: {s}"));
+    r.hits
+        .iter()
+        .map(|h| (h.path.clone(), h.start_line, h.end_line))
+        .collect()
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert_eq!(out.code(), 0, "{out:?}");
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"))
+}
+
+fn clone_of(src: &Path, into: &Path) -> PathBuf {
+    git(
+        src.parent().unwrap(),
+        &[
+            "clone",
+            "-q",
+            &src.to_string_lossy(),
+            &into.to_string_lossy(),
+        ],
+    );
+    std::fs::canonicalize(into).unwrap()
+}
+
+#[test]
+fn a_snapshot_restored_for_a_clone_elsewhere_answers_the_same_and_embeds_nothing() {
+    let repo = git_repo(FILES);
+    let scratch = tempfile::tempdir().unwrap();
+    let file = scratch.path().join("repo.patina-snapshot");
+
+    let mut a = TestEnv::with_model();
+    a.start_daemon();
+    a.add_repo(repo.path());
+    embedded(&a, repo.path());
+    let created = json(&a.patina(&[
+        "snapshot",
+        "create",
+        &repo.path().to_string_lossy(),
+        "--out",
+        &file.to_string_lossy(),
+        "--json",
+    ]));
+    let chunks = created["chunks"].as_u64().unwrap();
+    assert!(chunks >= 4, "{created}");
+    assert_eq!(created["vectors"], created["chunks"], "{created}");
+    let digest = created["digest"].as_str().unwrap().to_string();
+    assert_eq!(digest.len(), 64);
+
+    // Another daemon, another state root, a clone at another path.
+    let mut b = TestEnv::with_model();
+    b.start_daemon();
+    let clone = clone_of(repo.path(), &scratch.path().join("elsewhere"));
+    let restored = json(&b.patina(&[
+        "snapshot",
+        "restore",
+        &file.to_string_lossy(),
+        "--into",
+        &clone.to_string_lossy(),
+        "--json",
+    ]));
+    assert_eq!(
+        restored["vectors_imported"].as_u64(),
+        Some(chunks),
+        "{restored}"
+    );
+    embedded(&b, &clone);
+    assert_eq!(
+        b.assert_healthy().embeddings_computed,
+        0,
+        "every vector came from the snapshot"
+    );
+    for (text, oracles) in [
+        ("american weather thermometer scale", &["semantic"][..]),
+        (
+            "send a message by electronic post",
+            &["lexical", "symbol", "semantic"][..],
+        ),
+        ("bubble_sort", &[][..]),
+    ] {
+        let here = ask(&a, repo.path(), text, oracles);
+        assert!(!here.is_empty(), "{text}");
+        assert_eq!(here, ask(&b, &clone, text, oracles), "{text} {oracles:?}");
+    }
+
+    // The same commit snapshotted by the other daemon, from the other path: the same digest.
+    let again = scratch.path().join("again.patina-snapshot");
+    let second = json(&b.patina(&[
+        "snapshot",
+        "create",
+        &clone.to_string_lossy(),
+        "--out",
+        &again.to_string_lossy(),
+        "--json",
+    ]));
+    assert_eq!(second["digest"].as_str(), Some(digest.as_str()));
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
+
+    let verified = json(&b.patina(&["snapshot", "verify", &file.to_string_lossy(), "--json"]));
+    assert_eq!(verified["digest"].as_str(), Some(digest.as_str()));
+}
+
+#[test]
+fn damage_and_a_clone_at_another_commit_are_refused_and_register_nothing() {
+    let repo = git_repo(FILES);
+    let scratch = tempfile::tempdir().unwrap();
+    let file = scratch.path().join("repo.patina-snapshot");
+    let mut env = TestEnv::with_model();
+    env.start_daemon();
+    env.add_repo(repo.path());
+    embedded(&env, repo.path());
+
+    // Not inside the repository, and not while it has uncommitted changes.
+    let inside = repo.path().join("x.patina-snapshot");
+    let out = env.patina(&[
+        "snapshot",
+        "create",
+        &repo.path().to_string_lossy(),
+        "--out",
+        &inside.to_string_lossy(),
+    ]);
+    assert_ne!(out.code(), 0);
+    assert!(out.stderr.contains("outside the repository"), "{out:?}");
+    std::fs::write(repo.path().join("scratch.py"), "X = 1\n").unwrap();
+    let out = env.patina(&[
+        "snapshot",
+        "create",
+        &repo.path().to_string_lossy(),
+        "--out",
+        &file.to_string_lossy(),
+    ]);
+    assert_ne!(out.code(), 0);
+    assert!(out.stderr.contains("not committed"), "{out:?}");
+    std::fs::remove_file(repo.path().join("scratch.py")).unwrap();
+    env.query(QueryRequest {
+        fresh_timeout_ms: 10_000,
+        repos: vec![repo.path().to_string_lossy().into_owned()],
+        ..query("x")
+    })
+    .unwrap();
+    json(&env.patina(&[
+        "snapshot",
+        "create",
+        &repo.path().to_string_lossy(),
+        "--out",
+        &file.to_string_lossy(),
+        "--json",
+    ]));
+
+    let bytes = std::fs::read(&file).unwrap();
+    let flipped = scratch.path().join("flipped.patina-snapshot");
+    let mut b = bytes.clone();
+    let mid = b.len() / 2;
+    b[mid] ^= 0x10;
+    std::fs::write(&flipped, &b).unwrap();
+    let truncated = scratch.path().join("truncated.patina-snapshot");
+    std::fs::write(&truncated, &bytes[..bytes.len() - 100]).unwrap();
+    let not_one = scratch.path().join("notes.txt");
+    std::fs::write(&not_one, "hello").unwrap();
+
+    let clone = clone_of(repo.path(), &scratch.path().join("clone"));
+    let registered = |env: &TestEnv| {
+        let list = json(&env.patina(&["repos", "--json"]));
+        let mut roots: Vec<String> = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["root"].as_str().unwrap().to_string())
+            .collect();
+        roots.sort();
+        roots
+    };
+    let before = registered(&env);
+    for (bad, says) in [
+        (&flipped, "damaged"),
+        (&truncated, "damaged"),
+        (&not_one, "not a Patina snapshot"),
+    ] {
+        let out = env.patina(&["snapshot", "verify", &bad.to_string_lossy()]);
+        assert_ne!(out.code(), 0, "{out:?}");
+        assert!(out.stderr.contains(says), "{says}: {out:?}");
+        let out = env.patina(&[
+            "snapshot",
+            "restore",
+            &bad.to_string_lossy(),
+            "--into",
+            &clone.to_string_lossy(),
+        ]);
+        assert_ne!(out.code(), 0, "{out:?}");
+        assert!(out.stderr.contains(says), "{says}: {out:?}");
+    }
+    // A clone at another commit: told which commit to check out.
+    std::fs::write(clone.join("new.py"), "def newer():\n    return 2\n").unwrap();
+    git(&clone, &["add", "-A"]);
+    git(&clone, &["commit", "-qm", "newer"]);
+    let out = env.patina(&[
+        "snapshot",
+        "restore",
+        &file.to_string_lossy(),
+        "--into",
+        &clone.to_string_lossy(),
+    ]);
+    assert_ne!(out.code(), 0, "{out:?}");
+    assert!(out.stderr.contains("checkout"), "{out:?}");
+    assert_eq!(registered(&env), before, "nothing was registered");
+}
