@@ -14,7 +14,9 @@ then lets the next client start a daemon again, waits until the index is fresh a
   - every acknowledged session note is still there (the session's note count).
 Part 2: C concurrent clients x Q mixed queries (`patina q`, whole process: identifiers, questions,
 file level, single oracles) against the warm daemon while a writer edits files underneath;
-errors (any exit code but 0, or 1 = no hits) and latency p50/p99.
+errors (any exit code but 0, or 1 = no hits) and latency p50/p99, both whole-process (C processes
+competing for the machine's cores) and as the daemon measured each answer (`took_us`).
+`--rounds 0` runs the load part alone.
 
     bench/torture.py --bin target/release --work /tmp/torture [--rounds 50] [--clients 64]
                      [--queries 500] [--model] [--seed 1] [--json]
@@ -304,9 +306,9 @@ def load(args, p, root, rnd):
     queries = [
         ["q", "parse_token_3"], ["q", "how are items limited"], ["q", "RenderCache12", "--oracle", "symbol"],
         ["q", "retry socket", "--oracle", "lexical"], ["q", "which module encodes vectors", "--files"],
-        ["q", "schedule", "-n", "3"], ["q", "merge filter report", "--json"],
+        ["q", "schedule", "-n", "3"], ["q", "merge filter report"],
     ]
-    lat, errors, samples = [], [], []
+    lat, server, errors = [], [], []
     lock = threading.Lock()
     stop = threading.Event()
 
@@ -324,11 +326,19 @@ def load(args, p, root, rnd):
         for _ in range(args.queries):
             q = r.choice(queries)
             t0 = time.perf_counter()
-            proc = subprocess.run([os.path.join(p.bin, "patina"), *q, "--repo", root], env=p.env,
-                                  capture_output=True, text=True)
+            proc = subprocess.run([os.path.join(p.bin, "patina"), *q, "--repo", root, "--json"],
+                                  env=p.env, capture_output=True, text=True)
             dt = (time.perf_counter() - t0) * 1000
+            took = None
+            try:
+                last = json.loads(proc.stdout.strip().splitlines()[-1])
+                took = last.get("took_us", 0) / 1000 if last.get("type") == "summary" else None
+            except (ValueError, IndexError):
+                pass
             with lock:
                 lat.append(dt)
+                if took is not None:
+                    server.append(took)
                 if proc.returncode not in (0, 1):
                     errors.append(proc.stderr.strip()[:200])
     w = threading.Thread(target=writer)
@@ -348,6 +358,7 @@ def load(args, p, root, rnd):
     return {"clients": args.clients, "queries_each": args.queries, "queries": len(lat),
             "errors": len(errors), "error_examples": errors[:5], "wall_s": round(time.time() - t0, 1),
             "p50_ms": round(pct(lat, 0.5), 1), "p99_ms": round(pct(lat, 0.99), 1),
+            "daemon_p50_ms": round(pct(server, 0.5), 1), "daemon_p99_ms": round(pct(server, 0.99), 1),
             "load_average": os.getloadavg()}
 
 
