@@ -16,7 +16,8 @@ Part 2: C concurrent clients x Q mixed queries (`patina q`, whole process: ident
 file level, single oracles) against the warm daemon while a writer edits files underneath;
 errors (any exit code but 0, or 1 = no hits) and latency p50/p99, both whole-process (C processes
 competing for the machine's cores) and as the daemon measured each answer (`took_us`).
-`--rounds 0` runs the load part alone.
+`--rounds 0` runs the load part alone; `--client mcp` makes each client one persistent
+`patina-mcp` process (a query is a JSON-RPC round trip, as for an agent).
 
     bench/torture.py --bin target/release --work /tmp/torture [--rounds 50] [--clients 64]
                      [--queries 500] [--model] [--seed 1] [--json]
@@ -321,7 +322,35 @@ def load(args, p, root, rnd):
             i += 1
             time.sleep(0.1)
 
+    def mcp_client(c):
+        # One persistent patina-mcp process per client, as an agent has: a query is one
+        # JSON-RPC round trip, not a process start.
+        r = random.Random(args.seed * 1000 + c)
+        mcp = Mcp(p)
+        try:
+            for _ in range(args.queries):
+                q = r.choice(queries)
+                a = {"query": q[1], "repo": root}
+                if "--files" in q:
+                    a["level"] = "file"
+                t0 = time.perf_counter()
+                try:
+                    res = mcp.call_raw("tools/call", {"name": "patina_query", "arguments": a})
+                    ok = "result" in res and not res["result"].get("isError")
+                    why = json.dumps(res)[:200]
+                except Exception as e:
+                    ok, why = False, str(e)
+                dt = (time.perf_counter() - t0) * 1000
+                with lock:
+                    lat.append(dt)
+                    if not ok:
+                        errors.append(why)
+        finally:
+            mcp.close()
+
     def client(c):
+        if args.client == "mcp":
+            return mcp_client(c)
         r = random.Random(args.seed * 1000 + c)
         for _ in range(args.queries):
             q = r.choice(queries)
@@ -355,7 +384,8 @@ def load(args, p, root, rnd):
         os.remove(os.path.join(root, "pkg0", "edited.py"))
     except FileNotFoundError:
         pass
-    return {"clients": args.clients, "queries_each": args.queries, "queries": len(lat),
+    return {"client": args.client, "clients": args.clients, "queries_each": args.queries,
+            "queries": len(lat),
             "errors": len(errors), "error_examples": errors[:5], "wall_s": round(time.time() - t0, 1),
             "p50_ms": round(pct(lat, 0.5), 1), "p99_ms": round(pct(lat, 0.99), 1),
             "daemon_p50_ms": round(pct(server, 0.5), 1), "daemon_p99_ms": round(pct(server, 0.99), 1),
@@ -372,6 +402,8 @@ def main():
     ap.add_argument("--files", type=int, default=150, help="modules per language in the fixture")
     ap.add_argument("--model", action="store_true", help="semantic search on (adds embed rounds)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--client", choices=["shell", "mcp"], default="shell",
+                    help="load clients: a `patina q` process per query, or one patina-mcp each")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     args.bin = os.path.abspath(args.bin)
