@@ -372,6 +372,10 @@ fn clients_warn_when_the_daemons_binary_was_replaced_since_it_started() {
     let doctor = env.patina(&["doctor"]);
     assert_ne!(doctor.code(), 0, "{doctor:?}");
     assert!(doctor.stdout.contains("replaced on disk"), "{doctor:?}");
+    // Stopping is the cure: it says nothing about it.
+    let stop = env.patina(&["daemon", "stop"]);
+    assert_eq!(stop.code(), 0, "{stop:?}");
+    assert!(!stop.stderr.contains("replaced"), "{stop:?}");
 
     let _ = child.kill();
     let _ = child.wait();

@@ -31,13 +31,23 @@ pub(crate) fn status_error(s: tonic::Status) -> anyhow::Error {
 impl Client {
     /// Connect to a running daemon; fails when none listens.
     pub async fn connect(socket: &Path) -> Result<Client> {
+        Client::connect_with(socket, true).await
+    }
+
+    /// [`Client::connect`] without the warning about a replaced daemon binary (for `daemon
+    /// stop`, which is the cure, and `doctor`, which reports it as a check).
+    pub async fn connect_quiet(socket: &Path) -> Result<Client> {
+        Client::connect_with(socket, false).await
+    }
+
+    async fn connect_with(socket: &Path, warn: bool) -> Result<Client> {
         let channel = patina_proto::endpoint::connect(socket)
             .await
             .with_context(|| format!("no daemon at {}", socket.display()))?;
         let h = patina_proto::endpoint::check(&channel)
             .await
             .map_err(|e| anyhow!(e))?;
-        if h.binary_replaced {
+        if warn && h.binary_replaced {
             eprintln!(
                 "patina: the running daemon (pid {}) still runs the patinad it started from, \
                  which has since been replaced on disk; restart it to run the new one: \
@@ -262,7 +272,7 @@ fn progress_bar() -> indicatif::ProgressBar {
 
 /// Ask the daemon to stop and wait until its socket is gone.
 pub(crate) async fn stop(socket: &Path) -> Result<()> {
-    let Ok(mut c) = Client::connect(socket).await else {
+    let Ok(mut c) = Client::connect_quiet(socket).await else {
         outln!("patinad is not running");
         return Ok(());
     };

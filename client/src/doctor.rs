@@ -86,7 +86,7 @@ pub(crate) async fn run(socket: &Path) -> Result<ExitCode> {
 /// The daemon, its version and its socket. Returns its health when one answers.
 async fn daemon_checks(socket: &Path, out: &mut Vec<Check>) -> Option<pb::CheckResponse> {
     let stop = "patina daemon stop (the next command starts the installed patinad)";
-    let health = match Client::connect(socket).await {
+    let health = match Client::connect_quiet(socket).await {
         Ok(mut c) => c.health().await.ok(),
         Err(e) => {
             let mismatch = format!("{e:#}");
