@@ -73,24 +73,35 @@ fn clone_of(src: &Path, into: &Path) -> PathBuf {
     std::fs::canonicalize(into).unwrap()
 }
 
+/// A daemon with the model and `repo` registered and fully embedded.
+fn embedded_env(repo: &Path) -> TestEnv {
+    let mut env = TestEnv::with_model();
+    env.start_daemon();
+    env.add_repo(repo);
+    embedded(&env, repo);
+    env
+}
+
+/// `patina snapshot ARGS… --json`, which must succeed.
+fn snapshot(env: &TestEnv, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["snapshot"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    json(&env.patina(&all))
+}
+
+fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
 #[test]
 fn a_snapshot_restored_for_a_clone_elsewhere_answers_the_same_and_embeds_nothing() {
     let repo = git_repo(FILES);
     let scratch = tempfile::tempdir().unwrap();
     let file = scratch.path().join("repo.patina-snapshot");
 
-    let mut a = TestEnv::with_model();
-    a.start_daemon();
-    a.add_repo(repo.path());
-    embedded(&a, repo.path());
-    let created = json(&a.patina(&[
-        "snapshot",
-        "create",
-        &repo.path().to_string_lossy(),
-        "--out",
-        &file.to_string_lossy(),
-        "--json",
-    ]));
+    let a = embedded_env(repo.path());
+    let created = snapshot(&a, &["create", &s(repo.path()), "--out", &s(&file)]);
     let chunks = created["chunks"].as_u64().unwrap();
     assert!(chunks >= 4, "{created}");
     assert_eq!(created["vectors"], created["chunks"], "{created}");
@@ -101,14 +112,7 @@ fn a_snapshot_restored_for_a_clone_elsewhere_answers_the_same_and_embeds_nothing
     let mut b = TestEnv::with_model();
     b.start_daemon();
     let clone = clone_of(repo.path(), &scratch.path().join("elsewhere"));
-    let restored = json(&b.patina(&[
-        "snapshot",
-        "restore",
-        &file.to_string_lossy(),
-        "--into",
-        &clone.to_string_lossy(),
-        "--json",
-    ]));
+    let restored = snapshot(&b, &["restore", &s(&file), "--into", &s(&clone)]);
     assert_eq!(
         restored["vectors_imported"].as_u64(),
         Some(chunks),
@@ -135,21 +139,14 @@ fn a_snapshot_restored_for_a_clone_elsewhere_answers_the_same_and_embeds_nothing
 
     // The same commit snapshotted by the other daemon, from the other path: the same digest.
     let again = scratch.path().join("again.patina-snapshot");
-    let second = json(&b.patina(&[
-        "snapshot",
-        "create",
-        &clone.to_string_lossy(),
-        "--out",
-        &again.to_string_lossy(),
-        "--json",
-    ]));
+    let second = snapshot(&b, &["create", &s(&clone), "--out", &s(&again)]);
     assert_eq!(second["digest"].as_str(), Some(digest.as_str()));
     assert_eq!(
         std::fs::read(&file).unwrap(),
         std::fs::read(&again).unwrap()
     );
 
-    let verified = json(&b.patina(&["snapshot", "verify", &file.to_string_lossy(), "--json"]));
+    let verified = snapshot(&b, &["verify", &s(&file)]);
     assert_eq!(verified["digest"].as_str(), Some(digest.as_str()));
 }
 
@@ -158,10 +155,7 @@ fn damage_and_a_clone_at_another_commit_are_refused_and_register_nothing() {
     let repo = git_repo(FILES);
     let scratch = tempfile::tempdir().unwrap();
     let file = scratch.path().join("repo.patina-snapshot");
-    let mut env = TestEnv::with_model();
-    env.start_daemon();
-    env.add_repo(repo.path());
-    embedded(&env, repo.path());
+    let env = embedded_env(repo.path());
 
     // Not inside the repository, and not while it has uncommitted changes.
     let inside = repo.path().join("x.patina-snapshot");
@@ -191,14 +185,7 @@ fn damage_and_a_clone_at_another_commit_are_refused_and_register_nothing() {
         ..query("x")
     })
     .unwrap();
-    json(&env.patina(&[
-        "snapshot",
-        "create",
-        &repo.path().to_string_lossy(),
-        "--out",
-        &file.to_string_lossy(),
-        "--json",
-    ]));
+    snapshot(&env, &["create", &s(repo.path()), "--out", &s(&file)]);
 
     let bytes = std::fs::read(&file).unwrap();
     let flipped = scratch.path().join("flipped.patina-snapshot");

@@ -853,6 +853,33 @@ async fn run_repo(
 // ---------------------------------------------------------------------------------------------
 // Corpora
 
+/// Poll `repo`'s row until `left` says nothing is left (reporting every 10 s what is); returns
+/// the row and the seconds waited.
+async fn wait_until_drained(
+    c: &mut Client,
+    repo: &str,
+    what: &str,
+    left: impl Fn(&pb::RepoInfo) -> u64,
+) -> Result<(pb::RepoInfo, f64)> {
+    let t0 = Instant::now();
+    let mut last_report = Instant::now();
+    loop {
+        let list = c.list().await?;
+        let Some(r) = list.repos.into_iter().find(|r| r.id == repo) else {
+            bail!("the repository disappeared")
+        };
+        let n = left(&r);
+        if n == 0 {
+            return Ok((r, t0.elapsed().as_secs_f64()));
+        }
+        if last_report.elapsed().as_secs() >= 10 {
+            eprintln!("waiting for {what}: {n} left");
+            last_report = Instant::now();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+}
+
 /// Semantic rows are only meaningful once every chunk is embedded: wait for the backlog to drain.
 async fn wait_for_embeddings(c: &mut Client, repo: &str) -> Result<()> {
     let h = c.health().await?;
@@ -860,27 +887,12 @@ async fn wait_for_embeddings(c: &mut Client, repo: &str) -> Result<()> {
         eprintln!("semantic search {}", h.semantic);
         return Ok(());
     }
-    let t0 = Instant::now();
-    let mut last_report = Instant::now();
-    loop {
-        let list = c.list().await?;
-        let Some(r) = list.repos.iter().find(|r| r.id == repo) else {
-            bail!("the corpus repository disappeared")
-        };
-        if r.embed_backlog == 0 {
-            eprintln!(
-                "embeddings ready: {} chunks ({:.0}s waited)",
-                r.vectors,
-                t0.elapsed().as_secs_f64()
-            );
-            return Ok(());
-        }
-        if last_report.elapsed().as_secs() >= 10 {
-            eprintln!("waiting for embeddings: {} of {} done", r.vectors, r.chunks);
-            last_report = Instant::now();
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    }
+    let (r, waited) = wait_until_drained(c, repo, "embeddings", |r| r.embed_backlog).await?;
+    eprintln!(
+        "embeddings ready: {} chunks ({waited:.0}s waited)",
+        r.vectors
+    );
+    Ok(())
 }
 
 /// With the model, the history oracle matches commit messages by meaning too: wait until every
@@ -889,31 +901,12 @@ async fn wait_for_messages(c: &mut Client, repo: &str) -> Result<()> {
     if !c.health().await?.semantic_on {
         return Ok(());
     }
-    let t0 = Instant::now();
-    let mut last_report = Instant::now();
-    loop {
-        let list = c.list().await?;
-        let Some(r) = list.repos.iter().find(|r| r.id == repo) else {
-            bail!("the repository disappeared")
-        };
-        if r.message_backlog == 0 {
-            if t0.elapsed().as_secs() >= 1 {
-                eprintln!(
-                    "commit messages embedded ({:.0}s waited)",
-                    t0.elapsed().as_secs_f64()
-                );
-            }
-            return Ok(());
-        }
-        if last_report.elapsed().as_secs() >= 10 {
-            eprintln!(
-                "waiting for commit-message embeddings: {} left",
-                r.message_backlog
-            );
-            last_report = Instant::now();
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let (_, waited) =
+        wait_until_drained(c, repo, "commit-message embeddings", |r| r.message_backlog).await?;
+    if waited >= 1.0 {
+        eprintln!("commit messages embedded ({waited:.0}s waited)");
     }
+    Ok(())
 }
 
 fn percentile(sorted: &[f64], q: f64) -> f64 {

@@ -64,6 +64,19 @@ fn print_info(i: &pb::SnapshotInfo) {
     );
 }
 
+/// One snapshot's facts, as JSON or as text with an optional last line.
+fn show(i: &pb::SnapshotInfo, json: bool, last: Option<&str>) -> Result<()> {
+    if json {
+        outln!("{}", serde_json::to_string_pretty(&info_json(i))?);
+    } else {
+        print_info(i);
+        if let Some(l) = last {
+            outln!("  {l}");
+        }
+    }
+    Ok(())
+}
+
 pub(crate) async fn run(socket: &Path, cmd: SnapshotCmd) -> Result<ExitCode> {
     let mut c = Client::connect_or_start(socket).await?;
     let mut svc = pb::snapshots_client::SnapshotsClient::new(c.channel());
@@ -103,11 +116,7 @@ pub(crate) async fn run(socket: &Path, cmd: SnapshotCmd) -> Result<ExitCode> {
                 .await
                 .map_err(status_error)?
                 .into_inner();
-            if json {
-                outln!("{}", serde_json::to_string_pretty(&info_json(&i))?);
-            } else {
-                print_info(&i);
-            }
+            show(&i, json, None)?;
         }
         SnapshotCmd::Verify { file, json } => {
             let i = svc
@@ -117,12 +126,7 @@ pub(crate) async fn run(socket: &Path, cmd: SnapshotCmd) -> Result<ExitCode> {
                 .await
                 .map_err(status_error)?
                 .into_inner();
-            if json {
-                outln!("{}", serde_json::to_string_pretty(&info_json(&i))?);
-            } else {
-                print_info(&i);
-                outln!("  ok: the content matches its digest");
-            }
+            show(&i, json, Some("ok: the content matches its digest"))?;
         }
         SnapshotCmd::Restore { file, into, json } => {
             let r = svc
