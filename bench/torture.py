@@ -17,7 +17,8 @@ file level, single oracles) against the warm daemon while a writer edits files u
 errors (any exit code but 0, or 1 = no hits) and latency p50/p99, both whole-process (C processes
 competing for the machine's cores) and as the daemon measured each answer (`took_us`).
 `--rounds 0` runs the load part alone; `--client mcp` makes each client one persistent
-`patina-mcp` process (a query is a JSON-RPC round trip, as for an agent).
+`patina-mcp` process (a query is a JSON-RPC round trip, as for an agent); `--client grpc` runs
+`patina bench load` (each client its own connection to the socket, in one process).
 
     bench/torture.py --bin target/release --work /tmp/torture [--rounds 50] [--clients 64]
                      [--queries 500] [--model] [--seed 1] [--json]
@@ -304,6 +305,22 @@ def kill_round(n, kind, args, p, root, state):
 
 def load(args, p, root, rnd):
     """C clients x Q queries while a writer edits files."""
+    if args.client == "grpc":
+        # `patina bench load`: C connections held by one process, a file rewritten every 100 ms.
+        out = p.run("bench", "load", "--repo", root, "--clients", str(args.clients),
+                    "--queries", str(args.queries), "--edit",
+                    os.path.join(root, "pkg0", "edited.py"), "--json", check=False)
+        try:
+            v = json.loads(out.stdout)
+        except ValueError:
+            raise RuntimeError(f"patina bench load: {out.stderr.strip()}")
+        try:
+            os.remove(os.path.join(root, "pkg0", "edited.py"))
+        except FileNotFoundError:
+            pass
+        v["client"] = "grpc"
+        v["load_average"] = os.getloadavg()
+        return v
     queries = [
         ["q", "parse_token_3"], ["q", "how are items limited"], ["q", "RenderCache12", "--oracle", "symbol"],
         ["q", "retry socket", "--oracle", "lexical"], ["q", "which module encodes vectors", "--files"],
@@ -402,8 +419,9 @@ def main():
     ap.add_argument("--files", type=int, default=150, help="modules per language in the fixture")
     ap.add_argument("--model", action="store_true", help="semantic search on (adds embed rounds)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--client", choices=["shell", "mcp"], default="shell",
-                    help="load clients: a `patina q` process per query, or one patina-mcp each")
+    ap.add_argument("--client", choices=["shell", "mcp", "grpc"], default="shell",
+                    help="load clients: a `patina q` process per query, one patina-mcp each, or "
+                         "one connection each (`patina bench load`)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     args.bin = os.path.abspath(args.bin)

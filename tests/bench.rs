@@ -223,3 +223,44 @@ fn bench_refuses_a_clone_with_uncommitted_changes() {
     assert_eq!(f.repo.read("src/gizmo.py"), edited, "the edit survives");
     assert_eq!(git_out(f.repo.path(), &["rev-parse", "HEAD"], None), f.new);
 }
+
+/// `patina bench load`: concurrent clients on their own connections, while a file of the
+/// repository is rewritten; every query is counted, none fails, and the edits end up indexed.
+#[test]
+fn bench_load_runs_concurrent_clients_while_a_file_changes() {
+    let env = TestEnv::started();
+    let repo = git_repo(&[
+        ("src/gizmo.py", GIZMO_PY.as_bytes()),
+        ("src/widget.py", WIDGET_PY.as_bytes()),
+    ]);
+    env.add_repo(repo.path());
+    let edited = repo.path().join("src/edited.py");
+    let out = env.patina(&[
+        "bench",
+        "load",
+        "--repo",
+        &repo.path().to_string_lossy(),
+        "--clients",
+        "6",
+        "--queries",
+        "25",
+        "--edit",
+        &edited.to_string_lossy(),
+        "--edit-ms",
+        "20",
+        "--json",
+    ]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["queries"], 150, "{v}");
+    assert_eq!(v["errors"], 0, "{v}");
+    assert!(
+        v["p99_ms"].as_f64().unwrap() >= v["p50_ms"].as_f64().unwrap(),
+        "{v}"
+    );
+    assert!(edited.is_file(), "the writer ran");
+
+    let bad = env.patina(&["bench", "load", "--repo", "/nonexistent/repo", "--json"]);
+    assert_ne!(bad.code(), 0, "{bad:?}");
+    assert!(bad.stderr.contains("cannot query"), "{bad:?}");
+}

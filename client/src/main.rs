@@ -16,6 +16,7 @@ mod bench;
 mod daemon;
 mod doctor;
 mod graph_view;
+mod load;
 mod model;
 mod output;
 mod snapshot;
@@ -389,6 +390,9 @@ enum ModelCmd {
 enum BenchCmd {
     /// Retrieval quality and latency on a query set (formats and flags: README.md, "patina bench retrieval").
     Retrieval(bench::RetrievalArgs),
+    /// Many clients querying one repository at once, each on its own connection, optionally
+    /// while a file changes: errors, latency percentiles, throughput.
+    Load(load::LoadArgs),
 }
 
 fn main() -> ExitCode {
@@ -547,6 +551,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let mut c = Client::connect_or_start(&socket).await?;
             bench::retrieval(&mut c, args).await
         }
+        Cmd::Bench {
+            cmd: BenchCmd::Load(args),
+        } => load::run(&socket, args).await,
         Cmd::Doctor => doctor::run(&socket).await,
         Cmd::Config { cmd } => config(cmd),
         Cmd::Completions { shell } => {
