@@ -110,6 +110,56 @@ fn the_history_oracle_finds_the_file_a_past_commit_message_describes() {
 }
 
 #[test]
+fn an_issue_text_matches_commits_by_its_prose_not_by_its_logs() {
+    let env = TestEnv::started();
+    let repo = git_repo(FILES);
+    let root = repo.path();
+    commit(
+        root,
+        &[(
+            "src/session.rs",
+            "pub fn open_session(addr: &str) -> Session {\n    Session::connect(addr).retry(2)\n}\n",
+        )],
+        "Reconnect the session after the broker drops it",
+        "2024-01-01T00:00:00Z",
+    );
+    commit(
+        root,
+        &[(
+            "src/store.rs",
+            "pub fn put(key: &str, value: &[u8]) {\n    let _ = (key, value, 1);\n}\n",
+        )],
+        "Pin wheelhouse certifi urllib3 boto3 docutils versions for packaging",
+        "2024-01-02T00:00:00Z",
+    );
+    env.add_repo(root);
+    // A bug report: a title and prose, then the reporter's package list in a code block, whose
+    // rare names are exactly the words of an unrelated packaging commit.
+    let mut text = String::from(
+        "Session is not reconnected after the broker drops it\n\n\
+         When the broker restarts, the session stays closed and every call fails until the \
+         process is restarted. I expected the client to reconnect on its own.\n\n\
+         Package list:\n\n```\n",
+    );
+    for _ in 0..6 {
+        text.push_str(
+            "wheelhouse 1.0\ncertifi 2019.3.9\nurllib3 1.25\nboto3 1.9.51\ndocutils 0.14\n",
+        );
+    }
+    text.push_str("```\n");
+    let mut req = query(&text);
+    req.repos = vec![repo.key()];
+    req.oracles = vec!["history".into()];
+    let resp = env.query(req).expect("history query");
+    let paths: Vec<&str> = resp.hits.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths.first(), Some(&"src/session.rs"), "{paths:?}");
+    assert!(
+        !paths.contains(&"src/store.rs"),
+        "the package list voted: {paths:?}"
+    );
+}
+
+#[test]
 fn log_only_sees_commits_reachable_from_head() {
     let env = TestEnv::started();
     let repo = git_repo(FILES);

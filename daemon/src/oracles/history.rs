@@ -38,7 +38,14 @@ impl Oracle for HistoryOracle {
             if view.is_empty() {
                 continue;
             }
-            let mut matches = view.search_before(&q.text, self.0.commits, 64, q.history_before);
+            // Commit messages are prose: a long text (an issue) is matched by its prose, not by
+            // its logs, version lists and code blocks, whose names match commits by accident.
+            let text = if q.plan.long {
+                &q.plan.semantic_text
+            } else {
+                &q.text
+            };
+            let mut matches = view.search_before(text, self.0.commits, 64, q.history_before);
             if self.1.is_on()
                 && repo.messages().len() > 0
                 && let Ok(qv) = self.1.embed_query(&q.plan.semantic_text)
