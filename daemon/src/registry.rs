@@ -38,8 +38,11 @@ pub(crate) enum Change {
     None,
 }
 
-/// Repositories without a working watcher are reconciled this often.
+/// Repositories without a working watcher are reconciled this often, and idle graphs dropped.
 const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
+/// A repository's dependency graph not asked for in this long is dropped from memory (it is
+/// rebuilt from the store on next use, in about the time of one index round's graph update).
+const GRAPH_IDLE: std::time::Duration = std::time::Duration::from_secs(300);
 
 impl Registry {
     pub fn open(
@@ -294,7 +297,8 @@ impl Registry {
         }
     }
 
-    /// Repositories whose watcher failed are reconciled on a timer instead.
+    /// Repositories whose watcher failed are reconciled on a timer instead; on the same timer
+    /// dependency graphs idle for [`GRAPH_IDLE`] leave memory.
     pub fn spawn_poller(self: &Arc<Self>) {
         let weak = Arc::downgrade(self);
         self.runtime.spawn(async move {
@@ -307,6 +311,19 @@ impl Registry {
                         reg.schedule(&repo, Change::Full);
                     }
                 }
+                let repos = reg.all();
+                drop(reg);
+                let _ = tokio::task::spawn_blocking(move || {
+                    let dropped = repos
+                        .iter()
+                        .filter(|r| r.index().release_idle_graph(GRAPH_IDLE))
+                        .count();
+                    if dropped > 0 {
+                        tracing::debug!(repos = dropped, "idle dependency graphs dropped");
+                        crate::memory::release_free_heap();
+                    }
+                })
+                .await;
             }
         });
     }

@@ -186,6 +186,11 @@ impl GraphTable {
         }
     }
 
+    /// Every file's facts the table was built from, by path.
+    pub fn all_facts(&self) -> &HashMap<Arc<str>, Arc<FileFacts>> {
+        &self.facts
+    }
+
     pub fn facts(&self, path: &str) -> Option<&Arc<FileFacts>> {
         self.facts.get(path)
     }

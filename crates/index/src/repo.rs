@@ -1,10 +1,11 @@
 //! One repository's index as it is open: its store trees, its lexical index, the in-memory chunk
-//! table and the symbol table built from it.
+//! table and the symbol table built from it, and — while it is being used — the dependency graph.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
@@ -18,8 +19,13 @@ use crate::symbols::SymbolTable;
 /// One repository on disk: the store trees (file records, chunk rows and texts), the tantivy
 /// index, and in memory the chunk table and the symbol table the oracles read.
 ///
-/// Locks: `chunks` before `facts` before `symbols` and `graph` (a rebuild reads the first two and
-/// replaces the others); none
+/// The dependency graph is the largest in-memory structure (every reference site of every file)
+/// and only some questions need it: it is built on first use from the stored facts, kept while
+/// used, and dropped by [`RepoIndex::release_idle_graph`] — an idle repository costs its chunk
+/// and symbol tables only.
+///
+/// Locks: `graph_build` before `chunks` before `symbols` and `graph` (a rebuild reads the chunks
+/// and replaces the others); none
 /// is held while calling out of this crate, except by [`RepoIndex::with_chunks`], whose closure
 /// must not call back into this index.
 pub struct RepoIndex {
@@ -28,9 +34,13 @@ pub struct RepoIndex {
     lexical: LexicalIndex,
     chunks: RwLock<HashMap<u64, ChunkMeta>>,
     symbols: RwLock<Arc<SymbolTable>>,
-    /// Graph facts by path (stored per file) and the graph table built from them and the chunks.
-    facts: RwLock<HashMap<Arc<str>, Arc<FileFacts>>>,
-    graph: RwLock<Arc<GraphTable>>,
+    /// The graph table (built from the stored facts and the chunks), while resident.
+    graph: RwLock<Option<Arc<GraphTable>>>,
+    /// Held while the graph is built, replaced or dropped, so a build from the store and a
+    /// batch's update cannot interleave.
+    graph_build: Mutex<()>,
+    /// When the graph was last asked for.
+    graph_used: Mutex<Instant>,
     /// Set when the repository is being removed or the daemon stops: rounds stop at the next file.
     cancelled: AtomicBool,
     /// Editor buffers standing in for files on disk (see [`RepoIndex::set_overlay`]).
@@ -51,20 +61,15 @@ impl RepoIndex {
         let lexical = LexicalIndex::open(lexical_dir)?;
         let chunks: HashMap<u64, ChunkMeta> = trees.chunk_metas()?.into_iter().collect();
         let symbols = SymbolTable::build(chunks.iter());
-        let facts: HashMap<Arc<str>, Arc<FileFacts>> = trees
-            .all_facts()?
-            .into_iter()
-            .map(|(p, f)| (Arc::from(p.as_str()), Arc::new(f)))
-            .collect();
-        let graph = GraphTable::build(chunks.iter(), &facts);
         Ok(RepoIndex {
             root,
             trees,
             lexical,
             chunks: RwLock::new(chunks),
             symbols: RwLock::new(Arc::new(symbols)),
-            facts: RwLock::new(facts),
-            graph: RwLock::new(Arc::new(graph)),
+            graph: RwLock::new(None),
+            graph_build: Mutex::new(()),
+            graph_used: Mutex::new(Instant::now()),
             cancelled: AtomicBool::new(false),
             overlays: RwLock::new(HashMap::new()),
             walk_skips: RwLock::new(Default::default()),
@@ -173,9 +178,49 @@ impl RepoIndex {
         self.symbols.read().expect("symbols lock").clone()
     }
 
-    /// The dependency graph (references, calls, imports, type relations) as of the last commit.
+    /// The dependency graph (references, calls, imports, type relations) as of the last commit:
+    /// the resident table, or one built now from the stored facts (a store that cannot be read
+    /// gives an empty graph, logged).
     pub fn graph(&self) -> Arc<GraphTable> {
-        self.graph.read().expect("graph lock").clone()
+        *self.graph_used.lock().expect("graph clock") = Instant::now();
+        if let Some(g) = self.graph.read().expect("graph lock").clone() {
+            return g;
+        }
+        let _build = self.graph_build.lock().expect("graph build lock");
+        if let Some(g) = self.graph.read().expect("graph lock").clone() {
+            return g;
+        }
+        let facts: HashMap<Arc<str>, Arc<FileFacts>> = match self.trees.all_facts() {
+            Ok(all) => all
+                .into_iter()
+                .map(|(p, f)| (Arc::from(p.as_str()), Arc::new(f)))
+                .collect(),
+            Err(e) => {
+                tracing::warn!(root = %self.root.display(), "graph facts unreadable: {e:#}");
+                HashMap::new()
+            }
+        };
+        let graph = {
+            let chunks = self.chunks.read().expect("chunks lock");
+            Arc::new(GraphTable::build(chunks.iter(), &facts))
+        };
+        *self.graph.write().expect("graph lock") = Some(graph.clone());
+        graph
+    }
+
+    /// Whether the graph table is in memory now.
+    pub fn graph_resident(&self) -> bool {
+        self.graph.read().expect("graph lock").is_some()
+    }
+
+    /// Drop the graph table when it has not been asked for in `idle` (it is built again from the
+    /// store on next use). Whether it was dropped.
+    pub fn release_idle_graph(&self, idle: Duration) -> bool {
+        if self.graph_used.lock().expect("graph clock").elapsed() < idle {
+            return false;
+        }
+        let _build = self.graph_build.lock().expect("graph build lock");
+        self.graph.write().expect("graph lock").take().is_some()
     }
 
     /// The stored text of a chunk.
@@ -220,16 +265,8 @@ impl RepoIndex {
                 }
             }
         }
-        if !batch.facts.is_empty() {
-            let mut facts = self.facts.write().expect("facts lock");
-            for (path, f) in &batch.facts {
-                match f {
-                    Some(f) => facts.insert(Arc::from(path.as_str()), f.clone()),
-                    None => facts.remove(path.as_str()),
-                };
-            }
-        }
         self.rebuild_symbols();
+        self.update_graph(batch);
         Ok(Delta {
             added: batch.added_chunks.iter().map(|c| c.0).collect(),
             removed: batch.removed_chunks.clone(),
@@ -239,12 +276,28 @@ impl RepoIndex {
     fn rebuild_symbols(&self) {
         let table = SymbolTable::build(self.chunks.read().expect("chunks lock").iter());
         *self.symbols.write().expect("symbols lock") = Arc::new(table);
+    }
+
+    /// A resident graph is rebuilt with the batch's facts (the store has them already); one not
+    /// in memory stays out until it is asked for.
+    fn update_graph(&self, batch: &StoreBatch) {
+        let _build = self.graph_build.lock().expect("graph build lock");
+        let Some(old) = self.graph.read().expect("graph lock").clone() else {
+            return;
+        };
+        let mut facts = old.all_facts().clone();
+        drop(old);
+        for (path, f) in &batch.facts {
+            match f {
+                Some(f) => facts.insert(Arc::from(path.as_str()), f.clone()),
+                None => facts.remove(path.as_str()),
+            };
+        }
         let graph = {
             let chunks = self.chunks.read().expect("chunks lock");
-            let facts = self.facts.read().expect("facts lock");
             GraphTable::build(chunks.iter(), &facts)
         };
-        *self.graph.write().expect("graph lock") = Arc::new(graph);
+        *self.graph.write().expect("graph lock") = Some(Arc::new(graph));
     }
 }
 

@@ -810,6 +810,7 @@ fn read_bounded(path: &std::path::Path, max_bytes: u64) -> std::io::Result<Vec<u
 #[cfg(test)]
 mod tests {
     use std::sync::Mutex;
+    use std::time::Duration;
 
     use super::*;
     use crate::store::Store;
@@ -969,6 +970,74 @@ mod tests {
 
     /// What a walk passes over is accounted for: a file name that is not UTF-8 (escaped), a FIFO
     /// and an unreadable directory each count under their reason, with the path as an example.
+    fn callers(index: &RepoIndex, name: &str) -> Vec<String> {
+        index
+            .graph()
+            .references(name, true)
+            .into_iter()
+            .map(|e| e.from.unwrap().symbol)
+            .collect()
+    }
+
+    /// The dependency graph is memory only while used: not built by indexing, built from the
+    /// store on first use, dropped when idle, and whatever changed while it was out of memory is
+    /// in the table built next; a resident graph follows each commit.
+    #[test]
+    fn the_graph_is_built_on_use_dropped_when_idle_and_never_stale() {
+        let state = tempfile::tempdir().unwrap();
+        let tree = tempfile::tempdir().unwrap();
+        let root = tree.path();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/a.rs"), "pub fn alpha() {\n    beta();\n}\n").unwrap();
+        std::fs::write(root.join("src/b.rs"), "pub fn beta() {}\n").unwrap();
+        let store = Store::open(&state.path().join("state")).unwrap();
+        let open = || {
+            RepoIndex::open(
+                root.to_path_buf(),
+                store.repo_trees("r").unwrap(),
+                &state.path().join("lexical"),
+            )
+            .unwrap()
+        };
+        let index = open();
+        let opts = RoundOptions {
+            max_file_bytes: 1 << 20,
+            max_chunk_lines: 150,
+            rechunk: false,
+            graph: true,
+        };
+        let sink = Recorder::default();
+        index.index_round(&opts, Scope::Full, &sink).unwrap();
+        assert!(!index.graph_resident(), "indexing does not build the graph");
+        assert_eq!(callers(&index, "beta"), ["alpha"]);
+        assert!(index.graph_resident());
+
+        // Used just now: not idle.
+        assert!(!index.release_idle_graph(Duration::from_secs(60)));
+        assert!(index.release_idle_graph(Duration::ZERO));
+        assert!(!index.graph_resident());
+
+        // An edit while the graph is out of memory: the next build reads it from the store.
+        std::fs::write(root.join("src/c.rs"), "pub fn gamma() {\n    beta();\n}\n").unwrap();
+        let scope = Scope::Paths(BTreeSet::from(["src/c.rs".to_string()]));
+        index.index_round(&opts, scope, &sink).unwrap();
+        assert!(!index.graph_resident());
+        assert_eq!(callers(&index, "beta"), ["alpha", "gamma"]);
+
+        // Resident: an edit's commit updates it in place.
+        std::fs::write(root.join("src/a.rs"), "pub fn alpha() {}\n").unwrap();
+        let scope = Scope::Paths(BTreeSet::from(["src/a.rs".to_string()]));
+        index.index_round(&opts, scope, &sink).unwrap();
+        assert!(index.graph_resident());
+        assert_eq!(callers(&index, "beta"), ["gamma"]);
+
+        // Reopened (a daemon restart): nothing in memory until asked, then the same answer.
+        drop(index);
+        let index = open();
+        assert!(!index.graph_resident());
+        assert_eq!(callers(&index, "beta"), ["gamma"]);
+    }
+
     #[test]
     fn files_the_walk_passes_over_are_counted_with_a_reason() {
         use std::os::unix::ffi::OsStrExt;
