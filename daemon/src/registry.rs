@@ -40,9 +40,10 @@ pub(crate) enum Change {
 
 /// Repositories without a working watcher are reconciled this often, and idle graphs dropped.
 const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
-/// A repository's dependency graph not asked for in this long is dropped from memory (it is
-/// rebuilt from the store on next use, in about the time of one index round's graph update).
-const GRAPH_IDLE: std::time::Duration = std::time::Duration::from_secs(300);
+/// A repository's dependency graph or commit history not used in this long is dropped from
+/// memory (rebuilt from the store on next use: about the time of one round's graph update, and
+/// of reading `history.bin`).
+const IDLE_RELEASE: std::time::Duration = std::time::Duration::from_secs(300);
 
 impl Registry {
     pub fn open(
@@ -298,7 +299,7 @@ impl Registry {
     }
 
     /// Repositories whose watcher failed are reconciled on a timer instead; on the same timer
-    /// dependency graphs idle for [`GRAPH_IDLE`] leave memory.
+    /// dependency graphs and commit histories idle for [`IDLE_RELEASE`] leave memory.
     pub fn spawn_poller(self: &Arc<Self>) {
         let weak = Arc::downgrade(self);
         self.runtime.spawn(async move {
@@ -316,10 +317,13 @@ impl Registry {
                 let _ = tokio::task::spawn_blocking(move || {
                     let dropped = repos
                         .iter()
-                        .filter(|r| r.index().release_idle_graph(GRAPH_IDLE))
-                        .count();
+                        .map(|r| {
+                            u32::from(r.index().release_idle_graph(IDLE_RELEASE))
+                                + u32::from(r.history().release_idle(IDLE_RELEASE))
+                        })
+                        .sum::<u32>();
                     if dropped > 0 {
-                        tracing::debug!(repos = dropped, "idle dependency graphs dropped");
+                        tracing::debug!(tables = dropped, "idle graphs and histories dropped");
                         crate::memory::release_free_heap();
                     }
                 })

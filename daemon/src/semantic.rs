@@ -401,6 +401,8 @@ impl Semantic {
         if todo.is_empty() {
             return Ok(0);
         }
+        // Working through the commits: their history stays in memory until this is done.
+        repo.history().touch();
         let mut done: Vec<(String, [f32; DIM])> = Vec::with_capacity(todo.len());
         let mut missing: Vec<(String, [u8; 32], &str)> = Vec::new();
         for (hash, text) in &todo {

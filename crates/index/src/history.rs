@@ -473,25 +473,59 @@ pub struct HistoryStore {
     records: Mutex<HashMap<String, Arc<CommitRecord>>>,
     view: RwLock<Arc<HistoryView>>,
     sync: Mutex<()>,
+    /// When the history was last synced or worked on ([`HistoryStore::touch`]).
+    used: Mutex<std::time::Instant>,
+    /// The records and view were dropped by [`HistoryStore::release_idle`]: the next sync reads
+    /// the records file again. Holds how many records were stored then.
+    released: Mutex<Option<usize>>,
+}
+
+fn load_records(file: &Path) -> HashMap<String, Arc<CommitRecord>> {
+    std::fs::read(file)
+        .ok()
+        .and_then(|b| bincode::deserialize::<Vec<CommitRecord>>(&b).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| (c.hash.clone(), Arc::new(c)))
+        .collect()
 }
 
 impl HistoryStore {
     /// Open `file` (`history.bin`); a missing or unreadable file starts empty (it is derived from
     /// git and refilled by the next sync).
     pub fn open(file: &Path) -> HistoryStore {
-        let records: HashMap<String, Arc<CommitRecord>> = std::fs::read(file)
-            .ok()
-            .and_then(|b| bincode::deserialize::<Vec<CommitRecord>>(&b).ok())
-            .unwrap_or_default()
-            .into_iter()
-            .map(|c| (c.hash.clone(), Arc::new(c)))
-            .collect();
         HistoryStore {
             file: file.to_path_buf(),
-            records: Mutex::new(records),
+            records: Mutex::new(load_records(file)),
             view: RwLock::new(Arc::new(HistoryView::default())),
             sync: Mutex::new(()),
+            used: Mutex::new(std::time::Instant::now()),
+            released: Mutex::new(None),
         }
+    }
+
+    /// Mark the history as in use (a worker going through its commits), so it is not released.
+    pub fn touch(&self) {
+        *self.used.lock().expect("history clock") = std::time::Instant::now();
+    }
+
+    /// Drop the records and the view from memory when the history has not been synced or
+    /// touched for `idle`; the next [`HistoryStore::sync`] reads the records file again and
+    /// rebuilds the view. Until then [`HistoryStore::view`] is empty. Whether anything was dropped.
+    pub fn release_idle(&self, idle: std::time::Duration) -> bool {
+        if self.used.lock().expect("history clock").elapsed() < idle {
+            return false;
+        }
+        let _one = self.sync.lock().expect("history sync lock");
+        let mut released = self.released.lock().expect("history released lock");
+        if released.is_some() {
+            return false;
+        }
+        let mut records = self.records.lock().expect("history records lock");
+        *released = Some(records.len());
+        *records = HashMap::new();
+        *self.view.write().expect("history view lock") = Arc::new(HistoryView::default());
+        true
     }
 
     /// The view of the HEAD last synced.
@@ -509,6 +543,16 @@ impl HistoryStore {
         fetch: impl FnOnce(&[String]) -> Result<Vec<CommitRecord>>,
     ) -> Result<Arc<HistoryView>> {
         let _one = self.sync.lock().expect("history sync lock");
+        self.touch();
+        if self
+            .released
+            .lock()
+            .expect("history released lock")
+            .take()
+            .is_some()
+        {
+            *self.records.lock().expect("history records lock") = load_records(&self.file);
+        }
         let current = self.view();
         if current.head == head && (head.is_none() || !current.is_empty()) {
             return Ok(current);
@@ -569,6 +613,9 @@ impl HistoryStore {
 
     /// How many commits are stored (reachable or not).
     pub fn stored(&self) -> usize {
+        if let Some(n) = *self.released.lock().expect("history released lock") {
+            return n;
+        }
         self.records.lock().expect("history records lock").len()
     }
 }
@@ -799,5 +846,29 @@ mod tests {
         // Reopened: the records come from the file.
         let s = HistoryStore::open(&file);
         assert_eq!(s.stored(), 3);
+
+        // Idle: dropped from memory (the count is still known), read again by the next sync
+        // with nothing fetched from git.
+        s.sync(
+            Some("3".into()),
+            || Ok(vec!["3".into(), "2".into(), "1".into()]),
+            |_| panic!("nothing to fetch"),
+        )
+        .unwrap();
+        assert!(
+            !s.release_idle(std::time::Duration::from_secs(60)),
+            "just used"
+        );
+        assert!(s.release_idle(std::time::Duration::ZERO));
+        assert!(s.view().is_empty());
+        assert_eq!(s.stored(), 3);
+        let v = s
+            .sync(
+                Some("3".into()),
+                || Ok(vec!["3".into(), "2".into(), "1".into()]),
+                |_| panic!("the records come from the file"),
+            )
+            .unwrap();
+        assert_eq!(v.search("two three", 10, 8).len(), 2);
     }
 }
