@@ -281,3 +281,61 @@ fn a_kill_during_indexing_recovers_to_the_from_scratch_index() {
         assert_eq!(r.hits[0].symbol, format!("function_number_{i}"), "{r:?}");
     }
 }
+
+/// One OS watcher serves every repository: Linux gives a user 128 inotify instances by default,
+/// and a watcher per repository stopped watching at about the 120th. Past that number every
+/// repository is still watched, edits in the first and the last are found, and removing one
+/// repository leaves the others' watches alone (even on a directory they share).
+#[test]
+fn a_hundred_and_fifty_repositories_are_all_watched() {
+    let env = TestEnv::started();
+    let repos: Vec<_> = (0..150)
+        .map(|i| {
+            let text = format!("pub fn item_{i}() {{}}\n");
+            let r = git_repo(&[("src/lib.rs", text.as_bytes())]);
+            env.add_repo(r.path());
+            r
+        })
+        .collect();
+    let unwatched: Vec<String> = repos
+        .iter()
+        .map(|r| (r.path(), freshness(&env, r.path()).watch))
+        .filter(|(_, w)| w != "watching")
+        .map(|(p, w)| format!("{}: {w}", p.display()))
+        .collect();
+    assert!(unwatched.is_empty(), "not watched: {unwatched:?}");
+
+    for (i, r) in [(0usize, &repos[0]), (149, &repos[149])] {
+        std::fs::write(
+            r.path().join("src/lib.rs"),
+            format!("pub fn edited_{i}() {{}}\n"),
+        )
+        .unwrap();
+        eventually("the edit is searchable", || {
+            defines(
+                &ask(&env, &format!("edited_{i}"), r.path()),
+                "src/lib.rs",
+                &format!("edited_{i}"),
+            )
+        });
+    }
+
+    // Removing one repository leaves the others watched.
+    env.remove_repo(&repos[1].path().to_string_lossy())
+        .expect("remove");
+    std::fs::write(
+        repos[2].path().join("src/lib.rs"),
+        "pub fn after_removal() {}\n",
+    )
+    .unwrap();
+    eventually(
+        "an edit after another repository's removal is searchable",
+        || {
+            defines(
+                &ask(&env, "after_removal", repos[2].path()),
+                "src/lib.rs",
+                "after_removal",
+            )
+        },
+    );
+}

@@ -1,7 +1,7 @@
 //! The set of registered repositories: resolving user-supplied names to repositories, adding and
 //! removing them, and running their index jobs (one at a time, in the background).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -26,7 +26,8 @@ pub(crate) struct Registry {
     repos: RwLock<BTreeMap<String, Arc<Repo>>>,
     /// Index jobs run one at a time: they are CPU-bound and the machine is shared with queries.
     jobs: Arc<Semaphore>,
-    watchers: Mutex<HashMap<String, crate::watch::RepoWatch>>,
+    /// Every repository's watches, one OS watcher; calls are serialised by the mutex.
+    watcher: Mutex<Option<Arc<crate::watch::Watcher>>>,
     runtime: tokio::runtime::Handle,
 }
 
@@ -75,7 +76,7 @@ impl Registry {
             semantic,
             repos: RwLock::new(repos),
             jobs: Arc::new(Semaphore::new(1)),
-            watchers: Mutex::new(HashMap::new()),
+            watcher: Mutex::new(None),
             runtime: tokio::runtime::Handle::current(),
         })
     }
@@ -262,21 +263,18 @@ impl Registry {
     /// Start (or refresh, after a full walk found new directories) the watcher of `repo`; when the
     /// OS refuses more watches, fall back to periodic reconciliation and say how to fix it.
     fn watch_repo(self: &Arc<Self>, repo: &Arc<Repo>) {
-        let mut watchers = self.watchers.lock().expect("watchers lock");
-        let result = match watchers.get_mut(repo.id()) {
-            Some(w) => w.refresh(repo),
-            None => {
-                let weak = Arc::downgrade(self);
-                let on_change: crate::watch::OnChange = Arc::new(move |repo: &Arc<Repo>| {
+        let mut watcher = self.watcher.lock().expect("watcher lock");
+        let w = watcher.get_or_insert_with(|| {
+            let weak = Arc::downgrade(self);
+            Arc::new(crate::watch::Watcher::new(Arc::new(
+                move |repo: &Arc<Repo>| {
                     if let Some(reg) = weak.upgrade() {
                         reg.schedule(repo, Change::None);
                     }
-                });
-                crate::watch::RepoWatch::start(repo, on_change).map(|w| {
-                    watchers.insert(repo.id().to_string(), w);
-                })
-            }
-        };
+                },
+            )))
+        });
+        let result = w.watch(repo);
         repo.set_watch_error(result.err().map(|e| format!("{e:#}")));
     }
 
@@ -342,10 +340,9 @@ impl Registry {
         }
         self.repos.write().expect("repos lock").remove(repo.id());
         crate::qcache::bump_global();
-        self.watchers
-            .lock()
-            .expect("watchers lock")
-            .remove(repo.id());
+        if let Some(w) = self.watcher.lock().expect("watcher lock").as_ref() {
+            w.unwatch(repo.id());
+        }
         let dir = self.repo_dir(repo.id());
         let rec = repo.record();
         // Dropping the trees, fsync and deleting the index files: on the blocking pool.

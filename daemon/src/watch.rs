@@ -1,17 +1,24 @@
-//! Keeping indices live. Each repository gets a debounced watcher on every directory its ignore
-//! rules let through (so `npm install` into an ignored `node_modules` costs nothing) and on its
-//! git directories. Events become entries in the repository's dirty set; a HEAD or ref move
-//! (checkout, commit, pull, rebase, stash) adds the paths `git diff` names between the indexed
-//! commit and the new HEAD. The registry then schedules an index round, so bursts coalesce.
+//! Keeping indices live. One debounced watcher (one inotify instance, one thread) serves every
+//! repository: each repository watches every directory its ignore rules let through (so
+//! `npm install` into an ignored `node_modules` costs nothing) and its git directories, and an
+//! event goes to the repositories that watch the directory it happened in. Events become entries
+//! in the repository's dirty set; a HEAD or ref move (checkout, commit, pull, rebase, stash) adds
+//! the paths `git diff` names between the indexed commit and the new HEAD. The registry then
+//! schedules an index round, so bursts coalesce.
+//!
+//! One instance for all: Linux allows a user 128 inotify instances by default, so a watcher per
+//! repository stopped watching at about the 120th repository.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};
 use notify::{RecommendedWatcher, RecursiveMode};
-use notify_debouncer_full::{DebounceEventResult, Debouncer, NoCache, new_debouncer_opt};
+use notify_debouncer_full::{
+    DebounceEventResult, DebouncedEvent, Debouncer, NoCache, new_debouncer_opt,
+};
 
 use crate::git;
 use crate::repo::Repo;
@@ -23,90 +30,237 @@ pub(crate) const DEBOUNCE: Duration = Duration::from_millis(100);
 /// Called (on the watcher's thread) after the dirty set of a repository grew.
 pub(crate) type OnChange = Arc<dyn Fn(&Arc<Repo>) + Send + Sync>;
 
-pub(crate) struct RepoWatch {
-    debouncer: Debouncer<RecommendedWatcher, NoCache>,
-    watched: HashSet<PathBuf>,
+/// What one repository watches, and whom to tell.
+struct Watched {
+    repo: Weak<Repo>,
+    git: Option<git::GitDirs>,
+    /// Directories watched on their own (not below them).
+    dirs: HashSet<PathBuf>,
+    /// Directories watched with everything below them (`refs/`).
+    trees: HashSet<PathBuf>,
 }
 
-impl RepoWatch {
-    pub fn start(repo: &Arc<Repo>, on_change: OnChange) -> Result<RepoWatch> {
-        let git_dirs = git::dirs(repo.root());
-        let weak = Arc::downgrade(repo);
-        let dirs2 = git_dirs.clone();
-        let handler = move |res: DebounceEventResult| {
-            let Some(repo) = weak.upgrade() else { return };
-            if record(&repo, dirs2.as_ref(), res) {
-                on_change(&repo);
-            }
-        };
-        let debouncer = new_debouncer_opt::<_, RecommendedWatcher, NoCache>(
-            DEBOUNCE,
-            None,
-            handler,
-            NoCache,
-            notify::Config::default(),
-        )?;
-        let mut w = RepoWatch {
-            debouncer,
-            watched: HashSet::new(),
-        };
-        if let Some(d) = &git_dirs {
-            // HEAD and packed-refs live directly in the git dirs; loose refs below `refs/`.
-            w.add(&d.git_dir, RecursiveMode::NonRecursive)?;
-            if d.common_dir != d.git_dir {
-                w.add(&d.common_dir, RecursiveMode::NonRecursive)?;
-            }
-            let refs = d.common_dir.join("refs");
-            if refs.is_dir() {
-                w.add(&refs, RecursiveMode::Recursive)?;
-            }
+impl Watched {
+    /// Whether an event at `path` concerns this repository: in or of a directory it watches.
+    fn concerns(&self, path: &Path) -> bool {
+        self.dirs.contains(path)
+            || path.parent().is_some_and(|d| self.dirs.contains(d))
+            || self.trees.iter().any(|t| path.starts_with(t))
+    }
+}
+
+/// The watcher every repository shares.
+pub(crate) struct Watcher {
+    /// Created with the first repository.
+    debouncer: Mutex<Option<Debouncer<RecommendedWatcher, NoCache>>>,
+    /// Repository id → what it watches (read by the event thread to route events).
+    repos: Arc<Mutex<HashMap<String, Watched>>>,
+    /// How many repositories watch each path: the OS watch goes when the last one leaves.
+    counts: Mutex<HashMap<PathBuf, usize>>,
+    on_change: OnChange,
+}
+
+impl Watcher {
+    pub fn new(on_change: OnChange) -> Watcher {
+        Watcher {
+            debouncer: Mutex::new(None),
+            repos: Arc::new(Mutex::new(HashMap::new())),
+            counts: Mutex::new(HashMap::new()),
+            on_change,
         }
-        w.refresh(repo)?;
-        Ok(w)
     }
 
-    /// Watch directories that appeared since the last call (after a full walk).
-    pub fn refresh(&mut self, repo: &Repo) -> Result<()> {
-        self.watched.retain(|d| d.exists());
+    /// Start watching `repo`, or (watched already) add the directories that appeared since the
+    /// last call (after a full walk) and forget those that are gone. Callers serialise calls.
+    pub fn watch(&self, repo: &Arc<Repo>) -> Result<()> {
+        let id = repo.id().to_string();
+        let known = self
+            .repos
+            .lock()
+            .expect("watch table lock")
+            .contains_key(&id);
+        if !known {
+            let git_dirs = git::dirs(repo.root());
+            let mut trees = HashSet::new();
+            let mut dirs = HashSet::new();
+            let mut result = Ok(());
+            if let Some(d) = &git_dirs {
+                // HEAD and packed-refs live directly in the git dirs; loose refs below `refs/`.
+                let mut wanted = vec![(d.git_dir.clone(), false)];
+                if d.common_dir != d.git_dir {
+                    wanted.push((d.common_dir.clone(), false));
+                }
+                let refs = d.common_dir.join("refs");
+                if refs.is_dir() {
+                    wanted.push((refs, true));
+                }
+                for (dir, recursive) in wanted {
+                    if result.is_err() {
+                        break;
+                    }
+                    result = self.add(&dir, recursive, dirs.len() + trees.len());
+                    if result.is_ok() {
+                        if recursive { &mut trees } else { &mut dirs }.insert(dir);
+                    }
+                }
+            }
+            self.repos.lock().expect("watch table lock").insert(
+                id.clone(),
+                Watched {
+                    repo: Arc::downgrade(repo),
+                    git: git_dirs,
+                    dirs,
+                    trees,
+                },
+            );
+            result?;
+        }
+        // Directories gone since the last walk (their OS watches went with them).
+        let gone: Vec<PathBuf> = {
+            let mut table = self.repos.lock().expect("watch table lock");
+            let w = table.get_mut(&id).expect("registered above");
+            let gone: Vec<PathBuf> = w.dirs.iter().filter(|d| !d.exists()).cloned().collect();
+            for d in &gone {
+                w.dirs.remove(d);
+            }
+            gone
+        };
+        for d in gone {
+            self.release(&d);
+        }
+        let have: HashSet<PathBuf> = self.repos.lock().expect("watch table lock")[&id]
+            .dirs
+            .clone();
+        let mut count = have.len();
         for dir in walk::dirs(repo.root()) {
-            if !self.watched.contains(&dir) {
-                self.add(&dir, RecursiveMode::NonRecursive)?;
+            if have.contains(&dir) {
+                continue;
+            }
+            self.add(&dir, false, count)?;
+            count += 1;
+            if let Some(w) = self.repos.lock().expect("watch table lock").get_mut(&id) {
+                w.dirs.insert(dir);
             }
         }
         Ok(())
     }
 
-    fn add(&mut self, dir: &Path, mode: RecursiveMode) -> Result<()> {
-        match self.debouncer.watch(dir, mode) {
+    /// Stop watching the repository `id` (removed): its directories' OS watches go unless another
+    /// repository watches them too.
+    pub fn unwatch(&self, id: &str) {
+        let Some(w) = self.repos.lock().expect("watch table lock").remove(id) else {
+            return;
+        };
+        for d in w.dirs.iter().chain(&w.trees) {
+            self.release(d);
+        }
+    }
+
+    fn release(&self, dir: &Path) {
+        let mut counts = self.counts.lock().expect("watch counts lock");
+        let Some(n) = counts.get_mut(dir) else { return };
+        *n -= 1;
+        if *n == 0 {
+            counts.remove(dir);
+            if let Some(deb) = self.debouncer.lock().expect("debouncer lock").as_mut() {
+                // A deleted directory's watch is gone already: nothing to report.
+                let _ = deb.unwatch(dir);
+            }
+        }
+    }
+
+    /// Watch `dir` for one more repository (`watched`: how many it watches so far, for the
+    /// message when the OS limit is reached).
+    fn add(&self, dir: &Path, recursive: bool, watched: usize) -> Result<()> {
+        let mut counts = self.counts.lock().expect("watch counts lock");
+        if let Some(n) = counts.get_mut(dir) {
+            *n += 1;
+            return Ok(());
+        }
+        let mut deb = self.debouncer.lock().expect("debouncer lock");
+        if deb.is_none() {
+            *deb = Some(self.start()?);
+        }
+        let mode = if recursive {
+            RecursiveMode::Recursive
+        } else {
+            RecursiveMode::NonRecursive
+        };
+        match deb.as_mut().expect("started").watch(dir, mode) {
             Ok(()) => {
-                self.watched.insert(dir.to_path_buf());
+                counts.insert(dir.to_path_buf(), 1);
                 Ok(())
             }
             Err(e) if matches!(e.kind, notify::ErrorKind::MaxFilesWatch) => Err(anyhow!(
-                "the OS limit on file watches is reached ({} directories watched here); Patina falls \
-                 back to reconciling every 30 s. Raise the limit with \
-                 `sudo sysctl fs.inotify.max_user_watches=524288` (persist it in /etc/sysctl.d/)",
-                self.watched.len()
+                "the OS limit on file watches is reached ({watched} directories watched for this \
+                 repository, {} in all); Patina falls back to reconciling every 30 s. Raise the \
+                 limit with `sudo sysctl fs.inotify.max_user_watches=524288` (persist it in \
+                 /etc/sysctl.d/)",
+                counts.len()
             )),
             Err(e) => Err(anyhow!("cannot watch {}: {e}", dir.display())),
+        }
+    }
+
+    fn start(&self) -> Result<Debouncer<RecommendedWatcher, NoCache>> {
+        let table = Arc::downgrade(&self.repos);
+        let on_change = self.on_change.clone();
+        let handler = move |res: DebounceEventResult| {
+            let Some(table) = table.upgrade() else { return };
+            route(&table, &on_change, res);
+        };
+        Ok(new_debouncer_opt::<_, RecommendedWatcher, NoCache>(
+            DEBOUNCE,
+            None,
+            handler,
+            NoCache,
+            notify::Config::default(),
+        )?)
+    }
+}
+
+/// Hand each repository the events of the directories it watches (outside the table's lock:
+/// recording may ask git what a HEAD move changed).
+fn route(table: &Mutex<HashMap<String, Watched>>, on_change: &OnChange, res: DebounceEventResult) {
+    let targets: Vec<(Arc<Repo>, Option<git::GitDirs>, Vec<DebouncedEvent>)> = {
+        let table = table.lock().expect("watch table lock");
+        table
+            .values()
+            .filter_map(|w| {
+                let repo = w.repo.upgrade()?;
+                let events: Vec<DebouncedEvent> = match &res {
+                    Ok(events) => events
+                        .iter()
+                        .filter(|ev| ev.need_rescan() || ev.paths.iter().any(|p| w.concerns(p)))
+                        .cloned()
+                        .collect(),
+                    Err(_) => Vec::new(),
+                };
+                (res.is_err() || !events.is_empty()).then(|| (repo, w.git.clone(), events))
+            })
+            .collect()
+    };
+    for (repo, git_dirs, events) in targets {
+        let changed = match &res {
+            Err(errors) => {
+                tracing::warn!(repo = %repo.id(), "watch errors: {errors:?}; reconciling");
+                repo.mark_dirty(true, []);
+                true
+            }
+            Ok(_) => record(&repo, git_dirs.as_ref(), &events),
+        };
+        if changed {
+            on_change(&repo);
         }
     }
 }
 
 /// Turn a burst of events into dirty entries; true when anything was recorded.
-fn record(repo: &Repo, git_dirs: Option<&git::GitDirs>, res: DebounceEventResult) -> bool {
-    let events = match res {
-        Ok(events) => events,
-        Err(errors) => {
-            tracing::warn!(repo = %repo.id(), "watch errors: {errors:?}; reconciling");
-            repo.mark_dirty(true, []);
-            return true;
-        }
-    };
+fn record(repo: &Repo, git_dirs: Option<&git::GitDirs>, events: &[DebouncedEvent]) -> bool {
     let mut paths = Vec::new();
     let mut full = false;
     let mut git_moved = false;
-    for ev in &events {
+    for ev in events {
         if ev.need_rescan() {
             full = true;
         }
