@@ -6,6 +6,11 @@
 //! Only the HNSW is persisted. The segment and tombstones are derived at load time by comparing
 //! the HNSW's chunk ids with the live chunk table (vectors come from the embedding cache), so there
 //! is nothing else to keep consistent on disk.
+//!
+//! Vectors are held as 8-bit integers with one scale each ([`Vector`]): a quarter of the memory
+//! of `f32` (384 bytes a chunk instead of 1,536). A query stays `f32` and is scored against the
+//! stored integers (asymmetric), which keeps cosines within ~0.005 of the exact ones; the
+//! embedding cache keeps the exact vectors.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -21,16 +26,80 @@ const REBUILD_MIN_FRESH: usize = 2048;
 /// no recall, so no graph is built. (Small under test so the graph path is exercised quickly.)
 const MIN_HNSW: usize = if cfg!(test) { 300 } else { 20_000 };
 const EF_SEARCH: usize = 128;
+/// The first bytes of `vectors.bin`: the graph's format (8-bit vectors). Files without it were
+/// written with `f32` vectors by earlier releases.
+const FORMAT: &[u8] = b"patina-vectors-i8-1\n";
 const EF_CONSTRUCTION: usize = 100;
 
-/// A unit-length embedding; distance is `1 - cosine`.
+/// A unit-length embedding as 8-bit integers and a scale: component `i` is `scale × q[i]`, with
+/// the largest magnitude mapped to ±127. Distance is `1 - cosine`.
 #[derive(Clone, Serialize, Deserialize)]
-pub struct Vector(pub Vec<f32>);
+pub struct Vector {
+    q: Box<[i8]>,
+    scale: f32,
+}
+
+impl Vector {
+    pub fn quantize(v: &[f32]) -> Vector {
+        let (q, scale) = quantize(v);
+        Vector {
+            q: q.into_boxed_slice(),
+            scale,
+        }
+    }
+
+    /// The cosine of `query` (exact `f32`) with this vector.
+    pub fn score(&self, query: &[f32]) -> f32 {
+        dot_q(query, &self.q) * self.scale
+    }
+}
 
 impl Point for Vector {
     fn distance(&self, other: &Self) -> f32 {
-        1.0 - dot(&self.0, &other.0)
+        1.0 - dot_qq(&self.q, &other.q) as f32 * self.scale * other.scale
     }
+}
+
+/// `v` as integers (largest magnitude ±127) and the scale that maps them back.
+fn quantize(v: &[f32]) -> (Vec<i8>, f32) {
+    let max = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+    if max == 0.0 || !max.is_finite() {
+        return (vec![0; v.len()], 0.0);
+    }
+    let scale = max / 127.0;
+    (
+        v.iter()
+            .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8)
+            .collect(),
+        scale,
+    )
+}
+
+/// `Σ a[i] × q[i]` of an exact query and stored integers (eight independent sums, see [`dot`]).
+pub fn dot_q(a: &[f32], q: &[i8]) -> f32 {
+    const LANES: usize = 8;
+    let (ca, cq) = (a.chunks_exact(LANES), q.chunks_exact(LANES));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cq.remainder())
+        .map(|(x, y)| x * f32::from(*y))
+        .sum();
+    let mut acc = [0.0f32; LANES];
+    for (x, y) in ca.zip(cq) {
+        for i in 0..LANES {
+            acc[i] += x[i] * f32::from(y[i]);
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// `Σ a[i] × b[i]` of two stored vectors, exact in integers.
+fn dot_qq(a: &[i8], b: &[i8]) -> i32 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| i32::from(*x) * i32::from(*y))
+        .sum()
 }
 
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
@@ -60,7 +129,8 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 #[derive(Default)]
 struct Segment {
     ids: Vec<u64>,
-    data: Vec<f32>,
+    data: Vec<i8>,
+    scales: Vec<f32>,
     pos: HashMap<u64, usize>,
 }
 
@@ -73,19 +143,21 @@ impl Segment {
         self.pos.contains_key(&id)
     }
 
-    fn insert(&mut self, id: u64, v: &[f32]) {
+    fn insert(&mut self, id: u64, v: &Vector) {
+        let dim = v.q.len();
         if let Some(&i) = self.pos.get(&id) {
-            let dim = v.len();
-            self.data[i * dim..(i + 1) * dim].copy_from_slice(v);
+            self.data[i * dim..(i + 1) * dim].copy_from_slice(&v.q);
+            self.scales[i] = v.scale;
             return;
         }
         debug_assert!(
-            self.ids.is_empty() || self.dim() == v.len(),
+            self.ids.is_empty() || self.dim() == dim,
             "one dimension per index"
         );
         self.pos.insert(id, self.ids.len());
         self.ids.push(id);
-        self.data.extend_from_slice(v);
+        self.data.extend_from_slice(&v.q);
+        self.scales.push(v.scale);
     }
 
     fn dim(&self) -> usize {
@@ -100,17 +172,25 @@ impl Segment {
         let last = self.ids.len() - 1;
         if i != last {
             self.ids.swap(i, last);
+            self.scales.swap(i, last);
             let (head, tail) = self.data.split_at_mut(last * dim);
             head[i * dim..(i + 1) * dim].copy_from_slice(&tail[..dim]);
             self.pos.insert(self.ids[i], i);
         }
         self.ids.pop();
+        self.scales.pop();
         self.data.truncate(last * dim);
     }
 
-    fn iter(&self) -> impl Iterator<Item = (u64, &[f32])> {
+    /// (id, integers, scale) of every vector.
+    fn iter(&self) -> impl Iterator<Item = (u64, &[i8], f32)> {
         let dim = self.dim().max(1);
-        self.ids.iter().copied().zip(self.data.chunks_exact(dim))
+        self.ids
+            .iter()
+            .copied()
+            .zip(self.data.chunks_exact(dim))
+            .zip(self.scales.iter().copied())
+            .map(|((id, q), s)| (id, q, s))
     }
 
     fn retain(&mut self, keep: impl Fn(u64) -> bool) {
@@ -141,14 +221,27 @@ pub struct Snapshot {
 }
 
 impl VectorIndex {
-    /// Load the persisted HNSW at `path` if there is one (an unreadable file is discarded: it is
-    /// derived data and will be rebuilt).
+    /// Load the persisted HNSW at `path` if there is one. An unreadable file — damaged, or written
+    /// by a release that stored vectors otherwise — is discarded with a warning: it is derived
+    /// data, and the vectors come back from the embedding cache into a graph built again.
     pub fn open(path: &Path) -> VectorIndex {
-        let built: Option<HnswMap<Vector, u64>> = std::fs::read(path).ok().and_then(|bytes| match bincode::deserialize(&bytes) {
-            Ok(m) => Some(m),
-            Err(e) => {
-                tracing::warn!(path = %path.display(), "discarding unreadable vector index: {e}");
-                None
+        let built: Option<HnswMap<Vector, u64>> = std::fs::read(path).ok().and_then(|bytes| {
+            let Some(body) = bytes.strip_prefix(FORMAT) else {
+                tracing::warn!(
+                    path = %path.display(),
+                    "vector index written by an older release (f32 vectors); rebuilding it from the embedding cache"
+                );
+                return None;
+            };
+            match bincode::deserialize(body) {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    tracing::warn!(
+                        path = %path.display(),
+                        "vector index unreadable ({e}); rebuilding it from the embedding cache"
+                    );
+                    None
+                }
             }
         });
         let built_ids = built
@@ -186,7 +279,7 @@ impl VectorIndex {
         self.tombstones.remove(&id);
         self.removed_since_snapshot.remove(&id);
         if !self.built_ids.contains(&id) {
-            self.fresh.insert(id, &v);
+            self.fresh.insert(id, &Vector::quantize(&v));
         }
     }
 
@@ -221,9 +314,9 @@ impl VectorIndex {
                 }
             }
         }
-        for (id, v) in self.fresh.iter() {
+        for (id, q, scale) in self.fresh.iter() {
             ids.push(id);
-            vectors.push(Vector(v.to_vec()));
+            vectors.push(Vector { q: q.into(), scale });
         }
         Snapshot { ids, vectors }
     }
@@ -254,7 +347,7 @@ impl VectorIndex {
             for (pid, p) in old.iter() {
                 let id = old.values[pid.into_inner() as usize];
                 if !new_ids.contains(&id) && !self.tombstones.contains(&id) {
-                    self.fresh.insert(id, &p.0);
+                    self.fresh.insert(id, p);
                 }
             }
         }
@@ -266,7 +359,11 @@ impl VectorIndex {
             .copied()
             .collect();
         match &built {
-            Some(map) => write_atomic(&self.path, &bincode::serialize(map)?)?,
+            Some(map) => {
+                let mut bytes = FORMAT.to_vec();
+                bytes.extend(bincode::serialize(map)?);
+                write_atomic(&self.path, &bytes)?
+            }
             None => {
                 let _ = std::fs::remove_file(&self.path);
             }
@@ -281,16 +378,18 @@ impl VectorIndex {
         let mut out: Vec<(u64, f32)> = Vec::new();
         if let Some(map) = &self.built {
             let mut search = Search::default();
-            for item in map.search(&Vector(query.to_vec()), &mut search) {
+            // The graph is walked with the query quantized like the points; the hits are scored
+            // with the exact query.
+            for item in map.search(&Vector::quantize(query), &mut search) {
                 let id = *item.value;
                 if !self.tombstones.contains(&id) && allow(id) {
-                    out.push((id, 1.0 - item.distance));
+                    out.push((id, item.point.score(query)));
                 }
             }
         }
-        for (id, v) in self.fresh.iter() {
+        for (id, q, scale) in self.fresh.iter() {
             if allow(id) {
-                out.push((id, dot(query, v)));
+                out.push((id, dot_q(query, q) * scale));
             }
         }
         let best_first = |a: &(u64, f32), b: &(u64, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
@@ -340,16 +439,20 @@ mod tests {
     fn the_segment_stays_consistent_through_inserts_replacements_and_removals() {
         let mut seg = Segment::default();
         for i in 0..10u64 {
-            seg.insert(i, &unit(i, 4));
+            seg.insert(i, &Vector::quantize(&unit(i, 4)));
         }
-        seg.insert(3, &unit(33, 4)); // replaced in place
+        seg.insert(3, &Vector::quantize(&unit(33, 4))); // replaced in place
         seg.remove(0); // the last moves into its slot
         seg.remove(42); // absent: nothing happens
         seg.retain(|id| id % 2 == 1);
-        let got: HashMap<u64, Vec<f32>> = seg.iter().map(|(id, v)| (id, v.to_vec())).collect();
-        let want: HashMap<u64, Vec<f32>> = [1u64, 3, 5, 7, 9]
+        let got: HashMap<u64, (Vec<i8>, f32)> =
+            seg.iter().map(|(id, q, s)| (id, (q.to_vec(), s))).collect();
+        let want: HashMap<u64, (Vec<i8>, f32)> = [1u64, 3, 5, 7, 9]
             .into_iter()
-            .map(|i| (i, unit(if i == 3 { 33 } else { i }, 4)))
+            .map(|i| {
+                let v = Vector::quantize(&unit(if i == 3 { 33 } else { i }, 4));
+                (i, (v.q.to_vec(), v.scale))
+            })
             .collect();
         assert_eq!(got, want);
         assert_eq!(seg.len(), 5);
@@ -364,6 +467,56 @@ mod tests {
             let plain: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
             assert!((dot(a, b) - plain).abs() < 1e-5, "{dim}");
         }
+    }
+
+    #[test]
+    fn quantized_cosines_stay_within_half_a_percent_of_the_exact_ones() {
+        let mut worst = 0.0f32;
+        for i in 0..200u64 {
+            let (a, b) = (unit(i, 384), unit(i + 1000, 384));
+            let exact = dot(&a, &b);
+            let stored = Vector::quantize(&b);
+            worst = worst.max((stored.score(&a) - exact).abs());
+            // Both sides stored (graph walk): close too.
+            let both = 1.0 - Vector::quantize(&a).distance(&stored);
+            worst = worst.max((both - exact).abs());
+        }
+        assert!(worst < 0.005, "worst error {worst}");
+        // A vector is nearest to itself, and zero vectors do not divide by zero.
+        let v = unit(7, 384);
+        assert!((Vector::quantize(&v).score(&v) - 1.0).abs() < 0.005);
+        assert_eq!(Vector::quantize(&[0.0; 8]).score(&[1.0; 8]), 0.0);
+    }
+
+    #[test]
+    fn an_index_written_with_other_vectors_is_discarded_and_rebuilt() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vectors.bin");
+        // An older release's file: the graph with f32 points, no format line.
+        #[derive(Clone, Serialize, Deserialize)]
+        struct OldPoint(Vec<f32>);
+        impl Point for OldPoint {
+            fn distance(&self, other: &Self) -> f32 {
+                1.0 - dot(&self.0, &other.0)
+            }
+        }
+        let old: HnswMap<OldPoint, u64> = Builder::default().seed(1).build(
+            (0..50).map(|i| OldPoint(unit(i, 8))).collect(),
+            (0..50).collect(),
+        );
+        std::fs::write(&path, bincode::serialize(&old).unwrap()).unwrap();
+        let mut idx = VectorIndex::open(&path);
+        assert!(
+            idx.built_ids().is_empty(),
+            "nothing loaded from the old file"
+        );
+        // The daemon re-inserts the cached vectors; a rebuild writes the new format.
+        for i in 0..MIN_HNSW as u64 + 10 {
+            idx.insert(i, unit(i, 8));
+        }
+        let built = VectorIndex::build(idx.snapshot());
+        idx.install(built).unwrap();
+        assert_eq!(VectorIndex::open(&path).built_ids().len(), MIN_HNSW + 10);
     }
 
     #[test]

@@ -49,7 +49,8 @@ fn memory_parts(reg: &crate::registry::Registry) -> Vec<pb::MemoryPart> {
     let now = crate::memory::Resident::now();
     let (mut vectors, mut tables) = (0u64, 0u64);
     for repo in reg.all() {
-        vectors += (repo.vector_count() * patina_embed::DIM * 4) as u64;
+        // 8-bit components and one f32 scale per vector (patina_index::vectors::Vector).
+        vectors += (repo.vector_count() * (patina_embed::DIM + 4)) as u64;
         tables += repo.with_chunks(|chunks| {
             chunks
                 .values()
