@@ -18,7 +18,7 @@ Reported (JSON with --json, else a table):
   repository is fresh again, and back.
 
     bench/scale.py --chunks 100000 --work /tmp/scale --source /work/repos/tokio --source ... \\
-        [--bin target/release] [--model] [--json]
+        [--bin target/release] [--model] [--settle 330] [--rm-all] [--json]
 """
 
 import argparse
@@ -179,6 +179,12 @@ def main():
     ap.add_argument("--bin", default="target/release")
     ap.add_argument("--model", action="store_true", help="semantic search on (default: lexical)")
     ap.add_argument("--runs", type=int, default=5, help="runs per query")
+    ap.add_argument("--settle", type=int, default=0,
+                    help="then idle this many seconds and read RSS again (the daemon drops graphs "
+                         "and histories unused for 5 minutes: 330 shows that)")
+    ap.add_argument("--rm-all", action="store_true",
+                    help="last, remove every repository and report how much of what they added "
+                         "the daemon gave back")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
@@ -190,6 +196,8 @@ def main():
     p = Patina(args.bin, home, args.model)
     p.run("daemon", "start")
     pid = p.status()["daemon"]["pid"]
+    time.sleep(2)
+    start_rss = rss_of(pid)
 
     t0 = time.time()
     registered, chunks, k = [], 0, 0
@@ -224,6 +232,20 @@ def main():
         "branch_switch": branch_switch(p, registered[0]),
         "rss_after_bytes": rss_of(pid),
     }
+    result["rss_start_bytes"] = start_rss
+    if args.settle:
+        time.sleep(args.settle)
+        result["rss_settled_bytes"] = rss_of(pid)
+        result["settle_s"] = args.settle
+    if args.rm_all:
+        before = rss_of(pid)
+        for dst in registered:
+            p.run("rm", os.path.basename(dst))
+        time.sleep(10)
+        after = rss_of(pid)
+        result["rss_before_rm_bytes"], result["rss_after_rm_bytes"] = before, after
+        added = before - start_rss
+        result["rm_returned_share"] = round((before - after) / added, 3) if added > 0 else None
     p.run("daemon", "stop", check=False)
     if args.json:
         print(json.dumps(result, indent=2))
@@ -232,6 +254,12 @@ def main():
     print(f"{result['repositories']} repositories, {result['chunks']} chunks: indexed in "
           f"{result['cold_index_s']} s" + (f", embedded in {result['embedded_s']} s" if embedded_s else ""))
     print(f"on disk {mib(disk)}, idle RSS {mib(idle_rss)} (after the queries {mib(result['rss_after_bytes'])})")
+    if args.settle:
+        print(f"after {args.settle} s idle: {mib(result['rss_settled_bytes'])}")
+    if args.rm_all:
+        print(f"every repository removed: {mib(result['rss_before_rm_bytes'])} -> "
+              f"{mib(result['rss_after_rm_bytes'])} (from {mib(start_rss)} at start: "
+              f"{result['rm_returned_share']} of what they added returned)")
     for o, kinds in result["query"].items():
         for kind, v in kinds.items():
             print(f"q --oracle {o:24} {kind:10} p50 {v['p50_ms']} ms  p95 {v['p95_ms']} ms")

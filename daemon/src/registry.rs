@@ -349,6 +349,10 @@ impl Registry {
         let store = self.store.clone();
         tokio::task::spawn_blocking(move || {
             store.remove_repo(repo.id())?;
+            let holders = Arc::strong_count(&repo) - 1;
+            if holders > 0 {
+                tracing::warn!(repo = %repo.id(), holders, "removed repository still referenced: its memory is freed when they finish");
+            }
             drop(repo);
             if dir.exists() {
                 std::fs::remove_dir_all(&dir)
