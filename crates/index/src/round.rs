@@ -858,29 +858,45 @@ mod tests {
     /// The index round without a daemon: a first round hands over every chunk it adds; a targeted
     /// round after an edit only the edited file's chunks, old ones removed and new ones added; the
     /// store, the chunk table and the lexical index agree all along.
-    #[test]
-    fn rounds_hand_over_exactly_what_they_change() {
+    /// A state directory with its store, and a tree where `alpha` (src/a.rs) calls `beta`
+    /// (src/b.rs).
+    fn alpha_calls_beta() -> (tempfile::TempDir, Store, tempfile::TempDir) {
         let state = tempfile::tempdir().unwrap();
         let tree = tempfile::tempdir().unwrap();
         let root = tree.path();
         std::fs::create_dir_all(root.join("src")).unwrap();
         std::fs::write(root.join("src/a.rs"), "pub fn alpha() {\n    beta();\n}\n").unwrap();
         std::fs::write(root.join("src/b.rs"), "pub fn beta() {}\n").unwrap();
-        std::fs::write(root.join(".gitignore"), "ignored.rs\n").unwrap();
-        std::fs::write(root.join("ignored.rs"), "pub fn hidden() {}\n").unwrap();
         let store = Store::open(&state.path().join("state")).unwrap();
-        let index = RepoIndex::open(
+        (state, store, tree)
+    }
+
+    fn open_index(state: &tempfile::TempDir, store: &Store, root: &std::path::Path) -> RepoIndex {
+        RepoIndex::open(
             root.to_path_buf(),
             store.repo_trees("r").unwrap(),
             &state.path().join("lexical"),
         )
-        .unwrap();
-        let mut opts = RoundOptions {
+        .unwrap()
+    }
+
+    fn graph_opts() -> RoundOptions {
+        RoundOptions {
             max_file_bytes: 1 << 20,
             max_chunk_lines: 150,
             rechunk: false,
             graph: true,
-        };
+        }
+    }
+
+    #[test]
+    fn rounds_hand_over_exactly_what_they_change() {
+        let (state, store, tree) = alpha_calls_beta();
+        let root = tree.path();
+        std::fs::write(root.join(".gitignore"), "ignored.rs\n").unwrap();
+        std::fs::write(root.join("ignored.rs"), "pub fn hidden() {}\n").unwrap();
+        let index = open_index(&state, &store, root);
+        let mut opts = graph_opts();
         let sink = Recorder::default();
 
         let summary = index.index_round(&opts, Scope::Full, &sink).unwrap();
@@ -984,28 +1000,10 @@ mod tests {
     /// in the table built next; a resident graph follows each commit.
     #[test]
     fn the_graph_is_built_on_use_dropped_when_idle_and_never_stale() {
-        let state = tempfile::tempdir().unwrap();
-        let tree = tempfile::tempdir().unwrap();
+        let (state, store, tree) = alpha_calls_beta();
         let root = tree.path();
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        std::fs::write(root.join("src/a.rs"), "pub fn alpha() {\n    beta();\n}\n").unwrap();
-        std::fs::write(root.join("src/b.rs"), "pub fn beta() {}\n").unwrap();
-        let store = Store::open(&state.path().join("state")).unwrap();
-        let open = || {
-            RepoIndex::open(
-                root.to_path_buf(),
-                store.repo_trees("r").unwrap(),
-                &state.path().join("lexical"),
-            )
-            .unwrap()
-        };
-        let index = open();
-        let opts = RoundOptions {
-            max_file_bytes: 1 << 20,
-            max_chunk_lines: 150,
-            rechunk: false,
-            graph: true,
-        };
+        let index = open_index(&state, &store, root);
+        let opts = graph_opts();
         let sink = Recorder::default();
         index.index_round(&opts, Scope::Full, &sink).unwrap();
         assert!(!index.graph_resident(), "indexing does not build the graph");
@@ -1033,7 +1031,7 @@ mod tests {
 
         // Reopened (a daemon restart): nothing in memory until asked, then the same answer.
         drop(index);
-        let index = open();
+        let index = open_index(&state, &store, root);
         assert!(!index.graph_resident());
         assert_eq!(callers(&index, "beta"), ["gamma"]);
     }
