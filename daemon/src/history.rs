@@ -40,8 +40,9 @@ pub(crate) fn sync(repo: &Repo) -> Result<Arc<HistoryView>> {
             Ok(commits)
         },
     )?;
-    if !Arc::ptr_eq(&before, &view) {
-        // Answers of the history oracles may change: cached ones must not be served.
+    if before.head != view.head {
+        // Answers of the history oracles may change: cached ones must not be served. (The same
+        // HEAD read back after a release is the same history.)
         repo.bump_generation();
     }
     Ok(view)
@@ -49,6 +50,7 @@ pub(crate) fn sync(repo: &Repo) -> Result<Arc<HistoryView>> {
 
 /// The view of the current HEAD, or the last one synced (with a warning) when git fails.
 pub(crate) fn current(repo: &Repo) -> Arc<HistoryView> {
+    repo.history().touch();
     match sync(repo) {
         Ok(v) => v,
         Err(e) => {

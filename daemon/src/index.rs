@@ -51,6 +51,11 @@ pub(crate) fn index_repo(
     if let Err(e) = crate::history::sync(repo) {
         tracing::warn!(repo = %repo.id(), "history: {e:#}");
     }
+    // Stored now; in memory only while asked for (or while its messages wait to be embedded):
+    // registering many repositories must not hold every history at once.
+    if !sem.is_on() || crate::semantic::message_backlog(repo) == 0 {
+        repo.history().release_idle(crate::registry::IDLE_RELEASE);
+    }
     repo.update_record(|rec| {
         summary.apply_to(rec);
         rec.indexed_commit = head;

@@ -44,7 +44,7 @@ const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
 /// A repository's dependency graph or commit history not used in this long is dropped from
 /// memory (rebuilt from the store on next use: about the time of one round's graph update, and
 /// of reading `history.bin`).
-const IDLE_RELEASE: std::time::Duration = std::time::Duration::from_secs(300);
+pub(crate) const IDLE_RELEASE: std::time::Duration = std::time::Duration::from_secs(300);
 
 impl Registry {
     pub fn open(
@@ -311,13 +311,18 @@ impl Registry {
                     }
                 }
                 let repos = reg.all();
+                let sem = reg.semantic.clone();
                 drop(reg);
                 let _ = tokio::task::spawn_blocking(move || {
                     let dropped = repos
                         .iter()
                         .map(|r| {
                             u32::from(r.index().release_idle_graph(IDLE_RELEASE))
-                                + u32::from(r.history().release_idle(IDLE_RELEASE))
+                                + u32::from(
+                                    // Not while its commit messages wait to be embedded.
+                                    (!sem.is_on() || crate::semantic::message_backlog(r) == 0)
+                                        && r.history().release_idle(IDLE_RELEASE),
+                                )
                         })
                         .sum::<u32>();
                     if dropped > 0 {

@@ -615,8 +615,13 @@ pub(crate) fn backlog(repo: &Repo) -> usize {
 /// Reachable commits of `repo` whose message has no vector yet (the worker embeds them once every
 /// chunk backlog is empty, and only with the model loaded).
 pub(crate) fn message_backlog(repo: &Repo) -> usize {
-    let view = repo.history().view();
     let messages = repo.messages();
+    // A released history is out of memory only once its messages were embedded (or with no model,
+    // when every one of them waits).
+    if let Some(reachable) = repo.history().released_reachable() {
+        return reachable.saturating_sub(messages.len());
+    }
+    let view = repo.history().view();
     view.commits
         .iter()
         .filter(|c| !messages.contains(&c.record.hash))

@@ -473,11 +473,19 @@ pub struct HistoryStore {
     records: Mutex<HashMap<String, Arc<CommitRecord>>>,
     view: RwLock<Arc<HistoryView>>,
     sync: Mutex<()>,
-    /// When the history was last synced or worked on ([`HistoryStore::touch`]).
-    used: Mutex<std::time::Instant>,
+    /// When the history was last asked for or worked on ([`HistoryStore::touch`]); `None`: never.
+    used: Mutex<Option<std::time::Instant>>,
     /// The records and view were dropped by [`HistoryStore::release_idle`]: the next sync reads
     /// the records file again. Holds how many records were stored then.
-    released: Mutex<Option<usize>>,
+    released: Mutex<Option<Released>>,
+}
+
+/// What is still known of a released history: how many commits were stored and how many the
+/// view reached.
+#[derive(Clone, Copy)]
+struct Released {
+    stored: usize,
+    reachable: usize,
 }
 
 fn load_records(file: &Path) -> HashMap<String, Arc<CommitRecord>> {
@@ -499,21 +507,28 @@ impl HistoryStore {
             records: Mutex::new(load_records(file)),
             view: RwLock::new(Arc::new(HistoryView::default())),
             sync: Mutex::new(()),
-            used: Mutex::new(std::time::Instant::now()),
+            used: Mutex::new(None),
             released: Mutex::new(None),
         }
     }
 
-    /// Mark the history as in use (a worker going through its commits), so it is not released.
+    /// Mark the history as in use (a question asked of it, a worker going through its commits), so
+    /// it is not released. A [`HistoryStore::sync`] alone (an index job following HEAD) is not use.
     pub fn touch(&self) {
-        *self.used.lock().expect("history clock") = std::time::Instant::now();
+        *self.used.lock().expect("history clock") = Some(std::time::Instant::now());
     }
 
-    /// Drop the records and the view from memory when the history has not been synced or
-    /// touched for `idle`; the next [`HistoryStore::sync`] reads the records file again and
-    /// rebuilds the view. Until then [`HistoryStore::view`] is empty. Whether anything was dropped.
+    /// Drop the records and the view from memory when the history has not been touched for
+    /// `idle`; the next [`HistoryStore::sync`] reads the records file again and
+    /// rebuilds the view. Until then [`HistoryStore::view`] has the same HEAD and no commits.
+    /// Whether anything was dropped.
     pub fn release_idle(&self, idle: std::time::Duration) -> bool {
-        if self.used.lock().expect("history clock").elapsed() < idle {
+        if self
+            .used
+            .lock()
+            .expect("history clock")
+            .is_some_and(|t| t.elapsed() < idle)
+        {
             return false;
         }
         let _one = self.sync.lock().expect("history sync lock");
@@ -522,9 +537,17 @@ impl HistoryStore {
             return false;
         }
         let mut records = self.records.lock().expect("history records lock");
-        *released = Some(records.len());
+        let mut view = self.view.write().expect("history view lock");
+        *released = Some(Released {
+            stored: records.len(),
+            reachable: view.len(),
+        });
         *records = HashMap::new();
-        *self.view.write().expect("history view lock") = Arc::new(HistoryView::default());
+        // Its HEAD stays: answers are a function of it, so reading it back changes nothing.
+        *view = Arc::new(HistoryView {
+            head: view.head.clone(),
+            ..HistoryView::default()
+        });
         true
     }
 
@@ -543,7 +566,6 @@ impl HistoryStore {
         fetch: impl FnOnce(&[String]) -> Result<Vec<CommitRecord>>,
     ) -> Result<Arc<HistoryView>> {
         let _one = self.sync.lock().expect("history sync lock");
-        self.touch();
         if self
             .released
             .lock()
@@ -613,10 +635,18 @@ impl HistoryStore {
 
     /// How many commits are stored (reachable or not).
     pub fn stored(&self) -> usize {
-        if let Some(n) = *self.released.lock().expect("history released lock") {
-            return n;
+        if let Some(r) = *self.released.lock().expect("history released lock") {
+            return r.stored;
         }
         self.records.lock().expect("history records lock").len()
+    }
+
+    /// While released: how many commits the view reached (`None` when it is in memory).
+    pub fn released_reachable(&self) -> Option<usize> {
+        self.released
+            .lock()
+            .expect("history released lock")
+            .map(|r| r.reachable)
     }
 }
 
@@ -848,20 +878,22 @@ mod tests {
         assert_eq!(s.stored(), 3);
 
         // Idle: dropped from memory (the count is still known), read again by the next sync
-        // with nothing fetched from git.
+        // with nothing fetched from git. Syncing alone is not use; a question is.
         s.sync(
             Some("3".into()),
             || Ok(vec!["3".into(), "2".into(), "1".into()]),
             |_| panic!("nothing to fetch"),
         )
         .unwrap();
+        s.touch(); // a question asked of it
         assert!(
             !s.release_idle(std::time::Duration::from_secs(60)),
             "just used"
         );
         assert!(s.release_idle(std::time::Duration::ZERO));
         assert!(s.view().is_empty());
-        assert_eq!(s.stored(), 3);
+        assert_eq!(s.view().head.as_deref(), Some("3"), "the HEAD is kept");
+        assert_eq!((s.stored(), s.released_reachable()), (3, Some(3)));
         let v = s
             .sync(
                 Some("3".into()),
