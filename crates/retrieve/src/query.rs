@@ -5,6 +5,7 @@
 //! matching can use.
 
 use patina_core::FileRole;
+use patina_core::lang::Language;
 use patina_core::tokens::for_each_token;
 
 /// What a query asks for; sets the priors over file roles ([`Intent::role_prior`]).
@@ -116,6 +117,12 @@ pub struct QueryPlan {
     pub long: bool,
     /// Written as a report (a title and a body, several sentences) rather than asked.
     pub report: bool,
+    /// The language a question asks its answer in ("python check if a variable is iterable",
+    /// "… in golang"): a scope, like a folder, not a word the code contains. Its words
+    /// ([`QueryPlan::scope_words`]) are left out of the lexical terms and the content words.
+    pub languages: Vec<Language>,
+    /// The words that named [`QueryPlan::languages`], lowercase as written (`python3`).
+    pub scope_words: Vec<String>,
 }
 
 /// Texts longer than this (bytes) or with more lines than [`LONG_LINES`] are treated as documents.
@@ -314,8 +321,16 @@ impl QueryPlan {
                 paths.push(f.path.clone());
             }
         }
-        let content_words = content_words(&prose);
         let single_token = !text.contains(char::is_whitespace);
+        let (languages, scope_words) = if long || single_token {
+            (Vec::new(), Vec::new())
+        } else {
+            language_scope(&prose)
+        };
+        let content_words: Vec<String> = content_words(&prose)
+            .into_iter()
+            .filter(|w| !scope_words.contains(w))
+            .collect();
         let few_words = text.split_whitespace().count() <= 3;
         let names_code = !identifiers.is_empty() || !paths.is_empty();
         let lower = prose.to_lowercase();
@@ -368,6 +383,8 @@ impl QueryPlan {
             content_words,
             long,
             report,
+            languages,
+            scope_words,
         }
     }
 
@@ -451,6 +468,64 @@ fn looks_like_code_line(t: &str) -> bool {
         })
         .count();
     symbols >= 2 || t.ends_with(':') || t.ends_with('{') || t.ends_with(';')
+}
+
+/// The language a word names, when it names one unambiguously. `go`, `c` and `rust` are also
+/// ordinary words: they name a language only right after a preposition ("in go").
+fn language_named(word: &str) -> Option<(Language, bool)> {
+    // (language, names it on its own — not only after a preposition)
+    Some(match word {
+        "python" | "python2" | "python3" | "py" | "py3" => (Language::Python, true),
+        "golang" => (Language::Go, true),
+        "go" => (Language::Go, false),
+        "rust" => (Language::Rust, false),
+        "rustlang" => (Language::Rust, true),
+        "javascript" | "js" | "nodejs" | "ecmascript" => (Language::JavaScript, true),
+        "typescript" | "ts" => (Language::TypeScript, true),
+        "java" => (Language::Java, true),
+        "c++" | "cpp" | "cplusplus" => (Language::Cpp, true),
+        "c" => (Language::C, false),
+        _ => return None,
+    })
+}
+
+/// Languages `prose` names as the language of its answer: a language's name that opens or closes
+/// the question, follows a preposition ("in python", "using js") or precedes a version
+/// ("python 3"). Elsewhere it is a word of the question ("how does pytest collect python files").
+fn language_scope(prose: &str) -> (Vec<Language>, Vec<String>) {
+    let words: Vec<String> = prose
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '+')
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut languages = Vec::new();
+    let mut scope = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let Some((lang, alone)) = language_named(w) else {
+            continue;
+        };
+        let after_preposition = i > 0
+            && matches!(
+                words[i - 1].as_str(),
+                "in" | "using" | "with" | "for" | "from" | "via" | "into" | "to"
+            );
+        let edge = i == 0 || i + 1 == words.len();
+        let before_version = words
+            .get(i + 1)
+            .is_some_and(|n| n.chars().next().is_some_and(|c| c.is_ascii_digit()));
+        if after_preposition || alone && (edge || before_version) {
+            if !languages.contains(&lang) {
+                languages.push(lang);
+            }
+            if !scope.contains(w) {
+                scope.push(w.clone());
+            }
+        }
+    }
+    (languages, scope)
 }
 
 /// The words of `prose` that carry meaning (lowercased, no stop words, no numbers), deduplicated.
@@ -933,5 +1008,39 @@ mod tests {
         ] {
             let _ = QueryPlan::analyze(t);
         }
+    }
+
+    #[test]
+    fn a_language_named_as_the_scope_is_not_a_word_of_the_question() {
+        for (q, lang, word) in [
+            ("python check if a variable is iterable", Language::Python, "python"),
+            ("how to make functions that returns a function python", Language::Python, "python"),
+            ("calculate an average in python using the count", Language::Python, "python"),
+            ("python3 remove directory recursively", Language::Python, "python3"),
+            ("read a file line by line in go", Language::Go, "go"),
+            ("parse json using golang", Language::Go, "golang"),
+            ("deep copy an object js", Language::JavaScript, "js"),
+        ] {
+            let p = QueryPlan::analyze(q);
+            assert_eq!(p.languages, [lang], "{q}");
+            assert_eq!(p.scope_words, [word], "{q}");
+            assert!(!p.content_words.iter().any(|w| w == word), "{q}");
+        }
+    }
+
+    #[test]
+    fn a_language_name_inside_the_question_stays_a_word() {
+        // The subject of the question, not its scope: pytest has a `python.py` module.
+        let p = QueryPlan::analyze("how does pytest collect python files");
+        assert!(p.languages.is_empty());
+        assert!(p.content_words.contains(&"python".to_string()));
+        // Ordinary words that are also languages' names count only after a preposition.
+        for q in ["let the tasks go", "rust never sleeps", "when does the timer go off"] {
+            assert!(QueryPlan::analyze(q).languages.is_empty(), "{q}");
+        }
+        // An identifier is never a scope, nor is a long report's mention of its Python version.
+        assert!(QueryPlan::analyze("python").languages.is_empty());
+        let report = format!("{}\n\nPython 3.11 on Linux", "x fails when y ".repeat(60));
+        assert!(QueryPlan::analyze(&report).languages.is_empty());
     }
 }

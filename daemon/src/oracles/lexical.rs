@@ -67,6 +67,15 @@ fn with_variants(
     out
 }
 
+/// The lexical tokens of a question's scope words (`python3` -> `python3`, `python`, `3`).
+fn scope_tokens(words: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for w in words {
+        patina_core::tokens::for_each_token(w, |_, _, t| out.push(t.to_string()));
+    }
+    out
+}
+
 pub(crate) struct LexicalOracle;
 
 impl Oracle for LexicalOracle {
@@ -78,8 +87,13 @@ impl Oracle for LexicalOracle {
         // A short query uses all its terms; a long text its most informative ones, per index.
         let counted = (q.plan.long).then(|| counted_terms(&q.text));
         let short: Vec<(String, f32)> = if counted.is_none() {
-            query_terms(&q.text, MAX_TERMS)
+            // The language a question is asked in names no word of the code ("python check if
+            // a variable is iterable": `python` would match docstrings that mention Python).
+            let scope = scope_tokens(&q.plan.scope_words);
+            query_terms(&q.text, MAX_TERMS + scope.len())
                 .into_iter()
+                .filter(|t| !scope.contains(t))
+                .take(MAX_TERMS)
                 .map(|t| (t, 1.0))
                 .collect()
         } else {

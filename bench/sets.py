@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Every retrieval set in one run, through the real daemon: the table a ranking change is judged by.
+
+A gain on one set that costs another is not a gain, so a change to ranking is measured on all of
+them at once, with the same binary and state, and compared per question against a baseline run.
+
+    bench/sets.py run  --home DIR --repos DIR --out RUN.json [--bin target/release]
+                       [--sets cosqa,own,pytest,tokio] [--config TOML] [--history]
+    bench/sets.py diff BASE.json NEW.json     # per set: figures side by side, questions won / lost
+
+--home   the PATINA_HOME of the run (created; `models` is linked to the installed model unless
+         --no-model). Indices persist there, so a second run with the same home only catches up.
+--repos  clones: own/{cobra,flask,ripgrep,express} (bench/questions/fetch.sh), pytest, tokio
+         (any clone of pytest-dev/pytest and tokio-rs/tokio; `patina bench` checks commits out).
+--config the text of $PATINA_HOME/config.toml for this run (the daemon is restarted with it).
+
+Sets (../shared/eval and bench/questions):
+  cosqa   CoSQA dev, 500 web questions -> Python functions: lexical, semantic, default oracles
+  own     85 questions over cobra (Go), flask (Python), ripgrep (Rust), express (JS): default
+  pytest  34 GitHub issues -> files of the fix (SWE-bench): default (+ history with --history)
+  tokio   100 commit messages -> files, lexical oracles (run with --no-model, as RESULTS does)
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+EVAL = (HERE / ".." / ".." / "shared" / "eval").resolve()
+DEFAULT = "lexical,symbol,semantic,graph"
+OWN = ["cobra", "flask", "ripgrep", "express"]
+
+
+def model_dir():
+    d = os.environ.get("PATINA_MODEL_DIR")
+    if d:
+        return Path(d).parent
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "patina" / "models"
+
+
+def patina(args, env, binary):
+    cmd = [str(Path(binary) / "patina"), *args]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"sets: {' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-3000:]}")
+    return r.stdout
+
+
+def bench(env, binary, oracles, queries, corpus=None, repo_dir=None):
+    args = ["bench", "retrieval", "--queries", str(queries), "--json"]
+    args += ["--corpus", str(corpus)] if corpus else ["--repo-dir", str(repo_dir), "--force"]
+    for o in oracles:
+        args += ["--oracle", o]
+    out = json.loads(patina(args, env, binary))
+    rows = {}
+    for subset in out["subsets"]:
+        row = next(r for r in out["rows"] if r["oracles"] == subset["oracles"] and not r.get("kind"))
+        rows[subset["oracles"]] = {
+            "figures": {k: row[k] for k in ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10",
+                                            "chunk_ndcg@10", "latency_p50_ms")},
+            "queries": {q["id"]: q for q in subset["queries"]},
+        }
+    return rows
+
+
+def run(a):
+    home = Path(a.home).resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    models = home / "models"
+    if not a.no_model and not models.exists():
+        models.symlink_to(model_dir())
+    env = dict(os.environ, PATINA_HOME=str(home))
+    env.pop("PATINA_SOCKET", None)
+    subprocess.run([str(Path(a.bin) / "patina"), "daemon", "stop"], env=env, capture_output=True)
+    if a.config is not None:
+        (home / "config.toml").write_text(a.config.replace("\\n", "\n") + "\n")
+    repos = Path(a.repos).resolve()
+    sets = a.sets.split(",")
+    result = {}
+    if "cosqa" in sets:
+        result["cosqa"] = bench(env, a.bin, ["lexical", "semantic", DEFAULT],
+                                EVAL / "cosqa" / "dev.jsonl", corpus=EVAL / "cosqa" / "corpus.jsonl")
+    if "own" in sets:
+        for n in OWN:
+            result[n] = bench(env, a.bin, [DEFAULT], HERE / "questions" / f"{n}.jsonl",
+                              repo_dir=repos / "own" / n)
+    if "pytest" in sets:
+        rows = [DEFAULT] + ([DEFAULT + ",history"] if a.history else [])
+        result["pytest"] = bench(env, a.bin, rows, EVAL / "swebench-pytest" / "dev.jsonl",
+                                 repo_dir=repos / "pytest")
+    if "tokio" in sets:
+        rows = ["lexical", "lexical,symbol"] + (["lexical,history"] if a.history else [])
+        result["tokio"] = bench(env, a.bin, rows, EVAL / "commits-tokio" / "dev.jsonl",
+                                repo_dir=repos / "tokio")
+    subprocess.run([str(Path(a.bin) / "patina"), "daemon", "stop"], env=env, capture_output=True)
+    Path(a.out).write_text(json.dumps(result, indent=1))
+    table(result)
+
+
+def table(result, base=None):
+    print(f"{'set':<9} {'oracles':<36} {'R@1':>6} {'R@5':>6} {'MRR@10':>7} {'nDCG@10':>8}"
+          + ("   base MRR  won lost" if base else ""))
+    for name, rows in result.items():
+        for oracles, row in rows.items():
+            f = row["figures"]
+            line = (f"{name:<9} {oracles:<36} {f['recall@1']:>6.3f} {f['recall@5']:>6.3f} "
+                    f"{f['mrr@10']:>7.3f} {f['ndcg@10']:>8.3f}")
+            b = (base or {}).get(name, {}).get(oracles)
+            if b:
+                won = lost = 0
+                for qid, q in row["queries"].items():
+                    old = b["queries"].get(qid)
+                    if old is None:
+                        continue
+                    d = rr(q) - rr(old)
+                    won += d > 1e-9
+                    lost += d < -1e-9
+                line += f"   {b['figures']['mrr@10']:>8.3f} {won:>4} {lost:>4}"
+            print(line)
+
+
+def rr(q):
+    rank = q.get("rank")
+    return 0.0 if not rank or rank > 10 else 1.0 / rank
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--home", required=True)
+    r.add_argument("--repos", required=True)
+    r.add_argument("--out", required=True)
+    r.add_argument("--bin", default=str(HERE / ".." / "target" / "release"))
+    r.add_argument("--sets", default="cosqa,own,pytest")
+    r.add_argument("--config")
+    r.add_argument("--history", action="store_true")
+    r.add_argument("--no-model", action="store_true")
+    d = sub.add_parser("diff")
+    d.add_argument("base")
+    d.add_argument("new")
+    a = p.parse_args()
+    if a.cmd == "run":
+        run(a)
+    else:
+        table(json.loads(Path(a.new).read_text()), json.loads(Path(a.base).read_text()))
+
+
+if __name__ == "__main__":
+    main()
