@@ -1013,10 +1013,26 @@ mod tests {
     #[test]
     fn a_language_named_as_the_scope_is_not_a_word_of_the_question() {
         for (q, lang, word) in [
-            ("python check if a variable is iterable", Language::Python, "python"),
-            ("how to make functions that returns a function python", Language::Python, "python"),
-            ("calculate an average in python using the count", Language::Python, "python"),
-            ("python3 remove directory recursively", Language::Python, "python3"),
+            (
+                "python check if a variable is iterable",
+                Language::Python,
+                "python",
+            ),
+            (
+                "how to make functions that returns a function python",
+                Language::Python,
+                "python",
+            ),
+            (
+                "calculate an average in python using the count",
+                Language::Python,
+                "python",
+            ),
+            (
+                "python3 remove directory recursively",
+                Language::Python,
+                "python3",
+            ),
             ("read a file line by line in go", Language::Go, "go"),
             ("parse json using golang", Language::Go, "golang"),
             ("deep copy an object js", Language::JavaScript, "js"),
@@ -1035,7 +1051,11 @@ mod tests {
         assert!(p.languages.is_empty());
         assert!(p.content_words.contains(&"python".to_string()));
         // Ordinary words that are also languages' names count only after a preposition.
-        for q in ["let the tasks go", "rust never sleeps", "when does the timer go off"] {
+        for q in [
+            "let the tasks go",
+            "rust never sleeps",
+            "when does the timer go off",
+        ] {
             assert!(QueryPlan::analyze(q).languages.is_empty(), "{q}");
         }
         // An identifier is never a scope, nor is a long report's mention of its Python version.
