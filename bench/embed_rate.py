@@ -21,13 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-
-def models_dir():
-    d = os.environ.get("PATINA_MODEL_DIR")
-    if d:
-        return Path(d).parent
-    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data) / "patina" / "models"
+from common import models_dir
 
 
 def one_run(src, patina, precision):

@@ -27,18 +27,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from common import models_dir
+
 HERE = Path(__file__).resolve().parent
 EVAL = (HERE / ".." / ".." / "shared" / "eval").resolve()
 DEFAULT = "lexical,symbol,semantic,graph"
 OWN = ["cobra", "flask", "ripgrep", "express"]
-
-
-def model_dir():
-    d = os.environ.get("PATINA_MODEL_DIR")
-    if d:
-        return Path(d).parent
-    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data) / "patina" / "models"
 
 
 def patina(args, env, binary):
@@ -71,7 +65,7 @@ def run(a):
     home.mkdir(parents=True, exist_ok=True)
     models = home / "models"
     if not a.no_model and not models.exists():
-        models.symlink_to(model_dir())
+        models.symlink_to(models_dir())
     env = dict(os.environ, PATINA_HOME=str(home))
     env.pop("PATINA_SOCKET", None)
     subprocess.run([str(Path(a.bin) / "patina"), "daemon", "stop"], env=env, capture_output=True)

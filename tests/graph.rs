@@ -383,19 +383,7 @@ fn the_dependency_oracle_lifts_what_the_best_hit_calls_but_only_for_questions_ab
     let graph_paths = |question: &str| -> (String, Vec<String>) {
         let out = env.patina_in(repo.path(), &["q", question, "--json"]);
         let v = out.q_json();
-        let paths = v["hits"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|h| {
-                h["oracles"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .any(|o| o["oracle"] == "graph")
-            })
-            .map(|h| h["repo_path"].as_str().unwrap().to_string())
-            .collect();
+        let paths = paths_with_oracle(&v, "graph");
         (v["intent"].as_str().unwrap_or_default().to_string(), paths)
     };
     // The question names `register`; its callee in another file is the graph's contribution.
@@ -406,4 +394,72 @@ fn the_dependency_oracle_lifts_what_the_best_hit_calls_but_only_for_questions_ab
     let (intent, lifted) = graph_paths("how do I use register in my app");
     assert_eq!(intent, "usage");
     assert!(lifted.is_empty(), "{lifted:?}");
+}
+
+#[test]
+fn the_dependency_oracle_walks_from_what_the_question_matched_not_from_history_votes() {
+    // Past commits about the signup form all touched billing.py; the question's words match
+    // signup.py. The graph walks from signup.py (to its callee check_email), not from the file
+    // history votes for (whose callee compute_tax has nothing to do with the question).
+    let mut env = TestEnv::new();
+    let config = env.home().join("config.toml");
+    let mut cfg = std::fs::read_to_string(&config).unwrap();
+    cfg.push_str("\n[retrieval.weights]\ngraph = 0.5\nhistory = 1.0\n");
+    std::fs::write(&config, cfg).unwrap();
+    env.start_daemon();
+    let mut files = FILES.to_vec();
+    files.push((
+        "app/billing.py",
+        b"from app.tax import compute_tax\n\n\ndef charge(order):\n    return compute_tax(order)\n",
+    ));
+    files.push((
+        "app/tax.py",
+        b"def compute_tax(order):\n    return order * 0.2\n",
+    ));
+    let repo = git_repo(&files);
+    for i in 0..3 {
+        let path = repo.path().join("app/billing.py");
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str(&format!("\n# revision {i}\n"));
+        std::fs::write(&path, text).unwrap();
+        crate::util::git(
+            repo.path(),
+            &["commit", "-qam", "signup form: process the form again"],
+        );
+    }
+    env.add_repo(repo.path());
+    let out = env.patina_in(
+        repo.path(),
+        &[
+            "q",
+            "how does register process the signup form",
+            "--json",
+            "--oracle",
+            "lexical,history,graph",
+        ],
+    );
+    let v = out.q_json();
+    let with = |oracle: &str| paths_with_oracle(&v, oracle);
+    assert!(
+        with("history").contains(&"app/billing.py".to_string()),
+        "history votes for billing.py: {v}"
+    );
+    assert_eq!(with("graph"), ["app/validate.py"], "{v}");
+}
+
+/// The paths of `patina q --json` hits that `oracle` contributed to, in rank order.
+fn paths_with_oracle(v: &serde_json::Value, oracle: &str) -> Vec<String> {
+    v["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| {
+            h["oracles"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|o| o["oracle"] == oracle)
+        })
+        .map(|h| h["repo_path"].as_str().unwrap().to_string())
+        .collect()
 }

@@ -454,9 +454,33 @@ impl QueryEngine {
             && code_question
         {
             // The dependency oracle walks from the first fusion's strongest hits — those the
-            // relevance floor keeps (the neighbours of a weak semantic guess are no better).
+            // relevance floor keeps (the neighbours of a weak semantic guess are no better) —
+            // among what the question matched in the code. The history oracles' votes (files
+            // that past commits touched) are no such match: seeded by them, the graph gave a
+            // tie-breaking vote a second say (swebench-pytest 5413: the file history lifted
+            // became the graph's own first place too).
             let ranking = &tuning.ranking;
-            let exact = fused
+            let votes_only = |o: OracleId| matches!(o, OracleId::History | OracleId::Cochange);
+            let matched_fusion;
+            let seed_source: &[Fused<HitKey>] = if rankings
+                .iter()
+                .any(|r| votes_only(r.oracle) && !r.items.is_empty())
+            {
+                let matched: Vec<Ranking<HitKey>> = rankings
+                    .iter()
+                    .filter(|r| !votes_only(r.oracle))
+                    .map(|r| Ranking {
+                        oracle: r.oracle,
+                        weight: r.weight,
+                        items: r.items.clone(),
+                    })
+                    .collect();
+                matched_fusion = rrf(&matched, cfg.rrf_k);
+                &matched_fusion
+            } else {
+                &fused
+            };
+            let exact = seed_source
                 .iter()
                 .any(|f| f.provenance.iter().any(|p| p.oracle != rank::SEMANTIC));
             let exact_ran = rankings.iter().any(|r| r.oracle != rank::SEMANTIC);
@@ -466,7 +490,7 @@ impl QueryEngine {
             } else {
                 ranking.semantic_floor
             };
-            let seeds: Vec<(HitKey, f64)> = fused
+            let seeds: Vec<(HitKey, f64)> = seed_source
                 .iter()
                 .filter(|f| matches!(f.key, HitKey::Chunk { .. }))
                 .filter(|f| !ranking.enabled || rank::above_floor(&f.provenance, floor))
