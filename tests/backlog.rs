@@ -39,7 +39,7 @@ fn covered(env: &TestEnv, root: &Path) -> (bool, u64) {
 fn two_repositories_added_together_both_reach_coverage_the_smaller_first() {
     let mut env = TestEnv::with_model();
     env.start_daemon();
-    let large = python_repo(40, 5, "velocity");
+    let large = python_repo(150, 5, "velocity");
     let small = python_repo(3, 2, "temperature");
     env.add_repo(large.path());
     env.add_repo(small.path());

@@ -21,11 +21,15 @@ use patina_index::store::EmbeddingCache;
 /// The command that provisions the model.
 pub(crate) const INSTALL_HINT: &str = "patina model install";
 /// Chunks embedded per batch by the background worker (then the vectors become searchable, and
-/// the worker decides again which repository needs it most). The embedder sorts a batch by length
-/// and runs sub-batches of 16 padded to their longest: from 32 chunks the sub-batches mixed short
-/// and long texts and the padding doubled the work (CoSQA's corpus: 45 chunks/s at 32, 68 at 256,
-/// 73 at 512 and 1,024; the standalone embedder 81 on the same distribution; bench/RESULTS.md).
-const WORK_BATCH: usize = 512;
+/// the worker decides again which repository needs it most: a batch takes a few seconds, so a
+/// newly added or queried repository waits no longer than that).
+const WORK_BATCH: usize = 128;
+/// A batch is chosen among this many of the backlog's most urgent chunks ([`similar_lengths`]):
+/// the embedder pads each sub-batch to its longest text, and 32 chunks taken as they come mixed
+/// short and long ones, so padding doubled the work. CoSQA's corpus in the daemon, fp32: 45
+/// chunks/s at 32 as they come, 64 at 128 of similar length, 73 at 512 as they come (but a new
+/// repository then waited behind a whole batch); the standalone embedder 81 (bench/RESULTS.md).
+const WORK_POOL: usize = 512;
 const QUERY_CACHE: usize = 1024;
 
 enum State {
@@ -463,7 +467,19 @@ impl Semantic {
         if !self.is_on() {
             return Ok(0);
         }
-        let ids = repo.backlog_batch(WORK_BATCH);
+        let pool: Vec<(u64, u8, u32)> = repo
+            .backlog_batch(WORK_POOL)
+            .into_iter()
+            .filter_map(|id| {
+                let m = repo.chunk(id)?;
+                Some((
+                    id,
+                    role_priority(Some(m.role())),
+                    m.end_line.saturating_sub(m.start_line),
+                ))
+            })
+            .collect();
+        let ids = similar_lengths(pool, WORK_BATCH);
         if ids.is_empty() {
             return Ok(0);
         }
@@ -611,6 +627,18 @@ pub(crate) fn pick_batch(
     by_priority.into_iter().flatten().take(n).collect()
 }
 
+/// Of `pool` (chunk, role priority, lines) in the backlog's order, up to `n` of the most urgent
+/// priority present, the shortest first: batches of similar lengths pad little, and the longer
+/// chunks follow in batches of their own. Lines stand in for tokens (no text is read to choose).
+pub(crate) fn similar_lengths(mut pool: Vec<(u64, u8, u32)>, n: usize) -> Vec<u64> {
+    let Some(top) = pool.iter().map(|c| c.1).min() else {
+        return Vec::new();
+    };
+    pool.retain(|c| c.1 == top);
+    pool.sort_by_key(|c| (c.2, c.0));
+    pool.into_iter().take(n).map(|c| c.0).collect()
+}
+
 /// Backlog size, for status and notices.
 pub(crate) fn backlog(repo: &Repo) -> usize {
     repo.backlog()
@@ -668,6 +696,24 @@ mod tests {
         let stats = [(10, now - 60_000), (5_000, now - 1)];
         assert_eq!(embedding_order(&stats, now), vec![1, 0]);
         assert!(embedding_order(&[(0, 0)], now).is_empty());
+    }
+
+    #[test]
+    fn a_batch_holds_chunks_of_similar_length_of_the_most_urgent_role() {
+        // (id, role priority, lines): source (0) before docs (2), shortest first.
+        let pool = vec![
+            (1, 0, 80),
+            (2, 2, 1),
+            (3, 0, 3),
+            (4, 0, 40),
+            (5, 0, 2),
+            (6, 2, 5),
+        ];
+        assert_eq!(similar_lengths(pool.clone(), 2), vec![5, 3]);
+        assert_eq!(similar_lengths(pool.clone(), 10), vec![5, 3, 4, 1]);
+        let docs: Vec<_> = pool.into_iter().filter(|c| c.1 == 2).collect();
+        assert_eq!(similar_lengths(docs, 10), vec![2, 6]);
+        assert!(similar_lengths(Vec::new(), 3).is_empty());
     }
 
     #[test]
