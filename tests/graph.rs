@@ -373,10 +373,7 @@ fn the_repo_map_ranks_a_file_many_call_above_a_leaf_within_the_budget() {
 #[test]
 fn the_dependency_oracle_lifts_what_the_best_hit_calls_but_only_for_questions_about_code() {
     let mut env = TestEnv::new();
-    let config = env.home().join("config.toml");
-    let mut cfg = std::fs::read_to_string(&config).unwrap();
-    cfg.push_str("\n[retrieval.weights]\ngraph = 0.5\n");
-    std::fs::write(&config, cfg).unwrap();
+    env.append_config("\n[retrieval.weights]\ngraph = 0.5\n");
     env.start_daemon();
     let repo = git_repo(FILES);
     env.add_repo(repo.path());
@@ -402,10 +399,7 @@ fn the_dependency_oracle_walks_from_what_the_question_matched_not_from_history_v
     // signup.py. The graph walks from signup.py (to its callee check_email), not from the file
     // history votes for (whose callee compute_tax has nothing to do with the question).
     let mut env = TestEnv::new();
-    let config = env.home().join("config.toml");
-    let mut cfg = std::fs::read_to_string(&config).unwrap();
-    cfg.push_str("\n[retrieval.weights]\ngraph = 0.5\nhistory = 1.0\n");
-    std::fs::write(&config, cfg).unwrap();
+    env.append_config("\n[retrieval.weights]\ngraph = 0.5\nhistory = 1.0\n");
     env.start_daemon();
     let mut files = FILES.to_vec();
     files.push((

@@ -109,6 +109,14 @@ impl TestEnv {
         self.home.path()
     }
 
+    /// Append `text` to `$PATINA_HOME/config.toml` (before the daemon starts: it reads it once).
+    pub fn append_config(&self, text: &str) {
+        let path = self.home().join("config.toml");
+        let mut cfg = std::fs::read_to_string(&path).unwrap_or_default();
+        cfg.push_str(text);
+        std::fs::write(&path, cfg).expect("writing config.toml");
+    }
+
     /// The socket every process of this environment uses: `$PATINA_HOME/run/patina.sock`.
     pub fn socket(&self) -> PathBuf {
         self.home().join("run").join("patina.sock")
