@@ -5,6 +5,7 @@
 //! When the model or runtime is missing the daemon still serves lexical results; this component
 //! then reports *why* semantic search is off and the one command that turns it on.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Duration;
@@ -14,6 +15,7 @@ use anyhow::{Result, anyhow};
 use crate::memory::Resident;
 use crate::registry::Registry;
 use crate::repo::Repo;
+
 use patina_core::{ChunkMeta, FileRole};
 use patina_embed::{DIM, Embedder, MODEL_NAME, ModelPaths, Precision, QueryCache};
 use patina_index::store::EmbeddingCache;
@@ -27,7 +29,7 @@ const WORK_BATCH: usize = 128;
 /// A batch is chosen among this many of the backlog's most urgent chunks ([`similar_lengths`]):
 /// the embedder pads each sub-batch to its longest text, and 32 chunks taken as they come mixed
 /// short and long ones, so padding doubled the work. CoSQA's corpus in the daemon, fp32: 45
-/// chunks/s at 32 as they come, 64 at 128 of similar length, 73 at 512 as they come (but a new
+/// chunks/s at 32 as they come, 67 at 128 of similar length, 73 at 512 as they come (but a new
 /// repository then waited behind a whole batch); the standalone embedder 81 (bench/RESULTS.md).
 const WORK_POOL: usize = 512;
 const QUERY_CACHE: usize = 1024;
@@ -467,32 +469,39 @@ impl Semantic {
         if !self.is_on() {
             return Ok(0);
         }
-        let pool: Vec<(u64, u8, u32)> = repo
-            .backlog_batch(WORK_POOL)
-            .into_iter()
+        // The most urgent chunks, with their texts; those that vanished meanwhile leave the
+        // backlog with this batch, without a vector.
+        let mut pool: Vec<(u64, u8, u32)> = Vec::new();
+        let mut texts: HashMap<u64, (ChunkMeta, String)> = HashMap::new();
+        let mut gone: Vec<u64> = Vec::new();
+        for id in repo.backlog_batch(WORK_POOL) {
+            match (repo.chunk(id), repo.index().text(id)?) {
+                (Some(meta), Some(text)) => {
+                    let len = u32::try_from(text.len()).unwrap_or(u32::MAX);
+                    pool.push((id, role_priority(Some(meta.role())), len));
+                    texts.insert(id, (meta, text));
+                }
+                _ => gone.push(id),
+            }
+        }
+        let mut ids = similar_lengths(pool, WORK_BATCH);
+        let work: Vec<(u64, [u8; 32], String)> = ids
+            .iter()
             .filter_map(|id| {
-                let m = repo.chunk(id)?;
-                Some((
-                    id,
-                    role_priority(Some(m.role())),
-                    m.end_line.saturating_sub(m.start_line),
-                ))
+                let (meta, text) = texts.remove(id)?;
+                Some((*id, self.key(&meta), Semantic::input(&meta, &text)))
             })
             .collect();
-        let ids = similar_lengths(pool, WORK_BATCH);
+        ids.extend(gone);
         if ids.is_empty() {
             return Ok(0);
         }
-        let mut work = Vec::with_capacity(ids.len());
-        for id in &ids {
-            let meta = repo.chunk(*id);
-            let text = repo.index().text(*id)?;
-            if let (Some(meta), Some(text)) = (meta, text) {
-                work.push((*id, self.key(&meta), Semantic::input(&meta, &text)));
-            }
-        }
         let inputs: Vec<&str> = work.iter().map(|w| w.2.as_str()).collect();
-        let vectors = self.bulk_embed(&inputs)?;
+        let vectors = if inputs.is_empty() {
+            Vec::new()
+        } else {
+            self.bulk_embed(&inputs)?
+        };
         self.computed
             .fetch_add(vectors.len() as u64, Ordering::Relaxed);
         let items: Vec<([u8; 32], &[f32])> = work
@@ -627,9 +636,9 @@ pub(crate) fn pick_batch(
     by_priority.into_iter().flatten().take(n).collect()
 }
 
-/// Of `pool` (chunk, role priority, lines) in the backlog's order, up to `n` of the most urgent
-/// priority present, the shortest first: batches of similar lengths pad little, and the longer
-/// chunks follow in batches of their own. Lines stand in for tokens (no text is read to choose).
+/// Of `pool` (chunk, role priority, text bytes) in the backlog's order, up to `n` of the most
+/// urgent priority present, the shortest first: batches of similar lengths pad little, and the
+/// longer chunks follow in batches of their own.
 pub(crate) fn similar_lengths(mut pool: Vec<(u64, u8, u32)>, n: usize) -> Vec<u64> {
     let Some(top) = pool.iter().map(|c| c.1).min() else {
         return Vec::new();
@@ -700,7 +709,7 @@ mod tests {
 
     #[test]
     fn a_batch_holds_chunks_of_similar_length_of_the_most_urgent_role() {
-        // (id, role priority, lines): source (0) before docs (2), shortest first.
+        // (id, role priority, bytes): source (0) before docs (2), shortest first.
         let pool = vec![
             (1, 0, 80),
             (2, 2, 1),
