@@ -3,10 +3,13 @@
 
 Real repositories (git directories given with --source; e.g. snapshots brought with `fetch`) are
 cloned as they are; when they hold fewer than --chunks chunks, *variants* are added to reach the
-size: clones whose every text file gets a variant line at the top, committed, so each variant is
-its own repository with its own files (its code chunks are the original's: the lexical index holds
-them all, but the embedding cache would share their vectors — use variants for lexical scale, real
-repositories for semantic).
+size: clones, committed with a mark of their own so each variant is its own repository. With
+`--mark line` (the default) every text file gets a variant line at the top: each file's first chunk
+is new text and must be embedded, the rest are the original's. With `--mark file` every directory
+gets a small file of its own instead and the original files stay as they are: the lexical index
+holds every copy, and the embedding cache, which is keyed by content, gives the copies the
+original's vectors (as it does for a worktree or a second clone), so a run with the model
+reaches 1M chunks without embedding 1M texts.
 
 Reported (JSON with --json, else a table):
 - cold index time (first `add` to every repository indexed; with the model, also to every chunk
@@ -18,7 +21,11 @@ Reported (JSON with --json, else a table):
   repository is fresh again, and back.
 
     bench/scale.py --chunks 100000 --work /tmp/scale --source /work/repos/tokio --source ... \\
-        [--bin target/release] [--model] [--settle 330] [--rm-all] [--json]
+        [--bin target/release] [--mark line|file] [--model [--precision int8]] [--settle 330] [--restart 60]
+        [--rm-all] [--json]
+
+With --model the model is taken from where `scripts/setup-model` installs it ($PATINA_MODEL_DIR's
+parent, else $XDG_DATA_HOME/patina/models).
 """
 
 import argparse
@@ -30,6 +37,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+from common import models_dir
 
 QUERIES = {
     "identifier": ["spawn_blocking", "parse_args", "HttpClient", "Config", "read_to_end"],
@@ -68,12 +77,18 @@ def git(cwd, *args):
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
-def make_variant(src, dst, k):
+def make_variant(src, dst, k, mark):
     git(os.path.dirname(dst), "clone", "-q", src, dst)
     if k == 0:
         return
     for root, dirs, files in os.walk(dst):
         dirs[:] = [d for d in dirs if d != ".git"]
+        if mark == "file":
+            if any(os.path.splitext(f)[1] in TEXT_EXT for f in files):
+                name = os.path.basename(root) or "root"
+                with open(os.path.join(root, f"VARIANT_{k}.md"), "w", encoding="utf-8") as fh:
+                    fh.write(f"# Variant {k} of {name}\n\nThis directory is copy {k} of the original.\n")
+            continue
         for f in files:
             ext = os.path.splitext(f)[1]
             if ext not in TEXT_EXT:
@@ -86,7 +101,8 @@ def make_variant(src, dst, k):
             mark = COMMENT.get(ext)
             head = f"{mark} variant {k} of this file\n" if mark else f"variant {k}\n\n"
             open(p, "w", encoding="utf-8").write(head + text)
-    git(dst, "-c", "user.name=scale", "-c", "user.email=scale@localhost", "commit", "-qam",
+    git(dst, "add", "-A")
+    git(dst, "-c", "user.name=scale", "-c", "user.email=scale@localhost", "commit", "-qm",
         f"variant {k}")
 
 
@@ -177,7 +193,14 @@ def main():
     ap.add_argument("--work", required=True, help="scratch dir: clones and PATINA_HOME")
     ap.add_argument("--source", action="append", required=True, help="a git repository (repeat)")
     ap.add_argument("--bin", default="target/release")
+    ap.add_argument("--mark", choices=["line", "file"], default="line",
+                    help="how a variant differs from its original (see above)")
     ap.add_argument("--model", action="store_true", help="semantic search on (default: lexical)")
+    ap.add_argument("--precision", choices=["fp32", "int8"], default=None,
+                    help="with --model: [semantic] precision (default: the daemon's)")
+    ap.add_argument("--restart", type=int, default=0,
+                    help="then restart the daemon and read its RSS after this many idle seconds "
+                         "(the state as a daemon meets it the next morning)")
     ap.add_argument("--runs", type=int, default=5, help="runs per query")
     ap.add_argument("--settle", type=int, default=0,
                     help="then idle this many seconds and read RSS again (the daemon drops graphs "
@@ -193,6 +216,11 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(home)
     os.makedirs(repos_dir)
+    if args.model:
+        os.symlink(models_dir(), os.path.join(home, "models"))
+        if args.precision:
+            with open(os.path.join(home, "config.toml"), "w") as f:
+                f.write(f'[semantic]\nprecision = "{args.precision}"\n')
     p = Patina(args.bin, home, args.model)
     p.run("daemon", "start")
     pid = p.status()["daemon"]["pid"]
@@ -204,7 +232,7 @@ def main():
     while chunks < args.chunks:
         for src in args.source:
             dst = os.path.join(repos_dir, f"{os.path.basename(os.path.abspath(src))}-v{k}")
-            make_variant(os.path.abspath(src), dst, k)
+            make_variant(os.path.abspath(src), dst, k, args.mark)
             p.run("add", "--no-wait", dst)
             registered.append(dst)
         repos = wait_indexed(p, False)
@@ -237,6 +265,15 @@ def main():
         time.sleep(args.settle)
         result["rss_settled_bytes"] = rss_of(pid)
         result["settle_s"] = args.settle
+    if args.restart:
+        p.run("daemon", "stop", check=False)
+        p.run("daemon", "start")
+        pid = p.status()["daemon"]["pid"]
+        wait_indexed(p, args.model)
+        time.sleep(args.restart)
+        result["rss_restarted_bytes"] = rss_of(pid)
+        result["restart_settle_s"] = args.restart
+        result["status_memory_restarted"] = p.status()["daemon"].get("memory")
     if args.rm_all:
         before = rss_of(pid)
         for dst in registered:
@@ -256,6 +293,8 @@ def main():
     print(f"on disk {mib(disk)}, idle RSS {mib(idle_rss)} (after the queries {mib(result['rss_after_bytes'])})")
     if args.settle:
         print(f"after {args.settle} s idle: {mib(result['rss_settled_bytes'])}")
+    if args.restart:
+        print(f"restarted, after {args.restart} s idle: {mib(result['rss_restarted_bytes'])}")
     if args.rm_all:
         print(f"every repository removed: {mib(result['rss_before_rm_bytes'])} -> "
               f"{mib(result['rss_after_rm_bytes'])} (from {mib(start_rss)} at start: "

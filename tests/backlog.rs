@@ -73,3 +73,38 @@ fn two_repositories_added_together_both_reach_coverage_the_smaller_first() {
     let info = env.repo_info(small.path());
     assert_eq!(info.vectors, info.chunks);
 }
+
+#[test]
+fn two_copies_of_the_same_code_added_together_are_embedded_once() {
+    // A clone or a worktree beside its original: the second is queued before the first is
+    // embedded, so its chunks find nothing in the cache when they are queued. The worker looks
+    // again when it reaches them, and takes the vectors the first copy's batches computed.
+    let mut env = TestEnv::with_model();
+    env.start_daemon();
+    let original = python_repo(60, 5, "velocity");
+    let copy = python_repo(60, 5, "velocity");
+    env.add_repo(original.path());
+    env.add_repo(copy.path());
+    let queued = env.repo_info(copy.path());
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while !(covered(&env, original.path()).0 && covered(&env, copy.path()).0) {
+        assert!(
+            Instant::now() < deadline,
+            "not covered in time: {:?}",
+            env.repo_info(copy.path())
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let chunks = env.repo_info(original.path()).chunks;
+    assert_eq!(env.repo_info(copy.path()).vectors, chunks);
+    assert!(
+        queued.embed_backlog > 0,
+        "the copy should have been queued before its original was embedded: {queued:?}"
+    );
+    // Commit messages are embedded after the chunks (one each): a few more at most.
+    let computed = env.assert_healthy().embeddings_computed;
+    assert!(
+        computed <= chunks + 4,
+        "{computed} embeddings computed for two copies of {chunks} chunks"
+    );
+}

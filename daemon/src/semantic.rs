@@ -470,18 +470,29 @@ impl Semantic {
             return Ok(0);
         }
         // The most urgent chunks, with their texts; those that vanished meanwhile leave the
-        // backlog with this batch, without a vector.
+        // backlog with this batch, without a vector. A chunk whose vector another repository
+        // computed since it was queued (a clone or worktree of the same code added at the same
+        // time) takes it from the cache instead of being embedded again.
         let mut pool: Vec<(u64, u8, u32)> = Vec::new();
         let mut texts: HashMap<u64, (ChunkMeta, String)> = HashMap::new();
         let mut gone: Vec<u64> = Vec::new();
+        let mut cached: Vec<(u64, Vec<f32>)> = Vec::new();
         for id in repo.backlog_batch(WORK_POOL) {
-            match (repo.chunk(id), repo.index().text(id)?) {
-                (Some(meta), Some(text)) => {
+            let Some(meta) = repo.chunk(id) else {
+                gone.push(id);
+                continue;
+            };
+            if let Some(v) = self.cache.get(&self.key(&meta))?.filter(|v| v.len() == DIM) {
+                cached.push((id, v));
+                continue;
+            }
+            match repo.index().text(id)? {
+                Some(text) => {
                     let len = u32::try_from(text.len()).unwrap_or(u32::MAX);
                     pool.push((id, role_priority(Some(meta.role())), len));
                     texts.insert(id, (meta, text));
                 }
-                _ => gone.push(id),
+                None => gone.push(id),
             }
         }
         let mut ids = similar_lengths(pool, WORK_BATCH);
@@ -493,6 +504,7 @@ impl Semantic {
             })
             .collect();
         ids.extend(gone);
+        ids.extend(cached.iter().map(|(id, _)| *id));
         if ids.is_empty() {
             return Ok(0);
         }
@@ -515,7 +527,8 @@ impl Semantic {
             &ids,
             work.iter()
                 .zip(&vectors)
-                .map(|((id, _, _), v)| (*id, v.to_vec())),
+                .map(|((id, _, _), v)| (*id, v.to_vec()))
+                .chain(cached),
         );
         Ok(ids.len())
     }
