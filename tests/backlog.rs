@@ -81,11 +81,30 @@ fn two_copies_of_the_same_code_added_together_are_embedded_once() {
     // again when it reaches them, and takes the vectors the first copy's batches computed.
     let mut env = TestEnv::with_model();
     env.start_daemon();
-    let original = python_repo(60, 5, "velocity");
-    let copy = python_repo(60, 5, "velocity");
-    env.add_repo(original.path());
-    env.add_repo(copy.path());
-    let queued = env.repo_info(copy.path());
+    let original = python_repo(150, 5, "velocity");
+    let copy = python_repo(150, 5, "velocity");
+    for repo in [&original, &copy] {
+        let out = env.patina(&["add", "--no-wait", &repo.key()]);
+        assert_eq!(out.code(), 0, "{out:?}");
+    }
+    // Wait until the copy is indexed: most of its chunks must then still wait (the worker is busy
+    // with the original's), or this test would not tell the two behaviours apart.
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let queued = loop {
+        let list = env.list();
+        let info = list
+            .repos
+            .iter()
+            .find(|r| r.root == copy.path().to_string_lossy());
+        if let Some(info) = info.filter(|i| i.chunks > 0 && !i.indexing) {
+            break info.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the copy was not indexed in time"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
     let deadline = Instant::now() + Duration::from_secs(300);
     while !(covered(&env, original.path()).0 && covered(&env, copy.path()).0) {
         assert!(
@@ -98,7 +117,7 @@ fn two_copies_of_the_same_code_added_together_are_embedded_once() {
     let chunks = env.repo_info(original.path()).chunks;
     assert_eq!(env.repo_info(copy.path()).vectors, chunks);
     assert!(
-        queued.embed_backlog > 0,
+        queued.embed_backlog > chunks / 4,
         "the copy should have been queued before its original was embedded: {queued:?}"
     );
     // Commit messages are embedded after the chunks (one each): a few more at most.

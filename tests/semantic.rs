@@ -182,6 +182,14 @@ fn a_restart_reloads_vectors_without_re_embedding() {
         .collect::<Vec<_>>();
 
     env.stop_daemon();
+    // The vectors are on disk beside the index, so the next start does not read them one by one
+    // from the embedding cache.
+    let seg = env
+        .home()
+        .join("repos")
+        .join(&before.id)
+        .join("vectors.seg");
+    assert!(seg.is_file(), "{} was written", seg.display());
     env.start_daemon();
     let after = env.repo_info(repo.path());
     assert_eq!(

@@ -426,6 +426,9 @@ impl Registry {
                 .await;
             }
         }
+        for repo in self.all() {
+            self.semantic.save(&repo);
+        }
         if let Err(e) = self.store.flush() {
             tracing::error!("flushing the store: {e:#}");
         }

@@ -313,16 +313,44 @@ impl Repo {
         })
     }
 
-    /// Chunk ids in the vector index's persisted HNSW that are no longer live.
+    /// Chunk ids in the vector index (the persisted HNSW, a restored segment) that are no longer
+    /// live.
     pub fn stale_vectors(&self) -> Vec<u64> {
         self.index.with_chunks(|chunks| {
             let v = self.vectors.read().expect("vectors lock");
-            v.built_ids()
-                .iter()
-                .copied()
-                .filter(|id| !chunks.contains_key(id))
-                .collect()
+            v.ids().filter(|id| !chunks.contains_key(id)).collect()
         })
+    }
+
+    /// Restore the vectors saved beside the graph when they were computed under `tag` (see
+    /// `VectorIndex::restore_segment`); returns whether every vector is now known to be `tag`'s.
+    pub fn restore_vectors(&self, tag: &str) -> bool {
+        let restored = self
+            .vectors
+            .write()
+            .expect("vectors lock")
+            .restore_segment(tag);
+        self.bump_generation();
+        restored
+    }
+
+    /// Save the vectors that are not in the graph (and the graph's tombstones) when they changed
+    /// since the last save, stamped with `tag`: serialised under the read lock, written without
+    /// it. Returns whether it wrote.
+    pub fn save_vectors(&self, tag: &str) -> Result<bool> {
+        let (path, snapshot) = {
+            let v = self.vectors.read().expect("vectors lock");
+            (v.segment_file(), v.segment_bytes(tag))
+        };
+        let Some((changes, bytes)) = snapshot else {
+            return Ok(false);
+        };
+        patina_index::vectors::write_segment(&path, &bytes)?;
+        self.vectors
+            .write()
+            .expect("vectors lock")
+            .mark_saved(changes);
+        Ok(true)
     }
 
     /// Add freshly computed vectors; a chunk removed while it was being embedded stays out. Then

@@ -266,8 +266,13 @@ impl Semantic {
             return Ok(());
         }
         let live: Vec<u64> = repo.with_chunks(|chunks| chunks.keys().copied().collect());
-        let foreign =
-            repo.drop_foreign_vectors(|meta| Ok(self.cache.get(&self.key(meta))?.is_some()))?;
+        // Vectors saved by a daemon with this model need no check against the cache (which
+        // would read every vector of the repository through the store).
+        let foreign = if repo.restore_vectors(&self.model_tag()) {
+            0
+        } else {
+            repo.drop_foreign_vectors(|meta| Ok(self.cache.get(&self.key(meta))?.is_some()))?
+        };
         if foreign > 0 {
             tracing::info!(
                 repo = %repo.id(),
@@ -288,6 +293,16 @@ impl Semantic {
     pub fn stop(&self) {
         self.stopping.store(true, Ordering::Relaxed);
         self.notify();
+    }
+
+    /// Save `repo`'s vectors if they changed since the last save (shutdown).
+    pub fn save(&self, repo: &Repo) {
+        if !self.is_on() {
+            return;
+        }
+        if let Err(e) = repo.save_vectors(&self.model_tag()) {
+            tracing::warn!(repo = %repo.id(), "saving the vectors failed: {e:#}");
+        }
     }
 
     /// Start the background worker that drains every repository's backlog.
@@ -360,9 +375,17 @@ impl Semantic {
                 }
             }
             if !did {
+                let tag = self.model_tag();
                 for repo in &repos {
                     if let Err(e) = maybe_rebuild(repo) {
                         tracing::error!(repo = %repo.id(), "rebuilding the vector index failed: {e:#}");
+                    }
+                    // Idle: the vectors outside the graph go to disk, so the next start reads
+                    // them from one file instead of from the embedding cache one by one.
+                    if !repo.is_cancelled()
+                        && let Err(e) = repo.save_vectors(&tag)
+                    {
+                        tracing::warn!(repo = %repo.id(), "saving the vectors failed: {e:#}");
                     }
                 }
             }

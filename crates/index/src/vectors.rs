@@ -3,9 +3,13 @@
 //! of vectors added since that build, and tombstones for built vectors whose chunks are gone.
 //! Queries search both parts and merge; a rebuild folds the segment and tombstones in.
 //!
-//! Only the HNSW is persisted. The segment and tombstones are derived at load time by comparing
-//! the HNSW's chunk ids with the live chunk table (vectors come from the embedding cache), so there
-//! is nothing else to keep consistent on disk.
+//! The HNSW is persisted when it is built (`vectors.bin`); the segment and the tombstones are
+//! persisted beside it when they changed and the daemon is idle (`vectors.seg`, [`VectorIndex::
+//! segment_bytes`]), stamped with the model that computed the vectors and the graph they complete.
+//! A daemon that starts with the same model restores both as they were and asks the embedding
+//! cache only for chunks that changed since; with another model, another graph or a damaged file,
+//! the segment is derived again as before: the HNSW's chunk ids compared with the live chunk
+//! table, the vectors read from the embedding cache. Both files are derived data.
 //!
 //! Vectors are held as 8-bit integers with one scale each ([`Vector`]): a quarter of the memory
 //! of `f32` (384 bytes a chunk instead of 1,536). A query stays `f32` and is scored against the
@@ -30,6 +34,22 @@ const EF_SEARCH: usize = 128;
 /// written with `f32` vectors by earlier releases.
 const FORMAT: &[u8] = b"patina-vectors-i8-1\n";
 const EF_CONSTRUCTION: usize = 100;
+/// The first bytes of `vectors.seg`: the segment and tombstones beside a graph.
+const SEGMENT_FORMAT: &[u8] = b"patina-segment-i8-1\n";
+
+/// What `vectors.seg` holds after its format line (bincode), followed by the blake3 of everything
+/// before the hash.
+#[derive(Serialize, Deserialize)]
+struct SegmentFile {
+    /// The model (and precision) that computed the vectors: a daemon with another one ignores the file.
+    tag: String,
+    /// The graph the segment completes (its file's hash), `None` without a graph.
+    graph: Option<[u8; 32]>,
+    tombstones: Vec<u64>,
+    ids: Vec<u64>,
+    scales: Vec<f32>,
+    data: Vec<i8>,
+}
 
 /// A unit-length embedding as 8-bit integers and a scale: component `i` is `scale × q[i]`, with
 /// the largest magnitude mapped to ±127. Distance is `1 - cosine`.
@@ -204,11 +224,16 @@ impl Segment {
 pub struct VectorIndex {
     path: PathBuf,
     built: Option<HnswMap<Vector, u64>>,
+    /// The hash of the graph's file (what a saved segment says it completes).
+    graph_hash: Option<[u8; 32]>,
     built_ids: HashSet<u64>,
     fresh: Segment,
     tombstones: HashSet<u64>,
     /// Removed since the last snapshot: they must stay invisible in the graph built from it.
     removed_since_snapshot: HashSet<u64>,
+    /// Changes to the segment or tombstones so far, and how many of them `vectors.seg` holds.
+    changes: u64,
+    saved: u64,
 }
 
 /// A graph built from a [`Snapshot`] (`None`: too few vectors to pay for one).
@@ -225,7 +250,9 @@ impl VectorIndex {
     /// by a release that stored vectors otherwise — is discarded with a warning: it is derived
     /// data, and the vectors come back from the embedding cache into a graph built again.
     pub fn open(path: &Path) -> VectorIndex {
+        let mut graph_hash = None;
         let built: Option<HnswMap<Vector, u64>> = std::fs::read(path).ok().and_then(|bytes| {
+            graph_hash = Some(*blake3::hash(&bytes).as_bytes());
             let Some(body) = bytes.strip_prefix(FORMAT) else {
                 tracing::warn!(
                     path = %path.display(),
@@ -250,12 +277,100 @@ impl VectorIndex {
             .unwrap_or_default();
         VectorIndex {
             path: path.to_path_buf(),
+            graph_hash: built.as_ref().and(graph_hash),
             built,
             built_ids,
             fresh: Segment::default(),
             tombstones: HashSet::new(),
             removed_since_snapshot: HashSet::new(),
+            changes: 0,
+            saved: 0,
         }
+    }
+
+    fn segment_path(&self) -> PathBuf {
+        self.path.with_extension("seg")
+    }
+
+    /// Restore the segment and tombstones saved beside the graph, if `vectors.seg` was written by
+    /// a daemon whose vectors came from `tag` (model and precision) and completes the graph that
+    /// was loaded. Returns whether it did: then every vector in the index was computed under
+    /// `tag`, and only chunks that changed since need the embedding cache. Otherwise the index is
+    /// left as it was (graph only) and the file is ignored.
+    pub fn restore_segment(&mut self, tag: &str) -> bool {
+        let path = self.segment_path();
+        let Ok(bytes) = std::fs::read(&path) else {
+            return false;
+        };
+        let file = match decode_segment(&bytes) {
+            Ok(f) => f,
+            Err(e) => {
+                tracing::warn!(path = %path.display(), "vector segment unreadable ({e}); its vectors come from the embedding cache");
+                return false;
+            }
+        };
+        if file.tag != tag || file.graph != self.graph_hash {
+            tracing::info!(path = %path.display(), "vector segment of another model or graph; its vectors come from the embedding cache");
+            return false;
+        }
+        let dim = file.data.len().checked_div(file.ids.len()).unwrap_or(0);
+        if file.ids.len() != file.scales.len() || dim * file.ids.len() != file.data.len() {
+            tracing::warn!(path = %path.display(), "vector segment inconsistent; its vectors come from the embedding cache");
+            return false;
+        }
+        let mut fresh = Segment::default();
+        for (i, id) in file.ids.iter().enumerate() {
+            fresh.insert(
+                *id,
+                &Vector {
+                    q: file.data[i * dim..(i + 1) * dim].into(),
+                    scale: file.scales[i],
+                },
+            );
+        }
+        self.fresh = fresh;
+        self.tombstones = file
+            .tombstones
+            .into_iter()
+            .filter(|id| self.built_ids.contains(id))
+            .collect();
+        self.saved = self.changes;
+        true
+    }
+
+    /// `vectors.seg`'s bytes for the segment and tombstones as they are now, stamped with `tag`,
+    /// and the change count they hold (for [`VectorIndex::mark_saved`]); `None` when the file
+    /// already holds them. Serialising is cheap (a copy of the 8-bit vectors); write the bytes
+    /// with [`write_segment`] outside the index lock.
+    pub fn segment_bytes(&self, tag: &str) -> Option<(u64, Vec<u8>)> {
+        if self.changes == self.saved {
+            return None;
+        }
+        let mut tombstones: Vec<u64> = self.tombstones.iter().copied().collect();
+        tombstones.sort_unstable();
+        let file = SegmentFile {
+            tag: tag.to_string(),
+            graph: self.graph_hash,
+            tombstones,
+            ids: self.fresh.ids.clone(),
+            scales: self.fresh.scales.clone(),
+            data: self.fresh.data.clone(),
+        };
+        let mut bytes = SEGMENT_FORMAT.to_vec();
+        bytes.extend(bincode::serialize(&file).ok()?);
+        let hash = *blake3::hash(&bytes).as_bytes();
+        bytes.extend_from_slice(&hash);
+        Some((self.changes, bytes))
+    }
+
+    /// Note that `vectors.seg` now holds the state of change `changes`.
+    pub fn mark_saved(&mut self, changes: u64) {
+        self.saved = self.saved.max(changes);
+    }
+
+    /// Where [`VectorIndex::segment_bytes`] go.
+    pub fn segment_file(&self) -> PathBuf {
+        self.segment_path()
     }
 
     /// Chunk ids present in the persisted graph (used at load to derive segment and tombstones).
@@ -276,6 +391,7 @@ impl VectorIndex {
     }
 
     pub fn insert(&mut self, id: u64, v: Vec<f32>) {
+        self.changes += 1;
         self.tombstones.remove(&id);
         self.removed_since_snapshot.remove(&id);
         if !self.built_ids.contains(&id) {
@@ -284,6 +400,7 @@ impl VectorIndex {
     }
 
     pub fn remove(&mut self, id: u64) {
+        self.changes += 1;
         self.fresh.remove(id);
         self.removed_since_snapshot.insert(id);
         if self.built_ids.contains(&id) {
@@ -358,14 +475,17 @@ impl VectorIndex {
             .intersection(&new_ids)
             .copied()
             .collect();
+        self.changes += 1;
         match &built {
             Some(map) => {
                 let mut bytes = FORMAT.to_vec();
                 bytes.extend(bincode::serialize(map)?);
-                write_atomic(&self.path, &bytes)?
+                write_atomic(&self.path, &bytes)?;
+                self.graph_hash = Some(*blake3::hash(&bytes).as_bytes());
             }
             None => {
                 let _ = std::fs::remove_file(&self.path);
+                self.graph_hash = None;
             }
         }
         self.built = built;
@@ -404,8 +524,38 @@ impl VectorIndex {
     }
 }
 
+impl VectorIndex {
+    /// Every chunk id with a vector: the graph's (less tombstones) and the segment's.
+    pub fn ids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.built_ids
+            .iter()
+            .copied()
+            .filter(|id| !self.tombstones.contains(id))
+            .chain(self.fresh.ids.iter().copied())
+    }
+}
+
+fn decode_segment(bytes: &[u8]) -> Result<SegmentFile> {
+    let body = bytes
+        .strip_prefix(SEGMENT_FORMAT)
+        .context("not a vector segment of this release")?;
+    anyhow::ensure!(body.len() >= 32, "truncated");
+    let (body, hash) = body.split_at(body.len() - 32);
+    let mut h = blake3::Hasher::new();
+    h.update(SEGMENT_FORMAT);
+    h.update(body);
+    anyhow::ensure!(h.finalize().as_bytes() == hash, "checksum mismatch");
+    Ok(bincode::deserialize(body)?)
+}
+
+/// Write `vectors.seg` (atomically: write, fsync, rename).
+pub fn write_segment(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic(path, bytes)
+}
+
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension("tmp");
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let tmp = path.with_extension(format!("{ext}.tmp"));
     {
         let mut f =
             std::fs::File::create(&tmp).with_context(|| format!("writing {}", tmp.display()))?;
@@ -554,5 +704,99 @@ mod tests {
         // Reload: the graph comes back without the in-memory segment.
         let again = VectorIndex::open(&path);
         assert_eq!(again.built_ids().len(), n);
+    }
+
+    fn save(idx: &mut VectorIndex, tag: &str) -> bool {
+        match idx.segment_bytes(tag) {
+            Some((changes, bytes)) => {
+                write_segment(&idx.segment_file(), &bytes).unwrap();
+                idx.mark_saved(changes);
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[test]
+    fn the_segment_and_tombstones_come_back_after_a_restart_with_the_same_model() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vectors.bin");
+        let mut idx = VectorIndex::open(&path);
+        let n = MIN_HNSW + 40;
+        for i in 0..n as u64 {
+            idx.insert(i, unit(i, 16));
+        }
+        let built = VectorIndex::build(idx.snapshot());
+        idx.install(built).unwrap();
+        // After the build: a segment of new vectors and a tombstone in the graph.
+        for i in 0..25u64 {
+            idx.insert(10_000 + i, unit(10_000 + i, 16));
+        }
+        idx.remove(7);
+        assert!(save(&mut idx, "model-a"), "changes are saved");
+        assert!(!save(&mut idx, "model-a"), "nothing to save twice");
+
+        let mut again = VectorIndex::open(&path);
+        assert!(again.restore_segment("model-a"));
+        assert_eq!(again.len(), idx.len());
+        assert!(again.contains(10_024) && !again.contains(7));
+        let mut ids: Vec<u64> = again.ids().collect();
+        let mut want: Vec<u64> = idx.ids().collect();
+        ids.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(ids, want);
+        for probe in [3u64, 10_005, 7] {
+            assert_eq!(
+                again.search(&unit(probe, 16), 5, &|_| true),
+                idx.search(&unit(probe, 16), 5, &|_| true),
+                "same answers for {probe}"
+            );
+        }
+        assert!(
+            !save(&mut again, "model-a"),
+            "a restored index is already saved"
+        );
+
+        // Another model's daemon does not take them: graph only, the rest from the cache.
+        let mut other = VectorIndex::open(&path);
+        assert!(!other.restore_segment("model-b"));
+        assert_eq!(other.len(), n);
+    }
+
+    #[test]
+    fn a_damaged_or_outdated_segment_is_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vectors.bin");
+        let mut idx = VectorIndex::open(&path);
+        for i in 0..30u64 {
+            idx.insert(i, unit(i, 8));
+        }
+        assert!(save(&mut idx, "m"));
+        let seg = idx.segment_file();
+        let good = std::fs::read(&seg).unwrap();
+        assert!(VectorIndex::open(&path).restore_segment("m"));
+
+        // One flipped byte, a truncated file, garbage.
+        let mut bad = good.clone();
+        let mid = bad.len() / 2;
+        bad[mid] ^= 0x40;
+        for bytes in [bad, good[..good.len() - 5].to_vec(), b"nonsense".to_vec()] {
+            std::fs::write(&seg, &bytes).unwrap();
+            let mut idx = VectorIndex::open(&path);
+            assert!(!idx.restore_segment("m"));
+            assert!(idx.is_empty());
+        }
+
+        // A segment saved beside another graph than the one on disk now.
+        std::fs::write(&seg, &good).unwrap();
+        let mut grown = VectorIndex::open(&path);
+        for i in 0..MIN_HNSW as u64 + 5 {
+            grown.insert(i, unit(i, 8));
+        }
+        let built = VectorIndex::build(grown.snapshot());
+        grown.install(built).unwrap();
+        let mut idx = VectorIndex::open(&path);
+        assert!(!idx.restore_segment("m"), "the segment completes no graph");
+        assert_eq!(idx.len(), MIN_HNSW + 5);
     }
 }
