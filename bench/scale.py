@@ -208,6 +208,9 @@ def main():
     ap.add_argument("--rm-all", action="store_true",
                     help="last, remove every repository and report how much of what they added "
                          "the daemon gave back")
+    ap.add_argument("--seed-state",
+                    help="copy this state directory (a stopped daemon's $PATINA_HOME/state) into the "
+                         "new home first: its embedding cache spares computing the same vectors again")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
@@ -216,6 +219,8 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(home)
     os.makedirs(repos_dir)
+    if args.seed_state:
+        shutil.copytree(args.seed_state, os.path.join(home, "state"))
     if args.model:
         os.symlink(models_dir(), os.path.join(home, "models"))
         if args.precision:

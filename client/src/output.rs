@@ -294,12 +294,25 @@ pub(crate) fn print_hits(
     for n in &resp.notices {
         eprintln!("patina: {n}");
     }
-    for f in resp
+    let behind: Vec<&pb::Freshness> = resp
         .freshness
         .iter()
         .filter(|f| !f.fresh && (f.pending_files != 0 || f.indexed_commit != f.head_commit))
-    {
+        .collect();
+    // A few are named one by one; hundreds (an `--all` query while they catch up) are counted.
+    const NAMED: usize = 3;
+    for f in behind.iter().take(if behind.len() > NAMED {
+        NAMED - 1
+    } else {
+        NAMED
+    }) {
         eprintln!("patina: {} is {}", f.repo_name, freshness_line(f));
+    }
+    if behind.len() > NAMED {
+        eprintln!(
+            "patina: … and {} more repositories are behind (`patina status` lists them)",
+            behind.len() - (NAMED - 1)
+        );
     }
     // "unavailable" oracles already explain themselves in a notice.
     for o in resp.oracles.iter().filter(|o| {
