@@ -152,7 +152,7 @@ pub(crate) fn breakdown(
     vec![
         part("embedding model (query session)", query, 0, false),
         part("embedding model (bulk session)", bulk, 0, false),
-        part("vectors", vectors, 0, true),
+        part("vectors (chunks, commit messages)", vectors, 0, true),
         part("chunk tables", tables, 0, true),
         part(
             "other heap (sled page cache, tantivy writer, requests)",

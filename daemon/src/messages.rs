@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::RwLock;
 
 use patina_embed::DIM;
+use patina_index::vectors::Vector;
 
 /// What is embedded for a commit: its message, at most this many bytes (the model reads 256 word
 /// pieces anyway).
@@ -27,11 +28,17 @@ pub(crate) fn input(message: &str) -> &str {
     &m[..cut]
 }
 
-/// Commit hash → the embedding of its message.
+/// Commit hash → the embedding of its message, as 8-bit integers and a scale
+/// (`patina_index::vectors::Vector`, cosines within ~0.005 of the exact ones): a large history
+/// (pytest: 17,667 commits) is ~0.5 KB a commit instead of ~1.6 KB.
 #[derive(Default)]
 pub(crate) struct MessageVectors {
-    by_hash: RwLock<HashMap<String, Box<[f32; DIM]>>>,
+    by_hash: RwLock<HashMap<String, Vector>>,
 }
+
+/// Approximate heap bytes of one message vector: the hash (40 hex digits), the integers, the
+/// map's slot and the allocator's headers.
+pub(crate) const MESSAGE_VECTOR_BYTES: usize = 40 + DIM + 2 * 24 + 8 + 2 * 16;
 
 impl MessageVectors {
     pub fn len(&self) -> usize {
@@ -48,7 +55,7 @@ impl MessageVectors {
     pub fn insert(&self, items: impl IntoIterator<Item = (String, [f32; DIM])>) {
         let mut m = self.by_hash.write().expect("message vectors lock");
         for (h, v) in items {
-            m.insert(h, Box::new(v));
+            m.insert(h, Vector::quantize(&v));
         }
     }
 
@@ -62,10 +69,7 @@ impl MessageVectors {
     ) -> Vec<(usize, f32)> {
         let m = self.by_hash.read().expect("message vectors lock");
         let mut out: Vec<(usize, f32)> = hashes
-            .filter_map(|(i, h)| {
-                m.get(h)
-                    .map(|v| (i, v.iter().zip(query).map(|(a, b)| a * b).sum::<f32>()))
-            })
+            .filter_map(|(i, h)| m.get(h).map(|v| (i, v.score(query))))
             .collect();
         out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         out.truncate(limit);
@@ -110,7 +114,8 @@ mod tests {
         assert!(mv.contains("a") && !mv.contains("c"));
         let hashes = ["c", "b", "a"];
         let n = mv.nearest(&unit(1), hashes.iter().copied().enumerate(), 10);
-        assert_eq!(n[0], (1, 1.0));
+        assert_eq!(n[0].0, 1);
+        assert!((n[0].1 - 1.0).abs() < 0.005, "{n:?}");
         assert_eq!(n.len(), 2, "commits without a vector are skipped");
         // Found by both: first; then by rank.
         let f = fuse(&[(5, 9.0), (7, 3.0)], &[(7, 0.9), (8, 0.8)], 10);
