@@ -318,17 +318,24 @@ impl VectorIndex {
             tracing::warn!(path = %path.display(), "vector segment inconsistent; its vectors come from the embedding cache");
             return false;
         }
-        let mut fresh = Segment::default();
-        for (i, id) in file.ids.iter().enumerate() {
-            fresh.insert(
-                *id,
-                &Vector {
-                    q: file.data[i * dim..(i + 1) * dim].into(),
-                    scale: file.scales[i],
-                },
-            );
+        // The arrays as read (exact sizes: inserting one by one would leave up to half of each
+        // growable array unused).
+        let pos: HashMap<u64, usize> = file
+            .ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| (*id, i))
+            .collect();
+        if pos.len() != file.ids.len() {
+            tracing::warn!(path = %path.display(), "vector segment repeats a chunk; its vectors come from the embedding cache");
+            return false;
         }
-        self.fresh = fresh;
+        self.fresh = Segment {
+            ids: file.ids,
+            data: file.data,
+            scales: file.scales,
+            pos,
+        };
         self.tombstones = file
             .tombstones
             .into_iter()
@@ -363,9 +370,15 @@ impl VectorIndex {
         Some((self.changes, bytes))
     }
 
-    /// Note that `vectors.seg` now holds the state of change `changes`.
+    /// Note that `vectors.seg` now holds the state of change `changes` (the index is idle: its
+    /// arrays are trimmed to their contents).
     pub fn mark_saved(&mut self, changes: u64) {
         self.saved = self.saved.max(changes);
+        // Saved means idle: the growable arrays give back what growing left unused.
+        self.fresh.ids.shrink_to_fit();
+        self.fresh.data.shrink_to_fit();
+        self.fresh.scales.shrink_to_fit();
+        self.fresh.pos.shrink_to_fit();
     }
 
     /// Where [`VectorIndex::segment_bytes`] go.
