@@ -21,7 +21,7 @@ Reported (JSON with --json, else a table):
   repository is fresh again, and back.
 
     bench/scale.py --chunks 100000 --work /tmp/scale --source /work/repos/tokio --source ... \\
-        [--bin target/release] [--mark line|file] [--model [--precision int8]] [--settle 330] [--restart 60]
+        [--bin target/release] [--mark line|file] [--model [--precision int8]] [--settle 330] [--restart 420]
         [--rm-all] [--json]
 
 With --model the model is taken from where `scripts/setup-model` installs it ($PATINA_MODEL_DIR's
@@ -200,7 +200,8 @@ def main():
                     help="with --model: [semantic] precision (default: the daemon's)")
     ap.add_argument("--restart", type=int, default=0,
                     help="then restart the daemon and read its RSS after this many idle seconds "
-                         "(the state as a daemon meets it the next morning)")
+                         "(the state as a daemon meets it the next morning; the histories its "
+                         "catch-up rounds load leave memory after 5 unused minutes: 420 shows that)")
     ap.add_argument("--runs", type=int, default=5, help="runs per query")
     ap.add_argument("--settle", type=int, default=0,
                     help="then idle this many seconds and read RSS again (the daemon drops graphs "
