@@ -295,7 +295,7 @@ impl Semantic {
         self.notify();
     }
 
-    /// Save `repo`'s vectors if they changed since the last save (shutdown).
+    /// Save `repo`'s vectors if they changed since the last save (when idle, and at shutdown).
     pub fn save(&self, repo: &Repo) {
         if !self.is_on() {
             return;
@@ -375,17 +375,14 @@ impl Semantic {
                 }
             }
             if !did {
-                let tag = self.model_tag();
                 for repo in &repos {
                     if let Err(e) = maybe_rebuild(repo) {
                         tracing::error!(repo = %repo.id(), "rebuilding the vector index failed: {e:#}");
                     }
                     // Idle: the vectors outside the graph go to disk, so the next start reads
                     // them from one file instead of from the embedding cache one by one.
-                    if !repo.is_cancelled()
-                        && let Err(e) = repo.save_vectors(&tag)
-                    {
-                        tracing::warn!(repo = %repo.id(), "saving the vectors failed: {e:#}");
+                    if !repo.is_cancelled() {
+                        self.save(repo);
                     }
                 }
             }
@@ -499,35 +496,31 @@ impl Semantic {
         let mut pool: Vec<(u64, u8, u32)> = Vec::new();
         let mut texts: HashMap<u64, (ChunkMeta, String)> = HashMap::new();
         let mut gone: Vec<u64> = Vec::new();
-        let mut cached: Vec<(u64, Vec<f32>)> = Vec::new();
         for id in repo.backlog_batch(WORK_POOL) {
-            let Some(meta) = repo.chunk(id) else {
-                gone.push(id);
-                continue;
-            };
-            if let Some(v) = self.cache.get(&self.key(&meta))?.filter(|v| v.len() == DIM) {
-                cached.push((id, v));
-                continue;
-            }
-            match repo.index().text(id)? {
-                Some(text) => {
+            match (repo.chunk(id), repo.index().text(id)?) {
+                (Some(meta), Some(text)) => {
                     let len = u32::try_from(text.len()).unwrap_or(u32::MAX);
                     pool.push((id, role_priority(Some(meta.role())), len));
                     texts.insert(id, (meta, text));
                 }
-                None => gone.push(id),
+                _ => gone.push(id),
             }
         }
         let mut ids = similar_lengths(pool, WORK_BATCH);
-        let work: Vec<(u64, [u8; 32], String)> = ids
-            .iter()
-            .filter_map(|id| {
-                let (meta, text) = texts.remove(id)?;
-                Some((*id, self.key(&meta), Semantic::input(&meta, &text)))
-            })
-            .collect();
+        // Only the chosen chunks ask the cache (each chunk once, not once per pool it sits in).
+        let mut cached: Vec<(u64, Vec<f32>)> = Vec::new();
+        let mut work: Vec<(u64, [u8; 32], String)> = Vec::with_capacity(ids.len());
+        for id in &ids {
+            let Some((meta, text)) = texts.remove(id) else {
+                continue;
+            };
+            let key = self.key(&meta);
+            match self.cache.get(&key)?.filter(|v| v.len() == DIM) {
+                Some(v) => cached.push((*id, v)),
+                None => work.push((*id, key, Semantic::input(&meta, &text))),
+            }
+        }
         ids.extend(gone);
-        ids.extend(cached.iter().map(|(id, _)| *id));
         if ids.is_empty() {
             return Ok(0);
         }

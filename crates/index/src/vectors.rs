@@ -288,17 +288,13 @@ impl VectorIndex {
         }
     }
 
-    fn segment_path(&self) -> PathBuf {
-        self.path.with_extension("seg")
-    }
-
     /// Restore the segment and tombstones saved beside the graph, if `vectors.seg` was written by
     /// a daemon whose vectors came from `tag` (model and precision) and completes the graph that
     /// was loaded. Returns whether it did: then every vector in the index was computed under
     /// `tag`, and only chunks that changed since need the embedding cache. Otherwise the index is
     /// left as it was (graph only) and the file is ignored.
     pub fn restore_segment(&mut self, tag: &str) -> bool {
-        let path = self.segment_path();
+        let path = self.segment_file();
         let Ok(bytes) = std::fs::read(&path) else {
             return false;
         };
@@ -374,16 +370,29 @@ impl VectorIndex {
     /// arrays are trimmed to their contents).
     pub fn mark_saved(&mut self, changes: u64) {
         self.saved = self.saved.max(changes);
-        // Saved means idle: the growable arrays give back what growing left unused.
-        self.fresh.ids.shrink_to_fit();
-        self.fresh.data.shrink_to_fit();
-        self.fresh.scales.shrink_to_fit();
-        self.fresh.pos.shrink_to_fit();
+        // Saved means idle: arrays that grew by doubling give back what is left unused (only
+        // when that is a quarter or more, so a repository edited a chunk at a time does not copy
+        // its segment at every save).
+        if self.fresh.data.capacity() >= self.fresh.data.len() + self.fresh.data.len() / 4 + 4096 {
+            self.fresh.ids.shrink_to_fit();
+            self.fresh.data.shrink_to_fit();
+            self.fresh.scales.shrink_to_fit();
+            self.fresh.pos.shrink_to_fit();
+        }
     }
 
-    /// Where [`VectorIndex::segment_bytes`] go.
+    /// Where [`VectorIndex::segment_bytes`] go: `vectors.seg` beside the graph.
     pub fn segment_file(&self) -> PathBuf {
-        self.segment_path()
+        self.path.with_extension("seg")
+    }
+
+    /// Every chunk id with a vector: the graph's (less tombstones) and the segment's.
+    pub fn ids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.built_ids
+            .iter()
+            .copied()
+            .filter(|id| !self.tombstones.contains(id))
+            .chain(self.fresh.ids.iter().copied())
     }
 
     /// Chunk ids present in the persisted graph (used at load to derive segment and tombstones).
@@ -534,17 +543,6 @@ impl VectorIndex {
         out.sort_by(best_first);
         out.truncate(k);
         out
-    }
-}
-
-impl VectorIndex {
-    /// Every chunk id with a vector: the graph's (less tombstones) and the segment's.
-    pub fn ids(&self) -> impl Iterator<Item = u64> + '_ {
-        self.built_ids
-            .iter()
-            .copied()
-            .filter(|id| !self.tombstones.contains(id))
-            .chain(self.fresh.ids.iter().copied())
     }
 }
 
