@@ -322,3 +322,80 @@ fn commit_messages_are_embedded_after_the_chunks_and_their_backlog_is_reported()
     let out = env.patina(&["status", "--json"]);
     assert!(out.stdout.contains("\"message_backlog\": 0"), "{out:?}");
 }
+
+/// The bytes `patina status --json` counts for vectors (chunks and commit messages).
+fn vector_bytes(env: &TestEnv) -> u64 {
+    let out = env.patina(&["status", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("status JSON");
+    v["daemon"]["memory"]["parts"]
+        .as_array()
+        .expect("memory parts")
+        .iter()
+        .find(|p| p["component"] == "vectors (chunks, commit messages)")
+        .and_then(|p| p["bytes"].as_u64())
+        .expect("the vectors part")
+}
+
+/// Commit-message vectors live only as long as their history: when the history has been idle
+/// for its release time (shortened here) they leave memory with it, nothing is embedded again,
+/// and the next question to the history reads them back and gets the same answer.
+#[test]
+fn message_vectors_leave_memory_with_an_idle_history_and_come_back_when_it_is_asked() {
+    let repo = git_repo(FILES);
+    for (file, msg) in [
+        ("units.py", "convert temperatures between scales"),
+        ("reader.py", "read files line by line"),
+    ] {
+        std::fs::write(repo.path().join(file), format!("# {msg}\nX = 1\n")).unwrap();
+        crate::util::git(repo.path(), &["add", "-A"]);
+        crate::util::git(repo.path(), &["commit", "-q", "-m", msg]);
+    }
+    let mut env = TestEnv::with_model();
+    env.next_daemon_env("PATINA_TEST_IDLE_RELEASE_SECS", "2");
+    // Every question runs the oracles (no answer from the query cache).
+    env.append_config("[cache]\nentries = 0\n");
+    env.start_daemon();
+    env.add_repo(repo.path());
+    wait_for_embeddings(&env, repo.path());
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while env.repo_info(repo.path()).message_backlog > 0 {
+        assert!(Instant::now() < deadline, "messages were not embedded");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let question = "change degrees from celsius to fahrenheit";
+    let before = ask(&env, question, &["history"], repo.path());
+    let embedded = vector_bytes(&env);
+
+    // Idle: the history and its message vectors go (the poller ticks every 2 s here).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let released = loop {
+        let now = vector_bytes(&env);
+        if now < embedded {
+            break now;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "message vectors stayed in memory: {now} bytes"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(
+        env.repo_info(repo.path()).message_backlog,
+        0,
+        "released vectors are not a backlog"
+    );
+
+    let after = ask(&env, question, &["history"], repo.path());
+    assert_eq!(
+        paths(&after),
+        paths(&before),
+        "the same answer after the release"
+    );
+    assert!(!paths(&after).is_empty(), "{after:?}");
+    assert_eq!(
+        vector_bytes(&env),
+        embedded,
+        "read back (from {released} bytes)"
+    );
+    assert_eq!(env.repo_info(repo.path()).message_backlog, 0);
+}

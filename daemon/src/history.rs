@@ -60,6 +60,17 @@ pub(crate) fn current(repo: &Repo) -> Arc<HistoryView> {
     }
 }
 
+/// Drop `repo`'s history from memory when it has been unused for
+/// [`crate::registry::idle_release`], and its commit-message vectors with it (the caller checked
+/// that none wait to be embedded). Whether the history went.
+pub(crate) fn release_idle(repo: &Repo) -> bool {
+    if !repo.history().release_idle(crate::registry::idle_release()) {
+        return false;
+    }
+    repo.messages().release();
+    true
+}
+
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LogRequest {
     pub query: String,

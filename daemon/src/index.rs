@@ -54,7 +54,7 @@ pub(crate) fn index_repo(
     // Stored now; in memory only while asked for (or while its messages wait to be embedded):
     // registering many repositories must not hold every history at once.
     if !sem.is_on() || crate::semantic::message_backlog(repo) == 0 {
-        repo.history().release_idle(crate::registry::IDLE_RELEASE);
+        crate::history::release_idle(repo);
     }
     repo.update_record(|rec| {
         summary.apply_to(rec);

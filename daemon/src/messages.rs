@@ -2,11 +2,15 @@
 //! model on, the embedding worker embeds the messages of the commits reachable from each
 //! repository's HEAD after its chunk backlog (chunks first), cached by content in the embedding
 //! cache like chunks and notes, so a restart or another checkout recomputes nothing. Kept in
-//! memory per repository by commit hash ([`MessageVectors`]); each batch that lands bumps the
-//! repository's generation (cached answers may change).
+//! memory per repository by commit hash ([`MessageVectors`]) while the history is: when an idle
+//! history leaves memory its complete set of message vectors goes too
+//! ([`MessageVectors::release`]), and the history oracle reads them back from the embedding cache
+//! when it is next asked ([`crate::semantic::Semantic::restore_messages`]) — an index round that
+//! reloads the history to follow HEAD does not. Each batch the worker adds bumps the repository's
+//! generation (cached answers may change).
 
 use std::collections::HashMap;
-use std::sync::RwLock;
+use std::sync::{Mutex, RwLock};
 
 use patina_embed::DIM;
 use patina_index::vectors::Vector;
@@ -34,6 +38,9 @@ pub(crate) fn input(message: &str) -> &str {
 #[derive(Default)]
 pub(crate) struct MessageVectors {
     by_hash: RwLock<HashMap<String, Vector>>,
+    /// `Some(n)`: the `n` vectors were dropped by [`MessageVectors::release`] and wait in the
+    /// embedding cache; the worker leaves the repository alone until they are restored.
+    released: Mutex<Option<usize>>,
 }
 
 /// Approximate heap bytes of one message vector: the hash (40 hex digits), the integers, the
@@ -50,6 +57,41 @@ impl MessageVectors {
             .read()
             .expect("message vectors lock")
             .contains_key(hash)
+    }
+
+    /// Drop every vector (the history left memory with all its messages embedded); they are read
+    /// back from the embedding cache by the next question to the history. Whether anything went.
+    pub fn release(&self) -> bool {
+        let mut released = self.released.lock().expect("message vectors released lock");
+        let mut m = self.by_hash.write().expect("message vectors lock");
+        if released.is_some() || m.is_empty() {
+            return false;
+        }
+        *released = Some(m.len());
+        *m = HashMap::new();
+        true
+    }
+
+    /// How many vectors [`MessageVectors::release`] dropped, while they are out of memory.
+    pub fn released(&self) -> Option<usize> {
+        *self.released.lock().expect("message vectors released lock")
+    }
+
+    /// Take the released vectors back (`restore` reads them): none are added twice, and a
+    /// concurrent caller waits for the first. `Ok(None)` when nothing was released.
+    pub fn restore_with<E>(
+        &self,
+        restore: impl FnOnce() -> Result<Vec<(String, [f32; DIM])>, E>,
+    ) -> Result<Option<usize>, E> {
+        let mut released = self.released.lock().expect("message vectors released lock");
+        if released.is_none() {
+            return Ok(None);
+        }
+        let items = restore()?;
+        let n = items.len();
+        self.insert(items);
+        *released = None;
+        Ok(Some(n))
     }
 
     pub fn insert(&self, items: impl IntoIterator<Item = (String, [f32; DIM])>) {
@@ -123,5 +165,24 @@ mod tests {
         assert_eq!(f.len(), 3);
         assert_eq!(input("  x \n"), "x");
         assert!(input(&"é".repeat(800)).len() <= MAX_MESSAGE_BYTES);
+    }
+
+    #[test]
+    fn released_vectors_leave_memory_until_restored_once() {
+        let mv = MessageVectors::default();
+        assert!(!mv.release(), "nothing to release");
+        mv.insert([("a".to_string(), unit(0)), ("b".to_string(), unit(1))]);
+        assert!(mv.release());
+        assert_eq!((mv.len(), mv.released()), (0, Some(2)));
+        assert!(!mv.release(), "released once");
+        let restored: Result<_, ()> = mv.restore_with(|| Ok(vec![("a".to_string(), unit(0))]));
+        assert_eq!(restored, Ok(Some(1)));
+        assert_eq!((mv.len(), mv.released()), (1, None));
+        let again: Result<_, ()> = mv.restore_with(|| panic!("not released: nothing is read"));
+        assert_eq!(again, Ok(None));
+        // A failed read keeps them released, to be tried again.
+        assert!(mv.release());
+        assert_eq!(mv.restore_with(|| Err("cache gone")), Err("cache gone"));
+        assert_eq!(mv.released(), Some(1));
     }
 }

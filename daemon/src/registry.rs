@@ -44,7 +44,20 @@ const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
 /// A repository's dependency graph or commit history not used in this long is dropped from
 /// memory (rebuilt from the store on next use: about the time of one round's graph update, and
 /// of reading `history.bin`).
-pub(crate) const IDLE_RELEASE: std::time::Duration = std::time::Duration::from_secs(300);
+const IDLE_RELEASE: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// [`IDLE_RELEASE`], or the seconds `PATINA_TEST_IDLE_RELEASE_SECS` gives (the tests' way to see
+/// a release without waiting five minutes; the poller then ticks at least that often).
+pub(crate) fn idle_release() -> std::time::Duration {
+    static IDLE: std::sync::OnceLock<std::time::Duration> = std::sync::OnceLock::new();
+    *IDLE.get_or_init(|| {
+        std::env::var("PATINA_TEST_IDLE_RELEASE_SECS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .map(std::time::Duration::from_secs)
+            .unwrap_or(IDLE_RELEASE)
+    })
+}
 
 impl Registry {
     pub fn open(
@@ -297,11 +310,13 @@ impl Registry {
     }
 
     /// Repositories whose watcher failed are reconciled on a timer instead; on the same timer
-    /// dependency graphs and commit histories idle for [`IDLE_RELEASE`] leave memory.
+    /// dependency graphs and commit histories idle for [`idle_release`] leave memory.
     pub fn spawn_poller(self: &Arc<Self>) {
         let weak = Arc::downgrade(self);
         self.runtime.spawn(async move {
-            let mut tick = tokio::time::interval(POLL_INTERVAL);
+            let mut tick = tokio::time::interval(
+                POLL_INTERVAL.min(idle_release().max(std::time::Duration::from_secs(1))),
+            );
             loop {
                 tick.tick().await;
                 let Some(reg) = weak.upgrade() else { return };
@@ -317,11 +332,11 @@ impl Registry {
                     let dropped = repos
                         .iter()
                         .map(|r| {
-                            u32::from(r.index().release_idle_graph(IDLE_RELEASE))
+                            u32::from(r.index().release_idle_graph(idle_release()))
                                 + u32::from(
                                     // Not while its commit messages wait to be embedded.
                                     (!sem.is_on() || crate::semantic::message_backlog(r) == 0)
-                                        && r.history().release_idle(IDLE_RELEASE),
+                                        && crate::history::release_idle(r),
                                 )
                         })
                         .sum::<u32>();

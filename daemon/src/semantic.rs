@@ -412,7 +412,9 @@ impl Semantic {
     /// Embed one batch of the messages of `repo`'s reachable commits that have no vector yet (from
     /// the cache when they were embedded before); returns how many it added.
     fn embed_messages(&self, repo: &Repo) -> Result<usize> {
-        if !self.is_on() {
+        // Released with its history: read back when the history is asked again, not because an
+        // index round reloaded the history to follow HEAD.
+        if !self.is_on() || repo.messages().released().is_some() {
             return Ok(0);
         }
         let view = repo.history().view();
@@ -462,6 +464,34 @@ impl Semantic {
             tracing::info!(repo = %repo.id(), commits = view.len(), "history: messages embedded");
         }
         Ok(n)
+    }
+
+    /// Read the message vectors of `view`'s commits back from the embedding cache when they were
+    /// released with an idle history (no model run: a commit missing from the cache is left to the
+    /// worker). How many came back; `Ok(0)` when nothing was released.
+    pub fn restore_messages(
+        &self,
+        repo: &Repo,
+        view: &patina_index::history::HistoryView,
+    ) -> Result<usize> {
+        let restored = repo.messages().restore_with(|| -> Result<_> {
+            let mut out = Vec::with_capacity(view.commits.len());
+            for c in &view.commits {
+                let key = self.note_key(crate::messages::input(&c.record.message));
+                if let Some(v) = self.cache.get(&key)?
+                    && v.len() == DIM
+                {
+                    out.push((c.record.hash.clone(), v.try_into().expect("DIM floats")));
+                }
+            }
+            Ok(out)
+        })?;
+        if let Some(n) = restored {
+            tracing::debug!(repo = %repo.id(), vectors = n, "history: message vectors restored");
+            // The worker embeds what the cache did not have.
+            self.notify();
+        }
+        Ok(restored.unwrap_or(0))
     }
 
     /// Embed `inputs` with the bulk session, loading it first if it was released.
@@ -686,6 +716,11 @@ pub(crate) fn backlog(repo: &Repo) -> usize {
 /// chunk backlog is empty, and only with the model loaded).
 pub(crate) fn message_backlog(repo: &Repo) -> usize {
     let messages = repo.messages();
+    // Released with an idle history (complete then): commits that arrived since are counted when
+    // the history is asked again and its vectors come back.
+    if messages.released().is_some() {
+        return 0;
+    }
     // A released history is out of memory only once its messages were embedded (or with no model,
     // when every one of them waits).
     if let Some(reachable) = repo.history().released_reachable() {

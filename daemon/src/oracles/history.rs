@@ -47,6 +47,11 @@ impl Oracle for HistoryOracle {
             };
             let mut matches = view.search_before(text, self.0.commits, 64, q.history_before);
             if self.1.is_on()
+                && let Err(e) = self.1.restore_messages(repo, &view)
+            {
+                tracing::warn!(repo = %repo.id(), "history: reading message vectors back: {e:#}");
+            }
+            if self.1.is_on()
                 && repo.messages().len() > 0
                 && let Ok(qv) = self.1.embed_query(&q.plan.semantic_text)
             {
