@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::util::{TestEnv, git_repo, query};
+use crate::util::{TestEnv, generated_repo, git_repo, query};
 use patina_proto::v1::{Granularity, QueryRequest, QueryResponse, RepoInfo};
 
 /// Unrelated functions, each with its own vocabulary.
@@ -398,4 +398,63 @@ fn message_vectors_leave_memory_with_an_idle_history_and_come_back_when_it_is_as
         "read back (from {released} bytes)"
     );
     assert_eq!(env.repo_info(repo.path()).message_backlog, 0);
+}
+
+/// While the model works through a new repository, every waiting chunk already answers with a
+/// static vector (the table `scripts/setup-model` distils): semantic search covers the repository
+/// within seconds, the answer says which chunks a static vector served, and the model's vectors
+/// replace every one of them.
+#[test]
+fn static_vectors_answer_for_waiting_chunks_until_the_model_replaces_them() {
+    let words = [
+        "invoice",
+        "temperature",
+        "password",
+        "thumbnail",
+        "playlist",
+    ];
+    let repo = generated_repo(600, |i| {
+        let w = words[i % words.len()];
+        (
+            format!("src/{w}/m{i}.py"),
+            format!(
+                "def load_{w}_{i}(path):\n    \"\"\"Read the {w} record {i} from a file.\"\"\"\n    \
+                 return open(path).read()\n\n\ndef save_{w}_{i}(path, data):\n    \
+                 with open(path, 'w') as f:\n        f.write(data)\n"
+            ),
+        )
+    });
+    let mut env = TestEnv::with_model();
+    env.start_daemon();
+    env.add_repo(repo.path());
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let mut served = None;
+    loop {
+        let info = env.repo_info(repo.path());
+        if served.is_none() && info.static_vectors > 0 && info.embed_backlog > 0 {
+            let r = ask(&env, "store a picture preview", &["semantic"], repo.path());
+            if r.notices.iter().any(|n| n.contains("static vectors")) {
+                assert!(!r.hits.is_empty(), "{r:?}");
+                served = Some((info.static_vectors, info.vectors, info.chunks));
+            }
+        }
+        if !info.indexing && info.embed_backlog == 0 && info.chunks > 0 {
+            assert_eq!(info.vectors, info.chunks, "{info:?}");
+            assert_eq!(info.static_vectors, 0, "the model replaced them: {info:?}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "embeddings did not finish: {info:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (statics, vectors, chunks) = served.expect("a query was answered with static vectors");
+    assert!(statics + vectors <= chunks);
+    let r = ask(&env, "store a picture preview", &["semantic"], repo.path());
+    assert!(
+        !r.notices.iter().any(|n| n.contains("static vectors")),
+        "{:?}",
+        r.notices
+    );
 }

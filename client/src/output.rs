@@ -542,6 +542,7 @@ fn repo_json(r: &pb::RepoInfo) -> serde_json::Value {
         "last_error": r.last_error,
         "vectors": r.vectors,
         "embed_backlog": r.embed_backlog,
+        "static_vectors": r.static_vectors,
         "message_backlog": r.message_backlog,
         "chunk_digest": r.chunk_digest,
         "freshness": r.freshness.as_ref().map(freshness_json),
@@ -687,7 +688,15 @@ pub(crate) fn print_status(
             outln!("  skipped {}: {}{}", s.reason, s.files, ex);
         }
         if h.semantic_on {
-            if r.embed_backlog > 0 {
+            if r.embed_backlog > 0 && r.static_vectors > 0 {
+                outln!(
+                    "  embeddings: {} of {} chunks, {} waiting ({} with a static vector meanwhile)",
+                    r.vectors,
+                    r.chunks,
+                    r.embed_backlog,
+                    r.static_vectors
+                );
+            } else if r.embed_backlog > 0 {
                 outln!(
                     "  embeddings: {} of {} chunks, {} waiting",
                     r.vectors,

@@ -212,12 +212,17 @@ pub struct SemanticConfig {
     /// `fp32` (reference quality) or `int8` (faster, cosine ≈ 0.997 to fp32).
     #[serde(deserialize_with = "precision")]
     pub precision: Precision,
+    /// Give every chunk waiting for the model a static vector first (the table
+    /// `scripts/setup-model` distils, `static.bin`), so semantic search covers a new repository
+    /// in seconds; the model's vectors replace them as the backlog drains.
+    pub static_pass: bool,
 }
 
 impl Default for SemanticConfig {
     fn default() -> Self {
         SemanticConfig {
             precision: Precision::Fp32,
+            static_pass: true,
         }
     }
 }

@@ -94,6 +94,7 @@ pub async fn serve(opts: Options) -> Result<()> {
     let semantic = Arc::new(semantic::Semantic::load(
         patina_embed::ModelPaths::locate(&root),
         config.semantic.precision,
+        config.semantic.static_pass,
         store.embeddings(),
         &budget,
     ));

@@ -35,6 +35,7 @@ struct Dirty {
 /// 3. the index's `chunks` (then its `symbols`: see [`RepoIndex`]).
 /// 4. `vectors`.
 /// 5. `pending` — the embedding backlog.
+/// 6. `provisional` — static vectors of backlog chunks (a subset of `pending`).
 ///
 /// `record` and `watch_error` are leaves: held alone, never while taking another lock. The
 /// commit history ([`HistoryStore`]) has its own locks, never held while taking one of these.
@@ -46,6 +47,9 @@ pub(crate) struct Repo {
     vectors: RwLock<VectorIndex>,
     /// Chunks waiting to be embedded (the embedding backlog).
     pending: Mutex<BTreeSet<u64>>,
+    /// Static vectors (`patina_embed::StaticTable`, 8-bit) of chunks still in the backlog: the
+    /// semantic oracle's first pass until the model's vector replaces them. Never saved.
+    provisional: RwLock<patina_index::vectors::Packed>,
     /// Progress of the running (or last) index job; `None` before the first job of this process.
     job: Mutex<Option<watch::Receiver<Progress>>>,
     /// Changes seen (by the watcher, `add`, catch-up) but not indexed yet.
@@ -83,6 +87,7 @@ impl Repo {
             index,
             vectors: RwLock::new(vectors),
             pending: Mutex::new(BTreeSet::new()),
+            provisional: RwLock::new(Default::default()),
             job: Mutex::new(None),
             dirty: Mutex::new(Dirty::default()),
             watch_error: Mutex::new(None),
@@ -269,6 +274,12 @@ impl Repo {
                     pending.remove(id);
                 }
             }
+            {
+                let mut provisional = self.provisional.write().expect("provisional lock");
+                if !provisional.is_empty() {
+                    provisional.retain(|id| pending.contains(&id));
+                }
+            }
             let mut queued = false;
             for id in added {
                 let Some(meta) = chunks.get(id) else { continue };
@@ -368,8 +379,52 @@ impl Repo {
         for id in done {
             pending.remove(id);
         }
+        {
+            let mut provisional = self.provisional.write().expect("provisional lock");
+            for id in done {
+                provisional.remove(*id);
+            }
+        }
         drop(pending);
         self.bump_generation();
+    }
+
+    /// Up to `n` backlog chunks without a static vector yet. Takes pending, then provisional.
+    pub fn without_provisional(&self, n: usize) -> Vec<u64> {
+        let pending = self.pending.lock().expect("pending lock");
+        let provisional = self.provisional.read().expect("provisional lock");
+        if provisional.len() >= pending.len() {
+            return Vec::new();
+        }
+        pending
+            .iter()
+            .filter(|id| !provisional.contains(**id))
+            .take(n)
+            .copied()
+            .collect()
+    }
+
+    /// Store static vectors of backlog chunks (those that left the backlog meanwhile stay out).
+    /// Takes pending, then provisional.
+    pub fn insert_provisional(
+        &self,
+        items: impl IntoIterator<Item = (u64, [f32; patina_embed::DIM])>,
+    ) {
+        let pending = self.pending.lock().expect("pending lock");
+        let mut provisional = self.provisional.write().expect("provisional lock");
+        for (id, v) in items {
+            if pending.contains(&id) {
+                provisional.insert(id, &v);
+            }
+        }
+        drop(provisional);
+        drop(pending);
+        self.bump_generation();
+    }
+
+    /// How many backlog chunks have a static vector.
+    pub fn provisional_count(&self) -> usize {
+        self.provisional.read().expect("provisional lock").len()
     }
 
     /// Search the vector index (read lock only); `allow` runs under it.
@@ -379,10 +434,21 @@ impl Repo {
         limit: usize,
         allow: &dyn Fn(u64) -> bool,
     ) -> Vec<(u64, f32)> {
-        self.vectors
+        let mut out = self
+            .vectors
             .read()
             .expect("vectors lock")
-            .search(query, limit, allow)
+            .search(query, limit, allow);
+        let provisional = self.provisional.read().expect("provisional lock");
+        if provisional.is_empty() {
+            return out;
+        }
+        // Backlog chunks answer with their static vectors (same space as the model's: the
+        // table was fitted to its vectors), scored with the exact query like the fresh segment.
+        out.extend(provisional.scores(query).filter(|(id, _)| allow(*id)));
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out.truncate(limit);
+        out
     }
 
     pub fn vector_count(&self) -> usize {

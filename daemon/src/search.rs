@@ -350,9 +350,11 @@ impl QueryEngine {
         }
         let mut partial = Vec::new();
         let mut indexing = Vec::new();
+        let mut statics = 0;
         for r in &repos {
             let backlog = crate::semantic::backlog(r);
             if semantic_asked && backlog > 0 {
+                statics += r.provisional_count();
                 partial.push((
                     r.record().name,
                     backlog as u64,
@@ -365,6 +367,12 @@ impl QueryEngine {
             }
         }
         notices.extend(repository_notices(&partial, &indexing));
+        if statics > 0 {
+            notices.push(format!(
+                "{statics} of the chunks not embedded yet answer with static vectors (a table \
+                 distilled from the model) until the model embeds them"
+            ));
+        }
         if let Some(bad) = req.licences.allowed.iter().find(|id| {
             id.is_empty()
                 || !id

@@ -17,7 +17,7 @@ use crate::registry::Registry;
 use crate::repo::Repo;
 
 use patina_core::{ChunkMeta, FileRole};
-use patina_embed::{DIM, Embedder, MODEL_NAME, ModelPaths, Precision, QueryCache};
+use patina_embed::{DIM, Embedder, MODEL_NAME, ModelPaths, Precision, QueryCache, StaticTable};
 use patina_index::store::EmbeddingCache;
 
 /// The command that provisions the model.
@@ -26,6 +26,10 @@ pub(crate) const INSTALL_HINT: &str = "patina model install";
 /// the worker decides again which repository needs it most: a batch takes a few seconds, so a
 /// newly added or queried repository waits no longer than that).
 const WORK_BATCH: usize = 128;
+/// Backlog chunks given a static vector per turn of the worker (a few hundred milliseconds).
+const STATIC_BATCH: usize = 2048;
+/// Heap bytes of one static vector: 8-bit components, scale, box, map slot.
+pub(crate) const STATIC_VECTOR_BYTES: u64 = DIM as u64 + 4 + 16 + 8 + 16;
 /// A batch is chosen among this many of the backlog's most urgent chunks ([`similar_lengths`]):
 /// the embedder pads each sub-batch to its longest text, and 32 chunks taken as they come mixed
 /// short and long ones, so padding doubled the work. CoSQA's corpus in the daemon, fp32: 45
@@ -68,6 +72,20 @@ pub(crate) struct Semantic {
     /// not loaded), for `patina status`.
     query_bytes: AtomicU64,
     bulk_bytes: AtomicU64,
+    /// The static first pass's table: loaded while a backlog waits, dropped when it is drained.
+    statics: Mutex<Statics>,
+    /// At most this many static vectors at once, over every repository (an eighth of the memory
+    /// budget: ~160k chunks at the default).
+    static_cap: usize,
+}
+
+/// Where the static table stands.
+enum Statics {
+    /// Not loaded (no backlog since the last drain); loaded on demand.
+    Unloaded,
+    Loaded(Arc<StaticTable>),
+    /// Off by configuration, or the table is missing or unreadable (said once in the log).
+    Off,
 }
 
 impl Semantic {
@@ -77,6 +95,7 @@ impl Semantic {
     pub fn load(
         paths: ModelPaths,
         precision: Precision,
+        static_pass: bool,
         cache: EmbeddingCache,
         budget: &crate::memory::Budget,
     ) -> Semantic {
@@ -114,6 +133,84 @@ impl Semantic {
             bulk_idle: budget.bulk_idle,
             query_bytes: AtomicU64::new(query_bytes),
             bulk_bytes: AtomicU64::new(0),
+            static_cap: (budget.total / 8 / STATIC_VECTOR_BYTES) as usize,
+            statics: Mutex::new(if static_pass {
+                Statics::Unloaded
+            } else {
+                Statics::Off
+            }),
+        }
+    }
+
+    /// The static table, loaded if needed; `None` when the static pass is off or unavailable.
+    fn static_table(&self) -> Option<Arc<StaticTable>> {
+        let mut s = self.statics.lock().expect("statics lock");
+        match &*s {
+            Statics::Loaded(t) => return Some(t.clone()),
+            Statics::Off => return None,
+            Statics::Unloaded => {}
+        }
+        let file = self.paths.static_file();
+        if !file.is_file() {
+            tracing::info!(
+                "no static table at {} (scripts/setup-model distils it): semantic results wait \
+                 for the model",
+                file.display()
+            );
+            *s = Statics::Off;
+            return None;
+        }
+        match StaticTable::load(&file, &self.paths.tokenizer_file()) {
+            Ok(t) => {
+                tracing::info!(bytes = t.bytes(), "static table loaded");
+                let t = Arc::new(t);
+                *s = Statics::Loaded(t.clone());
+                Some(t)
+            }
+            Err(e) => {
+                tracing::warn!("static pass off: {e:#}");
+                *s = Statics::Off;
+                None
+            }
+        }
+    }
+
+    /// Give up to `n` backlog chunks of `repo` without one a static vector (a
+    /// chunk gone meanwhile leaves the backlog); how many were handled.
+    fn fill_static(&self, repo: &Repo, n: usize) -> Result<usize> {
+        let ids = repo.without_provisional(n);
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let Some(table) = self.static_table() else {
+            return Ok(0);
+        };
+        let mut items = Vec::with_capacity(ids.len());
+        let mut gone = Vec::new();
+        for id in &ids {
+            match (repo.chunk(*id), repo.index().text(*id)?) {
+                (Some(meta), Some(text)) => {
+                    let v = table
+                        .embed(&Semantic::input(&meta, &text))
+                        .unwrap_or([0.0; DIM]);
+                    items.push((*id, v));
+                }
+                _ => gone.push(*id),
+            }
+        }
+        if !gone.is_empty() {
+            repo.insert_vectors(&gone, std::iter::empty());
+        }
+        repo.insert_provisional(items);
+        Ok(ids.len())
+    }
+
+    /// Drop the static table (every backlog is drained).
+    fn release_static(&self) {
+        let mut s = self.statics.lock().expect("statics lock");
+        if matches!(*s, Statics::Loaded(_)) {
+            *s = Statics::Unloaded;
+            tracing::info!("static table released (no backlog)");
         }
     }
 
@@ -332,6 +429,34 @@ impl Semantic {
             };
             let mut did = false;
             let repos = reg.all();
+            // First every waiting chunk gets a static vector (microseconds each), so semantic
+            // search covers a new repository in seconds; then the model works through them.
+            // Within an eighth of the memory budget: past it the rest wait for the model.
+            let mut room = self
+                .static_cap
+                .saturating_sub(repos.iter().map(|r| r.provisional_count()).sum());
+            for repo in &repos {
+                if room == 0 {
+                    break;
+                }
+                if self.stopping.load(Ordering::Relaxed) || repo.is_cancelled() {
+                    continue;
+                }
+                match self.fill_static(repo, room.min(STATIC_BATCH)) {
+                    Ok(0) => continue,
+                    Ok(n) => {
+                        room = room.saturating_sub(n);
+                        did = true;
+                        break;
+                    }
+                    Err(e) => tracing::warn!(repo = %repo.id(), "static vectors: {e:#}"),
+                }
+            }
+            if did {
+                drop(repos);
+                drop(reg);
+                continue;
+            }
             let stats: Vec<(usize, i64)> = repos
                 .iter()
                 .map(|r| (r.backlog(), r.last_queried_ms()))
@@ -393,6 +518,7 @@ impl Semantic {
                 continue;
             }
             if std::mem::take(&mut drained) {
+                self.release_static();
                 // The backlog is empty: batches, tokenizer buffers and ORT's working memory are
                 // freed; give the pages back.
                 crate::memory::release_free_heap();

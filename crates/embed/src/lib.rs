@@ -25,9 +25,13 @@
 //!   box ran 2–3× slower). `run` needs `&mut Session`, so calls on one embedder are serialised: give
 //!   queries their own `Embedder` so they never wait behind bulk indexing.
 //! - [`QueryCache`]: a small LRU of query embeddings.
+//! - [`StaticTable`]: the static first pass, a token table distilled from the model
+//!   (`scripts/model/distil.py`) whose rows summed give a vector in the model's space without
+//!   running it.
 
 mod cache;
 mod embedder;
+mod static_table;
 #[cfg(test)]
 mod tests;
 
@@ -35,6 +39,7 @@ use std::path::{Path, PathBuf};
 
 pub use cache::QueryCache;
 pub use embedder::Embedder;
+pub use static_table::StaticTable;
 
 /// Embedding width of all-MiniLM-L6-v2.
 pub const DIM: usize = 384;
@@ -107,6 +112,11 @@ impl ModelPaths {
     /// The graph file for `precision`.
     pub fn model_file(&self, precision: Precision) -> PathBuf {
         self.model_dir.join(precision.file_name())
+    }
+
+    /// The static table (`scripts/model/distil.py`); optional: without it there is no static pass.
+    pub fn static_file(&self) -> PathBuf {
+        self.model_dir.join("static.bin")
     }
 
     /// The tokenizer definition.

@@ -577,6 +577,98 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// 8-bit vectors by key in three flat arrays (components, scales, key → slot) instead of one
+/// allocation per vector: a few large blocks that go back to the operating system whole when the
+/// set is dropped, where ~100k small boxes freed at once leave the heap fragmented (the daemon's
+/// commit-message vectors and static first-pass vectors come and go with use). A removed
+/// vector's slot is reused.
+#[derive(Default)]
+pub struct Packed {
+    slots: HashMap<u64, u32>,
+    q: Vec<i8>,
+    scales: Vec<f32>,
+    free: Vec<u32>,
+}
+
+impl Packed {
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    pub fn contains(&self, key: u64) -> bool {
+        self.slots.contains_key(&key)
+    }
+
+    /// Add or replace the vector of `key` (quantized as [`Vector::quantize`] does).
+    pub fn insert(&mut self, key: u64, v: &[f32]) {
+        let (q, scale) = quantize(v);
+        let dim = q.len();
+        let slot = match self.slots.get(&key) {
+            Some(&s) => s,
+            None => {
+                let s = self.free.pop().unwrap_or_else(|| {
+                    self.q.resize(self.q.len() + dim, 0);
+                    self.scales.push(0.0);
+                    (self.scales.len() - 1) as u32
+                });
+                self.slots.insert(key, s);
+                s
+            }
+        };
+        let at = slot as usize * dim;
+        self.q[at..at + dim].copy_from_slice(&q);
+        self.scales[slot as usize] = scale;
+    }
+
+    pub fn remove(&mut self, key: u64) {
+        if let Some(s) = self.slots.remove(&key) {
+            self.free.push(s);
+        }
+        if self.slots.is_empty() {
+            *self = Packed::default();
+        }
+    }
+
+    /// Keep only the keys `keep` says yes to.
+    pub fn retain(&mut self, mut keep: impl FnMut(u64) -> bool) {
+        let gone: Vec<u64> = self.slots.keys().copied().filter(|k| !keep(*k)).collect();
+        for k in gone {
+            self.remove(k);
+        }
+    }
+
+    /// The cosine of `query` (exact) with the vector of `key`, if there is one.
+    pub fn score(&self, key: u64, query: &[f32]) -> Option<f32> {
+        let s = *self.slots.get(&key)? as usize;
+        let dim = query.len();
+        Some(dot_q(query, &self.q[s * dim..(s + 1) * dim]) * self.scales[s])
+    }
+
+    /// Every key with its cosine with `query`, in no particular order.
+    pub fn scores<'a>(&'a self, query: &'a [f32]) -> impl Iterator<Item = (u64, f32)> + 'a {
+        let dim = query.len();
+        self.slots.iter().map(move |(k, &s)| {
+            let s = s as usize;
+            (
+                *k,
+                dot_q(query, &self.q[s * dim..(s + 1) * dim]) * self.scales[s],
+            )
+        })
+    }
+
+    /// Heap bytes held (capacity included).
+    pub fn bytes(&self) -> usize {
+        self.q.capacity()
+            + self.scales.capacity() * 4
+            + self.free.capacity() * 4
+            + self.slots.capacity() * (8 + 4 + 1)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -809,5 +901,35 @@ mod tests {
         let mut idx = VectorIndex::open(&path);
         assert!(!idx.restore_segment("m"), "the segment completes no graph");
         assert_eq!(idx.len(), MIN_HNSW + 5);
+    }
+
+    #[test]
+    fn packed_vectors_score_replace_reuse_slots_and_empty_to_nothing() {
+        let unit = |i: usize| {
+            let mut v = vec![0.0f32; 8];
+            v[i] = 1.0;
+            v
+        };
+        let mut p = Packed::default();
+        p.insert(7, &unit(0));
+        p.insert(9, &unit(1));
+        assert_eq!(p.len(), 2);
+        assert!((p.score(7, &unit(0)).unwrap() - 1.0).abs() < 0.01);
+        assert!(p.score(7, &unit(1)).unwrap().abs() < 0.01);
+        assert_eq!(p.score(8, &unit(0)), None);
+        p.insert(7, &unit(2));
+        assert_eq!(p.len(), 2, "replaced, not added");
+        assert!((p.score(7, &unit(2)).unwrap() - 1.0).abs() < 0.01);
+        p.remove(9);
+        p.insert(11, &unit(3));
+        assert_eq!(p.scales.len(), 2, "the freed slot is reused");
+        let mut all: Vec<(u64, f32)> = p.scores(&unit(3)).collect();
+        all.sort_by_key(|x| x.0);
+        assert_eq!(all.len(), 2);
+        assert!((all[1].1 - 1.0).abs() < 0.01 && all[1].0 == 11);
+        p.retain(|k| k == 11);
+        assert_eq!(p.len(), 1);
+        p.remove(11);
+        assert_eq!(p.bytes(), 0, "an empty set holds nothing");
     }
 }

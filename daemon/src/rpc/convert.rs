@@ -104,6 +104,7 @@ pub(super) fn repo_pb(repo: &Repo, with_progress: bool) -> pb::RepoInfo {
         freshness: with_progress.then(|| freshness_pb(&Freshness::of(repo))),
         chunk_digest: repo.chunk_digest(),
         message_backlog: crate::semantic::message_backlog(repo) as u64,
+        static_vectors: repo.provisional_count() as u64,
     }
 }
 

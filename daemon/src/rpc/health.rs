@@ -52,6 +52,7 @@ fn memory_parts(reg: &crate::registry::Registry) -> Vec<pb::MemoryPart> {
         // 8-bit components and one f32 scale per vector (patina_index::vectors::Vector).
         vectors += (repo.vector_count() * (patina_embed::DIM + 4)) as u64;
         vectors += (repo.messages().len() * crate::messages::MESSAGE_VECTOR_BYTES) as u64;
+        vectors += repo.provisional_count() as u64 * crate::semantic::STATIC_VECTOR_BYTES;
         tables += repo.with_chunks(|chunks| {
             chunks
                 .values()
