@@ -12,6 +12,8 @@ pub(crate) mod freshness;
 pub(crate) mod git;
 pub(crate) mod history;
 pub(crate) mod index;
+#[cfg(target_os = "linux")]
+pub(crate) mod inotify;
 pub(crate) mod memory;
 pub(crate) mod messages;
 pub(crate) mod navigate;

@@ -7,7 +7,8 @@
 //! schedules an index round, so bursts coalesce.
 //!
 //! One instance for all: Linux allows a user 128 inotify instances by default, so a watcher per
-//! repository stopped watching at about the 120th repository.
+//! repository stopped watching at about the 120th repository. On Linux the backend is Patina's own
+//! (`crate::inotify`: asks for changes only, never for opens); elsewhere `notify`'s.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -15,10 +16,11 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};
-use notify::{RecommendedWatcher, RecursiveMode};
-use notify_debouncer_full::{
-    DebounceEventResult, DebouncedEvent, Debouncer, NoCache, new_debouncer_opt,
-};
+
+#[cfg(target_os = "linux")]
+use crate::inotify::{Backend, WatchError};
+#[cfg(not(target_os = "linux"))]
+use portable::{Backend, WatchError};
 
 use crate::git;
 use crate::repo::Repo;
@@ -26,6 +28,14 @@ use patina_index::walk;
 
 /// Events closer together than this are handled as one burst.
 pub(crate) const DEBOUNCE: Duration = Duration::from_millis(100);
+
+/// One burst of file events: the paths they named (files and directories, created, written,
+/// deleted or moved), and whether events were lost (then every repository reconciles in full).
+#[derive(Debug, Default)]
+pub(crate) struct FsBatch {
+    pub paths: Vec<PathBuf>,
+    pub rescan: bool,
+}
 
 /// Called (on the watcher's thread) after the dirty set of a repository grew.
 pub(crate) type OnChange = Arc<dyn Fn(&Arc<Repo>) + Send + Sync>;
@@ -52,7 +62,7 @@ impl Watched {
 /// The watcher every repository shares.
 pub(crate) struct Watcher {
     /// Created with the first repository.
-    debouncer: Mutex<Option<Debouncer<RecommendedWatcher, NoCache>>>,
+    debouncer: Mutex<Option<Backend>>,
     /// Repository id → what it watches (read by the event thread to route events).
     repos: Arc<Mutex<HashMap<String, Watched>>>,
     /// How many repositories watch each path: the OS watch goes when the last one leaves.
@@ -164,7 +174,7 @@ impl Watcher {
             counts.remove(dir);
             if let Some(deb) = self.debouncer.lock().expect("debouncer lock").as_mut() {
                 // A deleted directory's watch is gone already: nothing to report.
-                let _ = deb.unwatch(dir);
+                deb.unwatch(dir);
             }
         }
     }
@@ -181,118 +191,94 @@ impl Watcher {
         if deb.is_none() {
             *deb = Some(self.start()?);
         }
-        let mode = if recursive {
-            RecursiveMode::Recursive
-        } else {
-            RecursiveMode::NonRecursive
-        };
-        match deb.as_mut().expect("started").watch(dir, mode) {
+        match deb.as_mut().expect("started").watch(dir, recursive) {
             Ok(()) => {
                 counts.insert(dir.to_path_buf(), 1);
                 Ok(())
             }
-            Err(e) if matches!(e.kind, notify::ErrorKind::MaxFilesWatch) => Err(anyhow!(
+            Err(WatchError::Limit) => Err(anyhow!(
                 "the OS limit on file watches is reached ({watched} directories watched for this \
                  repository, {} in all); Patina falls back to reconciling every 30 s. Raise the \
                  limit with `sudo sysctl fs.inotify.max_user_watches=524288` (persist it in \
                  /etc/sysctl.d/)",
                 counts.len()
             )),
-            Err(e) => Err(anyhow!("cannot watch {}: {e}", dir.display())),
+            Err(WatchError::Other(e)) => Err(anyhow!("cannot watch {}: {e}", dir.display())),
         }
     }
 
-    fn start(&self) -> Result<Debouncer<RecommendedWatcher, NoCache>> {
+    fn start(&self) -> Result<Backend> {
         let table = Arc::downgrade(&self.repos);
         let on_change = self.on_change.clone();
-        let handler = move |res: DebounceEventResult| {
+        let handler = move |batch: FsBatch| {
             let Some(table) = table.upgrade() else { return };
-            route(&table, &on_change, res);
+            route(&table, &on_change, &batch);
         };
-        Ok(new_debouncer_opt::<_, RecommendedWatcher, NoCache>(
-            DEBOUNCE,
-            None,
-            handler,
-            NoCache,
-            notify::Config::default(),
-        )?)
+        Ok(Backend::start(handler)?)
     }
 }
 
 /// Hand each repository the events of the directories it watches (outside the table's lock:
 /// recording may ask git what a HEAD move changed).
-fn route(table: &Mutex<HashMap<String, Watched>>, on_change: &OnChange, res: DebounceEventResult) {
-    let targets: Vec<(Arc<Repo>, Option<git::GitDirs>, Vec<DebouncedEvent>)> = {
+fn route(table: &Mutex<HashMap<String, Watched>>, on_change: &OnChange, batch: &FsBatch) {
+    if batch.rescan {
+        tracing::warn!(
+            "file events were lost (the kernel's queue overflowed); reconciling every repository"
+        );
+    }
+    let targets: Vec<(Arc<Repo>, Option<git::GitDirs>, Vec<&Path>)> = {
         let table = table.lock().expect("watch table lock");
         table
             .values()
             .filter_map(|w| {
                 let repo = w.repo.upgrade()?;
-                let events: Vec<DebouncedEvent> = match &res {
-                    Ok(events) => events
-                        .iter()
-                        .filter(|ev| ev.need_rescan() || ev.paths.iter().any(|p| w.concerns(p)))
-                        .cloned()
-                        .collect(),
-                    Err(_) => Vec::new(),
-                };
-                (res.is_err() || !events.is_empty()).then(|| (repo, w.git.clone(), events))
+                let paths: Vec<&Path> = batch
+                    .paths
+                    .iter()
+                    .filter(|p| w.concerns(p))
+                    .map(PathBuf::as_path)
+                    .collect();
+                (batch.rescan || !paths.is_empty()).then(|| (repo, w.git.clone(), paths))
             })
             .collect()
     };
-    for (repo, git_dirs, events) in targets {
-        let changed = match &res {
-            Err(errors) => {
-                tracing::warn!(repo = %repo.id(), "watch errors: {errors:?}; reconciling");
-                repo.mark_dirty(true, []);
-                true
-            }
-            Ok(_) => record(&repo, git_dirs.as_ref(), &events),
-        };
-        if changed {
+    for (repo, git_dirs, paths) in targets {
+        if record(&repo, git_dirs.as_ref(), &paths, batch.rescan) {
             on_change(&repo);
         }
     }
 }
 
-/// Turn a burst of events into dirty entries; true when anything was recorded.
-fn record(repo: &Repo, git_dirs: Option<&git::GitDirs>, events: &[DebouncedEvent]) -> bool {
+/// Turn a burst of events into dirty entries (`full`: events were lost, walk everything); true
+/// when anything was recorded.
+fn record(repo: &Repo, git_dirs: Option<&git::GitDirs>, events: &[&Path], full: bool) -> bool {
     let mut paths = Vec::new();
-    let mut full = false;
+    let mut full = full;
     let mut git_moved = false;
-    for ev in events {
-        if ev.need_rescan() {
-            full = true;
-        }
-        // Reads (ours included: indexing opens every file it indexes) change nothing.
-        if matches!(ev.kind, notify::EventKind::Access(_)) {
+    for p in events {
+        if let Some(d) = git_dirs
+            && (p.starts_with(&d.git_dir) || p.starts_with(&d.common_dir))
+        {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            git_moved |= name == "HEAD"
+                || name == "packed-refs"
+                || p.strip_prefix(&d.common_dir)
+                    .is_ok_and(|r| r.starts_with("refs"));
             continue;
         }
-        for p in &ev.paths {
-            if let Some(d) = git_dirs
-                && (p.starts_with(&d.git_dir) || p.starts_with(&d.common_dir))
-            {
-                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                git_moved |= name == "HEAD"
-                    || name == "packed-refs"
-                    || p.strip_prefix(&d.common_dir)
-                        .is_ok_and(|r| r.starts_with("refs"));
-                continue;
-            }
-            let Ok(rel) = p.strip_prefix(repo.root()) else {
-                continue;
-            };
-            if rel.as_os_str().is_empty() || rel.starts_with(".git") {
-                continue;
-            }
-            if p.is_dir() {
-                // A new or renamed directory: only a walk knows its files (and it gets watched).
-                full = true;
-                continue;
-            }
-            if let Some(rel) = rel.to_str() {
-                paths.push(rel.replace(std::path::MAIN_SEPARATOR, "/"));
-            }
+        let Ok(rel) = p.strip_prefix(repo.root()) else {
+            continue;
+        };
+        if rel.as_os_str().is_empty() || rel.starts_with(".git") {
+            continue;
+        }
+        if p.is_dir() {
+            // A new or renamed directory: only a walk knows its files (and it gets watched).
+            full = true;
+            continue;
+        }
+        if let Some(rel) = rel.to_str() {
+            paths.push(rel.replace(std::path::MAIN_SEPARATOR, "/"));
         }
     }
     if git_moved {
@@ -316,4 +302,73 @@ fn record(repo: &Repo, git_dirs: Option<&git::GitDirs>, events: &[DebouncedEvent
     }
     repo.mark_dirty(full, paths);
     true
+}
+
+/// The backend outside Linux: `notify`'s recommended watcher behind its debouncer (reads are
+/// reported there as access events and dropped here).
+#[cfg(not(target_os = "linux"))]
+mod portable {
+    use std::path::Path;
+
+    use notify::{RecommendedWatcher, RecursiveMode};
+    use notify_debouncer_full::{DebounceEventResult, Debouncer, NoCache, new_debouncer_opt};
+
+    use super::{DEBOUNCE, FsBatch};
+
+    pub(crate) enum WatchError {
+        Limit,
+        Other(notify::Error),
+    }
+
+    pub(crate) struct Backend(Debouncer<RecommendedWatcher, NoCache>);
+
+    impl Backend {
+        pub fn start(handler: impl Fn(FsBatch) + Send + 'static) -> notify::Result<Backend> {
+            let handler = move |res: DebounceEventResult| {
+                let mut batch = FsBatch::default();
+                match res {
+                    Ok(events) => {
+                        for ev in events {
+                            batch.rescan |= ev.need_rescan();
+                            if !matches!(ev.kind, notify::EventKind::Access(_)) {
+                                batch.paths.extend(ev.paths.iter().cloned());
+                            }
+                        }
+                    }
+                    Err(errors) => {
+                        tracing::warn!("watch errors: {errors:?}; reconciling");
+                        batch.rescan = true;
+                    }
+                }
+                if batch.rescan || !batch.paths.is_empty() {
+                    handler(batch);
+                }
+            };
+            Ok(Backend(
+                new_debouncer_opt::<_, RecommendedWatcher, NoCache>(
+                    DEBOUNCE,
+                    None,
+                    handler,
+                    NoCache,
+                    notify::Config::default(),
+                )?,
+            ))
+        }
+
+        pub fn watch(&mut self, dir: &Path, recursive: bool) -> Result<(), WatchError> {
+            let mode = if recursive {
+                RecursiveMode::Recursive
+            } else {
+                RecursiveMode::NonRecursive
+            };
+            self.0.watch(dir, mode).map_err(|e| match e.kind {
+                notify::ErrorKind::MaxFilesWatch => WatchError::Limit,
+                _ => WatchError::Other(e),
+            })
+        }
+
+        pub fn unwatch(&mut self, dir: &Path) {
+            let _ = self.0.unwatch(dir);
+        }
+    }
 }
