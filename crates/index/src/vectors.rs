@@ -314,8 +314,13 @@ impl VectorIndex {
             tracing::warn!(path = %path.display(), "vector segment inconsistent; its vectors come from the embedding cache");
             return false;
         }
-        // The arrays as read (exact sizes: inserting one by one would leave up to half of each
-        // growable array unused).
+        // The arrays as read, trimmed: serde pre-allocates at most 1 MiB of a sequence and grows
+        // it by doubling, which left up to half of each array unused (heaptrack at 100k chunks:
+        // 58.7 MB held for 44 MB of vectors). Inserting one by one would do the same.
+        let mut file = file;
+        file.ids.shrink_to_fit();
+        file.data.shrink_to_fit();
+        file.scales.shrink_to_fit();
         let pos: HashMap<u64, usize> = file
             .ids
             .iter()
@@ -901,6 +906,26 @@ mod tests {
         let mut idx = VectorIndex::open(&path);
         assert!(!idx.restore_segment("m"), "the segment completes no graph");
         assert_eq!(idx.len(), MIN_HNSW + 5);
+    }
+
+    #[test]
+    fn a_restored_segment_holds_no_growth_slack() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vectors.bin");
+        let mut idx = VectorIndex::open(&path);
+        // More than the 1 MiB serde allocates up front for a sequence, which then doubles.
+        let n = 70_000u64;
+        for i in 0..n {
+            idx.insert(i, unit(i, 16));
+        }
+        assert!(save(&mut idx, "m"));
+        let mut again = VectorIndex::open(&path);
+        assert!(again.restore_segment("m"));
+        assert_eq!(again.len(), n as usize);
+        let f = &again.fresh;
+        assert_eq!(f.data.capacity(), f.data.len());
+        assert_eq!(f.ids.capacity(), f.ids.len());
+        assert_eq!(f.scales.capacity(), f.scales.len());
     }
 
     #[test]
