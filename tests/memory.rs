@@ -114,8 +114,8 @@ fn a_daemon_under_load_stays_within_its_memory_budget_and_says_where_it_goes() {
         .iter()
         .find(|p| p["component"].as_str().unwrap().starts_with("other heap"))
         .expect("the heap part");
-    // sled's page cache gets its 8 MiB minimum, tantivy's writer its 15 MB minimum.
-    assert_eq!(heap["limit_bytes"], 8 * MIB + 15_000_000, "{heap}");
+    // sled's page cache gets a sixteenth of the budget, tantivy's writer its 15 MB minimum.
+    assert_eq!(heap["limit_bytes"], 10 * MIB + 15_000_000, "{heap}");
     let tables = parts
         .iter()
         .find(|p| p["component"] == "chunk tables")

@@ -483,7 +483,7 @@ mod tests {
         assert!(e.contains("memory_mb") || e.contains("integer"), "{e}");
         std::fs::write(&p, "[daemon]\nmemory_mb = 256\n").unwrap();
         let c = Config::load(&p).unwrap();
-        assert_eq!(c.daemon.budget().sled_cache, 8 * 1024 * 1024);
+        assert_eq!(c.daemon.budget().sled_cache, 16 * 1024 * 1024);
         assert_eq!(
             Config::default().daemon.memory_mb,
             crate::memory::DEFAULT_MEMORY_MB

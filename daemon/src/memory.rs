@@ -38,10 +38,10 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
-    /// The split of `memory_mb` MiB: a thirty-second to sled's page cache (sled counts a page at
-    /// its size on disk, and holds its items as separate small allocations: heaptrack at 100k
-    /// chunks found ~125 MB of deserialised nodes under a 32 MiB cap, a third of the idle
-    /// daemon, while answers read only their hits' records), a sixteenth (15–64 MiB) to
+    /// The split of `memory_mb` MiB: a sixteenth to sled's page cache (answers read only their
+    /// hits' records; an eighth or a thirty-second left a restarted 100k-chunk daemon within
+    /// 6 MiB of the same resident size: sled's nodes are not what the cap bounds), a sixteenth
+    /// (15–64 MiB) to
     /// tantivy's writer; the rest is left to what cannot be capped but is released — the
     /// embedding sessions (CPU arena off, bulk session released after `bulk_idle`), the chunk,
     /// symbol and graph tables and the vectors of the registered repositories.
@@ -49,7 +49,7 @@ impl Budget {
         let total = memory_mb * MIB;
         Budget {
             total,
-            sled_cache: (total / 32).max(8 * MIB),
+            sled_cache: (total / 16).max(8 * MIB),
             tantivy_writer: (total / 16).clamp(TANTIVY_MIN_HEAP, TANTIVY_MAX_HEAP),
             // A laptop budget gives the weights back soon; a large one keeps them warm longer.
             bulk_idle: if memory_mb >= 2048 {
@@ -224,7 +224,7 @@ mod tests {
     fn the_default_budget_caps_sled_far_below_its_own_default() {
         let b = Budget::of(DEFAULT_MEMORY_MB);
         assert_eq!(b.total, 512 * MIB);
-        assert_eq!(b.sled_cache, 16 * MIB, "sled's own default is 1 GiB");
+        assert_eq!(b.sled_cache, 32 * MIB, "sled's own default is 1 GiB");
         assert_eq!(b.tantivy_writer, 32 * MIB);
         assert!(b.sled_cache + b.tantivy_writer < b.total / 2);
     }
@@ -236,7 +236,7 @@ mod tests {
         assert_eq!(small.sled_cache, 8 * MIB);
         let large = Budget::of(16 * 1024);
         assert_eq!(large.tantivy_writer, TANTIVY_MAX_HEAP);
-        assert_eq!(large.sled_cache, 512 * MIB);
+        assert_eq!(large.sled_cache, 1024 * MIB);
         assert!(large.bulk_idle > small.bulk_idle);
     }
 
