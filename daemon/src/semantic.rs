@@ -175,9 +175,13 @@ impl Semantic {
         }
     }
 
-    /// Give up to `n` backlog chunks of `repo` without one a static vector (a
+    /// Give up to `n` backlog chunks (of a backlog larger than one model batch) of `repo` without one a static vector (a
     /// chunk gone meanwhile leaves the backlog); how many were handled.
     fn fill_static(&self, repo: &Repo, n: usize) -> Result<usize> {
+        // A backlog the model clears in one batch (an edit) is not worth loading the table for.
+        if repo.backlog() <= WORK_BATCH && repo.provisional_count() == 0 {
+            return Ok(0);
+        }
         let ids = repo.without_provisional(n);
         if ids.is_empty() {
             return Ok(0);
