@@ -28,8 +28,8 @@ pub(crate) const INSTALL_HINT: &str = "patina model install";
 const WORK_BATCH: usize = 128;
 /// Backlog chunks given a static vector per turn of the worker (a few hundred milliseconds).
 const STATIC_BATCH: usize = 2048;
-/// Heap bytes of one static vector: 8-bit components, scale, box, map slot.
-pub(crate) const STATIC_VECTOR_BYTES: u64 = DIM as u64 + 4 + 16 + 8 + 16;
+/// Heap bytes of one static vector (`vectors::Packed`): 8-bit components, scale, map slot.
+pub(crate) const STATIC_VECTOR_BYTES: u64 = DIM as u64 + 4 + 8 + 4 + 1;
 /// A batch is chosen among this many of the backlog's most urgent chunks ([`similar_lengths`]):
 /// the embedder pads each sub-batch to its longest text, and 32 chunks taken as they come mixed
 /// short and long ones, so padding doubled the work. CoSQA's corpus in the daemon, fp32: 45
@@ -175,8 +175,9 @@ impl Semantic {
         }
     }
 
-    /// Give up to `n` backlog chunks (of a backlog larger than one model batch) of `repo` without one a static vector (a
-    /// chunk gone meanwhile leaves the backlog); how many were handled.
+    /// Give up to `n` of `repo`'s backlog chunks that have none a static vector, when its backlog
+    /// is larger than one model batch (a chunk gone meanwhile leaves the backlog); how many were
+    /// handled.
     fn fill_static(&self, repo: &Repo, n: usize) -> Result<usize> {
         // A backlog the model clears in one batch (an edit) is not worth loading the table for.
         if repo.backlog() <= WORK_BATCH && repo.provisional_count() == 0 {
