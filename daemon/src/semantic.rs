@@ -179,8 +179,11 @@ impl Semantic {
     /// is larger than one model batch (a chunk gone meanwhile leaves the backlog); how many were
     /// handled.
     fn fill_static(&self, repo: &Repo, n: usize) -> Result<usize> {
-        // A backlog the model clears in one batch (an edit) is not worth loading the table for.
-        if repo.backlog() <= WORK_BATCH && repo.provisional_count() == 0 {
+        // A backlog the model clears in one batch (an edit) is not worth loading the table for;
+        // with the pass off (or no table) the backlog is not even looked at.
+        if matches!(*self.statics.lock().expect("statics lock"), Statics::Off)
+            || (repo.backlog() <= WORK_BATCH && repo.provisional_count() == 0)
+        {
             return Ok(0);
         }
         let ids = repo.without_provisional(n);
