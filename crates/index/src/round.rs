@@ -202,8 +202,10 @@ fn index_repo(
     }
     let mut batch = StoreBatch::default();
     let mut repaired = Repaired::default();
+    // Texts are read once per store written before rows and texts were one transaction.
+    let read_texts = walked && !repo.trees().texts_paired()?;
     if walked {
-        repaired = reconcile_store(repo, &mut old, &mut batch)?;
+        repaired = reconcile_store(repo, &mut old, &mut batch, read_texts)?;
     }
     p.phase = Phase::Indexing;
     p.files_total = entries.len() as u64;
@@ -434,6 +436,10 @@ fn index_repo(
         anyhow::bail!("indexing cancelled");
     }
     commit(repo, &mut writer, &mut batch, &mut p, sink)?;
+    if read_texts {
+        // Every orphan text found is gone with the commits above.
+        repo.trees().set_texts_paired()?;
+    }
     if walked {
         let (stray, missing) = reconcile_lexical(repo, &mut writer)?;
         repaired.stray_docs = stray;
@@ -564,13 +570,21 @@ impl Repaired {
 /// The store's side of reconciliation, before a walking round indexes: every chunk row that no
 /// file record points at joins `batch` as a removal (so it also leaves the chunk table and the
 /// vector index at the commit), and every record that points at a missing chunk is marked
-/// unread (no hash, impossible size) so the round reads and re-chunks its file.
+/// unread (no hash, impossible size) so the round reads and re-chunks its file. `read_texts`:
+/// compare the stored texts too (else each chunk row is known to have its text:
+/// `RepoTrees::texts_paired`).
 fn reconcile_store(
     repo: &RepoIndex,
     records: &mut HashMap<String, FileRecord>,
     batch: &mut StoreBatch,
+    read_texts: bool,
 ) -> Result<Repaired> {
-    let texts: HashSet<u64> = repo.trees().text_ids()?.into_iter().collect();
+    let texts: Option<HashSet<u64>> = if read_texts {
+        Some(repo.trees().text_ids()?.into_iter().collect())
+    } else {
+        None
+    };
+    let has_text = |id: &u64| texts.as_ref().is_none_or(|t| t.contains(id));
     repo.with_chunks(|chunks| {
         let mut out = Repaired::default();
         let mut referenced = HashSet::new();
@@ -578,7 +592,7 @@ fn reconcile_store(
             if !rec
                 .chunk_ids
                 .iter()
-                .all(|id| chunks.contains_key(id) && texts.contains(id))
+                .all(|id| chunks.contains_key(id) && has_text(id))
             {
                 out.dangling_records += 1;
                 rec.hash = None;
@@ -588,7 +602,7 @@ fn reconcile_store(
         }
         let orphans: BTreeSet<u64> = chunks
             .keys()
-            .chain(texts.iter())
+            .chain(texts.iter().flatten())
             .filter(|id| !referenced.contains(id))
             .copied()
             .collect();
@@ -664,7 +678,7 @@ fn audit(repo: &RepoIndex) -> Result<Repaired> {
         })
         .count() as u64;
     let mut scratch = StoreBatch::default();
-    let mut out = reconcile_store(repo, &mut records, &mut scratch)?;
+    let mut out = reconcile_store(repo, &mut records, &mut scratch, true)?;
     let (stray, missing) = lexical_differences(repo)?;
     out.stray_docs = stray.len() as u64;
     out.missing_docs = missing.len() as u64;
@@ -887,6 +901,46 @@ mod tests {
             rechunk: false,
             graph: true,
         }
+    }
+
+    /// Rows and texts are written in one transaction, so a start-up round reads the texts (every
+    /// chunk's, into sled's page cache) only once per store written before that: it repairs what
+    /// such a store could hold (a text without its row), marks the store, and later rounds trust
+    /// the pairing. `audit` (`patina repair --check`) always reads them.
+    #[test]
+    fn texts_are_read_once_per_store_written_before_rows_and_texts_were_one_write() {
+        let (state, store, tree) = alpha_calls_beta();
+        let index = open_index(&state, &store, tree.path());
+        let sink = Recorder::default();
+        let trees = store.repo_trees("r").unwrap();
+        assert!(!trees.texts_paired().unwrap(), "a new store is not marked");
+        index
+            .index_round(&graph_opts(), Scope::Full, &sink)
+            .unwrap();
+        assert!(
+            trees.texts_paired().unwrap(),
+            "marked by its first full round"
+        );
+        assert!(index.audit().unwrap().is_clean());
+
+        // The store as an earlier release could leave it: a text whose row is gone.
+        trees
+            .part_a_text_from_its_row(0xdead_beef, "fn gone() {}")
+            .unwrap();
+        assert_eq!(
+            index.audit().unwrap().orphan_chunks,
+            1,
+            "audit reads every text"
+        );
+        index
+            .index_round(&graph_opts(), Scope::Full, &sink)
+            .unwrap();
+        assert!(trees.texts_paired().unwrap());
+        assert!(
+            index.audit().unwrap().is_clean(),
+            "the unmarked store's round removed the orphan text"
+        );
+        assert_eq!(trees.text(0xdead_beef).unwrap(), None);
     }
 
     #[test]

@@ -6,13 +6,16 @@
 //! [`FileRecord`]), `chunks/<id>` (chunk id → [`ChunkMeta`]), `texts/<id>` (chunk id → UTF-8 text),
 //! `graph/<id>` (path → [`FileFacts`], the file's references, imports and type relations, in
 //! [`FileFacts::encode`]'s compact binary form; JSON records of earlier versions are still read).
-//! Daemon-wide: `embeddings`, `sessions`, `notes`, and `feedback` (id → [`FeedbackRecord`]).
+//! Daemon-wide: `embeddings`, `sessions`, `notes`, `feedback` (id → [`FeedbackRecord`]) and
+//! `marks` (`texts-paired/<id>`: the repository's chunk rows and texts are written together, see
+//! [`RepoTrees::texts_paired`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
+use sled::Transactional;
 
 use patina_core::{ChunkMeta, FileFacts, FileRecord};
 
@@ -53,6 +56,7 @@ pub struct Store {
     db: sled::Db,
     repos: sled::Tree,
     embeddings: sled::Tree,
+    marks: sled::Tree,
 }
 
 impl Store {
@@ -71,10 +75,12 @@ impl Store {
             .with_context(|| format!("opening the metadata store at {}", dir.display()))?;
         let repos = db.open_tree("repos")?;
         let embeddings = db.open_tree("embeddings")?;
+        let marks = db.open_tree("marks")?;
         Ok(Store {
             db,
             repos,
             embeddings,
+            marks,
         })
     }
 
@@ -96,6 +102,7 @@ impl Store {
     /// Forget a repository and everything stored for it.
     pub fn remove_repo(&self, id: &str) -> Result<()> {
         self.repos.remove(id.as_bytes())?;
+        self.marks.remove(paired_key(id))?;
         for kind in ["files", "chunks", "texts", "graph"] {
             self.db.drop_tree(format!("{kind}/{id}"))?;
         }
@@ -108,6 +115,8 @@ impl Store {
             chunks: self.db.open_tree(format!("chunks/{id}"))?,
             texts: self.db.open_tree(format!("texts/{id}"))?,
             facts: self.db.open_tree(format!("graph/{id}"))?,
+            marks: self.marks.clone(),
+            paired_key: paired_key(id),
         })
     }
 
@@ -158,9 +167,40 @@ pub struct RepoTrees {
     chunks: sled::Tree,
     texts: sled::Tree,
     facts: sled::Tree,
+    marks: sled::Tree,
+    paired_key: Vec<u8>,
+}
+
+fn paired_key(id: &str) -> Vec<u8> {
+    format!("texts-paired/{id}").into_bytes()
 }
 
 impl RepoTrees {
+    /// Whether every chunk row has its text and every text its row. [`RepoTrees::apply`] writes
+    /// the two in one transaction, so this holds once a reconciliation that read every text id
+    /// (a store written by a release that applied them one after the other, where a crash between
+    /// the two could part them) has committed its repairs: then a start-up round need not read
+    /// the texts — iterating them pulled every chunk's text into sled's page cache, which its
+    /// capacity does not bound (~125 MB at 100k chunks, bench/RESULTS.md).
+    pub fn texts_paired(&self) -> Result<bool> {
+        Ok(self.marks.contains_key(&self.paired_key)?)
+    }
+
+    /// Record that [`RepoTrees::texts_paired`] holds (after a full reconciliation committed).
+    pub fn set_texts_paired(&self) -> Result<()> {
+        self.marks.insert(self.paired_key.as_slice(), &[1u8])?;
+        Ok(())
+    }
+
+    /// A store as an earlier release could leave it after a crash between its two writes: a
+    /// text without its row, and no mark that the two are paired.
+    #[cfg(test)]
+    pub(crate) fn part_a_text_from_its_row(&self, id: u64, text: &str) -> Result<()> {
+        self.texts.insert(id.to_be_bytes(), text.as_bytes())?;
+        self.marks.remove(&self.paired_key)?;
+        Ok(())
+    }
+
     /// Every file's graph facts, by path.
     pub fn all_facts(&self) -> Result<Vec<(String, FileFacts)>> {
         let mut out = Vec::new();
@@ -263,9 +303,16 @@ impl RepoTrees {
                 None => files.remove(path.as_bytes()),
             }
         }
-        // Chunks first, files last: a file record only ever points at chunks that exist.
-        self.chunks.apply_batch(chunks)?;
-        self.texts.apply_batch(texts)?;
+        // Chunk rows and their texts together (one transaction: neither is ever without the
+        // other, see `texts_paired`), files last: a file record only ever points at chunks that
+        // exist.
+        (&self.chunks, &self.texts)
+            .transaction(|(c, t)| {
+                c.apply_batch(&chunks)?;
+                t.apply_batch(&texts)?;
+                Ok::<(), sled::transaction::ConflictableTransactionError<()>>(())
+            })
+            .map_err(|e| anyhow::anyhow!("writing chunk rows and texts: {e:?}"))?;
         self.facts.apply_batch(facts)?;
         crate::crash_point("store-chunks", || {
             let _ = self.texts.flush();
