@@ -395,9 +395,127 @@ fn message_vectors_leave_memory_with_an_idle_history_and_come_back_when_it_is_as
     assert_eq!(
         vector_bytes(&env),
         embedded,
-        "read back (from {released} bytes)"
+        "read back (from {released} bytes): {}",
+        env.patina(&["status", "--json"]).stdout
     );
     assert_eq!(env.repo_info(repo.path()).message_backlog, 0);
+}
+
+/// A restarted daemon does not read every repository's commit-message vectors back: they wait
+/// in the embedding cache until the history is asked, which then gets the same answer as
+/// before the restart without embedding anything again.
+#[test]
+fn a_restart_leaves_message_vectors_in_the_cache_until_the_history_is_asked() {
+    let repo = git_repo(FILES);
+    for (file, msg) in [
+        ("units.py", "convert temperatures between scales"),
+        ("reader.py", "read files line by line"),
+    ] {
+        std::fs::write(repo.path().join(file), format!("# {msg}\nX = 1\n")).unwrap();
+        crate::util::git(repo.path(), &["add", "-A"]);
+        crate::util::git(repo.path(), &["commit", "-q", "-m", msg]);
+    }
+    let mut env = TestEnv::with_model();
+    env.append_config("[cache]\nentries = 0\n");
+    env.start_daemon();
+    env.add_repo(repo.path());
+    wait_for_embeddings(&env, repo.path());
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while env.repo_info(repo.path()).message_backlog > 0 {
+        assert!(Instant::now() < deadline, "messages were not embedded");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let question = "change degrees from celsius to fahrenheit";
+    let before = ask(&env, question, &["history"], repo.path());
+    assert!(!paths(&before).is_empty(), "{before:?}");
+    let embedded = vector_bytes(&env);
+
+    env.stop_daemon();
+    env.start_daemon();
+    wait_for_embeddings(&env, repo.path());
+    let computed = |env: &TestEnv| -> u64 {
+        let out = env.patina(&["status", "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("status JSON");
+        v["daemon"]["embeddings_computed"]
+            .as_u64()
+            .expect("embeddings_computed")
+    };
+    let restarted = vector_bytes(&env);
+    assert!(
+        restarted < embedded,
+        "only the chunks' vectors are read at start: {restarted} of {embedded} bytes"
+    );
+    assert_eq!(env.repo_info(repo.path()).message_backlog, 0);
+
+    let after = ask(&env, question, &["history"], repo.path());
+    assert_eq!(
+        paths(&after),
+        paths(&before),
+        "the same answer after the restart"
+    );
+    assert_eq!(
+        vector_bytes(&env),
+        embedded,
+        "the messages' vectors came back"
+    );
+    assert_eq!(computed(&env), 0, "nothing was embedded again");
+}
+
+fn memory_part(env: &TestEnv, component: &str) -> u64 {
+    let out = env.patina(&["status", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("status JSON");
+    v["daemon"]["memory"]["parts"]
+        .as_array()
+        .expect("memory parts")
+        .iter()
+        .find(|p| p["component"] == component)
+        .and_then(|p| p["bytes"].as_u64())
+        .unwrap_or_else(|| panic!("no memory part {component:?}: {v}"))
+}
+
+/// A daemon nobody asks holds no model: the query session leaves memory after the idle release
+/// time (shortened here), and the next question loads it again and gets the same answer.
+#[test]
+fn the_query_session_leaves_memory_when_nobody_asks_and_the_next_question_brings_it_back() {
+    const QUERY_SESSION: &str = "embedding model (query session)";
+    let mut env = TestEnv::with_model();
+    env.next_daemon_env("PATINA_TEST_IDLE_RELEASE_SECS", "2");
+    // Every question runs the model (no answer from the query cache).
+    env.append_config("[cache]\nentries = 0\n");
+    env.start_daemon();
+    let repo = git_repo(FILES);
+    env.add_repo(repo.path());
+    wait_for_embeddings(&env, repo.path());
+    let question = "change degrees from celsius to fahrenheit";
+    let before = ask(&env, question, &["semantic"], repo.path());
+    assert_eq!(paths(&before).first(), Some(&"convert.py"), "{before:?}");
+
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while memory_part(&env, QUERY_SESSION) > 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the query session stayed in memory"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    // Another wording, so the answer cannot come from the query embedding cache either.
+    let after = ask(
+        &env,
+        "convert celsius degrees into fahrenheit",
+        &["semantic"],
+        repo.path(),
+    );
+    assert_eq!(paths(&after).first(), Some(&"convert.py"), "{after:?}");
+    assert!(
+        memory_part(&env, QUERY_SESSION) > 0,
+        "the question loaded the session again"
+    );
+    assert!(
+        env.logs().contains("query session loaded again"),
+        "{}",
+        env.logs()
+    );
 }
 
 /// While the model works through a new repository, every waiting chunk already answers with a

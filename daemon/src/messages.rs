@@ -83,6 +83,17 @@ impl MessageVectors {
         true
     }
 
+    /// At start-up, for a repository indexed by an earlier run: its message vectors (those that
+    /// were embedded) wait in the embedding cache, as if released, until the history is asked —
+    /// reading every repository's back at every start filled the memory of a daemon holding
+    /// hundreds (bench/RESULTS.md). Commits never embedded are the worker's once they are back.
+    pub fn leave_in_cache(&self) {
+        let mut released = self.released.lock().expect("message vectors released lock");
+        if released.is_none() && self.len() == 0 {
+            *released = Some(0);
+        }
+    }
+
     /// How many vectors [`MessageVectors::release`] dropped, while they are out of memory.
     pub fn released(&self) -> Option<usize> {
         *self.released.lock().expect("message vectors released lock")

@@ -73,6 +73,10 @@ impl Registry {
             match Repo::open(rec, trees, &data_dir.join("repos").join(&id)) {
                 Ok(repo) => {
                     repo.bound_memory(&config.daemon.budget());
+                    if !config.history.by_default {
+                        // Read back by the first question to the history, not by every start.
+                        repo.messages().leave_in_cache();
+                    }
                     if let Err(e) = semantic.attach(&repo) {
                         tracing::error!(repo = %id, "cannot load vectors: {e:#}");
                     }

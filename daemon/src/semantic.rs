@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Duration;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Context, Result, anyhow};
 
 use crate::memory::Resident;
 use crate::registry::Registry;
@@ -40,10 +40,18 @@ const QUERY_CACHE: usize = 1024;
 
 enum State {
     Off(String),
-    /// The query session stays loaded; the bulk session is [`Semantic::bulk`].
+    /// The query session: loaded at start (so a failure turns semantic search off with its
+    /// reason), released after [`crate::registry::idle_release`] without a query and loaded again
+    /// by the next one. The bulk session is [`Semantic::bulk`].
     On {
-        query: Box<Embedder>,
+        query: Mutex<QuerySession>,
     },
+}
+
+struct QuerySession {
+    session: Option<Box<Embedder>>,
+    /// When the session last embedded a query (or was loaded).
+    last_used: std::time::Instant,
 }
 
 /// The bulk session: loaded when a backlog appears, dropped after `Budget::bulk_idle` without
@@ -71,6 +79,8 @@ pub(crate) struct Semantic {
     /// Resident memory each session added when it was loaded (bytes; the bulk one 0 when it is
     /// not loaded), for `patina status`.
     query_bytes: AtomicU64,
+    /// What the query session added when it was loaded at start (its size when loaded again).
+    query_loaded_bytes: u64,
     bulk_bytes: AtomicU64,
     /// The static first pass's table: loaded while a backlog waits, dropped when it is drained.
     statics: Mutex<Statics>,
@@ -107,7 +117,10 @@ impl Semantic {
                 query_bytes = Resident::now().anon.saturating_sub(before);
                 tracing::info!(model = %paths.model_dir.display(), ?precision, "semantic search on");
                 State::On {
-                    query: Box::new(query),
+                    query: Mutex::new(QuerySession {
+                        session: Some(Box::new(query)),
+                        last_used: std::time::Instant::now(),
+                    }),
                 }
             }
             Err(e) => {
@@ -132,6 +145,7 @@ impl Semantic {
             bulk_threads: threads,
             bulk_idle: budget.bulk_idle,
             query_bytes: AtomicU64::new(query_bytes),
+            query_loaded_bytes: query_bytes,
             bulk_bytes: AtomicU64::new(0),
             static_cap: (budget.total / 8 / STATIC_VECTOR_BYTES) as usize,
             statics: Mutex::new(if static_pass {
@@ -245,6 +259,26 @@ impl Semantic {
         true
     }
 
+    /// Drop the query session when no query needed the model for
+    /// [`crate::registry::idle_release`] (a daemon left running all day holds no model while
+    /// nobody asks; the next query pays one load, bench/RESULTS.md). Returns whether it was
+    /// dropped.
+    fn release_idle_query(&self) -> bool {
+        let State::On { query } = &self.state else {
+            return false;
+        };
+        let mut q = query.lock().expect("query session lock");
+        if q.session.is_none() || q.last_used.elapsed() < crate::registry::idle_release() {
+            return false;
+        }
+        q.session = None;
+        drop(q);
+        self.query_bytes.store(0, Ordering::Relaxed);
+        crate::memory::release_free_heap();
+        tracing::info!("query session released (idle)");
+        true
+    }
+
     pub fn is_on(&self) -> bool {
         matches!(self.state, State::On { .. })
     }
@@ -328,18 +362,39 @@ impl Semantic {
         note_key(self.precision, text)
     }
 
-    /// The query's embedding, from the LRU when it was asked before.
+    /// The query's embedding, from the LRU when it was asked before; loads the query session
+    /// first when it was released idle.
     pub fn embed_query(&self, text: &str) -> Result<[f32; DIM]> {
-        let State::On { query, .. } = &self.state else {
+        let State::On { query } = &self.state else {
             return Err(anyhow!("semantic search is off"));
         };
         if let Some(v) = self.queries.lock().expect("query cache lock").get(text) {
             return Ok(v);
         }
-        let v = query
+        let mut q = query.lock().expect("query session lock");
+        q.last_used = std::time::Instant::now();
+        let session = match &mut q.session {
+            Some(s) => s,
+            slot @ None => {
+                let started = std::time::Instant::now();
+                let loaded = Embedder::load_with(&self.paths, self.precision, 1, false)
+                    .context("loading the query session again")?;
+                // The same session as at start, where its size was measured alone (here another
+                // thread's allocations would count as the session's).
+                self.query_bytes
+                    .store(self.query_loaded_bytes, Ordering::Relaxed);
+                tracing::info!(
+                    ms = started.elapsed().as_millis() as u64,
+                    "query session loaded again"
+                );
+                slot.insert(Box::new(loaded))
+            }
+        };
+        let v = session
             .embed(&[text])?
             .pop()
             .ok_or_else(|| anyhow!("no embedding returned"))?;
+        drop(q);
         self.queries
             .lock()
             .expect("query cache lock")
@@ -532,6 +587,7 @@ impl Semantic {
                 crate::memory::release_free_heap();
             }
             self.release_idle_bulk();
+            self.release_idle_query();
             let (m, cv) = &self.wake;
             let guard = m.lock().expect("wake lock");
             let (guard, _) = cv
