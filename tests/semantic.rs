@@ -323,24 +323,26 @@ fn commit_messages_are_embedded_after_the_chunks_and_their_backlog_is_reported()
     assert!(out.stdout.contains("\"message_backlog\": 0"), "{out:?}");
 }
 
-/// The bytes `patina status --json` counts for vectors (chunks and commit messages).
-fn vector_bytes(env: &TestEnv) -> u64 {
+/// The bytes `patina status --json` counts for one component of the daemon's memory.
+fn memory_part(env: &TestEnv, component: &str) -> u64 {
     let out = env.patina(&["status", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("status JSON");
     v["daemon"]["memory"]["parts"]
         .as_array()
         .expect("memory parts")
         .iter()
-        .find(|p| p["component"] == "vectors (chunks, commit messages)")
+        .find(|p| p["component"] == component)
         .and_then(|p| p["bytes"].as_u64())
-        .expect("the vectors part")
+        .unwrap_or_else(|| panic!("no memory part {component:?}: {v}"))
 }
 
-/// Commit-message vectors live only as long as their history: when the history has been idle
-/// for its release time (shortened here) they leave memory with it, nothing is embedded again,
-/// and the next question to the history reads them back and gets the same answer.
-#[test]
-fn message_vectors_leave_memory_with_an_idle_history_and_come_back_when_it_is_asked() {
+/// The bytes `patina status --json` counts for vectors (chunks and commit messages).
+fn vector_bytes(env: &TestEnv) -> u64 {
+    memory_part(env, "vectors (chunks, commit messages)")
+}
+
+/// [`FILES`] and two more commits whose messages say what they changed.
+fn repo_with_commit_messages() -> crate::util::Repo {
     let repo = git_repo(FILES);
     for (file, msg) in [
         ("units.py", "convert temperatures between scales"),
@@ -350,18 +352,32 @@ fn message_vectors_leave_memory_with_an_idle_history_and_come_back_when_it_is_as
         crate::util::git(repo.path(), &["add", "-A"]);
         crate::util::git(repo.path(), &["commit", "-q", "-m", msg]);
     }
+    repo
+}
+
+/// Start the daemon, add `root`, wait until its chunks and its commit messages are embedded.
+fn add_and_embed_messages(env: &mut TestEnv, root: &Path) {
+    env.start_daemon();
+    env.add_repo(root);
+    wait_for_embeddings(&env, root);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while env.repo_info(root).message_backlog > 0 {
+        assert!(Instant::now() < deadline, "messages were not embedded");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Commit-message vectors live only as long as their history: when the history has been idle
+/// for its release time (shortened here) they leave memory with it, nothing is embedded again,
+/// and the next question to the history reads them back and gets the same answer.
+#[test]
+fn message_vectors_leave_memory_with_an_idle_history_and_come_back_when_it_is_asked() {
+    let repo = repo_with_commit_messages();
     let mut env = TestEnv::with_model();
     env.next_daemon_env("PATINA_TEST_IDLE_RELEASE_SECS", "2");
     // Every question runs the oracles (no answer from the query cache).
     env.append_config("[cache]\nentries = 0\n");
-    env.start_daemon();
-    env.add_repo(repo.path());
-    wait_for_embeddings(&env, repo.path());
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while env.repo_info(repo.path()).message_backlog > 0 {
-        assert!(Instant::now() < deadline, "messages were not embedded");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    add_and_embed_messages(&mut env, repo.path());
     let question = "change degrees from celsius to fahrenheit";
     let before = ask(&env, question, &["history"], repo.path());
     let embedded = vector_bytes(&env);
@@ -406,25 +422,10 @@ fn message_vectors_leave_memory_with_an_idle_history_and_come_back_when_it_is_as
 /// before the restart without embedding anything again.
 #[test]
 fn a_restart_leaves_message_vectors_in_the_cache_until_the_history_is_asked() {
-    let repo = git_repo(FILES);
-    for (file, msg) in [
-        ("units.py", "convert temperatures between scales"),
-        ("reader.py", "read files line by line"),
-    ] {
-        std::fs::write(repo.path().join(file), format!("# {msg}\nX = 1\n")).unwrap();
-        crate::util::git(repo.path(), &["add", "-A"]);
-        crate::util::git(repo.path(), &["commit", "-q", "-m", msg]);
-    }
+    let repo = repo_with_commit_messages();
     let mut env = TestEnv::with_model();
     env.append_config("[cache]\nentries = 0\n");
-    env.start_daemon();
-    env.add_repo(repo.path());
-    wait_for_embeddings(&env, repo.path());
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while env.repo_info(repo.path()).message_backlog > 0 {
-        assert!(Instant::now() < deadline, "messages were not embedded");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    add_and_embed_messages(&mut env, repo.path());
     let question = "change degrees from celsius to fahrenheit";
     let before = ask(&env, question, &["history"], repo.path());
     assert!(!paths(&before).is_empty(), "{before:?}");
@@ -459,18 +460,6 @@ fn a_restart_leaves_message_vectors_in_the_cache_until_the_history_is_asked() {
         "the messages' vectors came back"
     );
     assert_eq!(computed(&env), 0, "nothing was embedded again");
-}
-
-fn memory_part(env: &TestEnv, component: &str) -> u64 {
-    let out = env.patina(&["status", "--json"]);
-    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("status JSON");
-    v["daemon"]["memory"]["parts"]
-        .as_array()
-        .expect("memory parts")
-        .iter()
-        .find(|p| p["component"] == component)
-        .and_then(|p| p["bytes"].as_u64())
-        .unwrap_or_else(|| panic!("no memory part {component:?}: {v}"))
 }
 
 /// A daemon nobody asks holds no model: the query session leaves memory after the idle release
