@@ -13,5 +13,5 @@ for round in $(seq "$ROUNDS"); do
   warm2=$(q "how does url routing match a rule round $round")
   echo "after release: $cold ms; warm: $warm1 $warm2 ms"
 done
-grep "query session loaded again" "$PATINA_HOME/patinad.log" | tail -"$ROUNDS"
+grep "query session loaded" "$PATINA_HOME/patinad.log" | tail -"$ROUNDS"
 "$BIN/patina" daemon stop

@@ -501,7 +501,7 @@ fn the_query_session_leaves_memory_when_nobody_asks_and_the_next_question_brings
         "the question loaded the session again"
     );
     assert!(
-        env.logs().contains("query session loaded again"),
+        env.logs().contains("query session loaded"),
         "{}",
         env.logs()
     );

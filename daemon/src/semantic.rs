@@ -44,22 +44,86 @@ enum State {
     /// reason), released after [`crate::registry::idle_release`] without a query and loaded again
     /// by the next one. The bulk session is [`Semantic::bulk`].
     On {
-        query: Mutex<QuerySession>,
+        query: Slot,
     },
 }
 
-struct QuerySession {
+/// An embedding session loaded on demand and dropped after `idle` without use (its weights and
+/// working memory go back to the system), with the resident bytes it added when it was loaded.
+struct Slot {
+    name: &'static str,
+    idle: Duration,
+    held: Mutex<Held>,
+    bytes: AtomicU64,
+}
+
+struct Held {
     session: Option<Box<Embedder>>,
-    /// When the session last embedded a query (or was loaded).
+    /// When the session last embedded something (or was loaded).
     last_used: std::time::Instant,
 }
 
-/// The bulk session: loaded when a backlog appears, dropped after `Budget::bulk_idle` without
-/// work, so an idle daemon holds one copy of the model instead of two.
-struct Bulk {
-    session: Option<Box<Embedder>>,
-    /// When the session last embedded something.
-    last_used: std::time::Instant,
+impl Slot {
+    fn new(name: &'static str, idle: Duration, loaded: Option<(Embedder, u64)>) -> Slot {
+        let (session, bytes) = match loaded {
+            Some((e, b)) => (Some(Box::new(e)), b),
+            None => (None, 0),
+        };
+        Slot {
+            name,
+            idle,
+            held: Mutex::new(Held {
+                session,
+                last_used: std::time::Instant::now(),
+            }),
+            bytes: AtomicU64::new(bytes),
+        }
+    }
+
+    /// Embed `inputs`, loading the session first (`load`: the session and the bytes it adds)
+    /// when it is not in memory.
+    fn embed(
+        &self,
+        inputs: &[&str],
+        load: impl FnOnce() -> Result<(Embedder, u64)>,
+    ) -> Result<Vec<[f32; DIM]>> {
+        let mut held = self.held.lock().expect("session lock");
+        held.last_used = std::time::Instant::now();
+        let session = match &mut held.session {
+            Some(s) => s,
+            slot @ None => {
+                let started = std::time::Instant::now();
+                let (loaded, bytes) = load()?;
+                self.bytes.store(bytes, Ordering::Relaxed);
+                tracing::info!(
+                    ms = started.elapsed().as_millis() as u64,
+                    "{} session loaded",
+                    self.name
+                );
+                slot.insert(Box::new(loaded))
+            }
+        };
+        session.embed(inputs)
+    }
+
+    /// Drop the session when it has had nothing to do for `idle`, and give its memory back to
+    /// the operating system. Returns whether it was dropped.
+    fn release_if_idle(&self) -> bool {
+        let mut held = self.held.lock().expect("session lock");
+        if held.session.is_none() || held.last_used.elapsed() < self.idle {
+            return false;
+        }
+        held.session = None;
+        drop(held);
+        self.bytes.store(0, Ordering::Relaxed);
+        crate::memory::release_free_heap();
+        tracing::info!("{} session released (idle)", self.name);
+        true
+    }
+
+    fn bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
 }
 
 pub(crate) struct Semantic {
@@ -73,15 +137,12 @@ pub(crate) struct Semantic {
     stopping: AtomicBool,
     /// Chunk texts embedded by this process (cache hits are not counted).
     computed: AtomicU64,
-    bulk: Mutex<Bulk>,
+    /// The bulk session: loaded when a backlog appears, dropped after `Budget::bulk_idle`
+    /// without work, so a daemon holds a second copy of the model only while it embeds.
+    bulk: Slot,
     bulk_threads: usize,
-    bulk_idle: Duration,
-    /// Resident memory each session added when it was loaded (bytes; the bulk one 0 when it is
-    /// not loaded), for `patina status`.
-    query_bytes: AtomicU64,
     /// What the query session added when it was loaded at start (its size when loaded again).
     query_loaded_bytes: u64,
-    bulk_bytes: AtomicU64,
     /// The static first pass's table: loaded while a backlog waits, dropped when it is drained.
     statics: Mutex<Statics>,
     /// At most this many static vectors at once, over every repository (an eighth of the memory
@@ -117,10 +178,11 @@ impl Semantic {
                 query_bytes = Resident::now().anon.saturating_sub(before);
                 tracing::info!(model = %paths.model_dir.display(), ?precision, "semantic search on");
                 State::On {
-                    query: Mutex::new(QuerySession {
-                        session: Some(Box::new(query)),
-                        last_used: std::time::Instant::now(),
-                    }),
+                    query: Slot::new(
+                        "query",
+                        crate::registry::idle_release(),
+                        Some((query, query_bytes)),
+                    ),
                 }
             }
             Err(e) => {
@@ -138,15 +200,9 @@ impl Semantic {
             wake: (Mutex::new(0), Condvar::new()),
             stopping: AtomicBool::new(false),
             computed: AtomicU64::new(0),
-            bulk: Mutex::new(Bulk {
-                session: None,
-                last_used: std::time::Instant::now(),
-            }),
+            bulk: Slot::new("bulk embedding", budget.bulk_idle, None),
             bulk_threads: threads,
-            bulk_idle: budget.bulk_idle,
-            query_bytes: AtomicU64::new(query_bytes),
             query_loaded_bytes: query_bytes,
-            bulk_bytes: AtomicU64::new(0),
             static_cap: (budget.total / 8 / STATIC_VECTOR_BYTES) as usize,
             statics: Mutex::new(if static_pass {
                 Statics::Unloaded
@@ -238,45 +294,22 @@ impl Semantic {
 
     /// Resident bytes the query and bulk sessions added when they were loaded (0 when not).
     pub fn session_bytes(&self) -> (u64, u64) {
-        (
-            self.query_bytes.load(Ordering::Relaxed),
-            self.bulk_bytes.load(Ordering::Relaxed),
-        )
-    }
-
-    /// Drop the bulk session when it has had nothing to do for `bulk_idle`, and give its memory
-    /// back to the operating system. Returns whether it was dropped.
-    fn release_idle_bulk(&self) -> bool {
-        let mut bulk = self.bulk.lock().expect("bulk lock");
-        if bulk.session.is_none() || bulk.last_used.elapsed() < self.bulk_idle {
-            return false;
-        }
-        bulk.session = None;
-        drop(bulk);
-        self.bulk_bytes.store(0, Ordering::Relaxed);
-        crate::memory::release_free_heap();
-        tracing::info!("bulk embedding session released (idle)");
-        true
-    }
-
-    /// Drop the query session when no query needed the model for
-    /// [`crate::registry::idle_release`] (a daemon left running all day holds no model while
-    /// nobody asks; the next query pays one load, bench/RESULTS.md). Returns whether it was
-    /// dropped.
-    fn release_idle_query(&self) -> bool {
-        let State::On { query } = &self.state else {
-            return false;
+        let query = match &self.state {
+            State::On { query } => query.bytes(),
+            State::Off(_) => 0,
         };
-        let mut q = query.lock().expect("query session lock");
-        if q.session.is_none() || q.last_used.elapsed() < crate::registry::idle_release() {
-            return false;
+        (query, self.bulk.bytes())
+    }
+
+    /// Drop the sessions idle for their time: the bulk one after `Budget::bulk_idle` without
+    /// work, the query one after [`crate::registry::idle_release`] without a question (a daemon
+    /// left running all day holds no model while nobody asks; the next question pays one load,
+    /// bench/RESULTS.md).
+    fn release_idle_sessions(&self) {
+        self.bulk.release_if_idle();
+        if let State::On { query } = &self.state {
+            query.release_if_idle();
         }
-        q.session = None;
-        drop(q);
-        self.query_bytes.store(0, Ordering::Relaxed);
-        crate::memory::release_free_heap();
-        tracing::info!("query session released (idle)");
-        true
     }
 
     pub fn is_on(&self) -> bool {
@@ -371,30 +404,16 @@ impl Semantic {
         if let Some(v) = self.queries.lock().expect("query cache lock").get(text) {
             return Ok(v);
         }
-        let mut q = query.lock().expect("query session lock");
-        q.last_used = std::time::Instant::now();
-        let session = match &mut q.session {
-            Some(s) => s,
-            slot @ None => {
-                let started = std::time::Instant::now();
-                let loaded = Embedder::load_with(&self.paths, self.precision, 1, false)
+        let v = query
+            .embed(&[text], || {
+                let e = Embedder::load_with(&self.paths, self.precision, 1, false)
                     .context("loading the query session again")?;
                 // The same session as at start, where its size was measured alone (here another
                 // thread's allocations would count as the session's).
-                self.query_bytes
-                    .store(self.query_loaded_bytes, Ordering::Relaxed);
-                tracing::info!(
-                    ms = started.elapsed().as_millis() as u64,
-                    "query session loaded again"
-                );
-                slot.insert(Box::new(loaded))
-            }
-        };
-        let v = session
-            .embed(&[text])?
+                Ok((e, self.query_loaded_bytes))
+            })?
             .pop()
             .ok_or_else(|| anyhow!("no embedding returned"))?;
-        drop(q);
         self.queries
             .lock()
             .expect("query cache lock")
@@ -586,8 +605,7 @@ impl Semantic {
                 // freed; give the pages back.
                 crate::memory::release_free_heap();
             }
-            self.release_idle_bulk();
-            self.release_idle_query();
+            self.release_idle_sessions();
             let (m, cv) = &self.wake;
             let guard = m.lock().expect("wake lock");
             let (guard, _) = cv
@@ -686,22 +704,13 @@ impl Semantic {
 
     /// Embed `inputs` with the bulk session, loading it first if it was released.
     fn bulk_embed(&self, inputs: &[&str]) -> Result<Vec<[f32; DIM]>> {
-        let mut bulk = self.bulk.lock().expect("bulk lock");
-        if bulk.session.is_none() {
+        self.bulk.embed(inputs, || {
             let before = Resident::now().anon;
             // With ORT's arena: without it cobra's 846 chunks took 103-158 s instead of 52 s
             // (bench/RESULTS.md); the arena goes with the session when it is released.
-            let session =
-                Embedder::load_with(&self.paths, self.precision, self.bulk_threads, true)?;
-            self.bulk_bytes.store(
-                Resident::now().anon.saturating_sub(before),
-                Ordering::Relaxed,
-            );
-            tracing::info!("bulk embedding session loaded");
-            bulk.session = Some(Box::new(session));
-        }
-        bulk.last_used = std::time::Instant::now();
-        bulk.session.as_ref().expect("loaded above").embed(inputs)
+            let e = Embedder::load_with(&self.paths, self.precision, self.bulk_threads, true)?;
+            Ok((e, Resident::now().anon.saturating_sub(before)))
+        })
     }
 
     /// Embed one batch of `repo`'s backlog; returns how many chunks it embedded.
