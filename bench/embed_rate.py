@@ -5,6 +5,13 @@ every chunk has its vector. Reports chunks, seconds from the end of the lexical 
 coverage, and chunks per second.
 
     bench/embed_rate.py DIR [--bin target/release] [--precision fp32|int8] [--runs 3]
+                        [--standalone target/release/examples/embed_bench]
+
+--standalone EXAMPLE: after each daemon run, the standalone embedder (`embed_bench`, the same
+precision at 2 threads, every text sorted by length in one call: its best case) embeds the texts
+the daemon embedded — each file's path line and text, which is what the daemon embeds for a
+corpus of one chunk per file such as the materialised CoSQA corpus — and the two rates are
+reported side by side (issue 15: in-daemon within 10 % of standalone).
 
 DIR: a directory to index (e.g. a materialised corpus: the `corpus-*` directory that
 `patina bench retrieval --corpus` writes under its state root, or any repository). The model is
@@ -59,15 +66,47 @@ def main():
     ap.add_argument("--bin", default=str(Path(__file__).resolve().parent.parent / "target" / "release"))
     ap.add_argument("--precision", default="fp32", choices=["fp32", "int8"])
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--standalone", help="the embed_bench example, run on the same texts")
     a = ap.parse_args()
     patina = str(Path(a.bin) / "patina")
-    rates = []
+    src = Path(a.dir).resolve()
+    texts = standalone_input(src) if a.standalone else None
+    rates, alone = [], []
     for i in range(a.runs):
-        chunks, took = one_run(Path(a.dir).resolve(), patina, a.precision)
+        chunks, took = one_run(src, patina, a.precision)
         rates.append(chunks / took)
         print(f"run {i + 1}: {chunks} chunks embedded in {took:.1f} s: {chunks / took:.1f} chunks/s",
               flush=True)
+        if texts:
+            alone.append(standalone_rate(a.standalone, texts, a.precision))
+            print(f"run {i + 1}: standalone on the same texts: {alone[-1]:.1f} chunks/s", flush=True)
     print(f"median {statistics.median(rates):.1f} chunks/s ({a.precision}, {a.runs} runs)")
+    if alone:
+        m, s = statistics.median(rates), statistics.median(alone)
+        print(f"standalone median {s:.1f} chunks/s: the daemon at {m / s:.0%} of it")
+
+
+def standalone_input(src):
+    """The daemon's input for a corpus of one chunk per file: the path line, then the text."""
+    out = Path(tempfile.mkdtemp(prefix="patina-embed-texts-")) / "texts.jsonl"
+    n = 0
+    with out.open("w") as f:
+        for p in sorted(src.rglob("*")):
+            if p.is_file() and ".git" not in p.relative_to(src).parts:
+                rel = p.relative_to(src).as_posix()
+                f.write(json.dumps({"text": rel + "\n" + p.read_text(errors="replace")}) + "\n")
+                n += 1
+    return out, n
+
+
+def standalone_rate(example, texts, precision):
+    path, n = texts
+    env = dict(os.environ, EMBED_BENCH_ONLY=precision)
+    r = subprocess.run([example, str(path), str(n)], env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"embed_rate: {example}: {r.stderr.strip()}")
+    line = next(l for l in r.stdout.splitlines() if "chunks/s" in l)
+    return float(line.split(":")[1].split()[0])
 
 
 if __name__ == "__main__":

@@ -8,6 +8,9 @@
 //! with fp32 and int8, at 2 and 1 intra-op threads, in batches of 16, and prints chunks/s (wall clock) and
 //! chunks per CPU-second (less sensitive to other load on the machine), plus single-query latency. The model is
 //! `model_dir`, else `$PATINA_MODEL_DIR`, else `<state root>/models/all-MiniLM-L6-v2`.
+//!
+//! `EMBED_BENCH_ONLY=fp32` (or `int8`) runs that precision at 2 threads only — the daemon's bulk
+//! configuration, for `bench/embed_rate.py --standalone`, which compares the two on the same texts.
 
 use std::io::BufRead;
 use std::path::PathBuf;
@@ -62,9 +65,21 @@ fn main() -> Result<()> {
         loadavg()
     );
 
+    let only = match std::env::var("EMBED_BENCH_ONLY").ok().as_deref() {
+        None | Some("") => None,
+        Some("fp32") => Some(Precision::Fp32),
+        Some("int8") => Some(Precision::Int8),
+        Some(other) => anyhow::bail!("EMBED_BENCH_ONLY must be fp32 or int8, not {other:?}"),
+    };
     let mut vectors: Vec<Vec<[f32; embed::DIM]>> = Vec::new();
     for precision in [Precision::Fp32, Precision::Int8] {
+        if only.is_some_and(|p| p != precision) {
+            continue;
+        }
         for threads in [2, 1] {
+            if only.is_some() && threads != 2 {
+                continue;
+            }
             let e = Embedder::load(&paths, precision, threads)?.with_max_batch(16);
             if threads == 1 {
                 vectors.push(e.embed(&refs)?);
@@ -98,6 +113,9 @@ fn main() -> Result<()> {
                 lat[lat.len() / 2].as_secs_f64() * 1e3,
             );
         }
+    }
+    if vectors.len() < 2 {
+        return Ok(());
     }
     let cos: Vec<f32> = vectors[0]
         .iter()
