@@ -196,6 +196,32 @@ pub(crate) fn release_free_heap() {
     }
 }
 
+/// When [`release_free_heap_as_it_settles`] trims after a large release: freed memory reaches
+/// glibc's free lists over seconds, not at once — sled reclaims a dropped tree's nodes as its
+/// epochs advance, tantivy's threads let go of their segments when they next wake. After `patina
+/// rm` of a 120k-chunk repository (bench/RESULTS.md, eleventh session) a trim at once left 232 MB
+/// of anonymous memory, one 2 s later 188 MB, one 7 s later 127 MB.
+const SETTLE: [Duration; 4] = [
+    Duration::ZERO,
+    Duration::from_secs(2),
+    Duration::from_secs(5),
+    Duration::from_secs(15),
+];
+
+/// [`release_free_heap`] now and again while the memory freed by a large release (a removed
+/// repository, a finished index job) settles into the allocator's free lists. Needs a tokio
+/// runtime; the trims run on the blocking pool.
+pub(crate) fn release_free_heap_as_it_settles() {
+    tokio::spawn(async {
+        let mut waited = Duration::ZERO;
+        for at in SETTLE {
+            tokio::time::sleep(at.saturating_sub(waited)).await;
+            waited = at;
+            let _ = tokio::task::spawn_blocking(release_free_heap).await;
+        }
+    });
+}
+
 /// glibc settings for a long-lived process whose big allocations come in bursts (embedding
 /// batches, index batches):
 /// - fewer arenas: by default every thread that allocates may get its own (up to 8 per core),

@@ -238,7 +238,7 @@ impl Registry {
             // Decided under the job lock, so no change is lost.
             let Some(scope) = repo.next_round(&tx, failure.as_deref()) else {
                 // An index job frees its batches, tantivy's writer heap and the walk's lists.
-                tokio::task::spawn_blocking(crate::memory::release_free_heap);
+                crate::memory::release_free_heap_as_it_settles();
                 return;
             };
             let (this, repo2, tx2) = (self.clone(), repo.clone(), tx.clone());
@@ -382,12 +382,13 @@ impl Registry {
                 std::fs::remove_dir_all(&dir)
                     .with_context(|| format!("deleting {}", dir.display()))?;
             }
-            // Its chunk, symbol and graph tables and vectors are freed: give the pages back.
-            crate::memory::release_free_heap();
             anyhow::Ok(())
         })
         .await
         .map_err(|e| anyhow!("removing the repository failed: {e}"))??;
+        // Its chunk, symbol and graph tables and vectors are freed (sled's nodes of its trees as
+        // the store moves on): give the pages back as they come.
+        crate::memory::release_free_heap_as_it_settles();
         tracing::info!(repo = %rec.id, "removed");
         Ok(rec)
     }
