@@ -5,6 +5,7 @@
 //!
 //! The split is pure and unit-tested; reading `/proc` and trimming are the only system calls.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 const MIB: u64 = 1024 * 1024;
@@ -196,28 +197,63 @@ pub(crate) fn release_free_heap() {
     }
 }
 
-/// When [`release_free_heap_as_it_settles`] trims after a large release: freed memory reaches
+/// When [`release_free_heap_as_it_settles`] trims again after its trim at once: freed memory reaches
 /// glibc's free lists over seconds, not at once — sled reclaims a dropped tree's nodes as its
 /// epochs advance, tantivy's threads let go of their segments when they next wake. After `patina
 /// rm` of a 120k-chunk repository (bench/RESULTS.md, eleventh session) a trim at once left 232 MB
 /// of anonymous memory, one 2 s later 188 MB, one 7 s later 127 MB.
-const SETTLE: [Duration; 4] = [
-    Duration::ZERO,
+const SETTLE: [Duration; 3] = [
     Duration::from_secs(2),
     Duration::from_secs(5),
     Duration::from_secs(15),
 ];
 
-/// [`release_free_heap`] now and again while the memory freed by a large release (a removed
-/// repository, a finished index job) settles into the allocator's free lists. Needs a tokio
-/// runtime; the trims run on the blocking pool.
+/// Trims asked for since the daemon started, and whether a sequence of them is running.
+static SETTLE_REQUESTS: AtomicU64 = AtomicU64::new(0);
+static SETTLING: AtomicBool = AtomicBool::new(false);
+
+/// [`release_free_heap`] at once, and again ([`SETTLE`]) while the memory freed by a large
+/// release (a removed repository, a finished index job) settles into the allocator's free lists.
+/// The later trims are shared: one sequence runs at a time, and a request while it runs restarts
+/// it at its next step, so a stream of releases (a start's catch-up rounds over hundreds of
+/// repositories) adds no more than one trim every 2 s to the one each release makes — a trim walks
+/// every arena under its lock, ~20 ms of CPU on the heap of a 120k-chunk repository even when it
+/// finds nothing. Needs a tokio runtime; the trims run on the blocking pool.
 pub(crate) fn release_free_heap_as_it_settles() {
+    tokio::task::spawn_blocking(release_free_heap);
+    SETTLE_REQUESTS.fetch_add(1, Ordering::SeqCst);
+    if SETTLING.swap(true, Ordering::SeqCst) {
+        return;
+    }
     tokio::spawn(async {
-        let mut waited = Duration::ZERO;
-        for at in SETTLE {
-            tokio::time::sleep(at.saturating_sub(waited)).await;
-            waited = at;
+        let mut seen = SETTLE_REQUESTS.load(Ordering::SeqCst);
+        let mut since = tokio::time::Instant::now();
+        let mut step = 0;
+        loop {
+            if step == SETTLE.len() {
+                SETTLING.store(false, Ordering::SeqCst);
+                // A request that saw the sequence still running before it ended is served here,
+                // unless its caller started a sequence of its own meanwhile.
+                if SETTLE_REQUESTS.load(Ordering::SeqCst) == seen
+                    || SETTLING.swap(true, Ordering::SeqCst)
+                {
+                    return;
+                }
+                (seen, since, step) = (
+                    SETTLE_REQUESTS.load(Ordering::SeqCst),
+                    tokio::time::Instant::now(),
+                    0,
+                );
+                continue;
+            }
+            tokio::time::sleep_until(since + SETTLE[step]).await;
             let _ = tokio::task::spawn_blocking(release_free_heap).await;
+            let now = SETTLE_REQUESTS.load(Ordering::SeqCst);
+            if now != seen {
+                (seen, since, step) = (now, tokio::time::Instant::now(), 0);
+            } else {
+                step += 1;
+            }
         }
     });
 }
