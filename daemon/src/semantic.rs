@@ -907,8 +907,11 @@ pub(crate) fn similar_lengths(mut pool: Vec<(u64, u8, u32)>, n: usize) -> Vec<u6
     pool.retain(|c| c.1 == top);
     pool.sort_by_key(|c| (c.2, c.0));
     let n = n.min(pool.len());
+    if n == 0 {
+        return Vec::new();
+    }
     let start = (0..=pool.len() - n)
-        .min_by_key(|&s| (n.checked_sub(1).map_or(0, |l| pool[s + l].2 - pool[s].2), s))
+        .min_by_key(|&s| (pool[s + n - 1].2 - pool[s].2, s))
         .unwrap_or(0);
     pool.into_iter().skip(start).take(n).map(|c| c.0).collect()
 }
