@@ -1,6 +1,8 @@
 //! `patinad`: the Patina daemon. Keeps the indices of every registered repository warm and answers
 //! retrieval queries over gRPC on a Unix socket. See ARCHITECTURE.md for the map.
 
+#[cfg(target_os = "linux")]
+pub(crate) mod apart;
 pub(crate) mod blame;
 pub(crate) mod buffers;
 pub(crate) mod config;
@@ -40,6 +42,12 @@ use patina_proto::v1 as pb;
 use tokio::sync::Notify;
 
 pub use config::Config;
+
+/// The system allocator, except for work that must keep its few survivors together (see
+/// `apart`).
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOCATOR: apart::Allocator = apart::Allocator;
 pub use socket::take_inherited as take_activation_socket;
 
 /// glibc's allocator for a long-lived process (see `memory::tune_allocator`); call before any

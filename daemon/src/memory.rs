@@ -197,6 +197,15 @@ pub(crate) fn release_free_heap() {
     }
 }
 
+/// Run `f` with the calling thread's small allocations kept in a region of their own (see
+/// `crate::apart`): for work that frees much and leaves a few small allocations behind for good.
+pub(crate) fn apart<T>(f: impl FnOnce() -> T) -> T {
+    #[cfg(target_os = "linux")]
+    return crate::apart::run(f);
+    #[cfg(not(target_os = "linux"))]
+    f()
+}
+
 /// When [`release_free_heap_as_it_settles`] trims again after its trim at once: freed memory reaches
 /// glibc's free lists over seconds, not at once — sled reclaims a dropped tree's nodes as its
 /// epochs advance, tantivy's threads let go of their segments when they next wake. After `patina

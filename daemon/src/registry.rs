@@ -372,7 +372,9 @@ impl Registry {
         // Dropping the trees, fsync and deleting the index files: on the blocking pool.
         let store = self.store.clone();
         tokio::task::spawn_blocking(move || {
-            store.remove_repo(repo.id())?;
+            // sled keeps a small record for every page of the dropped trees: kept together
+            // rather than one to a page in the holes the repository's memory leaves.
+            crate::memory::apart(|| store.remove_repo(repo.id()))?;
             let holders = Arc::strong_count(&repo) - 1;
             if holders > 0 {
                 tracing::warn!(repo = %repo.id(), holders, "removed repository still referenced: its memory is freed when they finish");
@@ -389,6 +391,9 @@ impl Registry {
         // Its chunk, symbol and graph tables and vectors are freed (sled's nodes of its trees as
         // the store moves on): give the pages back as they come.
         crate::memory::release_free_heap_as_it_settles();
+        #[cfg(target_os = "linux")]
+        tracing::info!(repo = %rec.id, apart_kib = crate::apart::carved() >> 10, "removed");
+        #[cfg(not(target_os = "linux"))]
         tracing::info!(repo = %rec.id, "removed");
         Ok(rec)
     }
