@@ -39,6 +39,11 @@ thread_local! {
     static APART: Cell<bool> = const { Cell::new(false) };
 }
 
+/// Runs the region can hold.
+const RUNS: usize = RESERVE / RUN;
+/// `State::live` of a run that holds no slots: its pages were given back, any class may take it.
+const EMPTY_RUN: u32 = u32::MAX;
+
 /// The region: `[base, base + RESERVE)` once reserved.
 static BASE: AtomicUsize = AtomicUsize::new(0);
 static STATE: Mutex<State> = Mutex::new(State {
@@ -48,12 +53,15 @@ static STATE: Mutex<State> = Mutex::new(State {
         next: 0,
         end: 0,
     }; CLASSES],
+    live: [0; RUNS],
 });
 
 struct State {
     /// Bytes of the region handed to runs so far.
     carved: usize,
     classes: [Class; CLASSES],
+    /// Per run, its live slots ([`EMPTY_RUN`]: given back). Untouched entries cost no memory.
+    live: [u32; RUNS],
 }
 
 #[derive(Clone, Copy)]
@@ -78,9 +86,69 @@ pub(crate) fn run<T>(f: impl FnOnce() -> T) -> T {
     f()
 }
 
-/// Bytes of the region in use by runs so far (live slots plus free ones kept for reuse).
+/// Bytes of the region held by runs (live slots and free ones kept for reuse), and of them in
+/// live slots' runs.
 pub(crate) fn carved() -> usize {
-    STATE.lock().map_or(0, |s| s.carved)
+    STATE.lock().map_or(0, |s| {
+        let runs = s.carved / RUN;
+        s.live[..runs].iter().filter(|&&n| n != EMPTY_RUN).count() * RUN
+    })
+}
+
+/// Give back the pages of every run whose slots are all free (a walk's transient allocations,
+/// freed once sled's epochs move on): they leave their class's free list and any class may take
+/// the run again. Walks the free lists under the lock; called with the heap trims.
+pub(crate) fn release_empty_runs() {
+    let Some(base) = std::num::NonZeroUsize::new(BASE.load(Ordering::Acquire)) else {
+        return;
+    };
+    let base = base.get();
+    let Ok(mut s) = STATE.lock() else { return };
+    let runs = s.carved / RUN;
+    if !s.live[..runs].contains(&0) {
+        return;
+    }
+    let state = &mut *s;
+    for c in state.classes.iter_mut() {
+        // Keep the free slots of runs still in use, in their order.
+        let (mut head, mut tail) = (0usize, 0usize);
+        let mut slot = c.free;
+        while slot != 0 {
+            // SAFETY: a free slot holds the address of the next one.
+            let next = unsafe { *(slot as *const usize) };
+            if state.live[(slot - base) / RUN] != 0 {
+                if tail == 0 {
+                    head = slot;
+                } else {
+                    // SAFETY: `tail` is a free slot of ours.
+                    unsafe { *(tail as *mut usize) = slot };
+                }
+                tail = slot;
+            }
+            slot = next;
+        }
+        if tail != 0 {
+            // SAFETY: as above.
+            unsafe { *(tail as *mut usize) = 0 };
+        }
+        c.free = head;
+        if c.end != 0 && state.live[(c.end - 1 - base) / RUN] == 0 {
+            (c.next, c.end) = (0, 0);
+        }
+    }
+    for run in 0..runs {
+        if state.live[run] == 0 {
+            state.live[run] = EMPTY_RUN;
+            // SAFETY: the run lies in our mapping and no slot in it is live or listed.
+            unsafe {
+                libc::madvise(
+                    (base + run * RUN) as *mut libc::c_void,
+                    RUN,
+                    libc::MADV_DONTNEED,
+                )
+            };
+        }
+    }
 }
 
 /// Whether `p` was served from the region.
@@ -128,33 +196,42 @@ fn take(class: usize) -> Option<*mut u8> {
     let base = base()?;
     let mut s = STATE.lock().ok()?;
     let size = (class + 1) * GRAIN;
-    let c = &mut s.classes[class];
-    if c.free != 0 {
+    let state = &mut *s;
+    let c = &mut state.classes[class];
+    let p = if c.free != 0 {
         let head = c.free;
         // SAFETY: a free slot of this class holds the address of the next one.
         c.free = unsafe { *(head as *const usize) };
-        return Some(head as *mut u8);
-    }
-    if c.next + size > c.end {
-        if s.carved + RUN > RESERVE {
-            return None;
+        head
+    } else {
+        if c.next + size > c.end {
+            let runs = state.carved / RUN;
+            let run = match state.live[..runs].iter().position(|&n| n == EMPTY_RUN) {
+                Some(run) => run,
+                None if state.carved + RUN <= RESERVE => {
+                    state.carved += RUN;
+                    runs
+                }
+                None => return None,
+            };
+            state.live[run] = 0;
+            (c.next, c.end) = (base + run * RUN, base + (run + 1) * RUN);
         }
-        let run = base + s.carved;
-        s.carved += RUN;
-        let c = &mut s.classes[class];
-        (c.next, c.end) = (run, run + RUN);
-    }
-    let c = &mut s.classes[class];
-    let p = c.next;
-    c.next += size;
+        let p = c.next;
+        c.next += size;
+        p
+    };
+    state.live[(p - base) / RUN] += 1;
     Some(p as *mut u8)
 }
 
 fn give_back(p: *mut u8, class: usize) {
+    let base = BASE.load(Ordering::Acquire);
     let mut s = STATE.lock().unwrap_or_else(|e| e.into_inner());
     // SAFETY: the slot is at least 16 bytes, 16-aligned, and ours again.
     unsafe { *(p as *mut usize) = s.classes[class].free };
     s.classes[class].free = p as usize;
+    s.live[(p as usize - base) / RUN] -= 1;
 }
 
 /// The daemon's allocator: the system's, except inside [`run`] (see the module comment).
@@ -188,7 +265,10 @@ unsafe impl GlobalAlloc for Allocator {
 
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
         if holds(p) {
-            give_back(p, class_of(layout).expect("a region slot has a small layout"));
+            give_back(
+                p,
+                class_of(layout).expect("a region slot has a small layout"),
+            );
         } else {
             // SAFETY: the system allocator's pointer, with the layout it was allocated with.
             unsafe { System.dealloc(p, layout) }
@@ -200,7 +280,12 @@ unsafe impl GlobalAlloc for Allocator {
             // SAFETY: forwarded; the pointer is the system allocator's.
             return unsafe { System.realloc(p, layout, new_size) };
         }
-        if holds(p) && class_of(layout) == Layout::from_size_align(new_size, layout.align()).ok().and_then(class_of) {
+        if holds(p)
+            && class_of(layout)
+                == Layout::from_size_align(new_size, layout.align())
+                    .ok()
+                    .and_then(class_of)
+        {
             return p;
         }
         // SAFETY: `new_size` is non-zero and, rounded to `layout.align()`, fits `isize`
@@ -229,7 +314,10 @@ mod tests {
         assert!(holds(inside.as_ptr()));
         assert!(!holds(outside.as_ptr()));
         let big = run(|| vec![0u8; MAX_SLOT + 1]);
-        assert!(!holds(big.as_ptr()), "large allocations stay with the system allocator");
+        assert!(
+            !holds(big.as_ptr()),
+            "large allocations stay with the system allocator"
+        );
     }
 
     #[test]
@@ -258,6 +346,22 @@ mod tests {
         assert_eq!(v.len(), 2000);
         let zeroed = run(|| vec![0u8; 64]);
         assert!(holds(zeroed.as_ptr()) && zeroed.iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn runs_whose_slots_are_all_free_are_given_back_and_taken_again() {
+        // 240-byte slots: a class no other test here uses; 600 of them fill more than two runs.
+        let boxes: Vec<Box<[u8; 240]>> = run(|| (0..600).map(|_| Box::new([9u8; 240])).collect());
+        let first = boxes[0].as_ptr() as usize;
+        let run_of = |p: usize| (p - BASE.load(Ordering::Acquire)) / RUN;
+        let live = |p: usize| STATE.lock().unwrap().live[run_of(p)];
+        assert!(live(first) > 0);
+        drop(boxes);
+        release_empty_runs();
+        assert_eq!(live(first), EMPTY_RUN, "the run's pages were given back");
+        let again: Vec<Box<[u8; 240]>> = run(|| (0..10).map(|_| Box::new([3u8; 240])).collect());
+        assert!(again.iter().all(|b| b.iter().all(|&x| x == 3)));
+        assert!(again.iter().all(|b| live(b.as_ptr() as usize) != EMPTY_RUN));
     }
 
     #[test]

@@ -195,6 +195,8 @@ pub(crate) fn release_free_heap() {
     unsafe {
         libc::malloc_trim(0);
     }
+    #[cfg(target_os = "linux")]
+    crate::apart::release_empty_runs();
 }
 
 /// Run `f` with the calling thread's small allocations kept in a region of their own (see
