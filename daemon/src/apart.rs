@@ -10,9 +10,11 @@
 //! [`run`] makes the calling thread's small allocations come from a region of their own while
 //! a closure runs, so such records sit side by side in a few pages. The region is one reserved
 //! range of address space; each 16-byte size class carves its slots from runs of its own, and
-//! keeps a free list; a slot freed by any thread goes back to its class's list. Allocations
-//! larger than [`MAX_SLOT`] bytes or aligned beyond 16, and every allocation outside [`run`],
-//! go to the system allocator as before; a full region falls back to it too.
+//! keeps a free list; a slot freed by any thread goes back to its class's list, and a run
+//! whose slots are all free gives its pages back ([`release_empty_runs`], with the daemon's heap
+//! trims). Allocations larger than [`MAX_SLOT`] bytes or aligned beyond 16, and every
+//! allocation outside [`run`], go to the system allocator as before; a full region falls back
+//! to it too.
 //!
 //! Installed as the global allocator of the daemon (and of its tests); the only cost outside
 //! [`run`] is a thread-local flag read on allocation and an address comparison on free.
@@ -242,22 +244,22 @@ pub struct Allocator;
 // `holds` tells them apart by address.
 unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if APART.with(Cell::get) {
-            if let Some(p) = class_of(layout).and_then(take) {
-                return p;
-            }
+        if APART.with(Cell::get)
+            && let Some(p) = class_of(layout).and_then(take)
+        {
+            return p;
         }
         // SAFETY: forwarded with the caller's layout.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if APART.with(Cell::get) {
-            if let Some(p) = class_of(layout).and_then(take) {
-                // SAFETY: the slot holds at least `layout.size()` bytes.
-                unsafe { std::ptr::write_bytes(p, 0, layout.size()) };
-                return p;
-            }
+        if APART.with(Cell::get)
+            && let Some(p) = class_of(layout).and_then(take)
+        {
+            // SAFETY: the slot holds at least `layout.size()` bytes.
+            unsafe { std::ptr::write_bytes(p, 0, layout.size()) };
+            return p;
         }
         // SAFETY: forwarded with the caller's layout.
         unsafe { System.alloc_zeroed(layout) }
@@ -276,7 +278,8 @@ unsafe impl GlobalAlloc for Allocator {
     }
 
     unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if !holds(p) && !APART.with(Cell::get) {
+        let system_sized = new_size > MAX_SLOT || layout.align() > GRAIN;
+        if !holds(p) && (system_sized || !APART.with(Cell::get)) {
             // SAFETY: forwarded; the pointer is the system allocator's.
             return unsafe { System.realloc(p, layout, new_size) };
         }
