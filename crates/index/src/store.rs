@@ -6,9 +6,11 @@
 //! [`FileRecord`]), `chunks/<id>` (chunk id → [`ChunkMeta`]), `texts/<id>` (chunk id → UTF-8 text),
 //! `graph/<id>` (path → [`FileFacts`], the file's references, imports and type relations, in
 //! [`FileFacts::encode`]'s compact binary form; JSON records of earlier versions are still read).
-//! Daemon-wide: `embeddings`, `sessions`, `notes`, `feedback` (id → [`FeedbackRecord`]) and
-//! `marks` (`texts-paired/<id>`: the repository's chunk rows and texts are written together, see
-//! [`RepoTrees::texts_paired`]).
+//! Daemon-wide: `sessions`, `notes`, `feedback` (id → [`FeedbackRecord`]) and `marks`
+//! (`texts-paired/<id>`: the repository's chunk rows and texts are written together, see
+//! [`RepoTrees::texts_paired`]). The embedding cache is not in sled but beside it, in the store
+//! directory's `embeddings/` ([`EmbeddingCache`]); a store whose `embeddings` tree an earlier
+//! release filled has it moved there when it is opened.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -18,6 +20,8 @@ use serde::{Deserialize, Serialize};
 use sled::Transactional;
 
 use patina_core::{ChunkMeta, FileFacts, FileRecord};
+
+pub use crate::embedding_cache::EmbeddingCache;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RepoRecord {
@@ -55,9 +59,12 @@ pub const DEFAULT_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 pub struct Store {
     db: sled::Db,
     repos: sled::Tree,
-    embeddings: sled::Tree,
+    embeddings: EmbeddingCache,
     marks: sled::Tree,
 }
+
+/// The sled tree where releases before the thirteenth session kept the embedding cache.
+const OLD_EMBEDDINGS: &str = "embeddings";
 
 impl Store {
     pub fn open(dir: &Path) -> Result<Store> {
@@ -74,7 +81,8 @@ impl Store {
             .open()
             .with_context(|| format!("opening the metadata store at {}", dir.display()))?;
         let repos = db.open_tree("repos")?;
-        let embeddings = db.open_tree("embeddings")?;
+        let embeddings = EmbeddingCache::open(&dir.join("embeddings"))?;
+        move_old_embeddings(&db, &embeddings)?;
         let marks = db.open_tree("marks")?;
         Ok(Store {
             db,
@@ -127,37 +135,52 @@ impl Store {
 
     /// The embedding cache, shared by every repository: content key → vector.
     pub fn embeddings(&self) -> EmbeddingCache {
-        EmbeddingCache {
-            tree: self.embeddings.clone(),
-        }
+        self.embeddings.clone()
     }
 }
 
-/// Chunk embeddings keyed by a hash of exactly what was embedded (model, context and text), so an
-/// unchanged chunk is embedded once — across restarts, branches and repositories.
-#[derive(Clone)]
-pub struct EmbeddingCache {
-    tree: sled::Tree,
-}
-
-impl EmbeddingCache {
-    pub fn get(&self, key: &[u8; 32]) -> Result<Option<Vec<f32>>> {
-        Ok(self.tree.get(key)?.map(|v| {
+/// Move the vectors an earlier release cached in sled's `embeddings` tree into `cache`, then drop
+/// the tree. Interrupted, it is done again at the next open (keys already moved are skipped).
+fn move_old_embeddings(db: &sled::Db, cache: &EmbeddingCache) -> Result<()> {
+    if !db.tree_names().iter().any(|n| n == OLD_EMBEDDINGS.as_bytes()) {
+        return Ok(());
+    }
+    let tree = db.open_tree(OLD_EMBEDDINGS)?;
+    let mut moved = 0usize;
+    let mut batch: Vec<([u8; 32], Vec<f32>)> = Vec::new();
+    let flush = |batch: &mut Vec<([u8; 32], Vec<f32>)>| -> Result<()> {
+        let items: Vec<([u8; 32], &[f32])> =
+            batch.iter().map(|(k, v)| (*k, v.as_slice())).collect();
+        cache.put_many(&items)?;
+        batch.clear();
+        Ok(())
+    };
+    for item in tree.iter() {
+        let (k, v) = item?;
+        let Ok(key) = <[u8; 32]>::try_from(k.as_ref()) else {
+            continue;
+        };
+        batch.push((
+            key,
             v.chunks_exact(4)
                 .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")))
-                .collect()
-        }))
-    }
-
-    pub fn put_many(&self, items: &[([u8; 32], &[f32])]) -> Result<()> {
-        let mut batch = sled::Batch::default();
-        for (key, v) in items {
-            let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-            batch.insert(key.as_slice(), bytes);
+                .collect(),
+        ));
+        moved += 1;
+        if batch.len() == 1024 {
+            flush(&mut batch)?;
         }
-        self.tree.apply_batch(batch)?;
-        Ok(())
     }
+    flush(&mut batch)?;
+    cache.sync()?;
+    drop(tree);
+    db.drop_tree(OLD_EMBEDDINGS)?;
+    db.flush()?;
+    tracing::info!(
+        vectors = moved,
+        "moved the embedding cache out of sled into its own files"
+    );
+    Ok(())
 }
 
 /// The per-repository trees.
@@ -497,5 +520,45 @@ impl FeedbackTree {
             ));
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_embedding_cache_kept_in_sled_by_an_earlier_release_is_moved_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = |n: u16| *blake3::hash(&n.to_le_bytes()).as_bytes();
+        let vector = |n: u16| -> Vec<f32> { (0..384).map(|i| n as f32 - i as f32).collect() };
+        {
+            // As releases before this one wrote it: a sled tree of key → little-endian f32s.
+            let db = sled::Config::new().path(dir.path()).open().unwrap();
+            let tree = db.open_tree(OLD_EMBEDDINGS).unwrap();
+            for n in 0..3000u16 {
+                let bytes: Vec<u8> = vector(n).iter().flat_map(|x| x.to_le_bytes()).collect();
+                tree.insert(key(n), bytes).unwrap();
+            }
+            db.flush().unwrap();
+        }
+        let store = Store::open(dir.path()).unwrap();
+        let cache = store.embeddings();
+        assert_eq!(cache.len(), 3000);
+        for n in [0, 17, 1024, 2999] {
+            assert_eq!(cache.get(&key(n)).unwrap(), Some(vector(n)), "vector {n}");
+        }
+        assert!(
+            !store
+                .db
+                .tree_names()
+                .iter()
+                .any(|t| t == OLD_EMBEDDINGS.as_bytes()),
+            "the old tree is dropped"
+        );
+        // The files hold them (a store opened again reads them from there).
+        let again = EmbeddingCache::open(&dir.path().join("embeddings")).unwrap();
+        assert_eq!(again.len(), 3000);
+        assert_eq!(again.get(&key(7)).unwrap(), Some(vector(7)));
     }
 }

@@ -1,0 +1,424 @@
+//! The embedding cache: a hash of exactly what was embedded (model, context and text) → the
+//! model's exact `f32` vector, shared by every repository and kept across restarts, branches and
+//! `patina rm`, so an unchanged chunk is embedded once.
+//!
+//! Two append-only files in a directory of their own, read with positioned reads: the vectors
+//! stay in the operating system's page cache, not in the daemon's heap. The process holds only a
+//! map from the first 8 bytes of each key to its record (~20 bytes a vector). (Kept in sled, the
+//! cache's nodes filled sled's page cache after every bulk embedding and stayed there after the
+//! repository that brought them was removed — bench/RESULTS.md, twelfth and thirteenth sessions.)
+//!
+//! - `vectors`: a format line, the dimension (`u32` LE), then fixed-size records: the key (32
+//!   bytes), the vector (`dim` × `f32` LE) and the first 8 bytes of the blake3 of both.
+//! - `keys`: the first 8 bytes of each record's key, in record order: what a start reads to
+//!   rebuild the map (8 bytes a vector instead of the whole file).
+//!
+//! A record is written before its key, so a crash leaves at most a tail that the next open cuts
+//! off (both files are truncated to the records they have in common). A record that fails its
+//! checksum — torn by a crash after its key was written — reads as a miss: the chunk is embedded
+//! again and appended anew. Nothing here is precious: the cache only saves time.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use anyhow::{Context, Result};
+
+/// The first bytes of `vectors`.
+const FORMAT: &[u8] = b"patina-embedding-cache-1\n";
+const HEADER: u64 = FORMAT.len() as u64 + 4;
+const KEY: usize = 32;
+const CHECK: usize = 8;
+/// Larger is not an embedding: the header is damaged.
+const MAX_DIM: usize = 1 << 16;
+
+/// Content key → vector, on disk. Cheap to clone (shared).
+#[derive(Clone)]
+pub struct EmbeddingCache {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    dir: PathBuf,
+    /// The vectors file, for positioned reads (and appends, under `writer`).
+    vectors: File,
+    /// Key prefix → record number.
+    index: RwLock<HashMap<u64, u32>>,
+    writer: Mutex<Writer>,
+    /// Components per vector (0: nothing cached yet).
+    dim: AtomicUsize,
+}
+
+struct Writer {
+    keys: File,
+    /// Records in both files.
+    records: u64,
+}
+
+fn prefix(key: &[u8; 32]) -> u64 {
+    u64::from_le_bytes(key[..8].try_into().expect("8 bytes"))
+}
+
+fn check(key: &[u8], vector: &[u8]) -> [u8; CHECK] {
+    let mut h = blake3::Hasher::new();
+    h.update(key);
+    h.update(vector);
+    h.finalize().as_bytes()[..CHECK]
+        .try_into()
+        .expect("8 bytes")
+}
+
+impl EmbeddingCache {
+    /// Open (or create) the cache in `dir`. The first vector cached fixes the cache's dimension
+    /// (it holds one model's vectors); a file of another format, or one that cannot be read, is
+    /// started afresh — the cache only saves time.
+    pub fn open(dir: &Path) -> Result<EmbeddingCache> {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("creating the embedding cache at {}", dir.display()))?;
+        let vpath = dir.join("vectors");
+        let kpath = dir.join("keys");
+        let open = |p: &Path| {
+            OpenOptions::new()
+                .read(true)
+                .append(true)
+                .create(true)
+                .open(p)
+                .with_context(|| format!("opening {}", p.display()))
+        };
+        let vectors = open(&vpath)?;
+        let keys = open(&kpath)?;
+
+        let mut header = vec![0u8; HEADER as usize];
+        let vlen = vectors.metadata()?.len();
+        let dim = if vlen >= HEADER
+            && vectors.read_exact_at(&mut header, 0).is_ok()
+            && &header[..FORMAT.len()] == FORMAT
+        {
+            u32::from_le_bytes(header[FORMAT.len()..].try_into().expect("4 bytes")) as usize
+        } else {
+            0
+        };
+        if dim == 0 || dim > MAX_DIM {
+            if vlen > 0 {
+                tracing::info!(
+                    "the embedding cache at {} is not in this release's format: starting it afresh",
+                    dir.display()
+                );
+            }
+            vectors.set_len(0)?;
+            keys.set_len(0)?;
+            return Ok(EmbeddingCache::new(dir, vectors, keys, HashMap::new(), 0, 0));
+        }
+        let record = (KEY + 4 * dim + CHECK) as u64;
+        let mut prefixes = Vec::new();
+        File::open(&kpath)
+            .with_context(|| format!("opening {}", kpath.display()))?
+            .read_to_end(&mut prefixes)?;
+        let records = ((vlen - HEADER) / record)
+            .min(prefixes.len() as u64 / 8)
+            .min(u32::MAX as u64);
+        // Cut what a crash left half-written (or a record without its key).
+        if vlen != HEADER + records * record {
+            vectors.set_len(HEADER + records * record)?;
+        }
+        if prefixes.len() as u64 != records * 8 {
+            keys.set_len(records * 8)?;
+        }
+        let mut index = HashMap::with_capacity(records as usize);
+        for (n, p) in prefixes.chunks_exact(8).take(records as usize).enumerate() {
+            // A later record of the same key wins (it was written because the earlier one failed
+            // its checksum).
+            index.insert(u64::from_le_bytes(p.try_into().expect("8")), n as u32);
+        }
+        Ok(EmbeddingCache::new(dir, vectors, keys, index, records, dim))
+    }
+
+    fn new(
+        dir: &Path,
+        vectors: File,
+        keys: File,
+        index: HashMap<u64, u32>,
+        records: u64,
+        dim: usize,
+    ) -> EmbeddingCache {
+        EmbeddingCache {
+            inner: Arc::new(Inner {
+                dir: dir.to_path_buf(),
+                vectors,
+                index: RwLock::new(index),
+                writer: Mutex::new(Writer { keys, records }),
+                dim: AtomicUsize::new(dim),
+            }),
+        }
+    }
+
+    /// The cache's dimension (0 until the first vector is cached).
+    fn dim(&self) -> usize {
+        self.inner.dim.load(Ordering::Acquire)
+    }
+
+    /// The vector cached for `key`, if any (and intact).
+    pub fn get(&self, key: &[u8; 32]) -> Result<Option<Vec<f32>>> {
+        let n = match self.inner.index.read().expect("cache index").get(&prefix(key)) {
+            Some(&n) => n,
+            None => return Ok(None),
+        };
+        let dim = self.dim();
+        let len = KEY + 4 * dim + CHECK;
+        let mut buf = vec![0u8; len];
+        self.inner
+            .vectors
+            .read_exact_at(&mut buf, HEADER + n as u64 * len as u64)
+            .with_context(|| {
+                format!("reading the embedding cache at {}", self.inner.dir.display())
+            })?;
+        let (k, rest) = buf.split_at(KEY);
+        let (v, c) = rest.split_at(4 * dim);
+        if c != check(k, v) {
+            // Torn by a crash or damaged on disk: forget it, so the vector is cached again once
+            // the chunk is embedded again.
+            let mut index = self.inner.index.write().expect("cache index");
+            if index.get(&prefix(key)) == Some(&n) {
+                index.remove(&prefix(key));
+            }
+            return Ok(None);
+        }
+        if k != key {
+            // Another key with the same first 8 bytes.
+            return Ok(None);
+        }
+        Ok(Some(
+            v.chunks_exact(4)
+                .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")))
+                .collect(),
+        ))
+    }
+
+    /// Cache `items`. Keys already cached are left as they are; a vector of another dimension than
+    /// the cache's is not cached (the cache holds one model's vectors).
+    pub fn put_many(&self, items: &[([u8; 32], &[f32])]) -> Result<()> {
+        let mut w = self.inner.writer.lock().expect("cache writer");
+        let err = || format!("writing the embedding cache at {}", self.inner.dir.display());
+        if self.dim() == 0 {
+            let Some(dim) = items.iter().map(|(_, v)| v.len()).find(|&d| d > 0 && d <= MAX_DIM)
+            else {
+                return Ok(());
+            };
+            let mut h = FORMAT.to_vec();
+            h.extend_from_slice(&(dim as u32).to_le_bytes());
+            (&self.inner.vectors).write_all(&h).with_context(err)?;
+            self.inner.dim.store(dim, Ordering::Release);
+        }
+        let dim = self.dim();
+        let mut records = Vec::new();
+        let mut keys = Vec::new();
+        let mut fresh = Vec::new();
+        {
+            let index = self.inner.index.read().expect("cache index");
+            for (key, v) in items {
+                if v.len() != dim
+                    || index.contains_key(&prefix(key))
+                    || fresh.iter().any(|(p, _)| *p == prefix(key))
+                {
+                    continue;
+                }
+                let start = records.len();
+                records.extend_from_slice(key);
+                for x in v.iter() {
+                    records.extend_from_slice(&x.to_le_bytes());
+                }
+                let c = check(key, &records[start + KEY..]);
+                records.extend_from_slice(&c);
+                keys.extend_from_slice(&key[..8]);
+                fresh.push((prefix(key), w.records + fresh.len() as u64));
+            }
+        }
+        if fresh.is_empty() {
+            return Ok(());
+        }
+        if w.records + fresh.len() as u64 > u32::MAX as u64 {
+            return Ok(());
+        }
+        (&self.inner.vectors).write_all(&records).with_context(err)?;
+        w.keys.write_all(&keys).with_context(err)?;
+        w.records += fresh.len() as u64;
+        let mut index = self.inner.index.write().expect("cache index");
+        for (p, n) in fresh {
+            index.insert(p, n as u32);
+        }
+        Ok(())
+    }
+
+    /// How many vectors the cache holds.
+    pub fn len(&self) -> usize {
+        self.inner.index.read().expect("cache index").len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Make what was written durable (the files are flushed by the operating system otherwise).
+    pub fn sync(&self) -> Result<()> {
+        let w = self.inner.writer.lock().expect("cache writer");
+        self.inner.vectors.sync_data()?;
+        w.keys.sync_data()?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(n: u8) -> [u8; 32] {
+        *blake3::hash(&[n]).as_bytes()
+    }
+
+    fn vector(n: u8, dim: usize) -> Vec<f32> {
+        (0..dim).map(|i| n as f32 + i as f32 / 10.0).collect()
+    }
+
+    #[test]
+    fn vectors_come_back_exactly_and_survive_a_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        assert!(c.get(&key(1)).unwrap().is_none());
+        let (a, b) = (vector(1, 4), vector(2, 4));
+        c.put_many(&[(key(1), &a), (key(2), &b)]).unwrap();
+        assert_eq!(c.get(&key(1)).unwrap(), Some(a.clone()));
+        assert_eq!(c.get(&key(2)).unwrap(), Some(b.clone()));
+        assert!(c.get(&key(3)).unwrap().is_none());
+        drop(c);
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        assert_eq!(c.len(), 2);
+        assert_eq!(c.get(&key(1)).unwrap(), Some(a));
+        assert_eq!(c.get(&key(2)).unwrap(), Some(b));
+    }
+
+    #[test]
+    fn a_key_is_stored_once_and_the_first_vector_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        let (a, b) = (vector(1, 3), vector(9, 3));
+        c.put_many(&[(key(1), &a), (key(1), &b)]).unwrap();
+        c.put_many(&[(key(1), &b)]).unwrap();
+        assert_eq!(c.len(), 1);
+        assert_eq!(c.get(&key(1)).unwrap(), Some(a));
+        let bytes = std::fs::metadata(dir.path().join("vectors")).unwrap().len();
+        assert_eq!(bytes, HEADER + (KEY + 12 + CHECK) as u64);
+    }
+
+    #[test]
+    fn the_first_vector_fixes_the_dimension() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        c.put_many(&[(key(1), &vector(1, 4)), (key(2), &vector(2, 5))])
+            .unwrap();
+        c.put_many(&[(key(3), &vector(3, 5))]).unwrap();
+        assert_eq!(c.get(&key(1)).unwrap(), Some(vector(1, 4)));
+        assert!(c.get(&key(2)).unwrap().is_none());
+        assert!(c.get(&key(3)).unwrap().is_none());
+        drop(c);
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        assert_eq!(c.len(), 1);
+        c.put_many(&[(key(3), &vector(3, 5)), (key(4), &vector(4, 4))])
+            .unwrap();
+        assert!(c.get(&key(3)).unwrap().is_none());
+        assert_eq!(c.get(&key(4)).unwrap(), Some(vector(4, 4)));
+    }
+
+    #[test]
+    fn a_crash_mid_write_loses_only_the_torn_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        for n in 0..5 {
+            c.put_many(&[(key(n), &vector(n, 4))]).unwrap();
+        }
+        drop(c);
+        // The last record half-written, its key never: as a crash between the writes leaves it.
+        let v = dir.path().join("vectors");
+        let k = dir.path().join("keys");
+        let vlen = std::fs::metadata(&v).unwrap().len();
+        OpenOptions::new().write(true).open(&v).unwrap().set_len(vlen - 20).unwrap();
+        OpenOptions::new().write(true).open(&k).unwrap().set_len(4 * 8 + 3).unwrap();
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        assert_eq!(c.len(), 4);
+        for n in 0..4 {
+            assert_eq!(c.get(&key(n)).unwrap(), Some(vector(n, 4)), "record {n}");
+        }
+        assert!(c.get(&key(4)).unwrap().is_none());
+        // And the cache goes on from there.
+        c.put_many(&[(key(4), &vector(4, 4))]).unwrap();
+        drop(c);
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        assert_eq!(c.get(&key(4)).unwrap(), Some(vector(4, 4)));
+    }
+
+    #[test]
+    fn a_damaged_record_reads_as_a_miss_and_can_be_written_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        c.put_many(&[(key(1), &vector(1, 4)), (key(2), &vector(2, 4))])
+            .unwrap();
+        drop(c);
+        // Flip a byte of the first record's vector.
+        let v = dir.path().join("vectors");
+        let f = OpenOptions::new().read(true).write(true).open(&v).unwrap();
+        let at = HEADER + KEY as u64 + 2;
+        let mut b = [0u8];
+        f.read_exact_at(&mut b, at).unwrap();
+        f.write_all_at(&[b[0] ^ 0xff], at).unwrap();
+        drop(f);
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        assert!(c.get(&key(1)).unwrap().is_none());
+        assert_eq!(c.get(&key(2)).unwrap(), Some(vector(2, 4)));
+        // A damaged record is replaced by a new one once the chunk is embedded again.
+        c.put_many(&[(key(1), &vector(1, 4))]).unwrap();
+        assert_eq!(c.get(&key(1)).unwrap(), Some(vector(1, 4)));
+        drop(c);
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        assert_eq!(c.get(&key(1)).unwrap(), Some(vector(1, 4)));
+    }
+
+    #[test]
+    fn a_file_of_another_format_starts_afresh() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("vectors"), b"garbage that is long enough").unwrap();
+        std::fs::write(dir.path().join("keys"), b"01234567").unwrap();
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        assert!(c.is_empty());
+        c.put_many(&[(key(1), &vector(1, 8))]).unwrap();
+        drop(c);
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        assert_eq!(c.get(&key(1)).unwrap(), Some(vector(1, 8)));
+    }
+
+    #[test]
+    fn writers_on_several_threads_lose_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        std::thread::scope(|s| {
+            for t in 0..4u8 {
+                let c = c.clone();
+                s.spawn(move || {
+                    for n in 0..50u8 {
+                        let id = t * 50 + n;
+                        c.put_many(&[(key(id), &vector(id, 4))]).unwrap();
+                        assert_eq!(c.get(&key(id)).unwrap(), Some(vector(id, 4)));
+                    }
+                });
+            }
+        });
+        drop(c);
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        assert_eq!(c.len(), 200);
+        for id in 0..200u8 {
+            assert_eq!(c.get(&key(id)).unwrap(), Some(vector(id, 4)));
+        }
+    }
+}
