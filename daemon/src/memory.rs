@@ -199,6 +199,57 @@ pub(crate) fn release_free_heap() {
     crate::apart::release_empty_runs();
 }
 
+/// Let the system take back the resident pages of every mapping of a file whose name contains
+/// `name` (`madvise(MADV_PAGEOUT)`): for a library whose code nothing runs now — ONNX Runtime once
+/// no embedding session is loaded (its kernels, touched by a bulk batch, stayed resident after
+/// the session and the repository that needed it had gone). The contents are kept: a page is read
+/// again from the file when it is next used. Returns the bytes of the mappings advised.
+pub(crate) fn page_out_mappings_of(name: &str) -> u64 {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else {
+            return 0;
+        };
+        let mut advised = 0;
+        for (lo, hi) in mappings_of(&maps, name) {
+            // SAFETY: the range is a whole mapping of this process as /proc listed it a moment
+            // ago; MADV_PAGEOUT changes residency only, never contents, and fails harmlessly
+            // (EINVAL, ENOMEM) on kernels without it or on a range unmapped since.
+            let rc = unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_PAGEOUT) };
+            if rc == 0 {
+                advised += (hi - lo) as u64;
+            }
+        }
+        advised
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = name;
+        0
+    }
+}
+
+/// The address ranges in `/proc/self/maps` text of the mappings of a file whose name contains
+/// `name` (the file name, not the directories above it).
+fn mappings_of(maps: &str, name: &str) -> Vec<(usize, usize)> {
+    maps.lines()
+        .filter_map(|line| {
+            let mut f = line.split_whitespace();
+            let range = f.next()?;
+            let path = f.nth(4)?;
+            let file = path.rsplit('/').next()?;
+            if !path.starts_with('/') || !file.contains(name) {
+                return None;
+            }
+            let (lo, hi) = range.split_once('-')?;
+            Some((
+                usize::from_str_radix(lo, 16).ok()?,
+                usize::from_str_radix(hi, 16).ok()?,
+            ))
+        })
+        .collect()
+}
+
 /// Run `f` with the calling thread's small allocations kept in a region of their own (see
 /// `crate::apart`): for work that frees much and leaves a few small allocations behind for good.
 pub(crate) fn apart<T>(f: impl FnOnce() -> T) -> T {
@@ -362,5 +413,88 @@ mod tests {
         assert_eq!(r.anon, 150000 * 1024);
         assert_eq!(r.file, 54800 * 1024);
         assert_eq!(Resident::parse("garbage"), Resident::default());
+    }
+
+    #[test]
+    fn the_mappings_of_a_library_are_found_by_its_file_name() {
+        let maps = "\
+7f00a000-7f00b000 r--p 00000000 08:01 123 /opt/m/libonnxruntime.so.1.22.0
+7f00b000-7f00f000 r-xp 00001000 08:01 123 /opt/m/libonnxruntime.so.1.22.0
+7f010000-7f011000 rw-p 00000000 00:00 0
+7f011000-7f012000 r--p 00000000 08:01 124 /opt/libonnxruntime-dir/libc.so.6
+7ffd0000-7ffd1000 rw-p 00000000 00:00 0 [stack]
+";
+        assert_eq!(
+            mappings_of(maps, "libonnxruntime"),
+            vec![(0x7f00a000, 0x7f00b000), (0x7f00b000, 0x7f00f000)]
+        );
+        assert!(mappings_of(maps, "stack").is_empty());
+    }
+
+    /// Resident kB of this process's mappings of `path` (`/proc/self/smaps`).
+    #[cfg(target_os = "linux")]
+    fn resident_kb_of(path: &std::path::Path) -> u64 {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut inside = false;
+        let mut kb = 0;
+        for line in smaps.lines() {
+            if line.starts_with(|c: char| c.is_ascii_hexdigit()) && line.contains('-') {
+                inside = line.ends_with(path.to_str().unwrap());
+            } else if inside && line.starts_with("Rss:") {
+                kb += line
+                    .split_whitespace()
+                    .nth(1)
+                    .unwrap()
+                    .parse::<u64>()
+                    .unwrap();
+            }
+        }
+        kb
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_paged_out_mapping_keeps_its_contents_and_leaves_residency() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("patina-page-out-probe.bin");
+        let len = 4 << 20;
+        let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        std::fs::File::open(&path).unwrap().sync_all().unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        // SAFETY: a private read-only mapping of a file this test owns, unmapped below.
+        let at = unsafe {
+            use std::os::fd::AsRawFd;
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        assert_ne!(at, libc::MAP_FAILED);
+        // SAFETY: `at` maps `len` readable bytes.
+        let view = unsafe { std::slice::from_raw_parts(at as *const u8, len) };
+        let sum = |v: &[u8]| v.iter().step_by(4096).map(|&b| b as u64).sum::<u64>();
+        let expected = sum(&data);
+        assert_eq!(sum(view), expected);
+        let before = resident_kb_of(&path);
+        assert!(before >= 4000, "every page read: {before} kB resident");
+        let advised = page_out_mappings_of("patina-page-out-probe");
+        assert_eq!(advised, len as u64, "the mapping was advised");
+        let after = resident_kb_of(&path);
+        assert!(
+            after < before / 2,
+            "{before} kB resident before, {after} kB after"
+        );
+        assert_eq!(
+            sum(view),
+            expected,
+            "the contents are read again from the file"
+        );
+        // SAFETY: unmapping what was mapped above; `view` is not used after.
+        unsafe { libc::munmap(at, len) };
     }
 }

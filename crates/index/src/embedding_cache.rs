@@ -111,7 +111,14 @@ impl EmbeddingCache {
             }
             vectors.set_len(0)?;
             keys.set_len(0)?;
-            return Ok(EmbeddingCache::new(dir, vectors, keys, HashMap::new(), 0, 0));
+            return Ok(EmbeddingCache::new(
+                dir,
+                vectors,
+                keys,
+                HashMap::new(),
+                0,
+                0,
+            ));
         }
         let record = (KEY + 4 * dim + CHECK) as u64;
         let mut prefixes = Vec::new();
@@ -163,7 +170,13 @@ impl EmbeddingCache {
 
     /// The vector cached for `key`, if any (and intact).
     pub fn get(&self, key: &[u8; 32]) -> Result<Option<Vec<f32>>> {
-        let n = match self.inner.index.read().expect("cache index").get(&prefix(key)) {
+        let n = match self
+            .inner
+            .index
+            .read()
+            .expect("cache index")
+            .get(&prefix(key))
+        {
             Some(&n) => n,
             None => return Ok(None),
         };
@@ -174,7 +187,10 @@ impl EmbeddingCache {
             .vectors
             .read_exact_at(&mut buf, HEADER + n as u64 * len as u64)
             .with_context(|| {
-                format!("reading the embedding cache at {}", self.inner.dir.display())
+                format!(
+                    "reading the embedding cache at {}",
+                    self.inner.dir.display()
+                )
             })?;
         let (k, rest) = buf.split_at(KEY);
         let (v, c) = rest.split_at(4 * dim);
@@ -202,9 +218,17 @@ impl EmbeddingCache {
     /// the cache's is not cached (the cache holds one model's vectors).
     pub fn put_many(&self, items: &[([u8; 32], &[f32])]) -> Result<()> {
         let mut w = self.inner.writer.lock().expect("cache writer");
-        let err = || format!("writing the embedding cache at {}", self.inner.dir.display());
+        let err = || {
+            format!(
+                "writing the embedding cache at {}",
+                self.inner.dir.display()
+            )
+        };
         if self.dim() == 0 {
-            let Some(dim) = items.iter().map(|(_, v)| v.len()).find(|&d| d > 0 && d <= MAX_DIM)
+            let Some(dim) = items
+                .iter()
+                .map(|(_, v)| v.len())
+                .find(|&d| d > 0 && d <= MAX_DIM)
             else {
                 return Ok(());
             };
@@ -243,7 +267,9 @@ impl EmbeddingCache {
         if w.records + fresh.len() as u64 > u32::MAX as u64 {
             return Ok(());
         }
-        (&self.inner.vectors).write_all(&records).with_context(err)?;
+        (&self.inner.vectors)
+            .write_all(&records)
+            .with_context(err)?;
         w.keys.write_all(&keys).with_context(err)?;
         w.records += fresh.len() as u64;
         let mut index = self.inner.index.write().expect("cache index");
@@ -344,8 +370,18 @@ mod tests {
         let v = dir.path().join("vectors");
         let k = dir.path().join("keys");
         let vlen = std::fs::metadata(&v).unwrap().len();
-        OpenOptions::new().write(true).open(&v).unwrap().set_len(vlen - 20).unwrap();
-        OpenOptions::new().write(true).open(&k).unwrap().set_len(4 * 8 + 3).unwrap();
+        OpenOptions::new()
+            .write(true)
+            .open(&v)
+            .unwrap()
+            .set_len(vlen - 20)
+            .unwrap();
+        OpenOptions::new()
+            .write(true)
+            .open(&k)
+            .unwrap()
+            .set_len(4 * 8 + 3)
+            .unwrap();
         let c = EmbeddingCache::open(dir.path()).unwrap();
         assert_eq!(c.len(), 4);
         for n in 0..4 {

@@ -142,7 +142,11 @@ impl Store {
 /// Move the vectors an earlier release cached in sled's `embeddings` tree into `cache`, then drop
 /// the tree. Interrupted, it is done again at the next open (keys already moved are skipped).
 fn move_old_embeddings(db: &sled::Db, cache: &EmbeddingCache) -> Result<()> {
-    if !db.tree_names().iter().any(|n| n == OLD_EMBEDDINGS.as_bytes()) {
+    if !db
+        .tree_names()
+        .iter()
+        .any(|n| n == OLD_EMBEDDINGS.as_bytes())
+    {
         return Ok(());
     }
     let tree = db.open_tree(OLD_EMBEDDINGS)?;
