@@ -359,7 +359,7 @@ fn repo_with_commit_messages() -> crate::util::Repo {
 fn add_and_embed_messages(env: &mut TestEnv, root: &Path) {
     env.start_daemon();
     env.add_repo(root);
-    wait_for_embeddings(&env, root);
+    wait_for_embeddings(env, root);
     let deadline = Instant::now() + Duration::from_secs(120);
     while env.repo_info(root).message_backlog > 0 {
         assert!(Instant::now() < deadline, "messages were not embedded");
