@@ -234,20 +234,22 @@ impl EmbeddingCache {
             };
             let mut h = FORMAT.to_vec();
             h.extend_from_slice(&(dim as u32).to_le_bytes());
-            (&self.inner.vectors).write_all(&h).with_context(err)?;
+            if let Err(e) = (&self.inner.vectors).write_all(&h) {
+                // A partial header must not stay in front of the records to come.
+                let _ = self.inner.vectors.set_len(0);
+                return Err(e).with_context(err);
+            }
             self.inner.dim.store(dim, Ordering::Release);
         }
         let dim = self.dim();
         let mut records = Vec::new();
         let mut keys = Vec::new();
         let mut fresh = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         {
             let index = self.inner.index.read().expect("cache index");
             for (key, v) in items {
-                if v.len() != dim
-                    || index.contains_key(&prefix(key))
-                    || fresh.iter().any(|(p, _)| *p == prefix(key))
-                {
+                if v.len() != dim || index.contains_key(&prefix(key)) || !seen.insert(prefix(key)) {
                     continue;
                 }
                 let start = records.len();
@@ -267,10 +269,17 @@ impl EmbeddingCache {
         if w.records + fresh.len() as u64 > u32::MAX as u64 {
             return Ok(());
         }
-        (&self.inner.vectors)
+        let written = (&self.inner.vectors)
             .write_all(&records)
-            .with_context(err)?;
-        w.keys.write_all(&keys).with_context(err)?;
+            .and_then(|()| w.keys.write_all(&keys));
+        if let Err(e) = written {
+            // A short write (a full disk) must not shift every later record: cut both files back
+            // to the records they held.
+            let record = (KEY + 4 * dim + CHECK) as u64;
+            let _ = self.inner.vectors.set_len(HEADER + w.records * record);
+            let _ = w.keys.set_len(w.records * 8);
+            return Err(e).with_context(err);
+        }
         w.records += fresh.len() as u64;
         let mut index = self.inner.index.write().expect("cache index");
         for (p, n) in fresh {
