@@ -15,6 +15,9 @@ use crate::freshness::Freshness;
 use crate::registry::Registry;
 use crate::repo::Repo;
 
+/// How long `create` waits for an index round already running on a complete index.
+const ROUND_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// What a snapshot file holds, as the commands report it.
 pub(crate) struct Info {
     pub file: PathBuf,
@@ -67,7 +70,19 @@ pub(crate) fn create(registry: &Registry, repo: &Arc<Repo>, out: &str) -> Result
             semantic.describe()
         )));
     }
-    let f = Freshness::of(repo);
+    let mut f = Freshness::of(repo);
+    // A round that is only confirming an index already complete (a watcher's late event, the
+    // poller) is waited for, briefly, instead of sending the user back to retry.
+    let deadline = std::time::Instant::now() + ROUND_WAIT;
+    while f.indexing
+        && f.pending_files == Some(0)
+        && f.embed_backlog == 0
+        && f.indexed_commit == f.head_commit
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        f = Freshness::of(repo);
+    }
     let Some(commit) = f.indexed_commit.clone() else {
         return Err(invalid(format!(
             "{} is not a git repository at a commit: a snapshot is of a commit",
