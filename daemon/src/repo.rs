@@ -457,8 +457,16 @@ impl Repo {
 
     /// The fresh segment has grown enough to be folded into a new HNSW: its snapshot, to build
     /// without any lock (then [`Repo::install_vectors`]).
+    /// A snapshot of the vectors to build a new graph from, when one is due
+    /// ([`patina_index::vectors::VectorIndex::needs_rebuild`], told whether the backlog is still filling the index).
     pub fn vectors_to_rebuild(&self) -> Option<Snapshot> {
-        if !self.vectors.read().expect("vectors lock").needs_rebuild() {
+        let filling = self.backlog() > 0;
+        if !self
+            .vectors
+            .read()
+            .expect("vectors lock")
+            .needs_rebuild(filling)
+        {
             return None;
         }
         Some(self.vectors.write().expect("vectors lock").snapshot())
