@@ -236,8 +236,11 @@ pub struct VectorIndex {
     saved: u64,
 }
 
+/// The HNSW of chunk vectors, by chunk id.
+pub type Graph = HnswMap<Vector, u64>;
+
 /// A graph built from a [`Snapshot`] (`None`: too few vectors to pay for one).
-pub type Built = Option<HnswMap<Vector, u64>>;
+pub type Built = Option<Graph>;
 
 /// What a background rebuild needs: every live vector.
 pub struct Snapshot {
@@ -581,7 +584,7 @@ enum GraphUnreadable {
 
 /// Read the graph at `path` and the blake3 of the whole file, streaming: the file is never held
 /// in memory beside the graph it decodes to (tens of MB at 100k vectors). `Ok(None)`: no file.
-fn read_graph(path: &Path) -> Result<Option<(HnswMap<Vector, u64>, [u8; 32])>, GraphUnreadable> {
+fn read_graph(path: &Path) -> Result<Option<(Graph, [u8; 32])>, GraphUnreadable> {
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -608,7 +611,7 @@ fn read_graph(path: &Path) -> Result<Option<(HnswMap<Vector, u64>, [u8; 32])>, G
 
 /// Write `map` to `path` atomically, streaming (no copy of the encoded graph in memory); the
 /// blake3 of the file written.
-fn write_graph(path: &Path, map: &HnswMap<Vector, u64>) -> Result<[u8; 32]> {
+fn write_graph(path: &Path, map: &Graph) -> Result<[u8; 32]> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let tmp = path.with_extension(format!("{ext}.tmp"));
     let file = std::fs::File::create(&tmp).with_context(|| format!("writing {}", tmp.display()))?;
