@@ -943,6 +943,62 @@ mod tests {
         assert_eq!(trees.text(0xdead_beef).unwrap(), None);
     }
 
+    /// A round that adds many chunks leaves the tables laid out afresh once, with the same rows
+    /// and the same symbols; a small edit after it does not trigger it again.
+    #[test]
+    fn after_bulk_growth_the_tables_are_laid_out_afresh_unchanged() {
+        let (state, store, tree) = alpha_calls_beta();
+        let root = tree.path();
+        for f in 0..10 {
+            let body: String = (0..6)
+                .map(|i| format!("pub fn func_{f}_{i}() -> u32 {{\n    {i}\n}}\n\n"))
+                .collect();
+            std::fs::write(root.join(format!("src/m{f}.rs")), body).unwrap();
+        }
+        let index = open_index(&state, &store, root);
+        let sink = Recorder::default();
+        index
+            .index_round(&graph_opts(), Scope::Full, &sink)
+            .unwrap();
+        let rows = index.with_chunks(|c| c.clone());
+        let named = |i: &RepoIndex| {
+            let mut v: Vec<(String, u64)> = i
+                .symbols()
+                .symbols
+                .iter()
+                .map(|e| (e.key.clone(), e.chunk_id))
+                .collect();
+            v.sort();
+            v
+        };
+        let symbols = named(&index);
+        assert!(rows.len() >= 60, "{} chunks", rows.len());
+
+        assert!(index.repack_if_grown(), "60 new chunks: laid out afresh");
+        assert_eq!(index.with_chunks(|c| c.clone()), rows);
+        assert_eq!(named(&index), symbols);
+        assert_eq!(chunks_named(&index, "func_3_4").len(), 1);
+        assert!(!index.repack_if_grown(), "nothing added since");
+
+        std::fs::write(
+            root.join("src/b.rs"),
+            "pub fn beta() {}\npub fn gamma() {}\n",
+        )
+        .unwrap();
+        index
+            .index_round(
+                &graph_opts(),
+                Scope::Paths(BTreeSet::from(["src/b.rs".to_string()])),
+                &sink,
+            )
+            .unwrap();
+        assert_eq!(chunks_named(&index, "gamma").len(), 1);
+        assert!(
+            !index.repack_if_grown(),
+            "one file's chunks are not bulk growth"
+        );
+    }
+
     #[test]
     fn rounds_hand_over_exactly_what_they_change() {
         let (state, store, tree) = alpha_calls_beta();
