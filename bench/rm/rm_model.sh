@@ -12,6 +12,12 @@ while true; do
   [ "$b" = 0 ] && break; echo "$(( $(date +%s) - t0 )) s: backlog $b"; sleep 60
 done
 echo "embedded after $(( $(date +%s) - t0 )) s"
+# The graph is built once more when the backlog drains (at 20k vectors and more): wait for it.
+N=$($BIN/patina status --json | python3 -c "import json,sys; print(json.load(sys.stdin)['repos'][0]['chunks'])")
+if [ "$N" -ge 20000 ]; then
+  until grep "vector index rebuilt" $W/patinad.log | tail -1 | grep -q "vectors=$N "; do sleep 5; done
+  echo "last graph build after $(( $(date +%s) - t0 )) s"
+fi
 $BIN/patina q "how does the runtime schedule tasks" --repo big >/dev/null 2>&1
 sleep ${WAIT:-90}; $BIN/patina status | sed -n 1,9p; a=$(rss)
 $BIN/patina rm "$(basename $REPO)" >/dev/null
