@@ -248,9 +248,12 @@ impl Registry {
             let res = tokio::task::spawn_blocking(move || {
                 let r =
                     index::index_repo(&repo2, &cfg, &this.config.pii, &this.semantic, scope, &tx2);
-                // After bulk growth the tables are laid out afresh, as a restart would read them:
-                // what the round freed around them can then go back to the system.
-                if !repo2.is_cancelled() && repo2.index().repack_if_grown() {
+                // After bulk growth the tables are laid out afresh, as a restart would read them,
+                // their small strings side by side in the region apart (`crate::apart`) instead
+                // of in the holes the round's freed buffers left: those can then go back to the
+                // system.
+                if !repo2.is_cancelled() && crate::memory::apart(|| repo2.index().repack_if_grown())
+                {
                     tracing::debug!(repo = %repo2.id(), "chunk and symbol tables laid out afresh");
                 }
                 if let Err(e) = &r {
