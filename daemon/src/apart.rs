@@ -7,6 +7,11 @@
 //! resident: after `patina rm` of a 120k-chunk repository, ~66k of them pinned ~104 MiB that
 //! `malloc_trim` could not give back (bench/RESULTS.md, twelfth session).
 //!
+//! The same holds for the chunk and symbol tables of a repository's first round: their rows'
+//! strings, allocated batch by batch between buffers the batch frees, pinned ~130 MiB of a
+//! freshly indexed 120k-chunk daemon; copied afresh inside [`run`] after the round
+//! (`RepoIndex::repack_if_grown`) they sit together (bench/RESULTS.md, fourteenth session).
+//!
 //! [`run`] makes the calling thread's small allocations come from a region of their own while
 //! a closure runs, so such records sit side by side in a few pages. The region is one reserved
 //! range of address space; each 16-byte size class carves its slots from runs of its own, and
