@@ -612,23 +612,15 @@ fn read_graph(path: &Path) -> Result<Option<(Graph, [u8; 32])>, GraphUnreadable>
 /// Write `map` to `path` atomically, streaming (no copy of the encoded graph in memory); the
 /// blake3 of the file written.
 fn write_graph(path: &Path, map: &Graph) -> Result<[u8; 32]> {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    let tmp = path.with_extension(format!("{ext}.tmp"));
-    let file = std::fs::File::create(&tmp).with_context(|| format!("writing {}", tmp.display()))?;
-    let mut w = Hashing {
-        inner: std::io::BufWriter::with_capacity(1 << 16, file),
-        hash: blake3::Hasher::new(),
-    };
-    w.write_all(FORMAT)?;
-    bincode::serialize_into(&mut w, map)?;
-    let file = w
-        .inner
-        .into_inner()
-        .map_err(|e| e.into_error())
-        .with_context(|| format!("writing {}", tmp.display()))?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming into {}", path.display()))?;
-    Ok(*w.hash.finalize().as_bytes())
+    write_atomic_with(path, |f| {
+        let mut w = Hashing {
+            inner: f,
+            hash: blake3::Hasher::new(),
+        };
+        w.write_all(FORMAT)?;
+        bincode::serialize_into(&mut w, map)?;
+        Ok(*w.hash.finalize().as_bytes())
+    })
 }
 
 /// A reader or writer that hashes the bytes passing through it.
@@ -658,16 +650,27 @@ impl<W: Write> Write for Hashing<W> {
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(path, |f| Ok(f.write_all(bytes)?))
+}
+
+/// Write a file through `write` (buffered) to a temporary beside `path`, sync it and rename it
+/// into place: readers see the old file or the whole new one.
+fn write_atomic_with<T>(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<T>,
+) -> Result<T> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let tmp = path.with_extension(format!("{ext}.tmp"));
-    {
-        let mut f =
-            std::fs::File::create(&tmp).with_context(|| format!("writing {}", tmp.display()))?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
+    let file = std::fs::File::create(&tmp).with_context(|| format!("writing {}", tmp.display()))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
+    let out = write(&mut w).with_context(|| format!("writing {}", tmp.display()))?;
+    let file = w
+        .into_inner()
+        .map_err(|e| e.into_error())
+        .with_context(|| format!("writing {}", tmp.display()))?;
+    file.sync_all()?;
     std::fs::rename(&tmp, path).with_context(|| format!("renaming into {}", path.display()))?;
-    Ok(())
+    Ok(out)
 }
 
 /// 8-bit vectors by key in three flat arrays (components, scales, key → slot) instead of one
