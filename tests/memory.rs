@@ -186,3 +186,52 @@ fn a_nonsense_memory_budget_is_refused_with_the_range() {
         "{err}"
     );
 }
+
+/// An idle daemon whose heap holds far more than it uses replaces itself with a fresh image
+/// (`daemon/src/restart.rs`); here forced with `PATINA_TEST_RESTART_WHEN_IDLE`, since a test
+/// repository leaves too little behind. It stays the same process on the same socket, holding
+/// the instance lock, answering from the same index; it does so once, not over and over.
+#[test]
+fn an_idle_daemon_restarts_in_place_keeping_its_process_socket_lock_and_index() {
+    let mut env = TestEnv::new();
+    env.next_daemon_env("PATINA_TEST_IDLE_RELEASE_SECS", "1");
+    env.next_daemon_env("PATINA_TEST_RESTART_WHEN_IDLE", "1");
+    env.start_daemon();
+    let pid = env.daemon_pid().expect("a daemon");
+    let repo = generated_repo(40, 3);
+    let done = env.add_repo(repo.path());
+    assert!(done.chunks >= 100, "{} chunks", done.chunks);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !env.logs().contains("restarts=1") {
+        assert!(
+            Instant::now() < deadline,
+            "no restart in place within 60 s\n{}",
+            env.logs()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(env.logs().contains("restarting in place"), "{}", env.logs());
+    // The same process, answering on the same socket from the index it had.
+    assert_eq!(env.daemon_pid(), Some(pid));
+    env.assert_healthy();
+    let hits = env.search("compute_7_1", &[repo.path()]).hits;
+    assert!(
+        hits.iter().any(|h| h.path.ends_with("mod_7.rs")),
+        "{hits:?}\n{}",
+        env.logs()
+    );
+    // The lock came along: a second daemon for the same state is refused.
+    let second = run(env.daemon_command(), Duration::from_secs(20));
+    assert_eq!(second.code(), 2, "{second:?}");
+    assert!(
+        second.stderr.contains("another patinad is already running"),
+        "{}",
+        second.stderr
+    );
+    // Once: the next restart waits an hour, however idle.
+    std::thread::sleep(Duration::from_secs(4));
+    assert!(!env.logs().contains("restarts=2"), "{}", env.logs());
+    // And it stops as any daemon does, its socket removed.
+    assert!(env.stop_daemon().success());
+    assert!(!env.socket().exists(), "the socket file stayed behind");
+}

@@ -3,10 +3,12 @@
 # state W whose embedding cache is a copy of SEED (a state's `embeddings` directory holding every
 # chunk's vector, e.g. from a run of rm_model.sh with KEEP=1), so the vectors come from the cache
 # and no model work is needed: what indexing and the vector graph builds leave behind, in minutes
-# instead of the hour the model takes at 100k chunks. KEEP=1 leaves the daemon running.
+# instead of the hour the model takes at 100k chunks. KEEP=1 leaves the daemon running; CONFIG=TEXT
+# is written to the state's config.toml (e.g. CONFIG='[daemon]\nmemory_mb = 128').
 BIN=$1; W=$2; SEED=$3; REPO=$4
 rm -rf "$W"; mkdir -p "$W/state"; export PATINA_HOME=$W
 cp -r "$SEED" "$W/state/embeddings"
+[ -z "${CONFIG:-}" ] || printf "$CONFIG\n" > "$W/config.toml"
 ln -s "${PATINA_MODELS:-$HOME/.local/share/patina/models}" "$W/models"
 export PATINA_TEST_IDLE_RELEASE_SECS=20
 st() { $BIN/patina status --json; }

@@ -112,12 +112,16 @@ pub struct DaemonConfig {
     /// Memory budget in MiB, split by [`crate::memory::Budget::of`] into sled's page cache,
     /// tantivy's writer heap and how long the bulk embedding session stays loaded when idle.
     pub memory_mb: u64,
+    /// Restart in place (same process id, socket and lock) when idle with a heap that holds far
+    /// more than it uses, as bulk indexing leaves it (`crate::restart`).
+    pub restart_when_fragmented: bool,
 }
 
 impl Default for DaemonConfig {
     fn default() -> Self {
         DaemonConfig {
             memory_mb: crate::memory::DEFAULT_MEMORY_MB,
+            restart_when_fragmented: true,
         }
     }
 }

@@ -24,6 +24,7 @@ pub(crate) mod qcache;
 pub(crate) mod registry;
 pub(crate) mod repo;
 pub(crate) mod repo_map;
+pub mod restart;
 pub(crate) mod rpc;
 pub(crate) mod search;
 pub(crate) mod semantic;
@@ -64,6 +65,17 @@ pub struct Options {
     /// The listening socket systemd passed (socket activation), taken by
     /// [`take_activation_socket`] before any thread existed. Served instead of binding `socket`.
     pub activated_socket: Option<std::os::unix::net::UnixListener>,
+    /// What a previous image of this process handed over when it restarted in place
+    /// ([`restart::take_handover`]): the instance lock, and whether the socket is systemd's.
+    pub handover: Option<restart::Handover>,
+}
+
+/// How [`serve`] ended.
+pub enum Exit {
+    /// Asked to stop: the caller ends the process.
+    Stopped,
+    /// Idle with a fragmented heap: the caller replaces the image ([`restart::exec`]).
+    Restart(restart::Restart),
 }
 
 /// How long requests still running when a stop is asked for may take to finish.
@@ -86,7 +98,7 @@ pub fn check_config(path: &std::path::Path) -> Result<&'static str> {
     })
 }
 
-pub async fn serve(opts: Options) -> Result<()> {
+pub async fn serve(opts: Options) -> Result<Exit> {
     let started = Instant::now();
     let exe = exe::ExeStamp::now();
     let root = opts
@@ -94,8 +106,18 @@ pub async fn serve(opts: Options) -> Result<()> {
         .unwrap_or_else(patina_proto::endpoint::state_root);
     let socket_path = patina_proto::endpoint::socket_path(opts.socket.as_deref());
     // Held until the process has fully exited (the OS releases it): sled's own threads and file
-    // lock outlive `serve`, and a successor must not start before they are gone.
-    std::mem::forget(socket::lock_instance(&root)?);
+    // lock outlive `serve`, and a successor must not start before they are gone. A restart in
+    // place hands it to the next image.
+    let (lock, restarts, handed_activated) = match &opts.handover {
+        Some(h) => (
+            socket::adopt_lock(&root, h.lock_fd)?,
+            h.restarts,
+            Some(h.activated),
+        ),
+        None => (socket::lock_instance(&root)?, 0, None),
+    };
+    let lock_fd = lock.raw_fd();
+    std::mem::forget(lock);
     let config_path = patina_proto::endpoint::config_file();
     let config = Config::load(&config_path)?;
     let budget = config.daemon.budget();
@@ -137,7 +159,36 @@ pub async fn serve(opts: Options) -> Result<()> {
     )
     .with_sessions(sessions.clone());
     let bound = socket::bind(&socket_path, opts.activated_socket).await?;
+    // A socket handed over by a restart in place is systemd's only if it was before.
+    let activated = handed_activated.unwrap_or(bound.activated);
     let shutdown = Arc::new(Notify::new());
+    // The heap a restart in place was decided on, once it is.
+    let restart_for: Arc<std::sync::Mutex<Option<restart::Heap>>> = Arc::default();
+    let kept_listener = if registry.config.daemon.restart_when_fragmented {
+        use std::os::fd::AsRawFd;
+        match restart::keep(bound.listener.as_raw_fd()) {
+            Ok(fd) => {
+                let (shutdown, restart_for) = (shutdown.clone(), restart_for.clone());
+                restart::spawn_watch(Arc::downgrade(&registry), started, restarts, move |heap| {
+                    tracing::info!(
+                        resident_mib = heap.resident >> 20,
+                        in_use_mib = heap.in_use >> 20,
+                        "idle, with {} MiB of heap held but unused: restarting in place",
+                        heap.held_unused() >> 20
+                    );
+                    *restart_for.lock().expect("restart lock") = Some(heap);
+                    shutdown.notify_one();
+                });
+                Some(fd)
+            }
+            Err(e) => {
+                tracing::warn!("no restart in place (cannot keep the socket: {e})");
+                None
+            }
+        }
+    } else {
+        None
+    };
     let daemon = Arc::new(rpc::Daemon {
         registry: registry.clone(),
         engine,
@@ -146,7 +197,7 @@ pub async fn serve(opts: Options) -> Result<()> {
         exe,
         socket: bound.path.to_string_lossy().into_owned(),
         data_dir: root.to_string_lossy().into_owned(),
-        socket_activated: bound.activated,
+        socket_activated: activated,
         shutdown: shutdown.clone(),
         qcache: qcache::QueryCache::new(
             registry.config.cache.entries,
@@ -161,7 +212,8 @@ pub async fn serve(opts: Options) -> Result<()> {
     tracing::info!(
         socket = %bound.path.display(),
         state = %root.display(),
-        activated = bound.activated,
+        activated,
+        restarts,
         version = env!("CARGO_PKG_VERSION"),
         "patinad listening"
     );
@@ -187,6 +239,11 @@ pub async fn serve(opts: Options) -> Result<()> {
         }
     };
     let server = tonic::transport::Server::builder()
+        // Every request marks the daemon busy (no restart in place while requests come).
+        .trace_fn(|_| {
+            restart::touch();
+            tracing::Span::none()
+        })
         .add_service(pb::health_server::HealthServer::new(services.clone()))
         .add_service(pb::repos_server::ReposServer::new(services.clone()))
         .add_service(pb::search_server::SearchServer::new(services.clone()))
@@ -207,11 +264,23 @@ pub async fn serve(opts: Options) -> Result<()> {
         } => tracing::info!("requests still running at shutdown were abandoned"),
     }
     registry.shutdown().await;
-    if !bound.activated {
+    let restart_for = restart_for.lock().expect("restart lock").take();
+    if let (Some(_), Some(listener)) = (restart_for, kept_listener) {
+        tracing::info!("stopped; restarting in place");
+        return Ok(Exit::Restart(restart::Restart {
+            handover: restart::Handover {
+                lock_fd,
+                activated,
+                restarts: restarts + 1,
+            },
+            listener,
+        }));
+    }
+    if !activated {
         let _ = std::fs::remove_file(&bound.path);
     }
     tracing::info!("stopped");
-    Ok(())
+    Ok(Exit::Stopped)
 }
 
 pub(crate) fn now_unix_ms() -> i64 {

@@ -21,6 +21,8 @@ fn main() {
     // the only thread (the runtime, sled, the embedding and notes workers all start later).
     // SAFETY: nothing has started a thread yet; this is the first statement of `main`.
     let activated = unsafe { patinad::take_activation_socket() };
+    // SAFETY: as above, still the only thread.
+    let handover = unsafe { patinad::restart::take_handover() };
     patinad::tune_allocator();
     let args = Args::parse();
     if let Some(path) = args.check_config {
@@ -79,8 +81,16 @@ fn main() {
         socket: args.socket,
         state_root: None,
         activated_socket,
+        handover,
     })) {
-        Ok(()) => 0,
+        Ok(patinad::Exit::Stopped) => 0,
+        Ok(patinad::Exit::Restart(restart)) => {
+            // Everything durable is flushed; the new image reads it back (see `restart`).
+            let e = patinad::restart::exec(restart);
+            tracing::error!("restarting in place failed: {e}");
+            eprintln!("patinad: restarting in place failed: {e}");
+            2
+        }
         Err(e) => {
             tracing::error!("{e:#}");
             eprintln!("patinad: {e:#}");

@@ -472,6 +472,14 @@ impl Repo {
         Some(self.vectors.write().expect("vectors lock").snapshot())
     }
 
+    /// Whether a graph build is due now ([`Repo::vectors_to_rebuild`] would return a snapshot).
+    pub fn graph_build_due(&self) -> bool {
+        self.vectors
+            .read()
+            .expect("vectors lock")
+            .needs_rebuild(self.backlog() > 0)
+    }
+
     pub fn install_vectors(&self, built: patina_index::vectors::Built) -> Result<()> {
         let r = self.vectors.write().expect("vectors lock").install(built);
         self.bump_generation();

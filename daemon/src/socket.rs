@@ -59,7 +59,35 @@ fn tighten(path: &Path, recursive: bool) -> Result<()> {
 /// An exclusive advisory lock on [`patina_proto::endpoint::lock_path`], held for the daemon's
 /// lifetime.
 pub(crate) struct InstanceLock {
-    _file: File,
+    file: File,
+}
+
+impl InstanceLock {
+    /// The lock's descriptor (handed to the next image by a restart in place).
+    pub(crate) fn raw_fd(&self) -> std::os::fd::RawFd {
+        self.file.as_raw_fd()
+    }
+}
+
+/// Take over the instance lock a previous image of this process held on descriptor `fd` (a
+/// restart in place, `crate::restart`): the lock travels with the open file, so checking it is
+/// ours is re-taking it, which cannot block. Close-on-exec is set again for the children.
+pub(crate) fn adopt_lock(state_root: &Path, fd: std::os::fd::RawFd) -> Result<InstanceLock> {
+    private_state(state_root)?;
+    // SAFETY: `crate::restart::take_handover` checked `fd` is open; nothing else in this process
+    // took ownership of it.
+    let file = unsafe { File::from_raw_fd(fd) };
+    // SAFETY: flock and fcntl on a descriptor we own.
+    unsafe {
+        if libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) != 0 {
+            bail!(
+                "the instance lock handed over on descriptor {fd} is not ours: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+        libc::fcntl(file.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC);
+    }
+    Ok(InstanceLock { file })
 }
 
 pub(crate) fn lock_instance(state_root: &Path) -> Result<InstanceLock> {
@@ -102,7 +130,7 @@ pub(crate) fn lock_instance(state_root: &Path) -> Result<InstanceLock> {
     file.set_len(0)?;
     writeln!(file, "{}", std::process::id())?;
     file.flush()?;
-    Ok(InstanceLock { _file: file })
+    Ok(InstanceLock { file })
 }
 
 pub(crate) struct Bound {
