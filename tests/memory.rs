@@ -213,7 +213,8 @@ fn an_idle_daemon_restarts_in_place_keeping_its_process_socket_lock_and_index() 
     assert!(env.logs().contains("restarting in place"), "{}", env.logs());
     // The same process, answering on the same socket from the index it had.
     assert_eq!(env.daemon_pid(), Some(pid));
-    env.assert_healthy();
+    let health = env.assert_healthy();
+    assert_eq!((health.pid, health.restarts_in_place), (pid, 1), "{health:?}");
     let hits = env.search("compute_7_1", &[repo.path()]).hits;
     assert!(
         hits.iter().any(|h| h.path.ends_with("mod_7.rs")),

@@ -478,10 +478,15 @@ fn ago(unix_ms: i64) -> String {
 
 pub(crate) fn print_health(h: &pb::CheckResponse) {
     outln!(
-        "patinad {} running: pid {}, up {}, {} resident, socket {}{}",
+        "patinad {} running: pid {}, up {}{}, {} resident, socket {}{}",
         h.version,
         h.pid,
         human_duration_ms(h.uptime_ms),
+        if h.restarts_in_place > 0 {
+            " since restarting in place"
+        } else {
+            ""
+        },
         human_bytes(h.rss_bytes),
         h.socket,
         if h.socket_activated {
@@ -649,6 +654,7 @@ pub(crate) fn print_status(
         let v = json!({
             "daemon": {"version": h.version, "protocol": h.protocol, "pid": h.pid, "uptime_ms": h.uptime_ms,
                         "rss_bytes": h.rss_bytes, "socket": h.socket, "data_dir": h.data_dir, "socket_activated": h.socket_activated,
+                        "restarts_in_place": h.restarts_in_place,
                         "semantic_on": h.semantic_on, "semantic": h.semantic, "embeddings_computed": h.embeddings_computed,
                         "memory": memory_json(h)},
             "repos": list.repos.iter().map(repo_json).collect::<Vec<_>>(),

@@ -198,6 +198,7 @@ pub async fn serve(opts: Options) -> Result<Exit> {
         socket: bound.path.to_string_lossy().into_owned(),
         data_dir: root.to_string_lossy().into_owned(),
         socket_activated: activated,
+        restarts,
         shutdown: shutdown.clone(),
         qcache: qcache::QueryCache::new(
             registry.config.cache.entries,

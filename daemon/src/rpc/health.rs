@@ -31,6 +31,7 @@ impl pb::health_server::Health for Services {
             memory_budget_bytes: d.registry.config.daemon.budget().total,
             memory,
             binary_replaced: d.exe.replaced(),
+            restarts_in_place: d.restarts,
         }))
     }
 

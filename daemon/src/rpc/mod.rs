@@ -37,6 +37,8 @@ pub(crate) struct Daemon {
     pub socket: String,
     pub data_dir: String,
     pub socket_activated: bool,
+    /// Restarts in place this process went through (`crate::restart`).
+    pub restarts: u32,
     pub shutdown: Arc<Notify>,
     /// Answers of `Search.Query` by request (`crate::qcache`).
     pub qcache: crate::qcache::QueryCache<patina_proto::v1::QueryResponse>,
