@@ -214,7 +214,11 @@ fn an_idle_daemon_restarts_in_place_keeping_its_process_socket_lock_and_index() 
     // The same process, answering on the same socket from the index it had.
     assert_eq!(env.daemon_pid(), Some(pid));
     let health = env.assert_healthy();
-    assert_eq!((health.pid, health.restarts_in_place), (pid, 1), "{health:?}");
+    assert_eq!(
+        (health.pid, health.restarts_in_place),
+        (pid, 1),
+        "{health:?}"
+    );
     let hits = env.search("compute_7_1", &[repo.path()]).hits;
     assert!(
         hits.iter().any(|h| h.path.ends_with("mod_7.rs")),

@@ -222,20 +222,30 @@ pub async fn serve(opts: Options) -> Result<Exit> {
     // Set once a stop is asked for: requests still running get a short grace period, then the
     // server is dropped with them (a client following a stream must not hold the daemon up).
     let stopping = Arc::new(Notify::new());
+    // Signals are listened to for the whole life of the process (a signal arriving while a
+    // restart in place stops the server must turn it into a stop, not be swallowed).
+    {
+        let shutdown = shutdown.clone();
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .context("installing the SIGTERM handler")?;
+        let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+            .context("installing the SIGINT handler")?;
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = term.recv() => tracing::info!("SIGTERM: shutting down"),
+                    _ = int.recv() => tracing::info!("SIGINT: shutting down"),
+                }
+                restart::ask_stop();
+                shutdown.notify_one();
+            }
+        });
+    }
     let signal = {
         let shutdown = shutdown.clone();
         let stopping = stopping.clone();
         async move {
-            let mut term =
-                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-                    .expect("SIGTERM handler");
-            let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-                .expect("SIGINT handler");
-            tokio::select! {
-                _ = term.recv() => tracing::info!("SIGTERM: shutting down"),
-                _ = int.recv() => tracing::info!("SIGINT: shutting down"),
-                _ = shutdown.notified() => {}
-            }
+            shutdown.notified().await;
             stopping.notify_one();
         }
     };
@@ -266,7 +276,7 @@ pub async fn serve(opts: Options) -> Result<Exit> {
     }
     registry.shutdown().await;
     let restart_for = restart_for.lock().expect("restart lock").take();
-    if let (Some(_), Some(listener)) = (restart_for, kept_listener) {
+    if let (Some(_), Some(listener), false) = (restart_for, kept_listener, restart::stop_asked()) {
         tracing::info!("stopped; restarting in place");
         return Ok(Exit::Restart(restart::Restart {
             handover: restart::Handover {

@@ -22,7 +22,7 @@
 //! integration test `tests/memory.rs` follows a real daemon through one.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::Duration;
 
 const MIB: u64 = 1024 * 1024;
@@ -36,6 +36,20 @@ const AFTER_A_RESTART: Duration = Duration::from_secs(3600);
 const CHECK_EVERY: Duration = Duration::from_secs(30);
 /// The environment variable carrying the handover to the new image.
 const HANDOVER_VAR: &str = "PATINA_HANDOVER";
+
+/// Set once a stop was asked for (a signal, `Health.Shutdown`): a restart decided meanwhile
+/// becomes a stop.
+static STOP_ASKED: AtomicBool = AtomicBool::new(false);
+
+/// Note that a stop was asked for.
+pub(crate) fn ask_stop() {
+    STOP_ASKED.store(true, Ordering::SeqCst);
+}
+
+/// Whether a stop was asked for.
+pub(crate) fn stop_asked() -> bool {
+    STOP_ASKED.load(Ordering::SeqCst)
+}
 
 /// When the last request arrived (Unix ms); 0 before the first.
 static LAST_REQUEST_MS: AtomicI64 = AtomicI64::new(0);

@@ -40,6 +40,7 @@ impl pb::health_server::Health for Services {
         _req: Request<pb::ShutdownRequest>,
     ) -> Result<Response<pb::ShutdownResponse>, Status> {
         tracing::info!("shutdown requested by a client");
+        crate::restart::ask_stop();
         self.0.shutdown.notify_one();
         Ok(Response::new(pb::ShutdownResponse {}))
     }
