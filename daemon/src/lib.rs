@@ -162,13 +162,13 @@ pub async fn serve(opts: Options) -> Result<Exit> {
     // A socket handed over by a restart in place is systemd's only if it was before.
     let activated = handed_activated.unwrap_or(bound.activated);
     let shutdown = Arc::new(Notify::new());
-    // The heap a restart in place was decided on, once it is.
-    let restart_for: Arc<std::sync::Mutex<Option<restart::Heap>>> = Arc::default();
+    // Set once a restart in place is decided on.
+    let restart_decided = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let kept_listener = if registry.config.daemon.restart_when_fragmented {
         use std::os::fd::AsRawFd;
         match restart::keep(bound.listener.as_raw_fd()) {
             Ok(fd) => {
-                let (shutdown, restart_for) = (shutdown.clone(), restart_for.clone());
+                let (shutdown, decided) = (shutdown.clone(), restart_decided.clone());
                 restart::spawn_watch(Arc::downgrade(&registry), started, restarts, move |heap| {
                     tracing::info!(
                         resident_mib = heap.resident >> 20,
@@ -176,7 +176,7 @@ pub async fn serve(opts: Options) -> Result<Exit> {
                         "idle, with {} MiB of heap held but unused: restarting in place",
                         heap.held_unused() >> 20
                     );
-                    *restart_for.lock().expect("restart lock") = Some(heap);
+                    decided.store(true, std::sync::atomic::Ordering::SeqCst);
                     shutdown.notify_one();
                 });
                 Some(fd)
@@ -275,8 +275,8 @@ pub async fn serve(opts: Options) -> Result<Exit> {
         } => tracing::info!("requests still running at shutdown were abandoned"),
     }
     registry.shutdown().await;
-    let restart_for = restart_for.lock().expect("restart lock").take();
-    if let (Some(_), Some(listener), false) = (restart_for, kept_listener, restart::stop_asked()) {
+    let decided = restart_decided.load(std::sync::atomic::Ordering::SeqCst);
+    if let (true, Some(listener), false) = (decided, kept_listener, restart::stop_asked()) {
         tracing::info!("stopped; restarting in place");
         return Ok(Exit::Restart(restart::Restart {
             handover: restart::Handover {

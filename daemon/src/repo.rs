@@ -460,13 +460,7 @@ impl Repo {
     /// A snapshot of the vectors to build a new graph from, when one is due
     /// ([`patina_index::vectors::VectorIndex::needs_rebuild`], told whether the backlog is still filling the index).
     pub fn vectors_to_rebuild(&self) -> Option<Snapshot> {
-        let filling = self.backlog() > 0;
-        if !self
-            .vectors
-            .read()
-            .expect("vectors lock")
-            .needs_rebuild(filling)
-        {
+        if !self.graph_build_due() {
             return None;
         }
         Some(self.vectors.write().expect("vectors lock").snapshot())

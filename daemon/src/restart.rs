@@ -35,6 +35,9 @@ pub(crate) const FLOOR: u64 = 48 * MIB;
 const AFTER_A_RESTART: Duration = Duration::from_secs(3600);
 /// How often the daemon looks.
 const CHECK_EVERY: Duration = Duration::from_secs(30);
+/// How often the heap is measured again (a trim and a walk of glibc's statistics) when nothing
+/// was seen running or asked since the last measurement.
+const REMEASURE_IDLE: Duration = Duration::from_secs(600);
 /// The environment variable carrying the handover to the new image.
 const HANDOVER_VAR: &str = "PATINA_HANDOVER";
 
@@ -268,24 +271,32 @@ pub(crate) fn spawn_watch(
         let mut restart = Some(restart);
         let mut tick = tokio::time::interval(CHECK_EVERY.min(crate::registry::idle_release()));
         tick.tick().await;
+        // Whether work or requests were seen since the heap was last measured, and when that was.
+        let mut active_since_measured = true;
+        let mut measured = tokio::time::Instant::now();
         loop {
             tick.tick().await;
             if started.elapsed() < min_uptime
                 || quiet_for(started) < crate::registry::idle_release()
             {
+                active_since_measured = true;
                 continue;
             }
             let Some(reg) = registry.upgrade() else {
                 return;
             };
             if !idle(&reg) {
-                tracing::debug!("no restart in place: work is running");
+                active_since_measured = true;
                 continue;
             }
             drop(reg);
+            if !active_since_measured && measured.elapsed() < REMEASURE_IDLE {
+                continue;
+            }
             let Ok(heap) = tokio::task::spawn_blocking(Heap::now).await else {
                 continue;
             };
+            (active_since_measured, measured) = (false, tokio::time::Instant::now());
             tracing::debug!(
                 resident_mib = heap.resident >> 20,
                 in_use_mib = heap.in_use >> 20,
