@@ -261,22 +261,30 @@ pub fn load_config(path: &Path) -> std::io::Result<Config> {
 }
 "#;
 
+const UPLOAD_RS: &str = r#"pub fn sanitize_filename(raw: &str) -> String {
+    raw.replace(['/', '\\'], "_")
+}
+"#;
+
 #[test]
 fn a_question_in_words_finds_the_code_that_abbreviates_and_inflects_them() {
     // The code says `load_config`; the question says "configuration" and "loaded". Only the
     // repository's own forms of the question's words bridge the two (no model here).
+    // Likewise "file name" is the code's `filename`, one word.
     let mut env = TestEnv::new();
     let repo = git_repo(&[
         ("src/settings.rs", SETTINGS_RS.as_bytes()),
         ("src/main.rs", b"fn main() {\n    println!(\"hello\");\n}\n"),
+        ("src/upload.rs", UPLOAD_RS.as_bytes()),
     ]);
     let question = "where is the configuration file loaded";
-    let run = |env: &TestEnv| {
-        paths(&json_hits(&env.patina_in(
-            repo.path(),
-            &["q", question, "--files", "--json"],
-        )))
+    let glued = "how is an uploaded file name cleaned";
+    let ask = |env: &TestEnv, q: &str| {
+        paths(&json_hits(
+            &env.patina_in(repo.path(), &["q", q, "--files", "--json"]),
+        ))
     };
+    let run = |env: &TestEnv| ask(env, question);
     env.start_daemon();
     env.add_repo(repo.path());
     let expanded = run(&env);
@@ -284,6 +292,12 @@ fn a_question_in_words_finds_the_code_that_abbreviates_and_inflects_them() {
         expanded.first().map(String::as_str),
         Some("src/settings.rs"),
         "{expanded:?}"
+    );
+    let found = ask(&env, glued);
+    assert_eq!(
+        found.first().map(String::as_str),
+        Some("src/upload.rs"),
+        "{found:?}"
     );
 
     env.stop_daemon();
@@ -297,4 +311,54 @@ fn a_question_in_words_finds_the_code_that_abbreviates_and_inflects_them() {
         !exact.iter().any(|p| p == "src/settings.rs"),
         "without expansion the words do not occur in the code: {exact:?}"
     );
+    let exact = ask(&env, glued);
+    assert!(
+        !exact.iter().any(|p| p == "src/upload.rs"),
+        "without expansion `filename` is no word of the question: {exact:?}"
+    );
+}
+
+#[test]
+fn a_misspelt_word_is_read_as_the_word_the_code_uses_and_the_answer_says_so() {
+    // `polciy` occurs nowhere; `policy` in three files. The model's vocabulary says it is no
+    // English word; asked of the lexical oracle alone, only the correction can match it.
+    let mut env = TestEnv::with_model();
+    env.start_daemon();
+    let repo = retry_repo();
+    env.add_repo(repo.path());
+    let out = env.patina_in(
+        repo.path(),
+        &[
+            "q",
+            "where is the polciy",
+            "--files",
+            "--json",
+            "--oracle",
+            "lexical",
+        ],
+    );
+    assert_eq!(out.code(), 0, "{out:?}");
+    let v = out.q_json();
+    let notices = v["notices"].to_string();
+    assert!(
+        notices.contains("'polciy' as 'policy'"),
+        "the answer says how the word was read: {notices}"
+    );
+    let files = paths(&json_hits(&out));
+    assert!(
+        files.iter().any(|p| p == "retrykit/backoff.py"),
+        "RetryPolicy's file is found: {files:?}"
+    );
+
+    // An English word the code never uses (`relay`, one edit from the code's `delay`), a word the
+    // code uses in another form, and an identifier are taken as written.
+    for q in [
+        "is the relay capped",
+        "where is the retry policies",
+        "RetryPolcy",
+    ] {
+        let out = env.patina_in(repo.path(), &["q", q, "--json"]);
+        let notices = out.q_json()["notices"].to_string();
+        assert!(!notices.contains(" as '"), "{q}: {notices}");
+    }
 }

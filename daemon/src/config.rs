@@ -277,8 +277,10 @@ pub struct RetrievalConfig {
     /// Let the lexical oracle keep its full weight for a prose question when its best chunk
     /// contains every content word of the question (by stem), however sure the model is.
     pub trust_full_match: bool,
-    /// Expand the words of a question with the repository's inflections and abbreviations of
-    /// them (`generated` -> `generate`, `configuration` -> `config`) in the lexical oracle.
+    /// Expand the words of a question with the repository's inflections, abbreviations and glued
+    /// forms of them (`generated` -> `generate`, `configuration` -> `config`, `file name` ->
+    /// `filename`) in the lexical oracle, and read a short question's misspelt words as the
+    /// indexed word one edit away (with the model, whose vocabulary tells English words apart).
     pub expand: bool,
 }
 

@@ -17,7 +17,9 @@ use crate::registry::Registry;
 use crate::repo::Repo;
 
 use patina_core::{ChunkMeta, FileRole};
-use patina_embed::{DIM, Embedder, MODEL_NAME, ModelPaths, Precision, QueryCache, StaticTable};
+use patina_embed::{
+    DIM, Embedder, Lexicon, MODEL_NAME, ModelPaths, Precision, QueryCache, StaticTable,
+};
 use patina_index::store::EmbeddingCache;
 
 /// The command that provisions the model.
@@ -154,6 +156,9 @@ pub(crate) struct Semantic {
     /// At most this many static vectors at once, over every repository (an eighth of the memory
     /// budget: ~160k chunks at the default).
     static_cap: usize,
+    /// The tokenizer's whole words (when the model loaded): what tells a misspelt word of a
+    /// question from an English word the code never uses.
+    lexicon: Option<Lexicon>,
 }
 
 /// Where the static table stands.
@@ -197,6 +202,12 @@ impl Semantic {
                 State::Off(why)
             }
         };
+        let lexicon = match &state {
+            State::On { .. } => Lexicon::load(&paths.tokenizer_file())
+                .inspect_err(|e| tracing::warn!("no spelling correction: {e:#}"))
+                .ok(),
+            State::Off(_) => None,
+        };
         Semantic {
             state,
             precision,
@@ -215,7 +226,13 @@ impl Semantic {
             } else {
                 Statics::Off
             }),
+            lexicon,
         }
+    }
+
+    /// The model's English lexicon, while semantic search is on.
+    pub fn lexicon(&self) -> Option<&Lexicon> {
+        self.lexicon.as_ref()
     }
 
     /// The static table, loaded if needed; `None` when the static pass is off or unavailable.

@@ -25,12 +25,15 @@
 //!   box ran 2–3× slower). `run` needs `&mut Session`, so calls on one embedder are serialised: give
 //!   queries their own `Embedder` so they never wait behind bulk indexing.
 //! - [`QueryCache`]: a small LRU of query embeddings.
+//! - [`Lexicon`]: the tokenizer's whole words, an English lexicon for telling a misspelling from a
+//!   word the code merely never uses.
 //! - [`StaticTable`]: the static first pass, a token table distilled from the model
 //!   (`scripts/model/distil.py`) whose rows summed give a vector in the model's space without
 //!   running it.
 
 mod cache;
 mod embedder;
+mod lexicon;
 mod static_table;
 #[cfg(test)]
 mod tests;
@@ -39,6 +42,7 @@ use std::path::{Path, PathBuf};
 
 pub use cache::QueryCache;
 pub use embedder::Embedder;
+pub use lexicon::Lexicon;
 pub use static_table::StaticTable;
 
 /// Embedding width of all-MiniLM-L6-v2.

@@ -13,8 +13,9 @@ use patina_core::tokens::for_each_token;
 
 use crate::expand::stem;
 
-/// The share (0..=1) of `words` (a question's content words, lowercase) whose stem occurs among
-/// the stems of the tokens of `text` and `path`. No words: 0.
+/// The share (0..=1) of `words` (a question's content words, lowercase, in the question's order)
+/// whose stem occurs among the stems of the tokens of `text` and `path`, alone or glued to a
+/// neighbouring word as code writes a phrase (`file name` in `filename`). No words: 0.
 pub fn coverage(words: &[String], text: &str, path: &str) -> f64 {
     if words.is_empty() {
         return 0.0;
@@ -27,7 +28,17 @@ pub fn coverage(words: &[String], text: &str, path: &str) -> f64 {
             }
         });
     }
-    let found = words.iter().filter(|w| stems.contains(&stem(w))).count();
+    let has = |w: &str| stems.contains(&stem(w));
+    // Two neighbouring words the code glues into one (`file name` -> `filename`) are both there.
+    let glued = |i: usize, j: usize| {
+        words
+            .get(i)
+            .zip(words.get(j))
+            .is_some_and(|(a, b)| has(&format!("{a}{b}")))
+    };
+    let found = (0..words.len())
+        .filter(|&i| has(&words[i]) || glued(i, i + 1) || i > 0 && glued(i - 1, i))
+        .count();
     found as f64 / words.len() as f64
 }
 
@@ -60,6 +71,14 @@ mod tests {
         // `parsing` ~ `parseConfig`'s `parse`; `configs` ~ `config`.
         let c = coverage(&w("parsing configs"), "fn parseConfig() {}", "src/lib.rs");
         assert_eq!(c, 1.0);
+    }
+
+    #[test]
+    fn neighbouring_words_glued_into_one_identifier_are_both_found() {
+        let text = "def get_filename(path): return os.path.basename(path)";
+        assert_eq!(coverage(&w("file name"), text, "fn/1.py"), 1.0);
+        // Glued only as neighbours: `name` and `file` apart from each other are not `filename`.
+        assert_eq!(coverage(&w("name path file"), text, "fn/1.py"), 1.0 / 3.0);
     }
 
     #[test]

@@ -123,6 +123,9 @@ pub struct QueryPlan {
     pub languages: Vec<Language>,
     /// The words that named [`QueryPlan::languages`], lowercase as written (`python3`).
     pub scope_words: Vec<String>,
+    /// Misspelt words of the question with the word of the code each was read as
+    /// (`arguements` -> `arguments`), set by [`QueryPlan::correct`].
+    pub corrections: Vec<(String, String)>,
 }
 
 /// Texts longer than this (bytes) or with more lines than [`LONG_LINES`] are treated as documents.
@@ -385,7 +388,34 @@ impl QueryPlan {
             report,
             languages,
             scope_words,
+            corrections: Vec::new(),
         }
+    }
+
+    /// The plain words of a short question that a vocabulary could find misspelt: content words
+    /// written as words, not identifiers (none for identifier lookups and long texts, whose rare
+    /// words are names and jargon more often than typos).
+    pub fn correctable_words(&self) -> Vec<String> {
+        if self.long || self.intent == Intent::Identifier {
+            return Vec::new();
+        }
+        crate::expand::words(&self.text, &self.content_words)
+    }
+
+    /// Read each misspelt word as its correction (`(typed, meant)`, lowercase): in the text the
+    /// model embeds and among the content words. The typed word stays in [`QueryPlan::text`].
+    pub fn correct(&mut self, fixes: Vec<(String, String)>) {
+        for (typed, meant) in &fixes {
+            self.semantic_text = replace_word(&self.semantic_text, typed, meant);
+            for w in &mut self.content_words {
+                if w == typed {
+                    *w = meant.clone();
+                }
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        self.content_words.retain(|w| seen.insert(w.clone()));
+        self.corrections = fixes;
     }
 
     /// The prior of `role` for this query: 1 for a role the query asks for by name, else the
@@ -414,6 +444,28 @@ impl QueryPlan {
     pub fn names_code(&self) -> bool {
         !self.identifiers.is_empty() || !self.paths.is_empty()
     }
+}
+
+/// `text` with every whole word equal to `typed` (ignoring case) replaced by `meant`.
+fn replace_word(text: &str, typed: &str, meant: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(start) = rest.find(|c: char| c.is_alphanumeric()) {
+        out.push_str(&rest[..start]);
+        let tail = &rest[start..];
+        let end = tail
+            .find(|c: char| !c.is_alphanumeric())
+            .unwrap_or(tail.len());
+        let word = &tail[..end];
+        out.push_str(if word.eq_ignore_ascii_case(typed) {
+            meant
+        } else {
+            word
+        });
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A text written as a report rather than asked as a question: a title line followed by a body,
@@ -1062,5 +1114,38 @@ mod tests {
         assert!(QueryPlan::analyze("python").languages.is_empty());
         let report = format!("{}\n\nPython 3.11 on Linux", "x fails when y ".repeat(60));
         assert!(QueryPlan::analyze(&report).languages.is_empty());
+    }
+
+    #[test]
+    fn a_corrected_question_is_embedded_with_the_meant_word_and_keeps_what_was_typed() {
+        let mut p = QueryPlan::analyze("permutations in python with three Arguements");
+        assert_eq!(
+            p.correctable_words(),
+            ["permutations", "three", "arguements"].map(String::from)
+        );
+        p.correct(vec![("arguements".into(), "arguments".into())]);
+        assert_eq!(
+            p.semantic_text,
+            "permutations in python with three arguments"
+        );
+        assert!(p.content_words.contains(&"arguments".to_string()));
+        assert!(!p.content_words.contains(&"arguements".to_string()));
+        assert_eq!(p.text, "permutations in python with three Arguements");
+        // Word boundaries: a longer word that contains the typo is left alone.
+        assert_eq!(replace_word("a-b ab, abc ab", "ab", "xy"), "a-b xy, abc xy");
+    }
+
+    #[test]
+    fn identifiers_and_long_texts_offer_no_word_for_correction() {
+        assert!(
+            QueryPlan::analyze("parse_config")
+                .correctable_words()
+                .is_empty()
+        );
+        let report = format!(
+            "{}\n\nseen on Linux",
+            "the fixtrue fails when y ".repeat(60)
+        );
+        assert!(QueryPlan::analyze(&report).correctable_words().is_empty());
     }
 }

@@ -1,8 +1,13 @@
 //! The lexical oracle: BM25 over code-aware tokens (see `index::lexical`).
 
+use std::sync::Arc;
+
 use anyhow::Result;
+use patina_embed::Lexicon;
 use patina_index::lexical::LexicalIndex;
-use patina_retrieve::{Intent, expand};
+use patina_retrieve::{Intent, QueryPlan, expand};
+
+use crate::repo::Repo;
 
 use patina_core::OracleId;
 
@@ -49,15 +54,49 @@ impl expand::Vocabulary for Vocab<'_> {
     }
 }
 
-/// `terms` plus the index's variants of the question's plain `words`, at a lower weight.
+/// The misspelt words of a short question, each with the word the searched repositories' code
+/// uses one edit away (`arguements` -> `arguments`; see [`expand::correction`]). Only with an
+/// English lexicon (the model's): without one, an English word the code never uses cannot be told
+/// from a typo.
+pub(crate) fn corrections(
+    plan: &QueryPlan,
+    repos: &[Arc<Repo>],
+    lexicon: Option<&Lexicon>,
+) -> Vec<(String, String)> {
+    let Some(lexicon) = lexicon else {
+        return Vec::new();
+    };
+    let words = plan.correctable_words();
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let vocabs: Vec<Vocab<'_>> = repos.iter().map(|r| Vocab(r.lexical())).collect();
+    let vocabs: Vec<&dyn expand::Vocabulary> = vocabs
+        .iter()
+        .map(|v| v as &dyn expand::Vocabulary)
+        .collect();
+    words
+        .into_iter()
+        .filter_map(|w| expand::correction(&w, &vocabs, &|w| lexicon.contains(w)).map(|c| (w, c)))
+        .collect()
+}
+
+/// `terms` plus the index's variants of the question's plain `words`, at a lower weight, and the
+/// corrections of its misspelt words (with their variants) as if typed.
 fn with_variants(
     terms: &[(String, f32)],
     words: &[String],
+    corrections: &[(String, String)],
     vocab: &dyn expand::Vocabulary,
 ) -> Vec<(String, f32)> {
     let mut out = terms.to_vec();
     let typed: Vec<String> = terms.iter().map(|(t, _)| t.clone()).collect();
-    for w in words {
+    for (_, meant) in corrections {
+        if out.len() < MAX_TERMS && !out.iter().any(|(t, _)| t == meant) {
+            out.push((meant.clone(), 1.0));
+        }
+    }
+    for w in words.iter().chain(corrections.iter().map(|(_, m)| m)) {
         for v in expand::variants(w, vocab, &typed) {
             if out.len() < MAX_TERMS && !out.iter().any(|(t, _)| *t == v) {
                 out.push((v, expand::VARIANT_WEIGHT));
@@ -114,14 +153,22 @@ impl Oracle for LexicalOracle {
                 .as_ref()
                 .map(|f| repo.with_chunks(|c| f.allowed_chunks(c)));
             let selected;
-            let expanded;
+            let mut expanded;
             let terms = match &counted {
                 Some(c) => {
                     selected = repo.lexical().select_terms(c, MAX_TERMS)?;
                     &selected
                 }
                 None if expand => {
-                    expanded = with_variants(&short, &words, &Vocab(repo.lexical()));
+                    let vocab = Vocab(repo.lexical());
+                    expanded = with_variants(&short, &words, &q.plan.corrections, &vocab);
+                    // Neighbouring words as the code glues them (`file name` -> `filename`): a
+                    // form of the typed words, weighed as their other variants are.
+                    for c in expand::compounds(&q.text, &vocab) {
+                        if expanded.len() < MAX_TERMS && !expanded.iter().any(|(t, _)| *t == c) {
+                            expanded.push((c, expand::VARIANT_WEIGHT));
+                        }
+                    }
                     &expanded
                 }
                 None => &short,
