@@ -184,9 +184,11 @@ impl Semantic {
         let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
         let before = Resident::now().anon;
         let mut query_bytes = 0;
+        let mut lexicon = None;
         let state = match Embedder::load_with(&paths, precision, 1, false) {
             Ok(query) => {
                 query_bytes = Resident::now().anon.saturating_sub(before);
+                lexicon = Some(query.lexicon());
                 tracing::info!(model = %paths.model_dir.display(), ?precision, "semantic search on");
                 State::On {
                     query: Slot::new(
@@ -201,12 +203,6 @@ impl Semantic {
                 tracing::warn!("semantic search off: {why}");
                 State::Off(why)
             }
-        };
-        let lexicon = match &state {
-            State::On { .. } => Lexicon::load(&paths.tokenizer_file())
-                .inspect_err(|e| tracing::warn!("no spelling correction: {e:#}"))
-                .ok(),
-            State::Off(_) => None,
         };
         Semantic {
             state,

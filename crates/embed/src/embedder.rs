@@ -186,6 +186,11 @@ impl Embedder {
 
     /// Tokens `text` becomes, `[CLS]`/`[SEP]` included, after truncation at [`MAX_TOKENS`]: a count equal to
     /// `MAX_TOKENS` means the tail of the text did not reach the embedding.
+    /// The whole words of this model's vocabulary ([`crate::Lexicon`]).
+    pub fn lexicon(&self) -> crate::Lexicon {
+        crate::Lexicon::of(&self.tokenizer)
+    }
+
     pub fn token_count(&self, text: &str) -> Result<usize> {
         Ok(self.tokenize(text)?.ids.len())
     }

@@ -6,9 +6,6 @@
 //! means it, even when the code never says it: that is what keeps spelling correction from reading
 //! `pause` as `parse`.
 
-use std::path::Path;
-
-use anyhow::{Result, anyhow};
 use tokenizers::Tokenizer;
 
 /// Plain lowercase words, sorted, in one allocation (~22,000 words, ~250 KB).
@@ -19,28 +16,35 @@ pub struct Lexicon {
 }
 
 impl Lexicon {
-    /// The whole-word entries of the tokenizer at `path`: entries of ASCII lowercase letters only
-    /// (no `##` continuation pieces, no digits or punctuation), at least two letters long.
-    pub fn load(path: &Path) -> Result<Lexicon> {
-        let tokenizer = Tokenizer::from_file(path)
-            .map_err(|e| anyhow!("cannot read tokenizer {}: {e}", path.display()))?;
-        Ok(Lexicon::from_words(tokenizer.get_vocab(false).into_keys()))
+    /// The whole-word entries of `tokenizer`'s vocabulary: entries of ASCII lowercase letters only
+    /// (no `##` continuation pieces, no digits or punctuation), at least two letters long. Read
+    /// entry by entry, so no copy of the whole vocabulary is made on the way.
+    pub fn of(tokenizer: &Tokenizer) -> Lexicon {
+        let n = tokenizer.get_vocab_size(false) as u32;
+        Lexicon::from_words((0..n).filter_map(|id| tokenizer.id_to_token(id)))
     }
 
     /// A lexicon of `words` (those that are not plain lowercase words are left out).
     pub fn from_words(words: impl IntoIterator<Item = impl AsRef<str>>) -> Lexicon {
-        let mut list: Vec<String> = words
-            .into_iter()
-            .map(|w| w.as_ref().to_string())
-            .filter(|w| w.len() >= 2 && w.bytes().all(|b| b.is_ascii_lowercase()))
-            .collect();
-        list.sort_unstable();
-        list.dedup();
-        let mut text = String::with_capacity(list.iter().map(String::len).sum());
-        let mut starts = Vec::with_capacity(list.len());
-        for w in &list {
+        // Packed as they come, then sorted by index and packed again: two buffers, no
+        // allocation per word.
+        let mut raw = String::new();
+        let mut spans: Vec<(u32, u32)> = Vec::new();
+        for w in words {
+            let w = w.as_ref();
+            if w.len() >= 2 && w.bytes().all(|b| b.is_ascii_lowercase()) {
+                spans.push((raw.len() as u32, w.len() as u32));
+                raw.push_str(w);
+            }
+        }
+        let at = |(s, l): (u32, u32)| &raw[s as usize..(s + l) as usize];
+        spans.sort_unstable_by(|a, b| at(*a).cmp(at(*b)));
+        spans.dedup_by(|a, b| at(*a) == at(*b));
+        let mut text = String::with_capacity(raw.len());
+        let mut starts = Vec::with_capacity(spans.len());
+        for span in spans {
             starts.push(text.len() as u32);
-            text.push_str(w);
+            text.push_str(at(span));
         }
         Lexicon { text, starts }
     }
