@@ -324,7 +324,14 @@ fn query_cache_evicts_least_recently_used() {
 fn the_models_whole_words_tell_english_from_misspellings() {
     let l = shared(Precision::Fp32).lexicon();
     assert!(l.len() > 15_000, "{} words", l.len());
-    for w in ["pause", "relay", "edited", "skinny", "dictionary", "arguments"] {
+    for w in [
+        "pause",
+        "relay",
+        "edited",
+        "skinny",
+        "dictionary",
+        "arguments",
+    ] {
         assert!(l.contains(w), "{w} is a word");
     }
     for w in ["arguements", "dictionarry", "polciy", "##ing", "ments"] {
