@@ -66,19 +66,21 @@ fn a_repeated_query_is_cached_until_an_edit_is_indexed() {
         assert!(Instant::now() < deadline, "the edit never showed: {r:?}");
         std::thread::sleep(Duration::from_millis(25));
     }
-    // The two writes may reach the index in two rounds: once nothing is pending, the same
-    // question is a lookup again.
+    // The two writes may reach the index in two rounds (and the watcher may report the second
+    // only after an answer called the index fresh): once the index is quiet, the same question
+    // is a lookup again, and every answer on the way says b.rs.
     loop {
         let r = env.query(req.clone()).unwrap();
-        if r.freshness[0].fresh && !r.freshness[0].indexing {
+        assert_eq!(paths(&r)[0], "src/b.rs", "{r:?}");
+        if r.cached {
             break;
         }
-        assert!(Instant::now() < deadline, "never settled: {r:?}");
+        assert!(
+            Instant::now() < deadline,
+            "never served from the cache: {r:?}"
+        );
         std::thread::sleep(Duration::from_millis(25));
     }
-    let settled = env.query(req.clone()).unwrap();
-    assert_eq!(paths(&settled)[0], "src/b.rs");
-    assert!(settled.cached, "{settled:?}");
 
     // Search.Context is cached by the same rules.
     let ctx = |env: &TestEnv| {
