@@ -50,35 +50,64 @@ const MAX_MISSPELT: usize = 24;
 /// typo, or a name.
 const MIN_CORRECTION_DF: u64 = 2;
 
+/// At most this many unknown words in a question are corrected; a question with more is written
+/// in words the code does not use (jargon, another language, pasted noise), not mistyped, and
+/// each correction costs ~50 lookups per letter in every index.
+pub const MAX_CORRECTED: usize = 3;
+
+/// The misspelt words of a question (`words`: its plain words, lowercase) with their corrections
+/// ([`correction`]); none when more than [`MAX_CORRECTED`] of them are unknown.
+pub fn corrections(
+    words: &[String],
+    vocabs: &[&dyn Vocabulary],
+    english: &dyn Fn(&str) -> bool,
+) -> Vec<(String, String)> {
+    let unknown: Vec<&String> = words
+        .iter()
+        .filter(|w| is_unknown(w, vocabs, english))
+        .collect();
+    if unknown.len() > MAX_CORRECTED {
+        return Vec::new();
+    }
+    unknown
+        .into_iter()
+        .filter_map(|w| correction(w, vocabs, english).map(|c| (w.clone(), c)))
+        .collect()
+}
+
+/// Whether `word` could be a misspelling: a plain lowercase word of
+/// [`MIN_MISSPELT`]..=[`MAX_MISSPELT`] letters that is no word of the language (`english`: `pause`
+/// is not a misspelt `parse`, though the code says only the latter) and that no vocabulary
+/// contains, in no inflection either (a word the code uses in some form is what the user meant).
+/// An abbreviation does not count: `dict` is no evidence that `dictionarry` is spelt right.
+fn is_unknown(word: &str, vocabs: &[&dyn Vocabulary], english: &dyn Fn(&str) -> bool) -> bool {
+    if !(MIN_MISSPELT..=MAX_MISSPELT).contains(&word.len())
+        || !word.bytes().all(|b| b.is_ascii_lowercase())
+        || english(word)
+    {
+        return false;
+    }
+    let stemmer = Stemmer::create(Algorithm::English);
+    let root = stemmer.stem(word);
+    vocabs
+        .iter()
+        .all(|v| v.doc_freq(word) == 0 && inflections(word, &root, &stemmer, *v).is_empty())
+}
+
 /// The word that `word` most likely misspells, among the vocabularies of the searched indices:
 /// the most frequent term one edit away (a letter left out, added, changed, or two neighbours
-/// swapped). `None` unless `word` is a plain lowercase word of [`MIN_MISSPELT`]..=[`MAX_MISSPELT`]
-/// letters that is no word of the language (`english`: `pause` is not a misspelt `parse`, though
-/// the code says only the latter) and that no vocabulary contains, in no inflection either (a word
-/// the code uses in some form is what the user meant). An abbreviation does not count: `dict` is no
-/// evidence that `dictionarry` is spelt right.
+/// swapped), in at least [`MIN_CORRECTION_DF`] documents. `None` unless `word` could be a
+/// misspelling at all (see [`corrections`]).
 pub fn correction(
     word: &str,
     vocabs: &[&dyn Vocabulary],
     english: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
+    if !is_unknown(word, vocabs, english) {
+        return None;
+    }
     let n = word.len();
-    if !(MIN_MISSPELT..=MAX_MISSPELT).contains(&n)
-        || !word.bytes().all(|b| b.is_ascii_lowercase())
-        || english(word)
-    {
-        return None;
-    }
     let df = |t: &str| vocabs.iter().map(|v| v.doc_freq(t)).sum::<u64>();
-    let stemmer = Stemmer::create(Algorithm::English);
-    let root = stemmer.stem(word);
-    if df(word) > 0
-        || vocabs
-            .iter()
-            .any(|v| !inflections(word, &root, &stemmer, *v).is_empty())
-    {
-        return None;
-    }
     let b = word.as_bytes();
     let mut edits: Vec<Vec<u8>> = Vec::with_capacity(54 * n + 25);
     for i in 0..n {
@@ -338,6 +367,32 @@ mod tests {
         assert!(compounds("file and name", &v).is_empty());
         assert!(compounds("open the file", &v).is_empty());
         assert!(compounds("File_ name", &v).is_empty());
+    }
+
+    #[test]
+    fn a_question_of_many_unknown_words_is_not_taken_for_a_mistyped_one() {
+        let v = vocab(&[
+            ("arguments", 40),
+            ("dictionary", 9),
+            ("function", 9),
+            ("iterator", 5),
+        ]);
+        let words = |ws: &[&str]| ws.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        let no_english = |_: &str| false;
+        assert_eq!(
+            corrections(
+                &words(&["pass", "arguements", "to", "functoin"]),
+                &[&v as &dyn Vocabulary],
+                &no_english
+            ),
+            [
+                ("arguements".to_string(), "arguments".to_string()),
+                ("functoin".to_string(), "function".to_string())
+            ]
+        );
+        // Four unknown words: jargon or noise, not typos; nothing is corrected.
+        let many = words(&["arguements", "functoin", "iteratr", "dictionry"]);
+        assert!(corrections(&many, &[&v as &dyn Vocabulary], &no_english).is_empty());
     }
 
     #[test]

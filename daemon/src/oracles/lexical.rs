@@ -75,10 +75,7 @@ pub(crate) fn corrections(
         .iter()
         .map(|v| v as &dyn expand::Vocabulary)
         .collect();
-    words
-        .into_iter()
-        .filter_map(|w| expand::correction(&w, &vocabs, &|w| lexicon.contains(w)).map(|c| (w, c)))
-        .collect()
+    expand::corrections(&words, &vocabs, &|w| lexicon.contains(w))
 }
 
 /// `terms` plus the index's variants of the question's plain `words`, at a lower weight, and the
