@@ -85,13 +85,19 @@ impl Slot {
     }
 
     /// Embed `inputs`, loading the session first (`load`: the session and the bytes it adds)
-    /// when it is not in memory.
+    /// when it is not in memory. `done` is asked once the session is ours: what a caller that
+    /// held it meanwhile already computed (oracles embedding the same question at once wait for
+    /// one another, and only the first computes).
     fn embed(
         &self,
         inputs: &[&str],
+        done: impl FnOnce() -> Option<Vec<[f32; DIM]>>,
         load: impl FnOnce() -> Result<(Embedder, u64)>,
     ) -> Result<Vec<[f32; DIM]>> {
         let mut held = self.held.lock().expect("session lock");
+        if let Some(v) = done() {
+            return Ok(v);
+        }
         held.last_used = std::time::Instant::now();
         let session = match &mut held.session {
             Some(s) => s,
@@ -437,8 +443,15 @@ impl Semantic {
         if let Some(v) = self.queries.lock().expect("query cache lock").get(text) {
             return Ok(v);
         }
+        let cached = || {
+            self.queries
+                .lock()
+                .expect("query cache lock")
+                .get(text)
+                .map(|v| vec![v])
+        };
         let v = query
-            .embed(&[text], || {
+            .embed(&[text], cached, || {
                 let e = Embedder::load_with(&self.paths, self.precision, 1, false)
                     .context("loading the query session again")?;
                 // The same session as at start, where its size was measured alone (here another
@@ -737,7 +750,7 @@ impl Semantic {
 
     /// Embed `inputs` with the bulk session, loading it first if it was released.
     fn bulk_embed(&self, inputs: &[&str]) -> Result<Vec<[f32; DIM]>> {
-        self.bulk.embed(inputs, || {
+        self.bulk.embed(inputs, || None, || {
             let before = Resident::now().anon;
             // With ORT's arena: without it cobra's 846 chunks took 103-158 s instead of 52 s
             // (bench/RESULTS.md); the arena goes with the session when it is released.

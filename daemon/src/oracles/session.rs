@@ -30,7 +30,7 @@ impl Oracle for SessionOracle {
         let scope: Vec<&str> = q.repos.iter().map(|r| r.id()).collect();
         Ok(self
             .0
-            .search(&q.text, q.limit, &scope)?
+            .search(&q.text, &q.plan.semantic_text, q.limit, &scope)?
             .into_iter()
             .map(|(id, score)| OracleHit::note(id, score))
             .collect())

@@ -28,17 +28,28 @@ const STOP_WORDS: &[&str] = &[
 ];
 
 impl Sessions {
-    /// Notes relevant to `text`, best first, at most `limit`: (note id, score). `scope` holds the
-    /// ids of the repositories the query covers; notes of sessions tied to another repository are
-    /// left out.
-    pub fn search(&self, text: &str, limit: usize, scope: &[&str]) -> Result<Vec<(u64, f32)>> {
+    /// Notes relevant to `text`, best first, at most `limit`: (note id, score). `embedded` is the
+    /// text the model reads for it (the semantic oracle's, so the two share one embedding).
+    /// `scope` holds the ids of the repositories the query covers; notes of sessions tied to
+    /// another repository are left out.
+    pub fn search(
+        &self,
+        text: &str,
+        embedded: &str,
+        limit: usize,
+        scope: &[&str],
+    ) -> Result<Vec<(u64, f32)>> {
+        // No notes, no question to embed (most daemons have none).
+        if self.state.read().expect("sessions lock").notes.is_empty() {
+            return Ok(Vec::new());
+        }
         let terms: Vec<String> = query_terms(text, MAX_TERMS)
             .into_iter()
             .filter(|t| is_topic_word(t))
             .collect();
         // Lexical only when the model is off (or fails on this query).
         let query_vector = if self.semantic.is_on() {
-            self.semantic.embed_query(text).ok()
+            self.semantic.embed_query(embedded).ok()
         } else {
             None
         };
