@@ -350,6 +350,21 @@ fn a_misspelt_word_is_read_as_the_word_the_code_uses_and_the_answer_says_so() {
         "RetryPolicy's file is found: {files:?}"
     );
 
+    // A word alone is looked up as a name, and read as the code's word all the same.
+    let out = env.patina_in(repo.path(), &["q", "polciy", "--files", "--json"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(
+        out.q_json()["notices"]
+            .to_string()
+            .contains("'polciy' as 'policy'"),
+        "{out:?}"
+    );
+    assert!(
+        paths(&json_hits(&out))
+            .iter()
+            .any(|p| p == "retrykit/backoff.py")
+    );
+
     // An English word the code never uses (`relay`, one edit from the code's `delay`), a word the
     // code uses in another form, and an identifier are taken as written.
     for q in [

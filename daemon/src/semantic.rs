@@ -750,13 +750,17 @@ impl Semantic {
 
     /// Embed `inputs` with the bulk session, loading it first if it was released.
     fn bulk_embed(&self, inputs: &[&str]) -> Result<Vec<[f32; DIM]>> {
-        self.bulk.embed(inputs, || None, || {
-            let before = Resident::now().anon;
-            // With ORT's arena: without it cobra's 846 chunks took 103-158 s instead of 52 s
-            // (bench/RESULTS.md); the arena goes with the session when it is released.
-            let e = Embedder::load_with(&self.paths, self.precision, self.bulk_threads, true)?;
-            Ok((e, Resident::now().anon.saturating_sub(before)))
-        })
+        self.bulk.embed(
+            inputs,
+            || None,
+            || {
+                let before = Resident::now().anon;
+                // With ORT's arena: without it cobra's 846 chunks took 103-158 s instead of 52 s
+                // (bench/RESULTS.md); the arena goes with the session when it is released.
+                let e = Embedder::load_with(&self.paths, self.precision, self.bulk_threads, true)?;
+                Ok((e, Resident::now().anon.saturating_sub(before)))
+            },
+        )
     }
 
     /// Embed one batch of `repo`'s backlog; returns how many chunks it embedded.

@@ -393,10 +393,10 @@ impl QueryPlan {
     }
 
     /// The plain words of a short question that a vocabulary could find misspelt: content words
-    /// written as words, not identifiers (none for identifier lookups and long texts, whose rare
-    /// words are names and jargon more often than typos).
+    /// written as words, not identifiers (`sesion` alone is a word, `parse_confg` a name); none
+    /// for long texts, whose rare words are names and jargon more often than typos.
     pub fn correctable_words(&self) -> Vec<String> {
-        if self.long || self.intent == Intent::Identifier {
+        if self.long {
             return Vec::new();
         }
         crate::expand::words(&self.text, &self.content_words)
@@ -1137,11 +1137,11 @@ mod tests {
 
     #[test]
     fn identifiers_and_long_texts_offer_no_word_for_correction() {
-        assert!(
-            QueryPlan::analyze("parse_config")
-                .correctable_words()
-                .is_empty()
-        );
+        for name in ["parse_confg", "RetryPolcy"] {
+            assert!(QueryPlan::analyze(name).correctable_words().is_empty());
+        }
+        // A single plain word is looked up as a name, but it is a word that may be misspelt.
+        assert_eq!(QueryPlan::analyze("sesion").correctable_words(), ["sesion"]);
         let report = format!(
             "{}\n\nseen on Linux",
             "the fixtrue fails when y ".repeat(60)

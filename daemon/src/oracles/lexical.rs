@@ -78,8 +78,8 @@ pub(crate) fn corrections(
     expand::corrections(&words, &vocabs, &|w| lexicon.contains(w))
 }
 
-/// `terms` plus the index's variants of the question's plain `words`, at a lower weight, and the
-/// corrections of its misspelt words (with their variants) as if typed.
+/// `terms` plus the index's variants of the question's plain `words` and of the corrections of
+/// its misspelt words, at a lower weight.
 fn with_variants(
     terms: &[(String, f32)],
     words: &[String],
@@ -88,11 +88,6 @@ fn with_variants(
 ) -> Vec<(String, f32)> {
     let mut out = terms.to_vec();
     let typed: Vec<String> = terms.iter().map(|(t, _)| t.clone()).collect();
-    for (_, meant) in corrections {
-        if out.len() < MAX_TERMS && !out.iter().any(|(t, _)| t == meant) {
-            out.push((meant.clone(), 1.0));
-        }
-    }
     for w in words.iter().chain(corrections.iter().map(|(_, m)| m)) {
         for v in expand::variants(w, vocab, &typed) {
             if out.len() < MAX_TERMS && !out.iter().any(|(t, _)| *t == v) {
@@ -130,8 +125,14 @@ impl Oracle for LexicalOracle {
                 .into_iter()
                 .filter(|t| !scope.contains(t))
                 .take(MAX_TERMS)
-                .map(|t| (t, 1.0))
-                .collect()
+                // A misspelt word's correction is searched as if typed.
+                .chain(q.plan.corrections.iter().map(|(_, meant)| meant.clone()))
+                .fold(Vec::new(), |mut acc: Vec<(String, f32)>, t| {
+                    if !acc.iter().any(|(a, _)| *a == t) {
+                        acc.push((t, 1.0));
+                    }
+                    acc
+                })
         } else {
             Vec::new()
         };
