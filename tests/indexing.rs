@@ -122,7 +122,10 @@ fn a_restart_keeps_the_registry_and_the_index_without_reindexing() {
         "queries work at once: {resp:?}"
     );
     assert!(
-        !resp.notices.iter().any(|n| n.contains("being indexed")),
+        !resp
+            .notices
+            .iter()
+            .any(|n| n.contains("being indexed") || n.contains("being checked")),
         "{:?}",
         resp.notices
     );

@@ -1077,7 +1077,12 @@ fn repository_notices(
         ));
     } else {
         out.extend(indexing.iter().map(|(name, done, total)| {
-            format!("{name} is being indexed ({done}/{total} files); results may be incomplete")
+            if *total == 0 {
+                // The round has not listed the files yet (a restart checking what changed).
+                format!("{name} is being checked for changes; results may be incomplete")
+            } else {
+                format!("{name} is being indexed ({done}/{total} files); results may be incomplete")
+            }
         }));
     }
     out
@@ -1102,6 +1107,15 @@ mod notice_tests {
         assert_eq!(
             out[4],
             "repo2 is being indexed (10/100 files); results may be incomplete"
+        );
+    }
+
+    #[test]
+    fn a_round_that_has_not_counted_its_files_says_it_is_checking() {
+        let out = repository_notices(&[], &[("flask".into(), 0, 0)]);
+        assert_eq!(
+            out,
+            ["flask is being checked for changes; results may be incomplete"]
         );
     }
 
