@@ -71,7 +71,7 @@ pub fn corrections(
     }
     unknown
         .into_iter()
-        .filter_map(|w| correction(w, vocabs, english).map(|c| (w.clone(), c)))
+        .filter_map(|w| nearest(w, vocabs).map(|c| (w.clone(), c)))
         .collect()
 }
 
@@ -106,6 +106,12 @@ pub fn correction(
     if !is_unknown(word, vocabs, english) {
         return None;
     }
+    nearest(word, vocabs)
+}
+
+/// The most frequent term one edit away from `word` in `vocabs`, in at least
+/// [`MIN_CORRECTION_DF`] documents.
+fn nearest(word: &str, vocabs: &[&dyn Vocabulary]) -> Option<String> {
     let n = word.len();
     let df = |t: &str| vocabs.iter().map(|v| v.doc_freq(t)).sum::<u64>();
     let b = word.as_bytes();
