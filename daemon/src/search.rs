@@ -408,22 +408,13 @@ impl QueryEngine {
                 Granularity::Chunk | Granularity::Doc => 1,
                 Granularity::File | Granularity::Module | Granularity::Repo => 3,
             };
-        let mut plan = QueryPlan::analyze(&req.text);
-        if cfg.expand {
-            let fixes = crate::oracles::lexical::corrections(
-                &plan,
-                &repos,
-                self.registry.semantic.lexicon(),
-            );
-            if !fixes.is_empty() {
-                let read: Vec<String> = fixes
-                    .iter()
-                    .map(|(typed, meant)| format!("'{typed}' as '{meant}'"))
-                    .collect();
-                notices.push(format!("read {}", read.join(", ")));
-            }
-            plan.correct(fixes);
-        }
+        let (plan, read_as) = crate::oracles::lexical::plan(
+            &req.text,
+            &repos,
+            cfg.expand,
+            self.registry.semantic.lexicon(),
+        );
+        notices.extend(read_as);
         let plan = Arc::new(plan);
         let q = Arc::new(OracleQuery {
             text: req.text.clone(),

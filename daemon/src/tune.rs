@@ -728,14 +728,12 @@ fn ask_case(
     q: Question,
 ) -> Result<Case> {
     let repos = vec![repo.clone()];
-    let mut plan = QueryPlan::analyze(&q.text);
-    if cfg.retrieval.expand {
-        plan.correct(crate::oracles::lexical::corrections(
-            &plan,
-            &repos,
-            engine.registry().semantic.lexicon(),
-        ));
-    }
+    let (plan, _) = crate::oracles::lexical::plan(
+        &q.text,
+        &repos,
+        cfg.retrieval.expand,
+        engine.registry().semantic.lexicon(),
+    );
     let plan = Arc::new(plan);
     let limit = crate::search::DEFAULT_LIMIT * cfg.retrieval.overfetch.max(1) * 3;
     let oq = OracleQuery {

@@ -54,11 +54,35 @@ impl expand::Vocabulary for Vocab<'_> {
     }
 }
 
+/// The plan of `text` as the oracles read it: with expansion on, its misspelt words read as the
+/// code's words ([`corrections`]); and the notice that says so, if any.
+pub(crate) fn plan(
+    text: &str,
+    repos: &[Arc<Repo>],
+    expand: bool,
+    lexicon: Option<&Lexicon>,
+) -> (QueryPlan, Option<String>) {
+    let mut plan = QueryPlan::analyze(text);
+    if !expand {
+        return (plan, None);
+    }
+    let fixes = corrections(&plan, repos, lexicon);
+    let notice = (!fixes.is_empty()).then(|| {
+        let read: Vec<String> = fixes
+            .iter()
+            .map(|(typed, meant)| format!("'{typed}' as '{meant}'"))
+            .collect();
+        format!("read {}", read.join(", "))
+    });
+    plan.correct(fixes);
+    (plan, notice)
+}
+
 /// The misspelt words of a short question, each with the word the searched repositories' code
 /// uses one edit away (`arguements` -> `arguments`; see [`expand::correction`]). Only with an
 /// English lexicon (the model's): without one, an English word the code never uses cannot be told
 /// from a typo.
-pub(crate) fn corrections(
+fn corrections(
     plan: &QueryPlan,
     repos: &[Arc<Repo>],
     lexicon: Option<&Lexicon>,
@@ -121,18 +145,19 @@ impl Oracle for LexicalOracle {
             // The language a question is asked in names no word of the code ("python check if
             // a variable is iterable": `python` would match docstrings that mention Python).
             let scope = scope_tokens(&q.plan.scope_words);
-            query_terms(&q.text, MAX_TERMS + scope.len())
+            let mut terms: Vec<(String, f32)> = query_terms(&q.text, MAX_TERMS + scope.len())
                 .into_iter()
                 .filter(|t| !scope.contains(t))
                 .take(MAX_TERMS)
-                // A misspelt word's correction is searched as if typed.
-                .chain(q.plan.corrections.iter().map(|(_, meant)| meant.clone()))
-                .fold(Vec::new(), |mut acc: Vec<(String, f32)>, t| {
-                    if !acc.iter().any(|(a, _)| *a == t) {
-                        acc.push((t, 1.0));
-                    }
-                    acc
-                })
+                .map(|t| (t, 1.0))
+                .collect();
+            // A misspelt word's correction is searched as if typed.
+            for (_, meant) in &q.plan.corrections {
+                if !terms.iter().any(|(t, _)| t == meant) {
+                    terms.push((meant.clone(), 1.0));
+                }
+            }
+            terms
         } else {
             Vec::new()
         };
