@@ -29,4 +29,5 @@ mod service;
 mod shell;
 mod snapshot;
 mod terminal;
+mod tidy;
 mod tune;

@@ -1,0 +1,528 @@
+//! The shape of the code, checked (rust-analyzer's "tidy" style): these tests read the sources, not
+//! the product.
+//!
+//! - The daemon is built in floors (`daemon/src/<floor>/`), each importing only the floors below
+//!   it: `process` < `state` < `services` < `query` < `workers` < `rpc`, with the crate root
+//!   (`lib.rs`, `app.rs`) on top wiring them. A `use crate::…` (or an inline `crate::…` path) that
+//!   reaches a higher floor, a module outside every floor, or the root fails.
+//! - No crate of the workspace has an import cycle between its modules (`use crate::…`,
+//!   `use super::…` and inline paths, test modules excluded).
+//! - No non-test source file is longer than [`MAX_LINES`], but for the few in [`LONG_FILES`], each
+//!   with its reason.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The daemon's floors, lowest first.
+const FLOORS: &[&str] = &["process", "state", "services", "query", "workers", "rpc"];
+
+/// Files of the daemon's root: they wire the floors together and nothing imports them.
+const ROOT_FILES: &[&str] = &["lib.rs", "main.rs", "app.rs"];
+
+/// The longest a non-test source file may be.
+const MAX_LINES: usize = 800;
+
+/// Source files allowed past [`MAX_LINES`], and why. Keep it short.
+const LONG_FILES: &[(&str, &str)] = &[];
+
+/// Every crate of the workspace whose modules are checked for cycles (its `src/`).
+const CRATES: &[&str] = &[
+    "crates/core",
+    "crates/retrieve",
+    "crates/chunk",
+    "crates/embed",
+    "crates/index",
+    "proto",
+    "daemon",
+    "client",
+    "mcp-shim",
+    "lsp",
+];
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tests crate sits in the workspace")
+        .to_path_buf()
+}
+
+/// A crate's modules: module path (`a::b`; `""` for the root) → its file.
+fn modules(src: &Path) -> BTreeMap<String, PathBuf> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("reading a source folder") {
+            let path = entry.expect("a folder entry").path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let rel = path.strip_prefix(src).expect("under src");
+            let mut parts: Vec<String> = rel
+                .iter()
+                .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
+                .collect();
+            if parts.last().is_some_and(|p| p == "mod") {
+                parts.pop();
+            }
+            let name = if parts.len() == 1 && (parts[0] == "lib" || parts[0] == "main") {
+                String::new()
+            } else {
+                parts.join("::")
+            };
+            // A binary's root beside a library's is another crate: it imports through the
+            // library's name, never `crate::`, so it is left out.
+            if name.is_empty() && out.contains_key("") {
+                continue;
+            }
+            if name.is_empty() && rel == Path::new("main.rs") && src.join("lib.rs").exists() {
+                continue;
+            }
+            out.insert(name, path);
+        }
+    }
+    out
+}
+
+/// Whether a module is a test module (a `tests.rs` file, or under a `tests/` folder).
+fn is_test_module(name: &str) -> bool {
+    name.split("::").any(|p| p == "tests" || p.ends_with("_tests"))
+}
+
+/// `text` without comments, string literals' contents, and `#[cfg(test)]` items.
+fn code_of(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if b[i..].starts_with(b"/*") {
+            i += 2;
+            while i < b.len() && !b[i..].starts_with(b"*/") {
+                i += 1;
+            }
+            i += 2;
+            continue;
+        }
+        if b[i] == b'"' {
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("\"\"");
+            continue;
+        }
+        if b[i] == b'\'' && i + 2 < b.len() && (b[i + 2] == b'\'' || b[i + 1] == b'\\') {
+            // A char literal ('a', '\n', '\''); lifetimes have no closing quote.
+            i += 1;
+            while i < b.len() && b[i] != b'\'' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            continue;
+        }
+        if b[i..].starts_with(b"#[cfg(test)]") {
+            // Skip the attribute and the item it guards: to its `;` or its matching `}`.
+            i += "#[cfg(test)]".len();
+            let mut depth = 0usize;
+            while i < b.len() {
+                match b[i] {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            i += 1;
+                            break;
+                        }
+                    }
+                    b';' if depth == 0 => {
+                        i += 1;
+                        break;
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            continue;
+        }
+        out.push(b[i] as char);
+        i += 1;
+    }
+    out
+}
+
+/// Expand a `use` tree (`a::{b, c::{d, e}}`) into its paths.
+fn expand_use(tree: &str) -> Vec<Vec<String>> {
+    fn split_top(s: &str) -> Vec<&str> {
+        let (mut depth, mut start, mut parts) = (0, 0, Vec::new());
+        for (i, c) in s.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    parts.push(&s[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        parts.push(&s[start..]);
+        parts
+    }
+    // `x as y` names x; then whitespace means nothing.
+    let words: Vec<&str> = tree.split_whitespace().collect();
+    let mut kept = String::new();
+    let mut i = 0;
+    while i < words.len() {
+        if words[i] == "as" {
+            // Drop the alias, keep what follows it (`,` or `}`).
+            let alias = words.get(i + 1).copied().unwrap_or("");
+            kept.push_str(alias.trim_start_matches(|c: char| c.is_alphanumeric() || c == '_'));
+            i += 2;
+            continue;
+        }
+        kept.push_str(words[i]);
+        i += 1;
+    }
+    let tree = kept;
+    let mut out = Vec::new();
+    if let Some(open) = tree.find('{') {
+        let prefix: Vec<String> = tree[..open]
+            .split("::")
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect();
+        let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+        for part in split_top(inner) {
+            if part.is_empty() {
+                continue;
+            }
+            for rest in expand_use(part) {
+                let mut p = prefix.clone();
+                p.extend(rest);
+                out.push(p);
+            }
+        }
+    } else {
+        out.push(
+            tree.split("::")
+                .filter(|p| !p.is_empty() && *p != "self" && *p != "*")
+                .map(str::to_string)
+                .collect(),
+        );
+    }
+    out
+}
+
+/// The paths `code` (of module `module`) names inside its own crate, made absolute: `use`
+/// trees and inline `crate::…` / `super::…` paths.
+fn crate_paths(code: &str, module: &str) -> Vec<Vec<String>> {
+    let here: Vec<String> = module
+        .split("::")
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect();
+    let absolute = |p: Vec<String>| -> Option<Vec<String>> {
+        match p.first().map(String::as_str) {
+            Some("crate") => Some(p[1..].to_vec()),
+            Some("super") => {
+                let ups = p.iter().take_while(|s| *s == "super").count();
+                let base = here.len().checked_sub(ups)?;
+                let mut abs = here[..base].to_vec();
+                abs.extend(p[ups..].iter().cloned());
+                Some(abs)
+            }
+            _ => None,
+        }
+    };
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("use ") {
+        let before = rest[..at].chars().last();
+        let stmt_end = rest[at..].find(';').map_or(rest.len(), |e| at + e);
+        if before.is_none_or(|c| !c.is_alphanumeric() && c != '_') {
+            for p in expand_use(&rest[at + 4..stmt_end]) {
+                out.extend(absolute(p));
+            }
+        }
+        rest = &rest[(at + 4).min(stmt_end.max(at + 4))..];
+    }
+    for start in ["crate::", "super::"] {
+        let mut from = 0;
+        while let Some(at) = code[from..].find(start) {
+            let at = from + at;
+            from = at + start.len();
+            if code[..at]
+                .chars()
+                .last()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+            {
+                continue;
+            }
+            let path: String = code[at..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            let parts: Vec<String> = path
+                .split("::")
+                .filter(|p| !p.is_empty())
+                .map(str::to_string)
+                .collect();
+            out.extend(absolute(parts));
+        }
+    }
+    out
+}
+
+/// The module a path names: its longest prefix that is a module (the root when none is).
+fn owner(path: &[String], mods: &BTreeMap<String, PathBuf>) -> String {
+    (1..=path.len())
+        .rev()
+        .map(|n| path[..n].join("::"))
+        .find(|m| mods.contains_key(m))
+        .unwrap_or_default()
+}
+
+/// A crate's import graph: module → the modules it imports (not itself, not test modules).
+fn import_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mods = modules(src);
+    let mut graph = BTreeMap::new();
+    for (name, file) in &mods {
+        if is_test_module(name) {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("reading a source file");
+        let mut deps = BTreeSet::new();
+        for path in crate_paths(&code_of(&text), name) {
+            let to = owner(&path, &mods);
+            // A module's own submodules and ancestors are its own business (`mod x;` lines and
+            // `super::` items of a parent that declares it are not imports across modules) —
+            // except the root, which is checked on its own.
+            if to == *name || is_test_module(&to) {
+                continue;
+            }
+            deps.insert(to);
+        }
+        graph.insert(name.clone(), deps);
+    }
+    graph
+}
+
+/// The cycles of `graph` (strongly connected components of two modules or more, the root left
+/// out: a library's root re-exports what its modules use).
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    // Tarjan's algorithm, iterative enough for a few hundred modules.
+    struct T<'a> {
+        g: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on: BTreeSet<&'a str>,
+        next: usize,
+        out: Vec<Vec<String>>,
+    }
+    fn visit<'a>(t: &mut T<'a>, v: &'a str) {
+        t.index.insert(v, t.next);
+        t.low.insert(v, t.next);
+        t.next += 1;
+        t.stack.push(v);
+        t.on.insert(v);
+        for w in t.g.get(v).into_iter().flatten() {
+            let w = w.as_str();
+            if w.is_empty() || !t.g.contains_key(w) {
+                continue;
+            }
+            if !t.index.contains_key(w) {
+                visit(t, w);
+                let lw = t.low[w];
+                let lv = t.low.get_mut(v).expect("visited");
+                *lv = (*lv).min(lw);
+            } else if t.on.contains(w) {
+                let iw = t.index[w];
+                let lv = t.low.get_mut(v).expect("visited");
+                *lv = (*lv).min(iw);
+            }
+        }
+        if t.low[v] == t.index[v] {
+            let mut scc = Vec::new();
+            while let Some(w) = t.stack.pop() {
+                t.on.remove(w);
+                scc.push(w.to_string());
+                if w == v {
+                    break;
+                }
+            }
+            if scc.len() > 1 {
+                scc.sort();
+                t.out.push(scc);
+            }
+        }
+    }
+    let mut t = T {
+        g: graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on: BTreeSet::new(),
+        next: 0,
+        out: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !v.is_empty() && !t.index.contains_key(v.as_str()) {
+            visit(&mut t, v);
+        }
+    }
+    t.out
+}
+
+/// The floor of a daemon module (`None`: the root's files), or an error for a module outside
+/// every floor.
+fn floor_of(module: &str) -> Result<Option<usize>, String> {
+    if module.is_empty() || module == "app" {
+        return Ok(None);
+    }
+    let top = module.split("::").next().unwrap_or("");
+    FLOORS
+        .iter()
+        .position(|f| *f == top)
+        .map(Some)
+        .ok_or_else(|| format!("`{module}` is in no floor (daemon/src/{{{}}}/)", FLOORS.join(",")))
+}
+
+#[test]
+fn the_daemon_imports_only_downward_through_its_floors() {
+    let src = workspace().join("daemon/src");
+    let graph = import_graph(&src);
+    let mut wrong = Vec::new();
+    for (from, deps) in &graph {
+        let from_floor = match floor_of(from) {
+            Ok(f) => f,
+            Err(e) => {
+                wrong.push(e);
+                continue;
+            }
+        };
+        let Some(from_floor) = from_floor else {
+            continue; // the root wires every floor
+        };
+        for to in deps {
+            match floor_of(to) {
+                Ok(None) => wrong.push(format!(
+                    "`{from}` imports the crate root (`{}`): the root only wires the floors",
+                    if to.is_empty() { "lib.rs" } else { to }
+                )),
+                Ok(Some(f)) if f > from_floor => wrong.push(format!(
+                    "`{from}` ({}) imports `{to}` ({}), a higher floor",
+                    FLOORS[from_floor], FLOORS[f]
+                )),
+                _ => {}
+            }
+        }
+    }
+    for f in std::fs::read_dir(&src).expect("daemon/src") {
+        let name = f.expect("entry").file_name().to_string_lossy().into_owned();
+        if name.ends_with(".rs") && !ROOT_FILES.contains(&name.as_str()) {
+            wrong.push(format!(
+                "daemon/src/{name} sits beside the root: put it in a floor"
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "the daemon's floors (lowest first: {}):\n  {}",
+        FLOORS.join(" < "),
+        wrong.join("\n  ")
+    );
+}
+
+#[test]
+fn no_crate_has_an_import_cycle_between_its_modules() {
+    let mut found = Vec::new();
+    for krate in CRATES {
+        let src = workspace().join(krate).join("src");
+        for cycle in cycles(&import_graph(&src)) {
+            found.push(format!("{krate}: {}", cycle.join(" ↔ ")));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "import cycles:\n  {}",
+        found.join("\n  ")
+    );
+}
+
+#[test]
+fn no_source_file_is_longer_than_800_lines_but_the_few_allowed() {
+    let root = workspace();
+    let mut long = Vec::new();
+    let mut allowed_seen = BTreeSet::new();
+    for krate in CRATES {
+        for (name, file) in modules(&root.join(krate).join("src")) {
+            if is_test_module(&name) {
+                continue;
+            }
+            let lines = std::fs::read_to_string(&file)
+                .expect("reading a source file")
+                .lines()
+                .count();
+            let rel = file
+                .strip_prefix(&root)
+                .expect("in the workspace")
+                .to_string_lossy()
+                .into_owned();
+            if LONG_FILES.iter().any(|(f, _)| *f == rel) {
+                allowed_seen.insert(rel);
+                continue;
+            }
+            if lines > MAX_LINES {
+                long.push(format!("{rel}: {lines} lines"));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "source files over {MAX_LINES} lines (split them by job, move their tests to a `tests.rs` \
+         beside them, or add them to LONG_FILES with the reason):\n  {}",
+        long.join("\n  ")
+    );
+    for (f, _) in LONG_FILES {
+        assert!(
+            allowed_seen.contains(*f),
+            "LONG_FILES names {f}, which is no longer a source file: drop it from the list"
+        );
+    }
+}
+
+#[test]
+fn the_source_reader_sees_imports_as_the_compiler_does() {
+    let code = code_of(
+        "use crate::{a::B as Bee, c::{d, e::F}};\n// use crate::commented;\nfn f() { crate::g::h(); \
+         let s = \"crate::in_string\"; }\n#[cfg(test)]\nmod tests { use crate::only_tests; }\n",
+    );
+    let mut paths: Vec<String> = crate_paths(&code, "x::y")
+        .into_iter()
+        .map(|p| p.join("::"))
+        .collect();
+    paths.sort();
+    paths.dedup();
+    assert_eq!(paths, ["a::B", "c::d", "c::e::F", "g::h"]);
+    let sup: Vec<String> = crate_paths("use super::super::z::W;", "x::y")
+        .into_iter()
+        .map(|p| p.join("::"))
+        .collect();
+    assert_eq!(sup, ["z::W"]);
+    let mut g = BTreeMap::new();
+    g.insert("a".to_string(), BTreeSet::from(["b".to_string()]));
+    g.insert("b".to_string(), BTreeSet::from(["a".to_string()]));
+    g.insert("c".to_string(), BTreeSet::from(["a".to_string()]));
+    assert_eq!(cycles(&g), vec![vec!["a".to_string(), "b".to_string()]]);
+}
