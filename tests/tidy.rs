@@ -89,7 +89,8 @@ fn modules(src: &Path) -> BTreeMap<String, PathBuf> {
 
 /// Whether a module is a test module (a `tests.rs` file, or under a `tests/` folder).
 fn is_test_module(name: &str) -> bool {
-    name.split("::").any(|p| p == "tests" || p.ends_with("_tests"))
+    name.split("::")
+        .any(|p| p == "tests" || p.ends_with("_tests"))
 }
 
 /// `text` without comments, string literals' contents, and `#[cfg(test)]` items.
@@ -277,7 +278,10 @@ fn crate_paths(code: &str, module: &str) -> Vec<Vec<String>> {
                 .filter(|p| !p.is_empty())
                 .map(str::to_string)
                 .collect();
-            out.extend(absolute(parts));
+            // `crate::{…}` is a `use` tree, read above.
+            if parts.len() > 1 {
+                out.extend(absolute(parts));
+            }
         }
     }
     out
@@ -395,7 +399,12 @@ fn floor_of(module: &str) -> Result<Option<usize>, String> {
         .iter()
         .position(|f| *f == top)
         .map(Some)
-        .ok_or_else(|| format!("`{module}` is in no floor (daemon/src/{{{}}}/)", FLOORS.join(",")))
+        .ok_or_else(|| {
+            format!(
+                "`{module}` is in no floor (daemon/src/{{{}}}/)",
+                FLOORS.join(",")
+            )
+        })
 }
 
 #[test]
@@ -453,11 +462,7 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
             found.push(format!("{krate}: {}", cycle.join(" ↔ ")));
         }
     }
-    assert!(
-        found.is_empty(),
-        "import cycles:\n  {}",
-        found.join("\n  ")
-    );
+    assert!(found.is_empty(), "import cycles:\n  {}", found.join("\n  "));
 }
 
 #[test]

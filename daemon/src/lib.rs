@@ -1,317 +1,43 @@
 //! `patinad`: the Patina daemon. Keeps the indices of every registered repository warm and answers
 //! retrieval queries over gRPC on a Unix socket. See ARCHITECTURE.md for the map.
+//!
+//! The crate is built in floors, each importing only the floors below it (checked by
+//! `tests/tidy.rs`):
+//!
+//! - [`process`]: the process itself — socket, memory, the allocator's region apart, restarting in
+//!   place, the clock.
+//! - `state`: what is kept and locked — the repositories, their indices and vectors, the config,
+//!   generations, the tuned settings, the embedding backlog's policy, the scheduler interface.
+//! - `services`: external resources and stores — the embedding model, git, the commit history,
+//!   session notes, feedback, files, blame, snapshots, editor buffers.
+//! - `query`: per-request logic — the engine, the oracles, context assembly, the query cache.
+//! - `workers`: what happens without a request — the indexer, the embedder, the watcher, the
+//!   tuner, the restarter, idle release.
+//! - `rpc`: the wire — the gRPC services over the floors below.
+//!
+//! `app` (with this file) wires them together.
 
-#[cfg(target_os = "linux")]
-pub(crate) mod apart;
-pub(crate) mod blame;
-pub(crate) mod buffers;
-pub(crate) mod config;
-pub(crate) mod context;
-pub(crate) mod exe;
-pub(crate) mod feedback;
-pub(crate) mod files;
-pub(crate) mod freshness;
-pub(crate) mod git;
-pub(crate) mod history;
-pub(crate) mod index;
-#[cfg(target_os = "linux")]
-pub(crate) mod inotify;
-pub(crate) mod memory;
-pub(crate) mod messages;
-pub(crate) mod navigate;
-pub(crate) mod oracles;
-pub(crate) mod qcache;
-pub(crate) mod registry;
-pub(crate) mod repo;
-pub(crate) mod repo_map;
-pub mod restart;
+pub mod process;
+pub(crate) mod query;
 pub(crate) mod rpc;
-pub(crate) mod search;
-pub(crate) mod semantic;
-pub(crate) mod sessions;
-pub(crate) mod snapshot;
-pub(crate) mod socket;
-pub(crate) mod tune;
-pub(crate) mod watch;
+pub(crate) mod services;
+pub(crate) mod state;
+pub(crate) mod workers;
 
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Instant;
+mod app;
 
-use anyhow::{Context, Result};
-use patina_proto::v1 as pb;
-use tokio::sync::Notify;
-
-pub use config::Config;
+pub use app::{Exit, Options, check_config, serve};
+pub use process::socket::take_inherited as take_activation_socket;
+pub use state::config::Config;
 
 /// The system allocator, except for work that must keep its few survivors together (see
-/// `apart`).
+/// `process::apart`).
 #[cfg(target_os = "linux")]
 #[global_allocator]
-static ALLOCATOR: apart::Allocator = apart::Allocator;
-pub use socket::take_inherited as take_activation_socket;
+static ALLOCATOR: process::apart::Allocator = process::apart::Allocator;
 
-/// glibc's allocator for a long-lived process (see `memory::tune_allocator`); call before any
-/// thread exists.
+/// glibc's allocator for a long-lived process (see `process::memory::tune_allocator`); call before
+/// any thread exists.
 pub fn tune_allocator() {
-    memory::tune_allocator();
-}
-
-/// How to run the daemon; every field has an environment/XDG default.
-#[derive(Debug, Default)]
-pub struct Options {
-    pub socket: Option<PathBuf>,
-    pub state_root: Option<PathBuf>,
-    /// The listening socket systemd passed (socket activation), taken by
-    /// [`take_activation_socket`] before any thread existed. Served instead of binding `socket`.
-    pub activated_socket: Option<std::os::unix::net::UnixListener>,
-    /// What a previous image of this process handed over when it restarted in place
-    /// ([`restart::take_handover`]): the instance lock, and whether the socket is systemd's.
-    pub handover: Option<restart::Handover>,
-}
-
-/// How [`serve`] ended.
-pub enum Exit {
-    /// Asked to stop: the caller ends the process.
-    Stopped,
-    /// Idle with a fragmented heap: the caller replaces the image ([`restart::exec`]).
-    Restart(restart::Restart),
-}
-
-/// How long requests still running when a stop is asked for may take to finish.
-const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(300);
-
-/// Serve until SIGTERM, SIGINT or a `Shutdown` request, then flush state and return. Work still
-/// running (an embedding batch, an index round's uncommitted files) is abandoned, not waited for:
-/// it is recomputed from the durable state at the next start. The caller should then end the
-/// process without running library destructors (`patinad` calls `_exit`): threads that are still
-/// inside ONNX Runtime must not see its globals torn down under them.
-/// Load the config file at `path` as a daemon start would: what it found (valid, or absent so
-/// defaults apply), or the error that would stop the daemon.
-pub fn check_config(path: &std::path::Path) -> Result<&'static str> {
-    let exists = path.exists();
-    config::Config::load(path)?;
-    Ok(if exists {
-        "valid"
-    } else {
-        "absent; the defaults apply"
-    })
-}
-
-pub async fn serve(opts: Options) -> Result<Exit> {
-    let started = Instant::now();
-    let exe = exe::ExeStamp::now();
-    let root = opts
-        .state_root
-        .unwrap_or_else(patina_proto::endpoint::state_root);
-    let socket_path = patina_proto::endpoint::socket_path(opts.socket.as_deref());
-    // Held until the process has fully exited (the OS releases it): sled's own threads and file
-    // lock outlive `serve`, and a successor must not start before they are gone. A restart in
-    // place hands it to the next image.
-    let (lock, restarts, handed_activated) = match &opts.handover {
-        Some(h) => (
-            socket::adopt_lock(&root, h.lock_fd)?,
-            h.restarts,
-            Some(h.activated),
-        ),
-        None => (socket::lock_instance(&root)?, 0, None),
-    };
-    let lock_fd = lock.raw_fd();
-    std::mem::forget(lock);
-    let config_path = patina_proto::endpoint::config_file();
-    let config = Config::load(&config_path)?;
-    let budget = config.daemon.budget();
-    let store =
-        patina_index::store::Store::open_with_cache(&root.join("state"), budget.sled_cache)?;
-    let semantic = Arc::new(semantic::Semantic::load(
-        patina_embed::ModelPaths::locate(&root),
-        config.semantic.precision,
-        config.semantic.static_pass,
-        store.embeddings(),
-        &budget,
-    ));
-    let sessions = sessions::Sessions::open(&store, semantic.clone())?;
-    let feedback = feedback::Feedback::open(&store)?;
-    let registry = Arc::new(registry::Registry::open(
-        store,
-        root.clone(),
-        config,
-        semantic.clone(),
-    )?);
-    semantic.spawn_worker(Arc::downgrade(&registry));
-    // Catch up with edits made while no daemon ran, then keep every repository watched.
-    registry.catch_up();
-    registry.spawn_poller();
-    let engine = search::QueryEngine::new(
-        registry.clone(),
-        vec![
-            Arc::new(oracles::lexical::LexicalOracle),
-            Arc::new(oracles::symbol::SymbolOracle),
-            Arc::new(oracles::semantic::SemanticOracle(semantic.clone())),
-            Arc::new(oracles::session::SessionOracle(sessions.clone())),
-            Arc::new(oracles::history::HistoryOracle(
-                registry.config.history.clone(),
-                semantic.clone(),
-            )),
-            Arc::new(oracles::history::CochangeOracle),
-            Arc::new(oracles::graph::GraphOracle),
-        ],
-    )
-    .with_sessions(sessions.clone());
-    let bound = socket::bind(&socket_path, opts.activated_socket).await?;
-    // A socket handed over by a restart in place is systemd's only if it was before.
-    let activated = handed_activated.unwrap_or(bound.activated);
-    let shutdown = Arc::new(Notify::new());
-    // Set once a restart in place is decided on.
-    let restart_decided = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let kept_listener = if registry.config.daemon.restart_when_fragmented {
-        use std::os::fd::AsRawFd;
-        match restart::keep(bound.listener.as_raw_fd()) {
-            Ok(fd) => {
-                let (shutdown, decided) = (shutdown.clone(), restart_decided.clone());
-                restart::spawn_watch(Arc::downgrade(&registry), started, restarts, move |heap| {
-                    tracing::info!(
-                        resident_mib = heap.resident >> 20,
-                        in_use_mib = heap.in_use >> 20,
-                        "idle, with {} MiB of heap held but unused: restarting in place",
-                        heap.held_unused() >> 20
-                    );
-                    decided.store(true, std::sync::atomic::Ordering::SeqCst);
-                    shutdown.notify_one();
-                });
-                Some(fd)
-            }
-            Err(e) => {
-                tracing::warn!("no restart in place (cannot keep the socket: {e})");
-                None
-            }
-        }
-    } else {
-        None
-    };
-    let daemon = Arc::new(rpc::Daemon {
-        registry: registry.clone(),
-        engine,
-        sessions,
-        started,
-        exe,
-        socket: bound.path.to_string_lossy().into_owned(),
-        data_dir: root.to_string_lossy().into_owned(),
-        socket_activated: activated,
-        restarts,
-        shutdown: shutdown.clone(),
-        qcache: qcache::QueryCache::new(
-            registry.config.cache.entries,
-            std::time::Duration::from_secs(registry.config.cache.ttl_secs),
-        ),
-        ccache: qcache::QueryCache::new(
-            registry.config.cache.entries,
-            std::time::Duration::from_secs(registry.config.cache.ttl_secs),
-        ),
-        feedback,
-    });
-    tracing::info!(
-        socket = %bound.path.display(),
-        state = %root.display(),
-        activated,
-        restarts,
-        version = env!("CARGO_PKG_VERSION"),
-        "patinad listening"
-    );
-    let services = rpc::Services(daemon);
-    // Set once a stop is asked for: requests still running get a short grace period, then the
-    // server is dropped with them (a client following a stream must not hold the daemon up).
-    let stopping = Arc::new(Notify::new());
-    // Signals are listened to for the whole life of the process (a signal arriving while a
-    // restart in place stops the server must turn it into a stop, not be swallowed).
-    {
-        let shutdown = shutdown.clone();
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .context("installing the SIGTERM handler")?;
-        let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-            .context("installing the SIGINT handler")?;
-        tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    _ = term.recv() => tracing::info!("SIGTERM: shutting down"),
-                    _ = int.recv() => tracing::info!("SIGINT: shutting down"),
-                }
-                restart::ask_stop();
-                shutdown.notify_one();
-            }
-        });
-    }
-    let signal = {
-        let shutdown = shutdown.clone();
-        let stopping = stopping.clone();
-        async move {
-            shutdown.notified().await;
-            stopping.notify_one();
-        }
-    };
-    let server = tonic::transport::Server::builder()
-        // Every request marks the daemon busy (no restart in place while requests come).
-        .trace_fn(|_| {
-            restart::touch();
-            tracing::Span::none()
-        })
-        .add_service(pb::health_server::HealthServer::new(services.clone()))
-        .add_service(pb::repos_server::ReposServer::new(services.clone()))
-        .add_service(pb::search_server::SearchServer::new(services.clone()))
-        .add_service(pb::files_server::FilesServer::new(services.clone()))
-        .add_service(pb::history_server::HistoryServer::new(services.clone()))
-        .add_service(pb::graph_server::GraphServer::new(services.clone()))
-        .add_service(pb::feedback_server::FeedbackServer::new(services.clone()))
-        .add_service(pb::buffers_server::BuffersServer::new(services.clone()))
-        .add_service(pb::tune_server::TuneServer::new(services.clone()))
-        .add_service(pb::snapshots_server::SnapshotsServer::new(services.clone()))
-        .add_service(pb::sessions_server::SessionsServer::new(services))
-        .serve_with_incoming_shutdown(socket::incoming(bound.listener), signal);
-    tokio::select! {
-        r = server => r.context("serving gRPC")?,
-        _ = async {
-            stopping.notified().await;
-            tokio::time::sleep(SHUTDOWN_GRACE).await;
-        } => tracing::info!("requests still running at shutdown were abandoned"),
-    }
-    registry.shutdown().await;
-    let decided = restart_decided.load(std::sync::atomic::Ordering::SeqCst);
-    if let (true, Some(listener), false) = (decided, kept_listener, restart::stop_asked()) {
-        tracing::info!("stopped; restarting in place");
-        return Ok(Exit::Restart(restart::Restart {
-            handover: restart::Handover {
-                lock_fd,
-                activated,
-                restarts: restarts + 1,
-            },
-            listener,
-        }));
-    }
-    if !activated {
-        let _ = std::fs::remove_file(&bound.path);
-    }
-    tracing::info!("stopped");
-    Ok(Exit::Stopped)
-}
-
-pub(crate) fn now_unix_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
-/// Resident set size of this process, 0 where unknown.
-pub(crate) fn rss_bytes() -> u64 {
-    let Ok(statm) = std::fs::read_to_string("/proc/self/statm") else {
-        return 0;
-    };
-    let pages: u64 = statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    // SAFETY: sysconf has no preconditions.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    pages * page.max(0) as u64
+    process::memory::tune_allocator();
 }

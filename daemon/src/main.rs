@@ -22,7 +22,7 @@ fn main() {
     // SAFETY: nothing has started a thread yet; this is the first statement of `main`.
     let activated = unsafe { patinad::take_activation_socket() };
     // SAFETY: as above, still the only thread.
-    let handover = unsafe { patinad::restart::take_handover() };
+    let handover = unsafe { patinad::process::restart::take_handover() };
     patinad::tune_allocator();
     let args = Args::parse();
     if let Some(path) = args.check_config {
@@ -86,7 +86,7 @@ fn main() {
         Ok(patinad::Exit::Stopped) => 0,
         Ok(patinad::Exit::Restart(restart)) => {
             // Everything durable is flushed; the new image reads it back (see `restart`).
-            let e = patinad::restart::exec(restart);
+            let e = patinad::process::restart::exec(restart);
             tracing::error!("restarting in place failed: {e}");
             eprintln!("patinad: restarting in place failed: {e}");
             2

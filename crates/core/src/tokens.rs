@@ -10,6 +10,12 @@ const MAX_SPLIT_LEN: usize = 64;
 /// Tokens longer than this are dropped (tantivy also refuses very long terms).
 const MAX_TOKEN_LEN: usize = 128;
 
+/// About how many tokens a language model counts in `s` (≈ characters / 4): what token budgets
+/// (context, repository map) are filled against.
+pub fn approx_tokens(s: &str) -> usize {
+    s.len().div_ceil(4)
+}
+
 /// Calls `emit(offset_from, offset_to, token)` for every token of `text`, in order.
 pub fn for_each_token(text: &str, mut emit: impl FnMut(usize, usize, &str)) {
     let bytes = text.as_bytes();

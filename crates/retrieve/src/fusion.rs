@@ -64,6 +64,57 @@ pub fn rrf<K: Clone + Eq + Hash + Ord>(rankings: &[Ranking<K>], k: f64) -> Vec<F
     out
 }
 
+/// The configured weight of each oracle in the fusion (the daemon's `[retrieval]` settings, or a
+/// tuned repository's).
+pub trait Weights {
+    /// The weight of `oracle`'s ranking.
+    fn weight(&self, oracle: OracleId) -> f64;
+    /// The weight of `oracle`'s ranking for a prose question whose best semantic hit scored
+    /// `best` (how sure the model is that it recognised the question).
+    fn prose_weight_at(&self, oracle: OracleId, best: f32) -> f64;
+}
+
+/// The fusion weights of one query from each oracle's configured weight: a report's symbol weight
+/// is shared among the names it mentions; a prose question (`prose`) weighs the words by how sure
+/// the model is, unless the best lexical chunk holds every word (`recognised`). `patina tune`
+/// replays it with other weights.
+pub fn adjust_weights<K>(
+    rankings: &mut [Ranking<K>],
+    cfg: &impl Weights,
+    plan: &crate::QueryPlan,
+    prose: bool,
+    recognised: bool,
+) {
+    for r in rankings.iter_mut() {
+        r.weight = cfg.weight(r.oracle);
+    }
+    // A report names many things (its author's tests, variables, other modules): the symbol
+    // oracle's evidence of "the query names this" is shared among all the names it mentions.
+    let shared = plan.names_shared_by() as f64;
+    for r in rankings.iter_mut() {
+        if r.oracle == OracleId::Symbol {
+            r.weight /= shared;
+        }
+    }
+    if prose {
+        // How sure the model is that it recognised the question decides how much its words
+        // count beside its meaning ([`Weights::prose_weight_at`]).
+        let best = rankings
+            .iter()
+            .find(|r| r.oracle == OracleId::Semantic)
+            .and_then(|r| r.items.first())
+            .map_or(0.0, |i| i.1);
+        // ...unless the best lexical hit contains every word of the question: then BM25 has
+        // recognised it as surely as any model ([`crate::confidence`]).
+        for r in rankings.iter_mut() {
+            if r.oracle == OracleId::Symbol || recognised && r.oracle == OracleId::Lexical {
+                continue;
+            }
+            r.weight = cfg.prose_weight_at(r.oracle, best);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

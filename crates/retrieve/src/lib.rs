@@ -10,7 +10,9 @@ pub mod confidence;
 pub mod expand;
 pub mod fusion;
 pub mod pagerank;
+pub mod priors;
 pub mod query;
 pub mod rank;
+pub mod tune;
 
 pub use query::{Intent, QueryPlan};

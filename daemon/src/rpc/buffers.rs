@@ -1,4 +1,4 @@
-//! `patina.v1.Buffers`: `SetBuffer` (editor overlays, see `crate::buffers`).
+//! `patina.v1.Buffers`: `SetBuffer` (editor overlays, see `crate::services::buffers`).
 
 use std::time::Duration;
 
@@ -20,9 +20,16 @@ impl pb::buffers_server::Buffers for Services {
         let r = req.into_inner();
         let text = (!r.clear).then_some(r.text);
         let wait = Duration::from_millis(r.wait_ms.into()).min(MAX_WAIT);
-        let set = crate::buffers::set(&self.0.registry, &r.path, text, wait)
-            .await
-            .map_err(status)?;
+        let set = crate::services::buffers::set(
+            &self.0.repos,
+            self.0.indexer.as_ref(),
+            &self.0.semantic,
+            &r.path,
+            text,
+            wait,
+        )
+        .await
+        .map_err(status)?;
         Ok(Response::new(pb::SetBufferResponse {
             repo_id: set.repo_id,
             path: set.path,

@@ -8,16 +8,16 @@ use patina_proto::kinds::HitKind;
 use patina_proto::v1 as pb;
 use tonic::Status;
 
-use crate::context::{Context, Format};
-use crate::files::Structure;
-use crate::freshness::Freshness;
-use crate::registry::UserError;
-use crate::repo::Repo;
-use crate::search::{Granularity, HitItem, SearchHit, SearchResponse};
-use crate::sessions::{NoteView, SessionView};
+use crate::query::context::{Context, Format};
+use crate::query::engine::{Granularity, HitItem, SearchHit, SearchResponse};
+use crate::services::files::Structure;
+use crate::services::freshness::Freshness;
+use crate::services::sessions::{NoteView, SessionView};
+use crate::state::repo::Repo;
+use patina_core::UserError;
 
 pub(super) fn status(e: anyhow::Error) -> Status {
-    if let Some(i) = e.downcast_ref::<crate::oracles::Incomplete>() {
+    if let Some(i) = e.downcast_ref::<crate::query::oracles::Incomplete>() {
         return Status::aborted(i.0.clone());
     }
     match e.downcast_ref::<UserError>() {
@@ -100,10 +100,10 @@ pub(super) fn repo_pb(repo: &Repo, with_progress: bool) -> pb::RepoInfo {
         last_error: rec.last_error.unwrap_or_default(),
         last_index_ms: rec.last_index_ms,
         vectors: repo.vector_count() as u64,
-        embed_backlog: crate::semantic::backlog(repo) as u64,
+        embed_backlog: crate::state::backlog::backlog(repo) as u64,
         freshness: with_progress.then(|| freshness_pb(&Freshness::of(repo))),
         chunk_digest: repo.chunk_digest(),
-        message_backlog: crate::semantic::message_backlog(repo) as u64,
+        message_backlog: crate::state::backlog::message_backlog(repo) as u64,
         static_vectors: repo.provisional_count() as u64,
     }
 }
@@ -175,7 +175,7 @@ pub(super) fn query_response(res: SearchResponse) -> pb::QueryResponse {
     }
 }
 
-pub(super) fn blame_pb(b: crate::blame::LineBlame) -> pb::Blame {
+pub(super) fn blame_pb(b: crate::services::blame::LineBlame) -> pb::Blame {
     let commit = b.commit.unwrap_or_default();
     pb::Blame {
         short: commit.chars().take(10).collect(),

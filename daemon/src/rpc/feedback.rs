@@ -4,7 +4,7 @@ use patina_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::{Services, blocking};
-use crate::feedback::FeedbackInput;
+use crate::services::feedback::FeedbackInput;
 
 #[tonic::async_trait]
 impl pb::feedback_server::Feedback for Services {

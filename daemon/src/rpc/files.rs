@@ -13,11 +13,12 @@ impl pb::files_server::Files for Services {
         req: Request<pb::GetFileRequest>,
     ) -> Result<Response<pb::GetFileResponse>, Status> {
         let r = req.into_inner();
-        let repo = self.0.registry.resolve(&r.repo).map_err(status)?;
+        let repo = self.0.repos.resolve(&r.repo).map_err(status)?;
         let id = repo.id().to_string();
-        let slice =
-            blocking(move || crate::files::read_slice(&repo, &r.path, r.start_line, r.end_line))
-                .await?;
+        let slice = blocking(move || {
+            crate::services::files::read_slice(&repo, &r.path, r.start_line, r.end_line)
+        })
+        .await?;
         Ok(Response::new(pb::GetFileResponse {
             repo_id: id,
             path: slice.path,
@@ -35,12 +36,12 @@ impl pb::files_server::Files for Services {
         req: Request<pb::ExploreRequest>,
     ) -> Result<Response<pb::ExploreResponse>, Status> {
         let r = req.into_inner();
-        let repo = self.0.registry.resolve(&r.repo).map_err(status)?;
+        let repo = self.0.repos.resolve(&r.repo).map_err(status)?;
         let (id, name) = (repo.id().to_string(), repo.record().name);
         let st = blocking(move || {
-            crate::files::explore(
+            crate::services::files::explore(
                 &repo,
-                &crate::files::ExploreOptions {
+                &crate::services::files::ExploreOptions {
                     path: r.path,
                     globs: r.path_globs,
                     max_depth: r.max_depth,

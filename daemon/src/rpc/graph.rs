@@ -5,7 +5,7 @@ use patina_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::{Services, blocking};
-use crate::registry::UserError;
+use patina_core::UserError;
 
 #[tonic::async_trait]
 impl pb::graph_server::Graph for Services {
@@ -14,24 +14,24 @@ impl pb::graph_server::Graph for Services {
         req: Request<pb::NavigateRequest>,
     ) -> Result<Response<pb::NavigateResponse>, Status> {
         let req = req.into_inner();
-        let registry = self.0.registry.clone();
+        let repos = self.0.repos.clone();
         let sites = blocking(move || {
             let repos = if req.repos.is_empty() {
-                registry.all()
+                repos.all()
             } else {
                 req.repos
                     .iter()
-                    .map(|k| registry.resolve(k))
+                    .map(|k| repos.resolve(k))
                     .collect::<anyhow::Result<Vec<_>>>()?
             };
-            crate::navigate::navigate(&repos, &req.what, &req.symbol)
+            crate::services::navigate::navigate(&repos, &req.what, &req.symbol)
         })
         .await?;
         Ok(Response::new(pb::NavigateResponse {
             sites: sites
                 .into_iter()
-                .map(|s| pb::GraphSite {
-                    repo: s.repo,
+                .map(|(repo, s)| pb::GraphSite {
+                    repo,
                     path: s.path,
                     line: s.line,
                     end_line: s.end_line,
@@ -51,7 +51,7 @@ impl pb::graph_server::Graph for Services {
     ) -> Result<Response<pb::WalkResponse>, Status> {
         use patina_index::neighbourhood::{Direction, NodeKind, neighbourhood};
         let req = req.into_inner();
-        let registry = self.0.registry.clone();
+        let repos = self.0.repos.clone();
         let resp = blocking(move || {
             let target = req.target.trim().trim_start_matches("./").to_string();
             if target.is_empty() {
@@ -70,11 +70,11 @@ impl pb::graph_server::Graph for Services {
                 d => d.min(10),
             };
             let repos = if req.repos.is_empty() {
-                registry.all()
+                repos.all()
             } else {
                 req.repos
                     .iter()
-                    .map(|k| registry.resolve(k))
+                    .map(|k| repos.resolve(k))
                     .collect::<anyhow::Result<Vec<_>>>()?
             };
             for repo in repos {
@@ -126,10 +126,10 @@ impl pb::graph_server::Graph for Services {
 
     async fn map(&self, req: Request<pb::MapRequest>) -> Result<Response<pb::MapResponse>, Status> {
         let req = req.into_inner();
-        let registry = self.0.registry.clone();
+        let repos = self.0.repos.clone();
         let resp = blocking(move || {
             let repo = if req.repo.is_empty() {
-                let mut all = registry.all();
+                let mut all = repos.all();
                 if all.len() != 1 {
                     return Err(UserError::Invalid(format!(
                         "{} repositories are registered: name one (repo)",
@@ -139,11 +139,12 @@ impl pb::graph_server::Graph for Services {
                 }
                 all.remove(0)
             } else {
-                registry.resolve(&req.repo)?
+                repos.resolve(&req.repo)?
             };
-            let m = crate::repo_map::repo_map(
-                &repo,
-                &crate::repo_map::MapRequest {
+            let m = patina_index::repo_map::repo_map(
+                &repo.index(),
+                &repo.record().name,
+                &patina_index::repo_map::MapRequest {
                     budget_tokens: req.token_budget as usize,
                     seed_paths: req.seed_paths,
                     query: req.query,

@@ -6,16 +6,16 @@ use tonic::{Request, Response, Status};
 
 use super::convert::status;
 use super::{Services, blocking};
-use crate::history::{LogRequest, parse_since};
+use crate::services::history::{LogRequest, parse_since};
 
 #[tonic::async_trait]
 impl pb::history_server::History for Services {
     async fn log(&self, req: Request<pb::LogRequest>) -> Result<Response<pb::LogResponse>, Status> {
         let r = req.into_inner();
         let repos = if r.repo.is_empty() {
-            self.0.registry.all()
+            self.0.repos.all()
         } else {
-            vec![self.0.registry.resolve(&r.repo).map_err(status)?]
+            vec![self.0.repos.resolve(&r.repo).map_err(status)?]
         };
         let since = parse_since(&r.since).map_err(status)?;
         let max_files = if r.max_files == 0 {
@@ -23,7 +23,7 @@ impl pb::history_server::History for Services {
         } else {
             r.max_files as usize
         };
-        let cfg = self.0.registry.config.history.clone();
+        let cfg = self.0.config.history.clone();
         let request = LogRequest {
             query: r.query,
             file: r.file,
@@ -36,7 +36,7 @@ impl pb::history_server::History for Services {
             notices.push("no repositories are registered; add one with `patina add PATH`".into());
         }
         let (entries, searched) =
-            blocking(move || crate::history::log(&repos, &request, &cfg)).await?;
+            blocking(move || crate::services::history::log(&repos, &request, &cfg)).await?;
         let commits = entries
             .into_iter()
             .map(|e| {
@@ -84,7 +84,7 @@ impl pb::history_server::History for Services {
         }
         let repo = self
             .0
-            .registry
+            .repos
             .resolve(if r.repo.is_empty() { &r.path } else { &r.repo })
             .map_err(status)?;
         // An absolute path (or one the repository contains) is made relative to its root.
@@ -92,11 +92,11 @@ impl pb::history_server::History for Services {
             Ok(rel) => rel.to_string_lossy().into_owned(),
             Err(_) => r.path.clone(),
         };
-        let cfg = self.0.registry.config.history.clone();
+        let cfg = self.0.config.history.clone();
         let id = repo.id().to_string();
         let (p, limit) = (path.clone(), r.limit as usize);
         let (files, commits) =
-            blocking(move || Ok(crate::history::related(&repo, &p, limit, &cfg))).await?;
+            blocking(move || Ok(crate::services::history::related(&repo, &p, limit, &cfg))).await?;
         Ok(Response::new(pb::RelatedResponse {
             repo_id: id,
             path,

@@ -22,33 +22,39 @@ use std::time::Instant;
 use tokio::sync::Notify;
 use tonic::Status;
 
-use crate::registry::Registry;
-use crate::search::QueryEngine;
-use crate::sessions::Sessions;
+use crate::query::engine::QueryEngine;
+use crate::services::embedding::Semantic;
+use crate::services::sessions::Sessions;
+use crate::state::config::Config;
+use crate::state::repos::Repos;
+use crate::workers::indexer::Indexer;
 
 /// What every service shares.
 pub(crate) struct Daemon {
-    pub registry: Arc<Registry>,
+    pub repos: Arc<Repos>,
+    pub indexer: Arc<Indexer>,
+    pub config: Arc<Config>,
+    pub semantic: Arc<Semantic>,
     pub engine: QueryEngine,
     pub sessions: Arc<Sessions>,
     pub started: Instant,
     /// The executable as it was at start (`Health.Check` says when it was replaced).
-    pub exe: crate::exe::ExeStamp,
+    pub exe: crate::process::exe::ExeStamp,
     pub socket: String,
     pub data_dir: String,
     pub socket_activated: bool,
-    /// Restarts in place this process went through (`crate::restart`).
+    /// Restarts in place this process went through (`crate::process::restart`).
     pub restarts: u32,
     pub shutdown: Arc<Notify>,
-    /// Answers of `Search.Query` by request (`crate::qcache`).
-    pub qcache: crate::qcache::QueryCache<patina_proto::v1::QueryResponse>,
+    /// Answers of `Search.Query` by request (`crate::query::cache`).
+    pub qcache: crate::query::cache::QueryCache<patina_proto::v1::QueryResponse>,
     /// Answers of `Search.Context` by request (the same rules; stamped with every repository).
-    pub ccache: crate::qcache::QueryCache<patina_proto::v1::ContextResponse>,
+    pub ccache: crate::query::cache::QueryCache<patina_proto::v1::ContextResponse>,
     /// Feedback on answers (`Feedback` service; answers remembered by query id).
-    pub feedback: crate::feedback::Feedback,
+    pub feedback: crate::services::feedback::Feedback,
 }
 
-/// The five tonic services, over one shared [`Daemon`].
+/// The tonic services (one per `proto/` service: eleven), over one shared [`Daemon`].
 #[derive(Clone)]
 pub(crate) struct Services(pub Arc<Daemon>);
 

@@ -12,7 +12,7 @@ use tonic::{Request, Response, Status};
 
 use super::convert::{audit_pb, progress_pb, repo_pb, status};
 use super::{Services, blocking};
-use crate::repo::Repo;
+use crate::state::repo::Repo;
 
 type ProgressStream = Pin<Box<dyn Stream<Item = Result<pb::IndexProgress, Status>> + Send>>;
 
@@ -43,8 +43,8 @@ impl pb::repos_server::Repos for Services {
 
     async fn add(&self, req: Request<pb::AddRequest>) -> Result<Response<ProgressStream>, Status> {
         let req = req.into_inner();
-        let (registry, path, force) = (self.0.registry.clone(), req.path, req.force);
-        let (repo, rx) = blocking(move || registry.add(&path, force)).await?;
+        let (indexer, path, force) = (self.0.indexer.clone(), req.path, req.force);
+        let (repo, rx) = blocking(move || indexer.add(&path, force)).await?;
         Ok(Response::new(follow(repo, rx)))
     }
 
@@ -54,7 +54,7 @@ impl pb::repos_server::Repos for Services {
     ) -> Result<Response<pb::RemoveResponse>, Status> {
         let rec = self
             .0
-            .registry
+            .indexer
             .remove(&req.into_inner().repo)
             .await
             .map_err(status)?;
@@ -73,13 +73,13 @@ impl pb::repos_server::Repos for Services {
         _req: Request<pb::ListRequest>,
     ) -> Result<Response<pb::ListResponse>, Status> {
         // Freshness asks git (a subprocess) per repository: on the blocking pool.
-        let all = self.0.registry.all();
+        let all = self.0.repos.all();
         let repos = blocking(move || Ok(all.iter().map(|r| repo_pb(r, true)).collect())).await?;
         Ok(Response::new(pb::ListResponse {
             repos,
             daemon_uptime_ms: self.0.started.elapsed().as_millis() as u64,
-            daemon_rss_bytes: crate::rss_bytes(),
-            semantic: self.0.registry.semantic.describe(),
+            daemon_rss_bytes: crate::process::memory::rss_bytes(),
+            semantic: self.0.semantic.describe(),
         }))
     }
 
@@ -89,7 +89,7 @@ impl pb::repos_server::Repos for Services {
     ) -> Result<Response<ProgressStream>, Status> {
         let repo = self
             .0
-            .registry
+            .repos
             .resolve(&req.into_inner().repo)
             .map_err(status)?;
         let rx = match repo.running_job() {
@@ -112,7 +112,7 @@ impl pb::repos_server::Repos for Services {
         let r = req.into_inner();
         let reports = self
             .0
-            .registry
+            .indexer
             .repair(&r.repo, r.check_only)
             .await
             .map_err(status)?;

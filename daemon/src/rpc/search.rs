@@ -1,7 +1,7 @@
 //! `patina.v1.Search`: `Query` (ranked hits) and `Context` (hits merged into a token budget).
-//! Beyond conversion, the answers as they travel are kept here: the query cache (`crate::qcache`,
-//! wire answers by request), blame attribution on request (`crate::blame`) and the query id
-//! every answer carries (`crate::feedback`).
+//! Beyond conversion, the answers as they travel are kept here: the query cache (`crate::query::cache`,
+//! wire answers by request), blame attribution on request (`crate::services::blame`) and the query id
+//! every answer carries (`crate::services::feedback`).
 
 use patina_proto::v1 as pb;
 use tonic::{Request, Response, Status};
@@ -11,9 +11,9 @@ use super::convert::{
     blame_pb, context_format, context_response, freshness_pb, granularity, query_response, roles,
     status,
 };
-use crate::blame::Target;
-use crate::qcache::Lookup;
-use crate::search::SearchRequest;
+use crate::query::cache::Lookup;
+use crate::query::engine::SearchRequest;
+use crate::services::blame::Target;
 use patina_proto::kinds::{HitKind, OracleStatus};
 
 #[tonic::async_trait]
@@ -37,7 +37,7 @@ impl pb::search_server::Search for Services {
             }
         }
         // Taken before computing: a change during the computation makes the answer unservable.
-        let stamp = crate::qcache::stamp_now(&d.registry);
+        let stamp = crate::query::cache::stamp_now(&d.repos);
         let text = r.query.clone();
         let blame = r.blame;
         let granularity = granularity(r.granularity)?;
@@ -68,7 +68,7 @@ impl pb::search_server::Search for Services {
         if blame {
             blame_hits(&mut resp.hits).await;
             for h in resp.hits.iter_mut() {
-                mask_blame(&d.registry, &h.repo_id, h.blame.as_mut());
+                mask_blame(&d.repos, &h.repo_id, h.blame.as_mut());
             }
         }
         // Only an answer from a quiescent index is kept (it carries no "still indexing" notices).
@@ -105,13 +105,13 @@ impl pb::search_server::Search for Services {
             let (d2, k) = (d.clone(), key.clone());
             let found = super::blocking(move || {
                 Ok(d2.ccache.get(&k, |stamp| {
-                    crate::qcache::still_valid(&d2.registry, stamp).is_some()
+                    crate::query::cache::still_valid(&d2.repos, stamp).is_some()
                 }))
             })
             .await?;
             if let Lookup::Hit(mut resp) = found {
                 resp.cached = true;
-                resp.query_id = crate::feedback::new_query_id();
+                resp.query_id = crate::services::feedback::new_query_id();
                 let refs = resp.items.iter().map(|i| i.r#ref.clone()).collect();
                 d.feedback.remember(&resp.query_id, &r.query, refs);
                 return Ok(Response::new(resp));
@@ -119,14 +119,14 @@ impl pb::search_server::Search for Services {
         }
         // Stamped with every registered repository (a context does not list its scope), before
         // computing; kept only if it still holds afterwards (nothing changed, all fresh).
-        let stamp = crate::qcache::stamp_now(&d.registry);
+        let stamp = crate::query::cache::stamp_now(&d.repos);
         let started = std::time::Instant::now();
         let blame = r.blame;
         let text = r.query.clone();
         let format = context_format(r.format)?;
-        let c = crate::context::assemble(
+        let c = crate::query::context::assemble(
             &self.0.engine,
-            crate::context::ContextRequest {
+            crate::query::context::ContextRequest {
                 text: r.query,
                 budget_tokens: r.token_budget as usize,
                 repos: r.repos,
@@ -150,23 +150,22 @@ impl pb::search_server::Search for Services {
         if blame {
             blame_items(&mut resp.items).await;
             for i in resp.items.iter_mut() {
-                mask_blame(&d.registry, &i.repo_id, i.blame.as_mut());
+                mask_blame(&d.repos, &i.repo_id, i.blame.as_mut());
             }
         }
         // An answer that took as long as an oracle may (one may have timed out) is not kept.
-        let timeout =
-            std::time::Duration::from_millis(d.registry.config.retrieval.oracle_timeout_ms);
+        let timeout = std::time::Duration::from_millis(d.config.retrieval.oracle_timeout_ms);
         if d.ccache.is_on() && started.elapsed() < timeout {
             let (d2, stored) = (d.clone(), resp.clone());
             super::blocking(move || {
-                if crate::qcache::still_valid(&d2.registry, &stamp).is_some() {
+                if crate::query::cache::still_valid(&d2.repos, &stamp).is_some() {
                     d2.ccache.put(key, stored, stamp);
                 }
                 Ok(())
             })
             .await?;
         }
-        resp.query_id = crate::feedback::new_query_id();
+        resp.query_id = crate::services::feedback::new_query_id();
         let refs = resp.items.iter().map(|i| i.r#ref.clone()).collect();
         self.0.feedback.remember(&resp.query_id, &text, refs);
         Ok(Response::new(resp))
@@ -175,7 +174,7 @@ impl pb::search_server::Search for Services {
 
 /// A new query id for an answer with `hits`, remembered for feedback on it.
 fn remember(d: &super::Daemon, query: &str, hits: &[pb::Hit]) -> String {
-    let id = crate::feedback::new_query_id();
+    let id = crate::services::feedback::new_query_id();
     let refs = hits
         .iter()
         .map(|h| match HitKind::of(h) {
@@ -199,7 +198,7 @@ fn cache_key(r: &pb::QueryRequest) -> Vec<u8> {
 fn cached(d: &super::Daemon, key: &[u8]) -> Option<pb::QueryResponse> {
     let mut fresh = None;
     let found = d.qcache.get(key, |stamp| {
-        fresh = crate::qcache::still_valid(&d.registry, stamp);
+        fresh = crate::query::cache::still_valid(&d.repos, stamp);
         fresh.is_some()
     });
     match found {
@@ -225,9 +224,9 @@ fn hit_target(h: &pb::Hit) -> Option<Target> {
 
 /// Fill `Hit.blame` of the chunk hits (`QueryRequest.blame`).
 /// A repository that masks personal data (`[pii]`) masks it in blame authors and subjects too.
-fn mask_blame(registry: &crate::registry::Registry, repo_id: &str, blame: Option<&mut pb::Blame>) {
+fn mask_blame(repos: &crate::state::repos::Repos, repo_id: &str, blame: Option<&mut pb::Blame>) {
     let Some(b) = blame else { return };
-    let Some(s) = registry
+    let Some(s) = repos
         .resolve(repo_id)
         .ok()
         .and_then(|r| r.index().scrubber())
@@ -239,7 +238,7 @@ fn mask_blame(registry: &crate::registry::Registry, repo_id: &str, blame: Option
 }
 
 async fn blame_hits(hits: &mut [pb::Hit]) {
-    let found = crate::blame::blame_all(hits.iter().map(hit_target).collect()).await;
+    let found = crate::services::blame::blame_all(hits.iter().map(hit_target).collect()).await;
     for (h, b) in hits.iter_mut().zip(found) {
         h.blame = b.map(blame_pb);
     }
@@ -258,7 +257,7 @@ async fn blame_items(items: &mut [pb::ContextItem]) {
             })
         })
         .collect();
-    let found = crate::blame::blame_all(targets).await;
+    let found = crate::services::blame::blame_all(targets).await;
     for (i, b) in items.iter_mut().zip(found) {
         i.blame = b.map(blame_pb);
     }

@@ -18,7 +18,7 @@ impl pb::sessions_server::Sessions for Services {
         } else {
             Some(
                 self.0
-                    .registry
+                    .repos
                     .resolve(r.repo.trim())
                     .map_err(status)?
                     .id()

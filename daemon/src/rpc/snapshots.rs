@@ -1,11 +1,11 @@
-//! `patina.v1.Snapshots`: `Create`, `Verify`, `Restore` over `crate::snapshot`.
+//! `patina.v1.Snapshots`: `Create`, `Verify`, `Restore` over `crate::services::snapshot`.
 
 use patina_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::convert::{repo_pb, status};
 use super::{Services, blocking};
-use crate::snapshot::{self, Info};
+use crate::services::snapshot::{self, Info};
 use patina_index::Progress;
 
 fn info_pb(i: &Info) -> pb::SnapshotInfo {
@@ -33,9 +33,9 @@ impl pb::snapshots_server::Snapshots for Services {
                 "which repository? (an id, name or path)",
             ));
         }
-        let registry = self.0.registry.clone();
-        let repo = registry.resolve(&r.repo).map_err(status)?;
-        let info = blocking(move || snapshot::create(&registry, &repo, &r.out)).await?;
+        let (repos, semantic) = (self.0.repos.clone(), self.0.semantic.clone());
+        let repo = repos.resolve(&r.repo).map_err(status)?;
+        let info = blocking(move || snapshot::create(&semantic, &repo, &r.out)).await?;
         Ok(Response::new(info_pb(&info)))
     }
 
@@ -53,13 +53,13 @@ impl pb::snapshots_server::Snapshots for Services {
         req: Request<pb::RestoreSnapshotRequest>,
     ) -> Result<Response<pb::RestoreSnapshotResponse>, Status> {
         let r = req.into_inner();
-        let registry = self.0.registry.clone();
+        let (indexer, semantic) = (self.0.indexer.clone(), self.0.semantic.clone());
         // Everything is checked before anything is registered or imported.
         let (info, imported, repo, rx) = blocking(move || {
             let (s, info) = snapshot::read(&r.file)?;
-            let into = snapshot::check_restore(&registry, &s, &r.into)?;
-            let imported = snapshot::import(&registry, &s)?;
-            let (repo, rx) = registry.add(&into.to_string_lossy(), false)?;
+            let into = snapshot::check_restore(&semantic, &s, &r.into)?;
+            let imported = snapshot::import(&semantic, &s)?;
+            let (repo, rx) = indexer.add(&into.to_string_lossy(), false)?;
             Ok((info, imported, repo, rx))
         })
         .await?;

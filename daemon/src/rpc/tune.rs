@@ -4,7 +4,7 @@ use patina_proto::v1 as pb;
 use tonic::{Request, Response, Status};
 
 use super::{Services, blocking, convert};
-use crate::repo::Repo;
+use crate::state::repo::Repo;
 
 fn state_pb(repo: &Repo) -> pb::TuneState {
     let p = repo.tune().progress();
@@ -54,13 +54,13 @@ impl pb::tune_server::Tune for Services {
             ));
         }
         let d = self.0.clone();
-        let repo = d.registry.resolve(&r.repo).map_err(convert::status)?;
+        let repo = d.repos.resolve(&r.repo).map_err(convert::status)?;
         let state = blocking(move || {
             if r.reset {
-                crate::tune::reset(&repo)?;
+                crate::state::tuned::reset(&repo)?;
             } else {
                 let feedback = d.feedback.examples()?;
-                crate::tune::start(d.engine.clone(), repo.clone(), feedback)?;
+                crate::workers::tuner::start(d.engine.clone(), repo.clone(), feedback)?;
             }
             Ok(state_pb(&repo))
         })
@@ -74,9 +74,9 @@ impl pb::tune_server::Tune for Services {
     ) -> Result<Response<pb::TuneStatusResponse>, Status> {
         let r = req.into_inner();
         let repos = if r.repo.trim().is_empty() {
-            self.0.registry.all()
+            self.0.repos.all()
         } else {
-            vec![self.0.registry.resolve(&r.repo).map_err(convert::status)?]
+            vec![self.0.repos.resolve(&r.repo).map_err(convert::status)?]
         };
         Ok(Response::new(pb::TuneStatusResponse {
             repos: repos.iter().map(|r| state_pb(r)).collect(),

@@ -1,0 +1,1108 @@
+//! The query engine: validates a request, runs the selected oracles in parallel (each under a
+//! timeout), fuses their rankings with weighted RRF, applies the result granularity and attaches
+//! metadata and snippets. Knows nothing of gRPC.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+
+use patina_core::{FileRole, OracleId, OracleStatus};
+use patina_retrieve::QueryPlan;
+use patina_retrieve::fusion::{Contribution, Fused, Ranking, rrf};
+use patina_retrieve::rank::{self, Candidate, RankOptions, Scored};
+
+use crate::query::oracles::{HitKey, Oracle, OracleHit, OracleQuery, Unavailable};
+use crate::services::embedding::Semantic;
+use crate::services::freshness::Freshness;
+use crate::services::sessions::{NoteView, Sessions};
+use crate::state::config::Config;
+use crate::state::repo::Repo;
+use crate::state::repos::Repos;
+use crate::state::schedule::{Change, Scheduler};
+use patina_core::UserError;
+use patina_core::{ChunkMeta, PathFilter, is_doc_path};
+
+/// Queries longer than this are cut (with a notice). Long texts (bug reports, commit bodies) are
+/// decomposed by [`QueryPlan`] rather than cut, so this only bounds cost.
+pub(crate) const MAX_QUERY_BYTES: usize = 32 * 1024;
+pub(crate) const DEFAULT_LIMIT: usize = 10;
+pub(crate) const MAX_LIMIT: usize = 1000;
+const MAX_SNIPPET_LINES: usize = 200;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) enum Granularity {
+    #[default]
+    Chunk,
+    File,
+    /// Chunks aggregated per directory (scores summed): [`HitItem::Group`].
+    Module,
+    /// Chunks aggregated per repository: [`HitItem::Group`] with an empty `dir`.
+    Repo,
+    /// Chunk level, restricted to documentation ([`is_doc_path`]) and session notes.
+    Doc,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SearchRequest {
+    pub text: String,
+    pub limit: usize,
+    pub repos: Vec<String>,
+    pub globs: Vec<String>,
+    pub granularity: Granularity,
+    pub oracles: Vec<String>,
+    pub snippet_lines: usize,
+    /// Read-your-writes budget: index pending changes first, waiting at most this long.
+    pub fresh_timeout: Duration,
+    /// Only chunks of these roles (empty: every role).
+    pub roles: Vec<FileRole>,
+    /// Never chunks of these roles.
+    pub exclude_roles: Vec<FileRole>,
+    /// Directories whose files are lifted in the ranking (not filtered).
+    pub near: Vec<String>,
+    /// Only chunks of files under these licences (applied by every oracle, before fusion; never
+    /// relaxed).
+    pub licences: patina_core::LicenceFilter,
+    /// Complete or error: an oracle that times out or fails fails the request
+    /// ([`crate::query::oracles::Incomplete`]) instead of leaving the answer without it.
+    pub complete: bool,
+}
+
+pub(crate) struct SearchHit {
+    pub item: HitItem,
+    /// The role of the hit's file (`None` for notes).
+    pub role: Option<FileRole>,
+    pub score: f64,
+    pub provenance: Vec<Contribution>,
+    pub snippet: String,
+}
+
+/// What a hit is.
+pub(crate) enum HitItem {
+    /// A chunk of a repository (symbol, file and doc levels; at file level the file's best chunk).
+    Chunk {
+        repo: Arc<Repo>,
+        chunk_id: u64,
+        meta: ChunkMeta,
+    },
+    /// Module and repo levels: a directory (`""` = the repository) with its best chunk and the
+    /// number of matching chunks in it.
+    Group {
+        repo: Arc<Repo>,
+        dir: String,
+        best: ChunkMeta,
+        matches: u32,
+    },
+    /// A note of a working session (the session oracle).
+    Note(NoteView),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct OracleReport {
+    pub oracle: OracleId,
+    pub status: OracleStatus,
+    /// The fusion weight its ranking had in this answer (0 when it did not take part).
+    pub weight: f64,
+    pub hits: usize,
+    pub took: Duration,
+    pub message: String,
+}
+
+pub(crate) struct SearchResponse {
+    pub hits: Vec<SearchHit>,
+    pub reports: Vec<OracleReport>,
+    pub took: Duration,
+    pub notices: Vec<String>,
+    pub freshness: Vec<Freshness>,
+    /// What the query was understood to ask for.
+    pub intent: patina_retrieve::Intent,
+}
+
+fn verb(status: OracleStatus) -> &'static str {
+    match status {
+        OracleStatus::Timeout => "timed out",
+        _ => "failed",
+    }
+}
+
+/// The notice of an oracle left out of an answer: which one, what happened, what it costs.
+fn degraded_notice(id: OracleId, status: OracleStatus, message: &str) -> String {
+    format!(
+        "the {} oracle {} ({message}): this answer lacks its results; ask with `complete` \
+         (`patina q --complete`) to get an error instead",
+        id.name(),
+        verb(status)
+    )
+}
+
+/// Folders of the repositories in scope that a short query names (`src/net`, `crates/ignore/`):
+/// their files are lifted like `--near`.
+pub(crate) fn named_folders(text: &str, repos: &[Arc<Repo>]) -> Vec<String> {
+    if text.len() > 600 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for w in text.split_whitespace() {
+        let w = w
+            .trim_matches(|c: char| matches!(c, '`' | '\'' | '"' | ',' | ';' | '(' | ')' | '?'))
+            .trim_start_matches("./")
+            .trim_end_matches('/');
+        if !w.contains('/') || w.contains("://") || w.contains("..") || w.starts_with('/') {
+            continue;
+        }
+        if repos.iter().any(|r| r.root().join(w).is_dir()) && !out.iter().any(|o| o == w) {
+            out.push(w.to_string());
+        }
+    }
+    out
+}
+
+/// Keep each oracle's best rank.
+fn merge_provenance(into: &mut Vec<Contribution>, from: Vec<Contribution>) {
+    for c in from {
+        match into.iter_mut().find(|p| p.oracle == c.oracle) {
+            Some(p) if p.rank <= c.rank => {}
+            Some(p) => *p = c,
+            None => into.push(c),
+        }
+    }
+}
+
+/// The folder part of a glob: `src/index/*.rs` → `src/index`; `*.rs` → `` (none).
+fn is_exclusion(glob: &str) -> bool {
+    patina_core::paths::is_exclusion(glob)
+}
+
+fn glob_folder(glob: &str) -> String {
+    let g = glob.trim().trim_start_matches("./");
+    let mut parts = Vec::new();
+    for seg in g.split('/') {
+        if seg.contains(['*', '?', '[', '{']) {
+            break;
+        }
+        parts.push(seg);
+    }
+    if parts.len() == g.split('/').count() {
+        // No wildcard: a plain path; its folder is itself minus the last segment.
+        parts.pop();
+    }
+    parts.join("/")
+}
+
+#[derive(Clone)]
+pub(crate) struct QueryEngine {
+    repos: Arc<Repos>,
+    config: Arc<Config>,
+    semantic: Arc<Semantic>,
+    /// Index rounds a request waits for (`--fresh`).
+    scheduler: Arc<dyn Scheduler>,
+    oracles: Vec<Arc<dyn Oracle>>,
+    /// Where note hits (session oracle) are looked up.
+    sessions: Option<Arc<Sessions>>,
+}
+
+impl QueryEngine {
+    pub fn new(
+        repos: Arc<Repos>,
+        config: Arc<Config>,
+        semantic: Arc<Semantic>,
+        scheduler: Arc<dyn Scheduler>,
+        oracles: Vec<Arc<dyn Oracle>>,
+    ) -> QueryEngine {
+        QueryEngine {
+            repos,
+            config,
+            semantic,
+            scheduler,
+            oracles,
+            sessions: None,
+        }
+    }
+
+    /// Resolve session-note hits through `sessions`.
+    pub fn with_sessions(mut self, sessions: Arc<Sessions>) -> QueryEngine {
+        self.sessions = Some(sessions);
+        self
+    }
+
+    pub fn oracle_names(&self) -> Vec<&'static str> {
+        self.oracles.iter().map(|o| o.id().name()).collect()
+    }
+
+    /// Answer `req`. When hard filters (roles, path globs) leave nothing, they are relaxed in
+    /// order — roles, then each glob to its folder, then no glob — and the answer says so.
+    pub async fn search(&self, req: SearchRequest) -> Result<SearchResponse> {
+        let mut resp = self.search_once(req.clone()).await?;
+        let filtered =
+            !req.roles.is_empty() || !req.exclude_roles.is_empty() || !req.globs.is_empty();
+        if !resp.hits.is_empty() || !filtered {
+            return Ok(resp);
+        }
+        let mut relaxed = req;
+        let mut steps: Vec<String> = Vec::new();
+        loop {
+            if !relaxed.roles.is_empty() || !relaxed.exclude_roles.is_empty() {
+                relaxed.roles.clear();
+                relaxed.exclude_roles.clear();
+                steps.push("the role filter".into());
+            } else if relaxed.globs.iter().any(|g| {
+                !is_exclusion(g) && (g.contains('*') || g.contains('?') || g.contains('['))
+            }) {
+                // Exclusions (`!*_test.go`) are what the user never wants: they stay.
+                relaxed.globs = relaxed
+                    .globs
+                    .iter()
+                    .map(|g| {
+                        if is_exclusion(g) {
+                            g.clone()
+                        } else {
+                            glob_folder(g)
+                        }
+                    })
+                    .filter(|g| !g.is_empty())
+                    .collect();
+                steps.push("path patterns to their folders".into());
+                if !relaxed.globs.iter().any(|g| !is_exclusion(g)) {
+                    continue;
+                }
+            } else if relaxed.globs.iter().any(|g| !is_exclusion(g)) {
+                relaxed.globs.retain(|g| is_exclusion(g));
+                steps.push("the path filter".into());
+            } else {
+                return Ok(resp);
+            }
+            let mut next = self.search_once(relaxed.clone()).await?;
+            if !next.hits.is_empty() {
+                next.notices.push(format!(
+                    "nothing matched the filters as given; relaxed {} to answer",
+                    steps.join(", then ")
+                ));
+                return Ok(next);
+            }
+            resp = next;
+        }
+    }
+
+    /// One pass of the pipeline: plan → run oracles → fuse → rank → collect hits.
+    async fn search_once(&self, mut req: SearchRequest) -> Result<SearchResponse> {
+        let started = Instant::now();
+        let mut notices = Vec::new();
+        if req.text.trim().is_empty() {
+            return Err(UserError::Invalid("empty query".into()).into());
+        }
+        if req.text.len() > MAX_QUERY_BYTES {
+            let mut cut = MAX_QUERY_BYTES;
+            while !req.text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            req.text.truncate(cut);
+            notices.push(format!(
+                "query truncated to its first {MAX_QUERY_BYTES} bytes"
+            ));
+        }
+        let limit = match req.limit {
+            0 => DEFAULT_LIMIT,
+            n => n.min(MAX_LIMIT),
+        };
+        let repos = self.scope(&req.repos)?;
+        // A repository tuned by `patina tune` answers with its own weights and rule strengths.
+        let tuning = crate::state::tuned::effective(&self.config, &repos);
+        let oracles = self.select_oracles(&req.oracles, tuning.history_by_default)?;
+        if repos.is_empty() {
+            notices.push("no repositories are registered; add one with `patina add PATH`".into());
+        }
+        let semantic_asked = oracles.iter().any(|o| o.id() == OracleId::Semantic);
+        if !req.fresh_timeout.is_zero()
+            && !self
+                .catch_up(&repos, req.fresh_timeout, semantic_asked)
+                .await
+        {
+            notices.push(format!(
+                "not fully fresh: pending changes were still being indexed after {} ms",
+                req.fresh_timeout.as_millis()
+            ));
+        }
+        let mut partial = Vec::new();
+        let mut indexing = Vec::new();
+        let mut statics = 0;
+        for r in &repos {
+            let backlog = crate::state::backlog::backlog(r);
+            if semantic_asked && backlog > 0 {
+                statics += r.provisional_count();
+                partial.push((
+                    r.record().name,
+                    backlog as u64,
+                    r.index().chunk_count() as u64,
+                ));
+            }
+            if let Some(rx) = r.running_job() {
+                let p = rx.borrow().clone();
+                indexing.push((r.record().name, p.files_done, p.files_total));
+            }
+        }
+        notices.extend(repository_notices(&partial, &indexing));
+        if statics > 0 {
+            notices.push(format!(
+                "{statics} of the chunks not embedded yet answer with static vectors (a table \
+                 distilled from the model) until the model embeds them"
+            ));
+        }
+        if let Some(bad) = req.licences.allowed.iter().find(|id| {
+            id.is_empty()
+                || !id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '+'))
+        }) {
+            return Err(UserError::Invalid(format!(
+                "'{bad}' is not an SPDX licence id (e.g. MIT, Apache-2.0, BSD-3-Clause)"
+            ))
+            .into());
+        }
+        let docs_only = req.granularity == Granularity::Doc;
+        let filter = if docs_only
+            || req.globs.iter().any(|g| !g.trim().is_empty())
+            || !req.roles.is_empty()
+            || !req.exclude_roles.is_empty()
+            || !req.licences.is_empty()
+        {
+            Some(Arc::new(
+                PathFilter::new(&req.globs)?
+                    .docs_only(docs_only)
+                    .with_roles(&req.roles, &req.exclude_roles)
+                    .with_licences(req.licences.clone()),
+            ))
+        } else {
+            None
+        };
+        let cfg = &tuning.retrieval;
+        // File, module and repo granularities fold chunks together, so ask for more of them.
+        let per_oracle = limit
+            * cfg.overfetch.max(1)
+            * match req.granularity {
+                Granularity::Chunk | Granularity::Doc => 1,
+                Granularity::File | Granularity::Module | Granularity::Repo => 3,
+            };
+        let (plan, read_as) = crate::query::oracles::lexical::plan(
+            &req.text,
+            &repos,
+            cfg.expand,
+            self.semantic.lexicon(),
+        );
+        notices.extend(read_as);
+        let plan = Arc::new(plan);
+        let q = Arc::new(OracleQuery {
+            text: req.text.clone(),
+            plan: plan.clone(),
+            limit: per_oracle,
+            repos: repos.clone(),
+            filter,
+            expand: cfg.expand,
+            history_before: None,
+        });
+        let (first, second): (Vec<_>, Vec<_>) =
+            oracles.iter().cloned().partition(|o| !o.second_stage());
+        let (mut rankings, mut reports) = self
+            .run_oracles(&first, q.clone(), cfg, &mut notices)
+            .await?;
+        let votes = crate::services::history::split_votes(
+            &mut rankings,
+            &repos,
+            self.config.history.files,
+            HitKey::chunk,
+        );
+        let mut fused = rrf(&rankings, cfg.rrf_k);
+        // The co-change oracle ranks after the others: partners of the strongest fused files.
+        if let Some(at) = rankings
+            .iter()
+            .position(|r| r.oracle == OracleId::Cochange && r.weight > 0.0)
+        {
+            let keys: Vec<HitKey> = fused.iter().map(|f| f.key).collect();
+            let hcfg = self.config.history.clone();
+            let t0 = Instant::now();
+            let q2 = q.clone();
+            let lift = tokio::task::spawn_blocking(move || {
+                crate::query::oracles::history::cochange_lift(&keys, &q2, &hcfg)
+            })
+            .await
+            .map_err(|e| anyhow::anyhow!("co-change failed: {e}"))?;
+            if let Some(r) = reports.iter_mut().find(|r| r.oracle == OracleId::Cochange) {
+                r.hits = lift.len();
+                r.took += t0.elapsed();
+            }
+            if !lift.is_empty() {
+                rankings[at].items = lift.into_iter().map(|h| (h.key, h.score)).collect();
+                fused = rrf(&rankings, cfg.rrf_k);
+            }
+        }
+        // Code's neighbours answer questions about code; a question about usage or the tests
+        // wants documentation or test files, which the graph does not reach.
+        let code_question = matches!(
+            plan.intent,
+            patina_retrieve::Intent::Implementation | patina_retrieve::Intent::Identifier
+        );
+        if second.iter().any(|o| o.id() == OracleId::Graph)
+            && cfg.weight(OracleId::Graph) > 0.0
+            && code_question
+        {
+            // The dependency oracle walks from the first fusion's strongest hits — those the
+            // relevance floor keeps (the neighbours of a weak semantic guess are no better) —
+            // among what the question matched in the code. The history oracles' votes (files
+            // that past commits touched) are no such match: seeded by them, the graph gave a
+            // tie-breaking vote a second say (swebench-pytest 5413: the file history lifted
+            // became the graph's own first place too).
+            let ranking = &tuning.ranking;
+            let votes_only = |o: OracleId| matches!(o, OracleId::History | OracleId::Cochange);
+            let matched_fusion;
+            let seed_source: &[Fused<HitKey>] = if rankings
+                .iter()
+                .any(|r| votes_only(r.oracle) && !r.items.is_empty())
+            {
+                let matched: Vec<Ranking<HitKey>> = rankings
+                    .iter()
+                    .filter(|r| !votes_only(r.oracle))
+                    .map(|r| Ranking {
+                        oracle: r.oracle,
+                        weight: r.weight,
+                        items: r.items.clone(),
+                    })
+                    .collect();
+                matched_fusion = rrf(&matched, cfg.rrf_k);
+                &matched_fusion
+            } else {
+                &fused
+            };
+            let exact = seed_source
+                .iter()
+                .any(|f| f.provenance.iter().any(|p| p.oracle != rank::SEMANTIC));
+            let exact_ran = rankings.iter().any(|r| r.oracle != rank::SEMANTIC);
+            let floor = if exact_ran && !exact && plan.intent == patina_retrieve::Intent::Identifier
+            {
+                ranking.unmatched_floor
+            } else {
+                ranking.semantic_floor
+            };
+            let seeds: Vec<(HitKey, f64)> = seed_source
+                .iter()
+                .filter(|f| matches!(f.key, HitKey::Chunk { .. }))
+                .filter(|f| !ranking.enabled || rank::above_floor(&f.provenance, floor))
+                .take(crate::query::oracles::graph::SEEDS)
+                .map(|f| (f.key, f.score))
+                .collect();
+            let t0 = Instant::now();
+            let gq = q.clone();
+            let timeout = cfg.oracle_timeout(req.text.len());
+            let res = tokio::time::timeout(
+                timeout,
+                tokio::task::spawn_blocking(move || {
+                    if let Some(d) = crate::query::oracles::test_delay(OracleId::Graph) {
+                        std::thread::sleep(d);
+                    }
+                    crate::query::oracles::graph::GraphOracle::neighbours(&gq, &seeds)
+                }),
+            )
+            .await;
+            let (status, message, hits) = match res {
+                Ok(Ok(hits)) => (OracleStatus::Ok, String::new(), hits),
+                Ok(Err(e)) => (
+                    OracleStatus::Error,
+                    format!("oracle crashed: {e}"),
+                    Vec::new(),
+                ),
+                Err(_) => (
+                    OracleStatus::Timeout,
+                    format!("no answer within {} ms", timeout.as_millis()),
+                    Vec::new(),
+                ),
+            };
+            if status != OracleStatus::Ok {
+                tracing::warn!(oracle = "graph", status = status.name(), "{message}");
+                notices.push(degraded_notice(OracleId::Graph, status, &message));
+            }
+            reports.push(OracleReport {
+                oracle: OracleId::Graph,
+                status,
+                weight: cfg.weight(OracleId::Graph),
+                hits: hits.len(),
+                took: t0.elapsed(),
+                message,
+            });
+            rankings.push(Ranking {
+                oracle: OracleId::Graph,
+                weight: cfg.weight(OracleId::Graph),
+                items: hits.into_iter().map(|h| (h.key, h.score)).collect(),
+            });
+            fused = rrf(&rankings, cfg.rrf_k);
+        }
+        if req.complete {
+            let failed: Vec<String> = reports
+                .iter()
+                .filter(|r| matches!(r.status, OracleStatus::Timeout | OracleStatus::Error))
+                .map(|r| {
+                    format!(
+                        "the {} oracle {}: {}",
+                        r.oracle.name(),
+                        verb(r.status),
+                        r.message
+                    )
+                })
+                .collect();
+            if !failed.is_empty() {
+                return Err(crate::query::oracles::Incomplete(format!(
+                    "incomplete answer refused (a complete one was asked for): {}",
+                    failed.join("; ")
+                ))
+                .into());
+            }
+        }
+        let weights: Vec<(OracleId, f64)> = rankings.iter().map(|r| (r.oracle, r.weight)).collect();
+        for r in &mut reports {
+            r.weight = weights
+                .iter()
+                .find(|w| w.0 == r.oracle)
+                .map_or(0.0, |w| w.1);
+        }
+        let mut near = req.near.clone();
+        near.extend(named_folders(&req.text, &repos));
+        let mut opts = RankOptions {
+            near,
+            ..tuning.ranking.clone()
+        };
+        // A role asked for explicitly is not second-guessed by the intent's priors.
+        opts.role_priors &= req.roles.is_empty();
+        opts.exact_oracles_ran = rankings
+            .iter()
+            .any(|r| r.oracle != rank::SEMANTIC && r.oracle != OracleId::Graph);
+        let mut scored = rank::score(self.candidates(fused, &repos), &plan, &opts);
+        patina_retrieve::priors::apply_vote_prior(&mut scored, &votes, tuning.vote_prior);
+        let history_ran = rankings.iter().any(|r| r.oracle == OracleId::History);
+        let fusion = rank::FileFusion {
+            k: cfg.rrf_k,
+            weights,
+        };
+        // Snippets are read from the store and freshness asks git: both on the blocking pool.
+        let engine = self.clone();
+        let hist = self.config.history.clone();
+        let plan2 = plan.clone();
+        let text = req.text.clone();
+        let scope_prior = tuning.scope_prior;
+        let (hits, freshness) = tokio::task::spawn_blocking(move || {
+            let mut scored = scored;
+            if history_ran && scope_prior > 0.0 {
+                let shares = crate::services::history::scope_shares(&repos, &text, None, &hist);
+                patina_retrieve::priors::apply_scope_prior(&mut scored, &shares, scope_prior);
+            }
+            crate::services::history::apply_recency_prior(&mut scored, &repos, &plan2, &hist);
+            let hits = engine.collect_hits(scored, &repos, &req, limit, &opts, &fusion)?;
+            let freshness: Vec<Freshness> = repos.iter().map(|r| Freshness::of(r)).collect();
+            anyhow::Ok((hits, freshness))
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!("collecting hits failed: {e}"))??;
+        Ok(SearchResponse {
+            hits,
+            reports,
+            took: started.elapsed(),
+            notices,
+            freshness,
+            intent: plan.intent,
+        })
+    }
+
+    /// The oracles `names` asks for; none named: every oracle, the history oracle only with
+    /// `history` (`[history] by_default`, or a repository tuned to use it).
+    pub(crate) fn select_oracles(
+        &self,
+        names: &[String],
+        history: bool,
+    ) -> Result<Vec<Arc<dyn Oracle>>> {
+        if names.is_empty() {
+            return Ok(self
+                .oracles
+                .iter()
+                .filter(|o| history || o.id() != OracleId::History)
+                .cloned()
+                .collect());
+        }
+        let mut chosen = Vec::new();
+        for name in names {
+            match self.oracles.iter().find(|o| o.id().name() == name) {
+                Some(o) => chosen.push(o.clone()),
+                None => {
+                    return Err(UserError::Invalid(format!(
+                        "unknown oracle '{name}' (available: {})",
+                        self.oracle_names().join(", ")
+                    ))
+                    .into());
+                }
+            }
+        }
+        Ok(chosen)
+    }
+
+    fn scope(&self, keys: &[String]) -> Result<Vec<Arc<Repo>>> {
+        let repos = if keys.is_empty() {
+            self.repos.all()
+        } else {
+            let mut v: Vec<Arc<Repo>> = Vec::new();
+            for key in keys {
+                let r = self.repos.resolve(key)?;
+                if !v.iter().any(|x| x.id() == r.id()) {
+                    v.push(r);
+                }
+            }
+            v
+        };
+        // Their embedding backlogs go first.
+        for r in &repos {
+            r.touch_query();
+        }
+        Ok(repos)
+    }
+
+    /// Every oracle on the blocking pool under the timeout; their rankings with fusion weights.
+    async fn run_oracles(
+        &self,
+        oracles: &[Arc<dyn Oracle>],
+        q: Arc<OracleQuery>,
+        cfg: &crate::state::config::RetrievalConfig,
+        notices: &mut Vec<String>,
+    ) -> Result<(Vec<Ranking<HitKey>>, Vec<OracleReport>)> {
+        let timeout = cfg.oracle_timeout(q.text.len());
+        let prose = self.is_prose(oracles, &q.plan);
+        let tasks: Vec<_> = oracles
+            .iter()
+            .map(|o| {
+                let (o, q) = (o.clone(), q.clone());
+                tokio::spawn(async move {
+                    let t0 = Instant::now();
+                    let id = o.id();
+                    let res = tokio::time::timeout(
+                        timeout,
+                        tokio::task::spawn_blocking(move || {
+                            if let Some(d) = crate::query::oracles::test_delay(o.id()) {
+                                std::thread::sleep(d);
+                            }
+                            o.search(&q)
+                        }),
+                    )
+                    .await;
+                    (id, t0.elapsed(), res)
+                })
+            })
+            .collect();
+        let mut rankings = Vec::new();
+        let mut reports = Vec::new();
+        for t in tasks {
+            let (id, took, res) = t.await?;
+            let (status, message, hits): (OracleStatus, String, Vec<OracleHit>) = match res {
+                Err(_) => (
+                    OracleStatus::Timeout,
+                    format!("no answer within {} ms", timeout.as_millis()),
+                    Vec::new(),
+                ),
+                Ok(Err(join)) => (
+                    OracleStatus::Error,
+                    format!("oracle crashed: {join}"),
+                    Vec::new(),
+                ),
+                Ok(Ok(Err(e))) if e.is::<Unavailable>() => {
+                    (OracleStatus::Unavailable, e.to_string(), Vec::new())
+                }
+                Ok(Ok(Err(e))) => (OracleStatus::Error, format!("{e:#}"), Vec::new()),
+                Ok(Ok(Ok(hits))) => (OracleStatus::Ok, String::new(), hits),
+            };
+            match status {
+                OracleStatus::Ok => {}
+                OracleStatus::Unavailable => notices.push(message.clone()),
+                OracleStatus::Timeout | OracleStatus::Error => {
+                    tracing::warn!(oracle = id.name(), status = status.name(), "{message}");
+                    notices.push(degraded_notice(id, status, &message));
+                }
+            }
+            reports.push(OracleReport {
+                oracle: id,
+                status,
+                weight: 0.0,
+                hits: hits.len(),
+                took,
+                message,
+            });
+            rankings.push(Ranking {
+                oracle: id,
+                weight: cfg.weight(id),
+                items: hits.into_iter().map(|h| (h.key, h.score)).collect(),
+            });
+        }
+        let recognised = prose && cfg.trust_full_match && self.lexical_covers_all(&rankings, &q);
+        patina_retrieve::fusion::adjust_weights(&mut rankings, cfg, &q.plan, prose, recognised);
+        Ok((rankings, reports))
+    }
+
+    /// A prose question with the model on: semantic leads, lexical breaks ties.
+    pub(crate) fn is_prose(&self, oracles: &[Arc<dyn Oracle>], plan: &QueryPlan) -> bool {
+        self.semantic.is_on()
+            && oracles.iter().any(|o| o.id() == OracleId::Semantic)
+            && plan.intent != patina_retrieve::Intent::Identifier
+            && (plan.long || !plan.names_code())
+    }
+
+    pub(crate) fn config(&self) -> &Arc<Config> {
+        &self.config
+    }
+
+    pub(crate) fn semantic(&self) -> &Arc<Semantic> {
+        &self.semantic
+    }
+
+    /// Whether the lexical oracle's best chunk contains every content word of the question.
+    pub(crate) fn lexical_covers_all(&self, rankings: &[Ranking<HitKey>], q: &OracleQuery) -> bool {
+        let words = &q.plan.content_words;
+        let Some((HitKey::Chunk { repo, chunk }, _)) = rankings
+            .iter()
+            .find(|r| r.oracle == OracleId::Lexical)
+            .and_then(|r| r.items.first())
+        else {
+            return false;
+        };
+        let repo = &q.repos[*repo];
+        let (Some(meta), Ok(Some(text))) = (repo.chunk(*chunk), repo.index().text(*chunk)) else {
+            return false;
+        };
+        !words.is_empty() && patina_retrieve::confidence::coverage(words, &text, &meta.path) >= 1.0
+    }
+
+    /// The fused results with what ranking needs: file, role, symbol, parent and lines (notes are
+    /// not part of a file). Chunks that vanished since the oracles ran are dropped.
+    pub(crate) fn candidates(
+        &self,
+        fused: Vec<Fused<HitKey>>,
+        repos: &[Arc<Repo>],
+    ) -> Vec<Candidate<HitKey>> {
+        let mut out = Vec::with_capacity(fused.len());
+        for f in fused {
+            let HitKey::Chunk {
+                repo: ri,
+                chunk: chunk_id,
+            } = f.key
+            else {
+                out.push(Candidate {
+                    key: f.key,
+                    fused: f.score,
+                    provenance: f.provenance,
+                    file: None,
+                    role: FileRole::Other,
+                    symbol: None,
+                    parent: None,
+                    lines: (0, 0),
+                });
+                continue;
+            };
+            let Some(meta) = repos[ri].chunk(chunk_id) else {
+                continue;
+            };
+            out.push(Candidate {
+                key: f.key,
+                fused: f.score,
+                provenance: f.provenance,
+                role: meta.role(),
+                lines: (meta.start_line, meta.end_line),
+                file: Some((ri, meta.path)),
+                symbol: meta.symbol,
+                parent: meta.parent,
+            });
+        }
+        out
+    }
+
+    /// The ranked results as hits at the requested granularity: chunks (overlaps removed, repeats
+    /// of a file decayed), files (chunk scores aggregated), session notes where they fit (not at
+    /// module/repo level), or per-directory / per-repository groups. Secret files
+    /// ([`patina_core::secret_reason`]) never appear.
+    fn collect_hits(
+        &self,
+        scored: Vec<Scored<HitKey>>,
+        repos: &[Arc<Repo>],
+        req: &SearchRequest,
+        limit: usize,
+        opts: &RankOptions,
+        fusion: &rank::FileFusion,
+    ) -> Result<Vec<SearchHit>> {
+        let snippet_of = |text: &str| {
+            text.lines()
+                .take(req.snippet_lines.min(MAX_SNIPPET_LINES))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let chunk_snippet = |repo: &Repo, chunk_id: u64| -> Result<String> {
+            Ok(if req.snippet_lines > 0 {
+                snippet_of(&repo.index().text(chunk_id)?.unwrap_or_default())
+            } else {
+                String::new()
+            })
+        };
+        let scored: Vec<_> = scored
+            .into_iter()
+            .filter(|s| {
+                s.candidate.file.as_ref().is_none_or(|(_, path)| {
+                    patina_core::secret_reason(path).is_none()
+                        && (req.granularity != Granularity::Doc || is_doc_path(path))
+                })
+            })
+            .collect();
+        let mut hits = Vec::new();
+        if matches!(req.granularity, Granularity::Module | Granularity::Repo) {
+            struct Acc {
+                ri: usize,
+                dir: String,
+                best: u64,
+                score: f64,
+                matches: u32,
+                provenance: Vec<Contribution>,
+            }
+            let mut groups: Vec<Acc> = Vec::new();
+            let mut index: HashMap<(usize, String), usize> = HashMap::new();
+            for s in scored {
+                let (Some((ri, path)), HitKey::Chunk { chunk: best, .. }) =
+                    (&s.candidate.file, s.candidate.key)
+                else {
+                    continue;
+                };
+                let dir = match req.granularity {
+                    Granularity::Repo => String::new(),
+                    _ => path.rsplit_once('/').map_or("", |(d, _)| d).to_string(),
+                };
+                let at = *index.entry((*ri, dir.clone())).or_insert_with(|| {
+                    groups.push(Acc {
+                        ri: *ri,
+                        dir,
+                        best,
+                        score: 0.0,
+                        matches: 0,
+                        provenance: Vec::new(),
+                    });
+                    groups.len() - 1
+                });
+                let g = &mut groups[at];
+                g.score += s.score;
+                g.matches += 1;
+                merge_provenance(&mut g.provenance, s.candidate.provenance);
+            }
+            // Stable: equal sums keep the order of their best chunks.
+            groups.sort_by(|a, b| b.score.total_cmp(&a.score));
+            for g in groups.into_iter().take(limit) {
+                let repo = &repos[g.ri];
+                let Some(best) = repo.chunk(g.best) else {
+                    continue;
+                };
+                hits.push(SearchHit {
+                    snippet: chunk_snippet(repo, g.best)?,
+                    role: Some(best.role()),
+                    item: HitItem::Group {
+                        repo: repo.clone(),
+                        dir: g.dir,
+                        best,
+                        matches: g.matches,
+                    },
+                    score: g.score,
+                    provenance: g.provenance,
+                });
+            }
+            return Ok(hits);
+        }
+        let ranked: Vec<(Scored<HitKey>, f64, Vec<Contribution>)> =
+            if req.granularity == Granularity::File {
+                rank::files(scored, opts, Some(fusion))
+                    .into_iter()
+                    .take(limit)
+                    .map(|f| (f.best, f.score, f.provenance))
+                    .collect()
+            } else {
+                rank::chunks(scored, opts)
+                    .into_iter()
+                    .take(limit)
+                    .map(|s| {
+                        let (score, provenance) = (s.score, s.candidate.provenance.clone());
+                        (s, score, provenance)
+                    })
+                    .collect()
+            };
+        for (s, score, provenance) in ranked {
+            let (ri, chunk_id) = match s.candidate.key {
+                HitKey::Chunk { repo, chunk } => (repo, chunk),
+                HitKey::Note(note_id) => {
+                    let Some(note) = self.sessions.as_ref().and_then(|ss| ss.get_note(note_id))
+                    else {
+                        continue;
+                    };
+                    hits.push(SearchHit {
+                        snippet: if req.snippet_lines > 0 {
+                            snippet_of(&note.text)
+                        } else {
+                            String::new()
+                        },
+                        role: None,
+                        item: HitItem::Note(note),
+                        score,
+                        provenance,
+                    });
+                    continue;
+                }
+            };
+            let repo = &repos[ri];
+            let Some(meta) = repo.chunk(chunk_id) else {
+                continue;
+            };
+            hits.push(SearchHit {
+                snippet: chunk_snippet(repo, chunk_id)?,
+                role: Some(meta.role()),
+                item: HitItem::Chunk {
+                    repo: repo.clone(),
+                    chunk_id,
+                    meta,
+                },
+                score,
+                provenance,
+            });
+        }
+        Ok(hits)
+    }
+
+    /// Index (and embed) whatever changed on disk in `repos`, waiting at most `budget`; true when
+    /// everything was caught up in time. A full reconciliation is cheap when little changed (files
+    /// whose size and mtime match their records are not read) and does not depend on watcher timing.
+    async fn catch_up(&self, repos: &[Arc<Repo>], budget: Duration, embeddings: bool) -> bool {
+        let started = tokio::time::Instant::now();
+        let deadline = started + budget;
+        let jobs: Vec<_> = repos
+            .iter()
+            .map(|r| self.scheduler.schedule(r, Change::Full))
+            .collect();
+        let mut changed = false;
+        for mut rx in jobs {
+            match tokio::time::timeout_at(deadline, rx.wait_for(|p| p.finished())).await {
+                Ok(Ok(p)) => changed |= p.files_changed > 0 || p.files_removed > 0,
+                Ok(Err(_)) => {}
+                Err(_) => return false,
+            }
+        }
+        // The watcher reports a write up to its debounce window after it happened. When this
+        // round indexed changes, their events are still on the way: let them land (they mark the
+        // files dirty again) and wait for the round they start, so the answer is fresh by the
+        // watcher's account too — not just by the walk's.
+        if changed {
+            let settle = started + crate::state::schedule::DEBOUNCE + Duration::from_millis(150);
+            tokio::time::sleep_until(settle.min(deadline)).await;
+            for r in repos {
+                if let Some(mut rx) = r.running_job()
+                    && tokio::time::timeout_at(deadline, rx.wait_for(|p| p.finished()))
+                        .await
+                        .is_err()
+                {
+                    return false;
+                }
+            }
+        }
+        if embeddings && self.semantic.is_on() {
+            while repos.iter().any(|r| crate::state::backlog::backlog(r) > 0) {
+                if tokio::time::Instant::now() >= deadline {
+                    return false;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+        true
+    }
+}
+
+/// Repositories named one by one in an answer's notices; past this, one notice names the first
+/// few and counts the rest (an `--all` query while hundreds of repositories catch up after a
+/// restart would otherwise print hundreds of lines before its answer).
+const NAMED_REPOSITORIES: usize = 3;
+
+/// The notices for repositories whose answer may be partial: `partial` = (name, chunks not
+/// embedded, chunks), `indexing` = (name, files done, files found).
+fn repository_notices(
+    partial: &[(String, u64, u64)],
+    indexing: &[(String, u64, u64)],
+) -> Vec<String> {
+    let some = |names: &mut dyn Iterator<Item = &String>| {
+        let first: Vec<&str> = names.take(NAMED_REPOSITORIES).map(String::as_str).collect();
+        format!("{}, …", first.join(", "))
+    };
+    let mut out = Vec::new();
+    if partial.len() > NAMED_REPOSITORIES {
+        let (backlog, chunks) = partial.iter().fold((0, 0), |(b, c), p| (b + p.1, c + p.2));
+        out.push(format!(
+            "{} repositories ({}): {backlog} of {chunks} chunks not embedded yet; semantic results are partial",
+            partial.len(),
+            some(&mut partial.iter().map(|p| &p.0))
+        ));
+    } else {
+        out.extend(partial.iter().map(|(name, backlog, chunks)| {
+            format!("{name}: {backlog} of {chunks} chunks not embedded yet; semantic results are partial")
+        }));
+    }
+    if indexing.len() > NAMED_REPOSITORIES {
+        out.push(format!(
+            "{} repositories are being indexed ({}); results may be incomplete",
+            indexing.len(),
+            some(&mut indexing.iter().map(|p| &p.0))
+        ));
+    } else {
+        out.extend(indexing.iter().map(|(name, done, total)| {
+            if *total == 0 {
+                // The round has not listed the files yet (a restart checking what changed).
+                format!("{name} is being checked for changes; results may be incomplete")
+            } else {
+                format!("{name} is being indexed ({done}/{total} files); results may be incomplete")
+            }
+        }));
+    }
+    out
+}
+
+#[cfg(test)]
+mod notice_tests {
+    use super::repository_notices;
+
+    fn repos(n: usize) -> Vec<(String, u64, u64)> {
+        (0..n).map(|i| (format!("repo{i}"), 10, 100)).collect()
+    }
+
+    #[test]
+    fn a_few_repositories_are_named_one_by_one() {
+        let out = repository_notices(&repos(2), &repos(3));
+        assert_eq!(out.len(), 5);
+        assert_eq!(
+            out[0],
+            "repo0: 10 of 100 chunks not embedded yet; semantic results are partial"
+        );
+        assert_eq!(
+            out[4],
+            "repo2 is being indexed (10/100 files); results may be incomplete"
+        );
+    }
+
+    #[test]
+    fn a_round_that_has_not_counted_its_files_says_it_is_checking() {
+        let out = repository_notices(&[], &[("flask".into(), 0, 0)]);
+        assert_eq!(
+            out,
+            ["flask is being checked for changes; results may be incomplete"]
+        );
+    }
+
+    #[test]
+    fn many_repositories_make_one_notice_each_kind() {
+        let out = repository_notices(&repos(216), &repos(154));
+        assert_eq!(
+            out,
+            vec![
+                "216 repositories (repo0, repo1, repo2, …): 2160 of 21600 chunks not embedded yet; semantic results are partial",
+                "154 repositories are being indexed (repo0, repo1, repo2, …); results may be incomplete",
+            ]
+        );
+        assert!(repository_notices(&[], &[]).is_empty());
+    }
+}

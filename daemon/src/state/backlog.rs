@@ -1,0 +1,184 @@
+//! The embedding backlog's policy: which repository's backlog goes first, which chunks make a
+//! batch, and how much is waiting. Pure over what `Repo` holds; the embedder worker follows it.
+
+use patina_core::FileRole;
+
+use crate::state::repo::Repo;
+
+/// A repository queried this recently has its backlog embedded before the others'.
+const QUERIED_WINDOW_MS: i64 = 120_000;
+
+/// Which repositories' backlogs to embed, in order, from each one's (backlog, last query in Unix
+/// ms): those a query had in scope within [`QUERIED_WINDOW_MS`], most recent first; then the
+/// smallest backlogs first, so each repository reaches full coverage as early as it can and a
+/// new one never starves behind a large one. Repositories without a backlog are left out.
+pub(crate) fn embedding_order(stats: &[(usize, i64)], now_ms: i64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..stats.len()).filter(|&i| stats[i].0 > 0).collect();
+    let recent = |i: usize| {
+        let q = stats[i].1;
+        (q > 0 && now_ms - q <= QUERIED_WINDOW_MS).then_some(q)
+    };
+    order.sort_by(|&a, &b| {
+        // Recently queried first (most recent first), then smaller backlogs, then registry order.
+        recent(b)
+            .cmp(&recent(a))
+            .then(stats[a].0.cmp(&stats[b].0))
+            .then(a.cmp(&b))
+    });
+    order
+}
+
+/// How soon a chunk of this role is wanted: source first; docs, tests, generated and vendored
+/// code last (an unknown chunk counts as source).
+pub(crate) fn role_priority(role: Option<FileRole>) -> u8 {
+    match role {
+        None | Some(FileRole::Source) => 0,
+        Some(FileRole::Example | FileRole::Config | FileRole::Benchmark | FileRole::Other) => 1,
+        Some(FileRole::Docs) => 2,
+        Some(FileRole::Test) => 3,
+        Some(FileRole::Generated | FileRole::Vendored) => 4,
+    }
+}
+
+/// Up to `n` of the `pending` chunks (id, role), highest priority first ([`role_priority`]);
+/// within a priority in the backlog's order. Stops scanning once `n` source chunks are found.
+pub(crate) fn pick_batch(
+    pending: impl Iterator<Item = (u64, Option<FileRole>)>,
+    n: usize,
+) -> Vec<u64> {
+    let mut by_priority: [Vec<u64>; 5] = Default::default();
+    for (id, role) in pending {
+        let p = role_priority(role) as usize;
+        if by_priority[p].len() < n {
+            by_priority[p].push(id);
+        }
+        if by_priority[0].len() >= n {
+            break;
+        }
+    }
+    by_priority.into_iter().flatten().take(n).collect()
+}
+
+/// Of `pool` (chunk, role priority, text bytes) in the backlog's order, up to `n` of the most
+/// urgent priority present: the `n` whose lengths lie closest together (the shortest such run when
+/// several are as tight), shortest first. The embedder pads each sub-batch to its longest text, so
+/// a batch of similar lengths pads little; the chunks left out follow in batches of their own.
+pub(crate) fn similar_lengths(mut pool: Vec<(u64, u8, u32)>, n: usize) -> Vec<u64> {
+    let Some(top) = pool.iter().map(|c| c.1).min() else {
+        return Vec::new();
+    };
+    pool.retain(|c| c.1 == top);
+    pool.sort_by_key(|c| (c.2, c.0));
+    let n = n.min(pool.len());
+    if n == 0 {
+        return Vec::new();
+    }
+    let start = (0..=pool.len() - n)
+        .min_by_key(|&s| (pool[s + n - 1].2 - pool[s].2, s))
+        .unwrap_or(0);
+    pool.into_iter().skip(start).take(n).map(|c| c.0).collect()
+}
+
+/// Backlog size, for status and notices.
+pub(crate) fn backlog(repo: &Repo) -> usize {
+    repo.backlog()
+}
+
+/// Reachable commits of `repo` whose message has no vector yet (the worker embeds them once every
+/// chunk backlog is empty, and only with the model loaded).
+pub(crate) fn message_backlog(repo: &Repo) -> usize {
+    let messages = repo.messages();
+    // Released with an idle history (complete then): commits that arrived since are counted when
+    // the history is asked again and its vectors come back.
+    if messages.released().is_some() {
+        return 0;
+    }
+    // A released history is out of memory only once its messages were embedded (or with no model,
+    // when every one of them waits).
+    if let Some(reachable) = repo.history().released_reachable() {
+        return reachable.saturating_sub(messages.len());
+    }
+    let view = repo.history().view();
+    view.commits
+        .iter()
+        .filter(|c| !messages.contains(&c.record.hash))
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queried_repositories_go_first_then_the_smallest_backlogs() {
+        let now = 1_000_000_000;
+        // (backlog, last queried): a big one, a small one, an empty one, one queried just now,
+        // one queried long ago.
+        let stats = [
+            (12_000, 0),
+            (3_426, 0),
+            (0, now - 5),
+            (9_000, now - 1_000),
+            (50, now - 10 * QUERIED_WINDOW_MS),
+        ];
+        assert_eq!(embedding_order(&stats, now), vec![3, 4, 1, 0]);
+        // Two queried: the more recent first, whatever their sizes.
+        let stats = [(10, now - 60_000), (5_000, now - 1)];
+        assert_eq!(embedding_order(&stats, now), vec![1, 0]);
+        assert!(embedding_order(&[(0, 0)], now).is_empty());
+    }
+
+    #[test]
+    fn a_batch_holds_chunks_of_similar_length_of_the_most_urgent_role() {
+        // (id, role priority, bytes): source (0) before docs (2), shortest first.
+        let pool = vec![
+            (1, 0, 80),
+            (2, 2, 1),
+            (3, 0, 3),
+            (4, 0, 40),
+            (5, 0, 2),
+            (6, 2, 5),
+        ];
+        assert_eq!(similar_lengths(pool.clone(), 2), vec![5, 3]);
+        assert_eq!(similar_lengths(pool.clone(), 10), vec![5, 3, 4, 1]);
+        let docs: Vec<_> = pool.into_iter().filter(|c| c.1 == 2).collect();
+        assert_eq!(similar_lengths(docs, 10), vec![2, 6]);
+        assert!(similar_lengths(Vec::new(), 3).is_empty());
+        assert!(similar_lengths(pool_of(&[7]), 0).is_empty());
+    }
+
+    fn pool_of(lengths: &[u32]) -> Vec<(u64, u8, u32)> {
+        (0..).zip(lengths).map(|(id, &len)| (id, 0, len)).collect()
+    }
+
+    #[test]
+    fn a_batch_is_the_tightest_run_of_lengths_not_merely_the_shortest() {
+        // The three shortest span 1..52 (the short one pads the others' sub-batch up to 52 tokens
+        // each); 50, 52, 53 span 3. The short one waits for texts of its length.
+        assert_eq!(similar_lengths(pool_of(&[53, 1, 50, 52]), 3), vec![2, 3, 0]);
+        // Equally tight runs: the shortest.
+        assert_eq!(similar_lengths(pool_of(&[10, 20, 11, 21]), 2), vec![0, 2]);
+        // Fewer than asked: all of them.
+        assert_eq!(similar_lengths(pool_of(&[9, 1]), 5), vec![1, 0]);
+    }
+
+    #[test]
+    fn batches_take_source_before_docs_and_tests() {
+        let pending = [
+            (1, Some(FileRole::Test)),
+            (2, Some(FileRole::Docs)),
+            (3, Some(FileRole::Source)),
+            (4, Some(FileRole::Vendored)),
+            (5, None),
+            (6, Some(FileRole::Example)),
+            (7, Some(FileRole::Source)),
+        ];
+        assert_eq!(pick_batch(pending.into_iter(), 4), vec![3, 5, 7, 6]);
+        assert_eq!(
+            pick_batch(pending.into_iter(), 7),
+            vec![3, 5, 7, 6, 2, 1, 4]
+        );
+        assert_eq!(pick_batch(pending.into_iter(), 2), vec![3, 5]);
+        assert!(pick_batch(std::iter::empty(), 3).is_empty());
+    }
+}

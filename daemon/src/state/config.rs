@@ -1,0 +1,526 @@
+//! `config.toml`: indexing limits and retrieval weights. Every key is optional; a missing file
+//! means defaults. Unknown keys are rejected so typos do not silently do nothing.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use patina_core::OracleId;
+use patina_embed::Precision;
+use serde::{Deserialize, Deserializer};
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[derive(Default)]
+pub struct Config {
+    pub index: IndexConfig,
+    pub retrieval: RetrievalConfig,
+    pub semantic: SemanticConfig,
+    /// Strengths of the ranking rules applied after fusion (`patina_retrieve::rank`).
+    pub ranking: patina_retrieve::rank::RankOptions,
+    /// The history oracles (commit messages, co-change).
+    pub history: HistoryConfig,
+    /// The query cache (`crate::query::cache`).
+    pub cache: CacheConfig,
+    /// Personal-data masking, opt-in per repository.
+    pub pii: PiiConfig,
+    /// `patina tune` (`crate::workers::tuner`).
+    pub tune: TuneConfig,
+    /// The daemon process itself (its memory budget).
+    pub daemon: DaemonConfig,
+}
+
+/// `[pii]`: in the repositories listed, e-mail and IP addresses and the `patterns` are masked
+/// (`*` per character) in everything Patina stores and returns: chunks, the lexical index,
+/// embeddings, snippets, contexts, `get_file` and commit messages.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PiiConfig {
+    /// Repositories (names, ids or root paths; `*` = all) whose personal data is masked.
+    pub repos: Vec<String>,
+    pub emails: bool,
+    pub ips: bool,
+    /// More regular expressions to mask (Rust `regex` syntax).
+    pub patterns: Vec<String>,
+}
+
+impl Default for PiiConfig {
+    fn default() -> Self {
+        PiiConfig {
+            repos: Vec::new(),
+            emails: true,
+            ips: true,
+            patterns: Vec::new(),
+        }
+    }
+}
+
+impl PiiConfig {
+    /// The masking of the repository with this id, name and root, if it opted in.
+    pub fn scrubber_for(
+        &self,
+        id: &str,
+        name: &str,
+        root: &Path,
+    ) -> Option<std::sync::Arc<patina_core::pii::Scrubber>> {
+        let listed = self
+            .repos
+            .iter()
+            .any(|r| r == "*" || r == id || r == name || Path::new(r) == root);
+        if !listed {
+            return None;
+        }
+        // Checked when the configuration was loaded.
+        patina_core::pii::Scrubber::new(self.emails, self.ips, &self.patterns)
+            .ok()
+            .map(std::sync::Arc::new)
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TuneConfig {
+    /// Commits per slice: the newest this many informative commits are the held-out slice, the
+    /// this many before them the training slice.
+    pub queries: usize,
+    /// Commits touching more files than this are not asked (their answer is diffuse).
+    pub max_answer_files: usize,
+    /// A commit message needs at least this many distinct words (3+ letters) to be a question.
+    pub min_words: usize,
+    /// Passes of coordinate ascent over the settings at most.
+    pub rounds: usize,
+    /// A change of one setting is kept only when it raises the training MRR@10 by more than
+    /// this (one question in 200 moving to rank 1): smaller gains are mostly noise of the slice.
+    pub min_gain: f64,
+}
+
+impl Default for TuneConfig {
+    fn default() -> Self {
+        TuneConfig {
+            queries: 100,
+            max_answer_files: 10,
+            min_words: 4,
+            rounds: 3,
+            min_gain: 0.005,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DaemonConfig {
+    /// Memory budget in MiB, split by [`crate::process::memory::Budget::of`] into sled's page cache,
+    /// tantivy's writer heap and how long the bulk embedding session stays loaded when idle.
+    pub memory_mb: u64,
+    /// Restart in place (same process id, socket and lock) when idle with a heap that holds far
+    /// more than it uses, as bulk indexing leaves it (`crate::process::restart`).
+    pub restart_when_fragmented: bool,
+}
+
+impl Default for DaemonConfig {
+    fn default() -> Self {
+        DaemonConfig {
+            memory_mb: crate::process::memory::DEFAULT_MEMORY_MB,
+            restart_when_fragmented: true,
+        }
+    }
+}
+
+impl DaemonConfig {
+    pub(crate) fn budget(&self) -> crate::process::memory::Budget {
+        crate::process::memory::Budget::of(self.memory_mb)
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CacheConfig {
+    /// Answers kept at most (least recently used first out); 0 turns the cache off.
+    pub entries: usize,
+    /// An answer is served from the cache for at most this long, even when nothing changed.
+    pub ttl_secs: u64,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig {
+            entries: 256,
+            ttl_secs: 300,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HistoryConfig {
+    /// Whether the history oracle runs when a query does not name its oracles. Off: it lifts
+    /// the files of similar past changes, which helps change requests (commits-tokio +0.011 to
+    /// +0.016 MRR@10) and costs questions about the code as it is (own set: flask −0.027,
+    /// cobra −0.005, ripgrep −0.006; bench/RESULTS.md). `--oracle …,history` asks for it.
+    pub by_default: bool,
+    /// How many best-matching commits vote for files (history oracle).
+    pub commits: usize,
+    /// How many of the voted files the history oracle ranks (its long tail is noise).
+    pub files: usize,
+    /// A commit this many days older than HEAD's newest commit votes half as much (0: no decay).
+    pub half_life_days: f64,
+    /// Commits touching more files than this neither vote nor count for co-change.
+    pub max_commit_files: usize,
+    /// Co-change oracle: partners of this many of the best fused files are lifted.
+    pub cochange_seeds: usize,
+    /// Co-change oracle: at least this many shared commits make a partner.
+    pub cochange_min_support: u32,
+    /// Recency/churn prior: a file's results × (1 + this × a/(a+1)), a = its recency-weighted
+    /// churn ([`patina_index::history::HistoryView::activity`]); never for queries that name an
+    /// identifier or a path. 0 = off (the default: see bench/RESULTS.md).
+    pub recency_prior: f64,
+    /// Recency/churn prior: a change this many days older than the newest commit counts half.
+    pub recency_half_life_days: f64,
+    /// When the history oracle runs: the results of a file it voted for × (1 + this × vote / best
+    /// vote) before files are ranked (`crate::services::history::apply_vote_prior`); 0 = off (the default:
+    /// at 0.2 it cost swebench-pytest one Acc@1 and commits-tokio one R@5; bench/RESULTS.md).
+    pub vote_prior: f64,
+    /// When the history oracle runs and the question starts with a commit scope (`sync: …`):
+    /// results × (1 + this × the share of that scope's past commits that changed their
+    /// directory) (`crate::services::history::apply_scope_prior`); 0 = off. commits-tokio +0.012 MRR@10
+    /// over the history oracle alone (85 of its 100 questions carry a scope); bench/RESULTS.md.
+    pub scope_prior: f64,
+    /// With the model on, commits whose message embedding is at least this close (cosine) to the
+    /// question's join the BM25 matches (fused by rank); below it a message is not about the same
+    /// thing (sentence pairs on one topic score ≈ 0.5+ with all-MiniLM-L6-v2).
+    pub message_floor: f32,
+}
+
+impl Default for HistoryConfig {
+    fn default() -> Self {
+        HistoryConfig {
+            by_default: false,
+            commits: 30,
+            files: 5,
+            half_life_days: 365.0,
+            max_commit_files: 40,
+            cochange_seeds: 3,
+            cochange_min_support: 2,
+            recency_prior: 0.0,
+            recency_half_life_days: 90.0,
+            vote_prior: 0.0,
+            scope_prior: 0.3,
+            message_floor: 0.5,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SemanticConfig {
+    /// `fp32` (reference quality) or `int8` (faster, cosine ≈ 0.997 to fp32).
+    #[serde(deserialize_with = "precision")]
+    pub precision: Precision,
+    /// Give every chunk waiting for the model a static vector first (the table
+    /// `scripts/setup-model` distils, `static.bin`), so semantic search covers a new repository
+    /// in seconds; the model's vectors replace them as the backlog drains.
+    pub static_pass: bool,
+}
+
+impl Default for SemanticConfig {
+    fn default() -> Self {
+        SemanticConfig {
+            precision: Precision::Fp32,
+            static_pass: true,
+        }
+    }
+}
+
+/// `fp32` or `int8`; anything else is an error naming both.
+fn precision<'de, D: Deserializer<'de>>(d: D) -> Result<Precision, D::Error> {
+    let name = String::deserialize(d)?;
+    Precision::parse(&name)
+        .ok_or_else(|| serde::de::Error::unknown_variant(&name, &["fp32", "int8"]))
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct IndexConfig {
+    /// Files larger than this are skipped (reason `too_large`).
+    pub max_file_bytes: u64,
+    /// Chunks longer than this many lines are split.
+    pub max_chunk_lines: usize,
+    /// Extract the dependency graph (references, calls, imports, type relations) while indexing;
+    /// off, navigation, the graph oracle, context expansion's callees and the map have nothing.
+    pub graph: bool,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RetrievalConfig {
+    /// Reciprocal Rank Fusion constant.
+    pub rrf_k: f64,
+    /// Each oracle is asked for `limit × overfetch` candidates before fusion.
+    pub overfetch: usize,
+    /// An oracle that has not answered within this budget is left out of the fusion (and named
+    /// in the answer's notices). The budget grows with the query's length
+    /// ([`RetrievalConfig::oracle_timeout`]).
+    pub oracle_timeout_ms: u64,
+    /// Fusion weight per oracle (a key that names no oracle is an error).
+    pub weights: BTreeMap<OracleId, f64>,
+    /// Weights that replace `weights` for prose questions (no identifier or file name in the
+    /// query) while semantic search is on: BM25 over the words of a question mostly matches
+    /// filler words, so it only breaks ties among semantic hits.
+    pub prose_weights: BTreeMap<OracleId, f64>,
+    /// The best semantic cosine at which a prose question counts as recognised by the model
+    /// `[unsure, sure]`: at or below `unsure` the ordinary `weights` apply (words count fully), at
+    /// or above `sure` the `prose_weights`, in between a blend. A dense model matches a question
+    /// phrased like a function's docstring closely (web questions: best cosine ≈ 0.70 on CoSQA);
+    /// questions about a repository's own concepts match less closely (≈ 0.47–0.61 on four
+    /// repositories) and are answered better when their words count (bench/RESULTS.md).
+    pub semantic_confidence: [f32; 2],
+    /// Let the lexical oracle keep its full weight for a prose question when its best chunk
+    /// contains every content word of the question (by stem), however sure the model is.
+    pub trust_full_match: bool,
+    /// Expand the words of a question with the repository's inflections, abbreviations and glued
+    /// forms of them (`generated` -> `generate`, `configuration` -> `config`, `file name` ->
+    /// `filename`) in the lexical oracle, and read a short question's misspelt words as the
+    /// indexed word one edit away (with the model, whose vocabulary tells English words apart).
+    pub expand: bool,
+}
+
+impl Default for IndexConfig {
+    fn default() -> Self {
+        IndexConfig {
+            max_file_bytes: 1024 * 1024,
+            max_chunk_lines: 150,
+            graph: true,
+        }
+    }
+}
+
+impl Default for RetrievalConfig {
+    fn default() -> Self {
+        RetrievalConfig {
+            rrf_k: 60.0,
+            overfetch: 5,
+            oracle_timeout_ms: 2000,
+            weights: BTreeMap::from([
+                (OracleId::Lexical, 1.0),
+                (OracleId::Symbol, 1.5),
+                (OracleId::Semantic, 1.0),
+                // Measured on commits-tokio (bench/RESULTS.md, issue 11): history at 1.0 cost
+                // 0.04 MRR@10, at 0.1 (5 files) it gains 0.018; co-change lowered every
+                // setting tried, so it is off in the fusion unless weighted in config.
+                (OracleId::History, 0.1),
+                (OracleId::Cochange, 0.0),
+                // The dependency oracle, for questions about code, over resolved edges: at 0.1
+                // it lowers no set and lifts pytest's R@5 (bench/RESULTS.md, issue 12); at 0.3
+                // it cost the own question sets.
+                (OracleId::Graph, 0.1),
+            ]),
+            prose_weights: BTreeMap::from([(OracleId::Lexical, 0.06)]),
+            semantic_confidence: [0.55, 0.70],
+            trust_full_match: true,
+            expand: true,
+        }
+    }
+}
+
+/// A query text of this many bytes adds one `oracle_timeout_ms` to every oracle's budget.
+const TIMEOUT_STEP_BYTES: usize = 2048;
+/// The budget never exceeds this many times `oracle_timeout_ms`.
+const TIMEOUT_MAX_FACTOR: u64 = 4;
+
+impl RetrievalConfig {
+    /// Each oracle's budget for a query of `text_len` bytes: `oracle_timeout_ms` for a short
+    /// query, one more for every 2 KiB of text (a pasted issue costs more terms, more
+    /// embedding, more names), at most four times the base.
+    pub fn oracle_timeout(&self, text_len: usize) -> std::time::Duration {
+        let factor = (1 + (text_len / TIMEOUT_STEP_BYTES) as u64).min(TIMEOUT_MAX_FACTOR);
+        std::time::Duration::from_millis(self.oracle_timeout_ms.saturating_mul(factor))
+    }
+
+    pub fn weight(&self, oracle: OracleId) -> f64 {
+        self.weights.get(&oracle).copied().unwrap_or(1.0)
+    }
+
+    /// The weight of `oracle` for a prose question whose best semantic cosine is `best`.
+    pub fn prose_weight_at(&self, oracle: OracleId, best: f32) -> f64 {
+        let [unsure, sure] = self.semantic_confidence;
+        let c = if sure > unsure {
+            ((best - unsure) / (sure - unsure)).clamp(0.0, 1.0) as f64
+        } else {
+            (best >= sure) as u8 as f64
+        };
+        self.weight(oracle) + c * (self.prose_weight(oracle) - self.weight(oracle))
+    }
+
+    pub fn prose_weight(&self, oracle: OracleId) -> f64 {
+        self.prose_weights
+            .get(&oracle)
+            .copied()
+            .unwrap_or_else(|| self.weight(oracle))
+    }
+}
+
+impl Config {
+    /// Read `path`, or defaults when it does not exist.
+    pub fn load(path: &Path) -> Result<Config> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+        };
+        let mut cfg: Config = toml::from_str(&text)
+            .with_context(|| format!("invalid config file {}", path.display()))?;
+        if let Err(e) =
+            patina_core::pii::Scrubber::new(cfg.pii.emails, cfg.pii.ips, &cfg.pii.patterns)
+        {
+            anyhow::bail!("invalid config file {}: {e}", path.display());
+        }
+        crate::process::memory::Budget::check(cfg.daemon.memory_mb)
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("invalid config file {}", path.display()))?;
+        // Keep the defaults' weights for oracles the file does not mention.
+        for (k, v) in RetrievalConfig::default().weights {
+            cfg.retrieval.weights.entry(k).or_insert(v);
+        }
+        Ok(cfg)
+    }
+}
+
+/// A repository's dependency graph or commit history not used in this long is dropped from
+/// memory (rebuilt from the store on next use: about the time of one round's graph update, and
+/// of reading `history.bin`).
+const IDLE_RELEASE: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// [`IDLE_RELEASE`], or the seconds `PATINA_TEST_IDLE_RELEASE_SECS` gives (the tests' way to see
+/// a release without waiting five minutes; the poller then ticks at least that often).
+pub(crate) fn idle_release() -> std::time::Duration {
+    static IDLE: std::sync::OnceLock<std::time::Duration> = std::sync::OnceLock::new();
+    *IDLE.get_or_init(|| {
+        std::env::var("PATINA_TEST_IDLE_RELEASE_SECS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .map(std::time::Duration::from_secs)
+            .unwrap_or(IDLE_RELEASE)
+    })
+}
+
+impl patina_retrieve::fusion::Weights for RetrievalConfig {
+    fn weight(&self, oracle: OracleId) -> f64 {
+        RetrievalConfig::weight(self, oracle)
+    }
+
+    fn prose_weight_at(&self, oracle: OracleId, best: f32) -> f64 {
+        RetrievalConfig::prose_weight_at(self, oracle, best)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn oracle_budgets_grow_with_the_query_up_to_four_times() {
+        let cfg = super::RetrievalConfig::default();
+        let ms = |len| cfg.oracle_timeout(len).as_millis();
+        assert_eq!(ms(20), 2000);
+        assert_eq!(ms(2047), 2000);
+        assert_eq!(ms(2048), 4000);
+        assert_eq!(ms(5000), 6000);
+        assert_eq!(ms(8192), 8000);
+        assert_eq!(ms(1 << 20), 8000);
+    }
+
+    use super::*;
+
+    #[test]
+    fn partial_files_keep_defaults_and_typos_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        std::fs::write(
+            &p,
+            "[index]\nmax_file_bytes = 10\n[retrieval.weights]\nlexical = 2.0\n",
+        )
+        .unwrap();
+        let c = Config::load(&p).unwrap();
+        assert_eq!(c.index.max_file_bytes, 10);
+        assert_eq!(c.retrieval.weight(OracleId::Lexical), 2.0);
+        assert_eq!(c.retrieval.weight(OracleId::Symbol), 1.5);
+        assert_eq!(c.semantic.precision, Precision::Fp32);
+        std::fs::write(&p, "[index]\nmax_file_byte = 10\n").unwrap();
+        assert!(Config::load(&p).is_err());
+        assert!(Config::load(&dir.path().join("missing.toml")).is_ok());
+    }
+
+    #[test]
+    fn pii_patterns_that_do_not_compile_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        let e = load_error(&p, "[pii]\nrepos = [\"*\"]\npatterns = [\"(\"]\n");
+        assert!(e.contains("invalid [pii] pattern '('"), "{e}");
+        std::fs::write(&p, "[pii]\nrepos = [\"app\"]\n").unwrap();
+        let c = Config::load(&p).unwrap();
+        let root = Path::new("/r/app");
+        assert!(c.pii.scrubber_for("id1", "app", root).is_some());
+        assert!(
+            c.pii
+                .scrubber_for("id2", "other", Path::new("/r/other"))
+                .is_none()
+        );
+    }
+
+    /// The full error chain, as the daemon prints it.
+    fn load_error(p: &Path, text: &str) -> String {
+        std::fs::write(p, text).unwrap();
+        format!("{:#}", Config::load(p).expect_err(text))
+    }
+
+    #[test]
+    fn unknown_oracles_and_precisions_are_errors_that_name_the_choices() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        for table in ["[retrieval.weights]", "[retrieval.prose_weights]"] {
+            let e = load_error(&p, &format!("{table}\nlexcal = 2.0\n"));
+            assert!(
+                e.contains("lexcal") && e.contains("lexical") && e.contains("semantic"),
+                "{e}"
+            );
+        }
+        let e = load_error(&p, "[retrieval]\nweights = { symbl = 1.0 }\n");
+        assert!(e.contains("symbl") && e.contains("symbol"), "{e}");
+        let e = load_error(&p, "[semantic]\nprecision = \"fp16\"\n");
+        assert!(
+            e.contains("fp16") && e.contains("fp32") && e.contains("int8"),
+            "{e}"
+        );
+        std::fs::write(
+            &p,
+            "[semantic]\nprecision = \"int8\"\n[retrieval.weights]\nsession = 0.5\n",
+        )
+        .unwrap();
+        let c = Config::load(&p).unwrap();
+        assert_eq!(c.semantic.precision, Precision::Int8);
+        assert_eq!(c.retrieval.weight(OracleId::Session), 0.5);
+        assert_eq!(c.retrieval.weight(OracleId::Semantic), 1.0);
+    }
+
+    #[test]
+    fn memory_budgets_out_of_range_are_errors_that_say_the_unit_and_range() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        for bad in ["0", "64", "99999999"] {
+            let e = load_error(&p, &format!("[daemon]\nmemory_mb = {bad}\n"));
+            assert!(
+                e.contains("config.toml") && e.contains("memory_mb") && e.contains("MiB"),
+                "{e}"
+            );
+        }
+        let e = load_error(&p, "[daemon]\nmemory_mb = -5\n");
+        assert!(e.contains("memory_mb"), "{e}");
+        let e = load_error(&p, "[daemon]\nmemory_mb = \"1G\"\n");
+        assert!(e.contains("memory_mb") || e.contains("integer"), "{e}");
+        std::fs::write(&p, "[daemon]\nmemory_mb = 256\n").unwrap();
+        let c = Config::load(&p).unwrap();
+        assert_eq!(c.daemon.budget().sled_cache, 16 * 1024 * 1024);
+        assert_eq!(
+            Config::default().daemon.memory_mb,
+            crate::process::memory::DEFAULT_MEMORY_MB
+        );
+    }
+}

@@ -1,0 +1,537 @@
+//! A registered repository as the running daemon holds it: its durable record, its index on disk
+//! (`patina_index::RepoIndex`: store trees, lexical index, chunk and symbol tables), its vectors and
+//! embedding backlog, and the state of its index jobs and watcher.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use anyhow::Result;
+use tokio::sync::watch;
+
+use patina_core::ChunkMeta;
+use patina_index::history::HistoryStore;
+use patina_index::store::{RepoRecord, RepoTrees};
+use patina_index::symbols::SymbolTable;
+use patina_index::vectors::{Snapshot, VectorIndex};
+use patina_index::{LexicalIndex, Phase, Progress, RepoIndex, Scope};
+
+/// Heap bytes of one static vector (`vectors::Packed`): 8-bit components, scale, map slot.
+pub(crate) const STATIC_VECTOR_BYTES: u64 = patina_embed::DIM as u64 + 4 + 8 + 4 + 1;
+
+/// Changes waiting for the next index round.
+#[derive(Default)]
+struct Dirty {
+    full: bool,
+    paths: BTreeSet<String>,
+}
+
+/// One registered repository. Its fields are private: every lock is taken by a method here, and
+/// no method calls out (to a closure, another component, the disk beyond its own trees) while it
+/// holds one, except where its documentation says so.
+///
+/// Lock order (a lock may be taken while holding only locks listed before it):
+/// 1. `job` — the running job's progress; held while the dirty set is filled or taken, so a job
+///    never decides it is done while a change is being recorded.
+/// 2. `dirty` — changes not indexed yet.
+/// 3. the index's `chunks` (then its `symbols`: see [`RepoIndex`]).
+/// 4. `vectors`.
+/// 5. `pending` — the embedding backlog.
+/// 6. `provisional` — static vectors of backlog chunks (a subset of `pending`).
+///
+/// `record` and `watch_error` are leaves: held alone, never while taking another lock. The
+/// commit history ([`HistoryStore`]) has its own locks, never held while taking one of these.
+pub(crate) struct Repo {
+    id: String,
+    record: RwLock<RepoRecord>,
+    index: RepoIndex,
+    /// Embeddings of the chunks (HNSW + fresh segment + tombstones).
+    vectors: RwLock<VectorIndex>,
+    /// Chunks waiting to be embedded (the embedding backlog).
+    pending: Mutex<BTreeSet<u64>>,
+    /// Static vectors (`patina_embed::StaticTable`, 8-bit) of chunks still in the backlog: the
+    /// semantic oracle's first pass until the model's vector replaces them. Never saved.
+    provisional: RwLock<patina_index::vectors::Packed>,
+    /// Progress of the running (or last) index job; `None` before the first job of this process.
+    job: Mutex<Option<watch::Receiver<Progress>>>,
+    /// Changes seen (by the watcher, `add`, catch-up) but not indexed yet.
+    dirty: Mutex<Dirty>,
+    /// Why the repository is not watched (then it is reconciled periodically), if it is not.
+    watch_error: Mutex<Option<String>>,
+    /// The commits reachable from HEAD (history and co-change oracles, `Search.Log`).
+    history: HistoryStore,
+    /// Bumped by every change that can change an answer (record, vectors): the query cache
+    /// (`crate::query::cache`) serves an answer only at the generation it was computed at.
+    generation: AtomicU64,
+    /// `patina tune`: the repository's own weights (`tuned.json`) and the progress of a run.
+    tune: crate::state::tuned::TuneSlot,
+    /// Embeddings of commit messages (the history oracle's dense matching).
+    messages: crate::state::messages::MessageVectors,
+    /// When a query last had this repository in scope (Unix ms, 0: never): its backlog is
+    /// embedded first (`crate::state::backlog::embedding_order`).
+    last_queried_ms: std::sync::atomic::AtomicI64,
+}
+
+impl Repo {
+    /// Open a repository's index (tantivy, vectors) in `index_dir`. Blocking: call it off the
+    /// async workers.
+    pub fn open(record: RepoRecord, trees: RepoTrees, index_dir: &Path) -> Result<Repo> {
+        let index = RepoIndex::open(
+            record.root.clone().into(),
+            trees,
+            &index_dir.join("lexical"),
+        )?;
+        let vectors = VectorIndex::open(&index_dir.join("vectors.bin"));
+        let history = HistoryStore::open(&index_dir.join("history.bin"));
+        Ok(Repo {
+            id: record.id.clone(),
+            record: RwLock::new(record),
+            index,
+            vectors: RwLock::new(vectors),
+            pending: Mutex::new(BTreeSet::new()),
+            provisional: RwLock::new(Default::default()),
+            job: Mutex::new(None),
+            dirty: Mutex::new(Dirty::default()),
+            watch_error: Mutex::new(None),
+            history,
+            generation: AtomicU64::new(0),
+            tune: crate::state::tuned::TuneSlot::open(&index_dir.join("tuned.json")),
+            messages: Default::default(),
+            last_queried_ms: std::sync::atomic::AtomicI64::new(0),
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Apply the daemon's memory budget to this repository's indices (tantivy's writer heap).
+    pub fn bound_memory(&self, budget: &crate::process::memory::Budget) {
+        self.index
+            .lexical()
+            .set_writer_heap(budget.tantivy_writer as usize);
+    }
+
+    pub fn root(&self) -> &Path {
+        self.index.root()
+    }
+
+    /// The index on disk: lexical search, chunk and symbol tables, stored texts and file records.
+    pub fn index(&self) -> &RepoIndex {
+        &self.index
+    }
+
+    /// Embeddings of commit messages by hash (`crate::state::messages`).
+    pub fn messages(&self) -> &crate::state::messages::MessageVectors {
+        &self.messages
+    }
+
+    /// `patina tune`'s stored result and progress (`crate::workers::tuner`).
+    pub fn tune(&self) -> &crate::state::tuned::TuneSlot {
+        &self.tune
+    }
+
+    /// The commit history: stored commits and the view of the HEAD last synced
+    /// (`crate::services::history::sync` brings it to the current HEAD).
+    pub fn history(&self) -> &HistoryStore {
+        &self.history
+    }
+
+    /// The index generation: changes whenever what a query can answer from this repository does.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    /// Something a query reads changed (also called from outside for changes made elsewhere).
+    pub fn bump_generation(&self) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    // --- record (leaf lock) ---
+
+    pub fn record(&self) -> RepoRecord {
+        self.record.read().expect("record lock").clone()
+    }
+
+    /// Change the record in place (the lock is held only for `f`, which must not call back).
+    pub fn update_record(&self, f: impl FnOnce(&mut RepoRecord)) {
+        f(&mut self.record.write().expect("record lock"));
+        self.bump_generation();
+    }
+
+    // --- cancellation ---
+
+    /// The repository is being removed or the daemon stops: rounds and the embedding worker stop
+    /// at the next file or batch.
+    pub fn cancel(&self) {
+        self.index.cancel();
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.index.is_cancelled()
+    }
+
+    // --- job, then dirty ---
+
+    /// Record a change (`full`: reconcile the whole tree) and return the running job's progress,
+    /// or, when no job runs, a fresh channel whose sender the caller must hand to a new job.
+    /// Takes `job`, then `dirty`.
+    pub fn schedule(
+        &self,
+        full: bool,
+    ) -> (watch::Receiver<Progress>, Option<watch::Sender<Progress>>) {
+        let mut job = self.job.lock().expect("job lock");
+        if full {
+            self.dirty.lock().expect("dirty lock").full = true;
+        }
+        if let Some(rx) = job.as_ref().filter(|rx| !rx.borrow().finished()) {
+            return (rx.clone(), None);
+        }
+        let (tx, rx) = watch::channel(Progress::default());
+        *job = Some(rx.clone());
+        (rx, Some(tx))
+    }
+
+    /// The scope of the job's next round, taken from the dirty set; or, when nothing is dirty or
+    /// the job failed, the job's end reported through `tx` and `None`. Decided under the job lock
+    /// (then `dirty`), so a change recorded meanwhile is never lost: it either lands in this
+    /// round's scope or starts a new job.
+    pub fn next_round(&self, tx: &watch::Sender<Progress>, failure: Option<&str>) -> Option<Scope> {
+        let job = self.job.lock().expect("job lock");
+        let taken = self.take_dirty();
+        if taken.is_some() && failure.is_none() {
+            return taken;
+        }
+        tx.send_modify(|p| match failure {
+            Some(why) => {
+                p.phase = Phase::Failed;
+                p.message = why.to_string();
+            }
+            None => p.phase = Phase::Done,
+        });
+        drop(job);
+        None
+    }
+
+    /// Add changes seen by the watcher to the dirty set (`dirty` only).
+    pub fn mark_dirty(&self, full: bool, paths: impl IntoIterator<Item = String>) {
+        let mut dirty = self.dirty.lock().expect("dirty lock");
+        dirty.full |= full;
+        dirty.paths.extend(paths);
+    }
+
+    fn take_dirty(&self) -> Option<Scope> {
+        let mut d = self.dirty.lock().expect("dirty lock");
+        let taken = std::mem::take(&mut *d);
+        if taken.full {
+            Some(Scope::Full)
+        } else if !taken.paths.is_empty() {
+            Some(Scope::Paths(taken.paths))
+        } else {
+            None
+        }
+    }
+
+    /// Files changed but not indexed yet (a pending full reconciliation counts as unknown: `None`).
+    pub fn pending_files(&self) -> Option<usize> {
+        let d = self.dirty.lock().expect("dirty lock");
+        (!d.full).then_some(d.paths.len())
+    }
+
+    /// The running job's progress, if a job is running.
+    pub fn running_job(&self) -> Option<watch::Receiver<Progress>> {
+        let job = self.job.lock().expect("job lock");
+        job.as_ref().filter(|rx| !rx.borrow().finished()).cloned()
+    }
+
+    // --- watcher (leaf lock) ---
+
+    pub fn watch_error(&self) -> Option<String> {
+        self.watch_error.lock().expect("watch error lock").clone()
+    }
+
+    pub fn set_watch_error(&self, why: Option<String>) {
+        *self.watch_error.lock().expect("watch error lock") = why;
+    }
+
+    // --- chunks, then vectors, then pending ---
+
+    /// Bring the vectors in line with a commit: removed chunks that are not live leave the vector
+    /// index and the backlog; added chunks without a vector get one from `cached` or join the
+    /// backlog. Returns whether anything joined the backlog. Takes chunks, vectors, pending in
+    /// that order; `cached` runs under them (it must not touch this repository).
+    pub fn sync_vectors(
+        &self,
+        added: &[u64],
+        removed: &[u64],
+        mut cached: impl FnMut(&ChunkMeta) -> Result<Option<Vec<f32>>>,
+    ) -> Result<bool> {
+        self.bump_generation();
+        self.index.with_chunks(|chunks| {
+            let mut vectors = self.vectors.write().expect("vectors lock");
+            let mut pending = self.pending.lock().expect("pending lock");
+            for id in removed {
+                if !chunks.contains_key(id) {
+                    vectors.remove(*id);
+                    pending.remove(id);
+                }
+            }
+            {
+                let mut provisional = self.provisional.write().expect("provisional lock");
+                if !provisional.is_empty() {
+                    provisional.retain(|id| pending.contains(&id));
+                }
+            }
+            let mut queued = false;
+            for id in added {
+                let Some(meta) = chunks.get(id) else { continue };
+                if vectors.contains(*id) {
+                    continue;
+                }
+                match cached(meta)? {
+                    Some(v) => vectors.insert(*id, v),
+                    None => {
+                        pending.insert(*id);
+                        queued = true;
+                    }
+                }
+            }
+            Ok(queued)
+        })
+    }
+
+    /// Remove from the vector index the vectors of live chunks that `cached` says were not
+    /// computed under the current key (another model or precision); returns how many left.
+    /// Takes chunks, then vectors.
+    pub fn drop_foreign_vectors(
+        &self,
+        mut cached: impl FnMut(&ChunkMeta) -> Result<bool>,
+    ) -> Result<usize> {
+        self.bump_generation();
+        self.index.with_chunks(|chunks| {
+            let mut v = self.vectors.write().expect("vectors lock");
+            let mut foreign = Vec::new();
+            for id in v.built_ids() {
+                if let Some(meta) = chunks.get(id)
+                    && !cached(meta)?
+                {
+                    foreign.push(*id);
+                }
+            }
+            let n = foreign.len();
+            for id in foreign {
+                v.remove(id);
+            }
+            Ok(n)
+        })
+    }
+
+    /// Chunk ids in the vector index (the persisted HNSW, a restored segment) that are no longer
+    /// live.
+    pub fn stale_vectors(&self) -> Vec<u64> {
+        self.index.with_chunks(|chunks| {
+            let v = self.vectors.read().expect("vectors lock");
+            v.ids().filter(|id| !chunks.contains_key(id)).collect()
+        })
+    }
+
+    /// Restore the vectors saved beside the graph when they were computed under `tag` (see
+    /// `VectorIndex::restore_segment`); returns whether every vector is now known to be `tag`'s.
+    pub fn restore_vectors(&self, tag: &str) -> bool {
+        let restored = self
+            .vectors
+            .write()
+            .expect("vectors lock")
+            .restore_segment(tag);
+        self.bump_generation();
+        restored
+    }
+
+    /// Save the vectors that are not in the graph (and the graph's tombstones) when they changed
+    /// since the last save, stamped with `tag`: serialised under the read lock, written without
+    /// it. Returns whether it wrote.
+    pub fn save_vectors(&self, tag: &str) -> Result<bool> {
+        let (path, snapshot) = {
+            let v = self.vectors.read().expect("vectors lock");
+            (v.segment_file(), v.segment_bytes(tag))
+        };
+        let Some((changes, bytes)) = snapshot else {
+            return Ok(false);
+        };
+        patina_index::vectors::write_segment(&path, &bytes)?;
+        self.vectors
+            .write()
+            .expect("vectors lock")
+            .mark_saved(changes);
+        Ok(true)
+    }
+
+    /// Add freshly computed vectors; a chunk removed while it was being embedded stays out. Then
+    /// the chunks leave the backlog. Takes chunks, vectors, then pending.
+    pub fn insert_vectors(&self, done: &[u64], vectors: impl IntoIterator<Item = (u64, Vec<f32>)>) {
+        self.index.with_chunks(|chunks| {
+            let mut vi = self.vectors.write().expect("vectors lock");
+            for (id, v) in vectors {
+                if chunks.contains_key(&id) {
+                    vi.insert(id, v);
+                }
+            }
+        });
+        let mut pending = self.pending.lock().expect("pending lock");
+        for id in done {
+            pending.remove(id);
+        }
+        {
+            let mut provisional = self.provisional.write().expect("provisional lock");
+            for id in done {
+                provisional.remove(*id);
+            }
+        }
+        drop(pending);
+        self.bump_generation();
+    }
+
+    /// Up to `n` backlog chunks without a static vector yet. Takes pending, then provisional.
+    pub fn without_provisional(&self, n: usize) -> Vec<u64> {
+        let pending = self.pending.lock().expect("pending lock");
+        let provisional = self.provisional.read().expect("provisional lock");
+        if provisional.len() >= pending.len() {
+            return Vec::new();
+        }
+        pending
+            .iter()
+            .filter(|id| !provisional.contains(**id))
+            .take(n)
+            .copied()
+            .collect()
+    }
+
+    /// Store static vectors of backlog chunks (those that left the backlog meanwhile stay out).
+    /// Takes pending, then provisional.
+    pub fn insert_provisional(
+        &self,
+        items: impl IntoIterator<Item = (u64, [f32; patina_embed::DIM])>,
+    ) {
+        let pending = self.pending.lock().expect("pending lock");
+        let mut provisional = self.provisional.write().expect("provisional lock");
+        for (id, v) in items {
+            if pending.contains(&id) {
+                provisional.insert(id, &v);
+            }
+        }
+        drop(provisional);
+        drop(pending);
+        self.bump_generation();
+    }
+
+    /// How many backlog chunks have a static vector.
+    pub fn provisional_count(&self) -> usize {
+        self.provisional.read().expect("provisional lock").len()
+    }
+
+    /// Search the vector index (read lock only); `allow` runs under it.
+    pub fn search_vectors(
+        &self,
+        query: &[f32],
+        limit: usize,
+        allow: &dyn Fn(u64) -> bool,
+    ) -> Vec<(u64, f32)> {
+        let mut out = self
+            .vectors
+            .read()
+            .expect("vectors lock")
+            .search(query, limit, allow);
+        let provisional = self.provisional.read().expect("provisional lock");
+        if provisional.is_empty() {
+            return out;
+        }
+        // Backlog chunks answer with their static vectors (same space as the model's: the
+        // table was fitted to its vectors), scored with the exact query like the fresh segment.
+        out.extend(provisional.scores(query).filter(|(id, _)| allow(*id)));
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out.truncate(limit);
+        out
+    }
+
+    pub fn vector_count(&self) -> usize {
+        self.vectors.read().expect("vectors lock").len()
+    }
+
+    /// The fresh segment has grown enough to be folded into a new HNSW: its snapshot, to build
+    /// without any lock (then [`Repo::install_vectors`]).
+    /// A snapshot of the vectors to build a new graph from, when one is due
+    /// ([`patina_index::vectors::VectorIndex::needs_rebuild`], told whether the backlog is still filling the index).
+    pub fn vectors_to_rebuild(&self) -> Option<Snapshot> {
+        if !self.graph_build_due() {
+            return None;
+        }
+        Some(self.vectors.write().expect("vectors lock").snapshot())
+    }
+
+    /// Whether a graph build is due now ([`Repo::vectors_to_rebuild`] would return a snapshot).
+    pub fn graph_build_due(&self) -> bool {
+        self.vectors
+            .read()
+            .expect("vectors lock")
+            .needs_rebuild(self.backlog() > 0)
+    }
+
+    pub fn install_vectors(&self, built: patina_index::vectors::Built) -> Result<()> {
+        let r = self.vectors.write().expect("vectors lock").install(built);
+        self.bump_generation();
+        r
+    }
+
+    /// Up to `n` chunks of the embedding backlog, those users need first first (source before
+    /// examples and configuration, then docs, then tests, generated and vendored code last:
+    /// `crate::state::backlog::pick_batch`). Takes chunks, then pending.
+    pub fn backlog_batch(&self, n: usize) -> Vec<u64> {
+        self.index.with_chunks(|chunks| {
+            let pending = self.pending.lock().expect("pending lock");
+            crate::state::backlog::pick_batch(
+                pending
+                    .iter()
+                    .map(|id| (*id, chunks.get(id).map(|m| m.role()))),
+                n,
+            )
+        })
+    }
+
+    /// Note that a query has this repository in scope now.
+    pub fn touch_query(&self) {
+        self.last_queried_ms
+            .store(crate::process::clock::now_unix_ms(), Ordering::Relaxed);
+    }
+
+    pub fn last_queried_ms(&self) -> i64 {
+        self.last_queried_ms.load(Ordering::Relaxed)
+    }
+
+    /// The size of the embedding backlog.
+    pub fn backlog(&self) -> usize {
+        self.pending.lock().expect("pending lock").len()
+    }
+
+    // --- conveniences over the index ---
+
+    pub fn chunk(&self, id: u64) -> Option<ChunkMeta> {
+        self.index.chunk(id)
+    }
+
+    pub fn symbols(&self) -> Arc<SymbolTable> {
+        self.index.symbols()
+    }
+
+    pub fn lexical(&self) -> &LexicalIndex {
+        self.index.lexical()
+    }
+
+    pub fn with_chunks<T>(&self, f: impl FnOnce(&HashMap<u64, ChunkMeta>) -> T) -> T {
+        self.index.with_chunks(f)
+    }
+
+    pub fn chunk_digest(&self) -> u64 {
+        self.index.chunk_digest()
+    }
+}

@@ -1,0 +1,139 @@
+//! The embedder: one thread that drains every repository's embedding backlog — static vectors
+//! first (microseconds each, so a new repository is searchable by meaning in seconds), then the
+//! model's, one batch at a time from the repository that needs it most
+//! ([`crate::state::backlog::embedding_order`]), then commit messages; idle, it saves vectors and
+//! releases what it no longer needs. [`Semantic::stop`] stops it.
+
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use crate::services::embedding::{Semantic, maybe_rebuild};
+use crate::state::repos::Repos;
+
+/// Backlog chunks given a static vector per turn of the worker (a few hundred milliseconds).
+const STATIC_BATCH: usize = 2048;
+
+/// Start the background worker that drains every repository's backlog.
+pub(crate) fn spawn(semantic: Arc<Semantic>, registered: Weak<Repos>) {
+    if !semantic.is_on() {
+        return;
+    }
+    std::thread::Builder::new()
+        .name("patina-embed".into())
+        .spawn(move || work(&semantic, registered))
+        .expect("spawning the embedding worker");
+}
+
+/// One batch at a time from the repository that needs it most (`embedding_order`, decided
+/// again after every batch), so a new or queried repository never waits for another's whole
+/// backlog.
+fn work(sem: &Semantic, registered: Weak<Repos>) {
+    let mut seen = 0;
+    let mut drained = false;
+    loop {
+        if sem.is_stopping() {
+            return;
+        }
+        let Some(reg) = registered.upgrade() else {
+            return;
+        };
+        let mut did = false;
+        let repos = reg.all();
+        // First every waiting chunk gets a static vector (microseconds each), so semantic
+        // search covers a new repository in seconds; then the model works through them.
+        // Within an eighth of the memory budget: past it the rest wait for the model.
+        let mut room = sem.static_room(repos.iter().map(|r| r.provisional_count()).sum());
+        for repo in &repos {
+            if room == 0 {
+                break;
+            }
+            if sem.is_stopping() || repo.is_cancelled() {
+                continue;
+            }
+            match sem.fill_static(repo, room.min(STATIC_BATCH)) {
+                Ok(0) => continue,
+                Ok(n) => {
+                    room = room.saturating_sub(n);
+                    did = true;
+                    break;
+                }
+                Err(e) => tracing::warn!(repo = %repo.id(), "static vectors: {e:#}"),
+            }
+        }
+        if did {
+            drop(repos);
+            drop(reg);
+            continue;
+        }
+        let stats: Vec<(usize, i64)> = repos
+            .iter()
+            .map(|r| (r.backlog(), r.last_queried_ms()))
+            .collect();
+        for i in
+            crate::state::backlog::embedding_order(&stats, crate::process::clock::now_unix_ms())
+        {
+            let repo = &repos[i];
+            if repo.is_cancelled() {
+                continue;
+            }
+            match sem.embed_some(repo) {
+                Ok(0) => continue,
+                Ok(_) => did = true,
+                Err(e) => {
+                    tracing::error!(repo = %repo.id(), "embedding failed: {e:#}");
+                    std::thread::sleep(Duration::from_secs(1));
+                    continue;
+                }
+            }
+            if let Err(e) = maybe_rebuild(repo) {
+                tracing::error!(repo = %repo.id(), "rebuilding the vector index failed: {e:#}");
+            }
+            break;
+        }
+        if !did {
+            // Commit messages once every chunk backlog is empty (the history oracle's dense
+            // matching), one batch at a time like the chunks.
+            for repo in &repos {
+                if sem.is_stopping() || repo.is_cancelled() {
+                    continue;
+                }
+                match sem.embed_messages(repo) {
+                    Ok(0) => continue,
+                    Ok(_) => {
+                        did = true;
+                        break;
+                    }
+                    Err(e) => {
+                        tracing::warn!(repo = %repo.id(), "embedding commit messages failed: {e:#}");
+                    }
+                }
+            }
+        }
+        if !did {
+            for repo in &repos {
+                if let Err(e) = maybe_rebuild(repo) {
+                    tracing::error!(repo = %repo.id(), "rebuilding the vector index failed: {e:#}");
+                }
+                // Idle: the vectors outside the graph go to disk, so the next start reads
+                // them from one file instead of from the embedding cache one by one.
+                if !repo.is_cancelled() {
+                    sem.save(repo);
+                }
+            }
+        }
+        drop(repos);
+        drop(reg);
+        if did {
+            drained = true;
+            continue;
+        }
+        if std::mem::take(&mut drained) {
+            sem.release_static();
+            // The backlog is empty: batches, tokenizer buffers and ORT's working memory are
+            // freed; give the pages back.
+            crate::process::memory::release_free_heap();
+        }
+        sem.release_idle_sessions();
+        seen = sem.wait_for_work(seen);
+    }
+}
