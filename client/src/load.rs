@@ -67,7 +67,7 @@ pub(crate) async fn run(socket: &Path, args: LoadArgs) -> Result<ExitCode> {
         bail!("--clients and --queries must be at least 1");
     }
     let mut first = Client::connect_or_start(socket).await?;
-    let repo = crate::repo_key(&args.repo);
+    let repo = crate::scope::repo_key(&args.repo);
     let probe = first.query(mix(&repo, 0)).await;
     if let Err(s) = probe {
         bail!("cannot query '{}': {}", args.repo, s.message());

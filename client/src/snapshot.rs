@@ -83,10 +83,10 @@ pub(crate) async fn run(socket: &Path, cmd: SnapshotCmd) -> Result<ExitCode> {
     match cmd {
         SnapshotCmd::Create { repo, out, json } => {
             let key = match repo {
-                Some(r) => crate::repo_key(&r),
+                Some(r) => crate::scope::repo_key(&r),
                 None => {
                     let cwd = std::env::current_dir()?;
-                    match crate::git_root(&cwd) {
+                    match crate::scope::git_root(&cwd) {
                         Some(root) => root.to_string_lossy().into_owned(),
                         None => bail!(
                             "not inside a repository: name one (`patina snapshot create REPO`)"

@@ -42,11 +42,11 @@ async fn status_of(c: &Client, repo: &str) -> Result<pb::TuneStatusResponse> {
 
 pub(crate) async fn run(socket: &Path, args: TuneArgs) -> Result<ExitCode> {
     let key = match &args.repo {
-        Some(r) => crate::repo_key(r),
+        Some(r) => crate::scope::repo_key(r),
         None if args.status => String::new(),
         None => {
             let cwd = std::env::current_dir()?;
-            match crate::git_root(&cwd) {
+            match crate::scope::git_root(&cwd) {
                 Some(root) => root.to_string_lossy().into_owned(),
                 None => bail!("not inside a repository: name one (`patina tune REPO`)"),
             }

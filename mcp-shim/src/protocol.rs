@@ -1,28 +1,24 @@
-//! The MCP layer: JSON-RPC 2.0 messages and errors, protocol version negotiation, and the methods
-//! (`initialize`, `ping`, `tools/list`, `tools/call`, the `initialized` and `cancelled`
-//! notifications). Malformed input is answered with the JSON-RPC error codes and never stops the
-//! server; a tool that fails returns a result with `isError: true` (see `tools/`).
+//! The MCP layer on top: the methods (`initialize`, `ping`, `tools/list`, `tools/call`, the
+//! `initialized` and `cancelled` notifications) and the dispatch of each input line — requests
+//! run as tasks that can be cancelled, batches as one task. Malformed input is answered with the
+//! JSON-RPC error codes (`jsonrpc.rs`) and never stops the server; a tool that fails returns a
+//! result with `isError: true` (see `content.rs`).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use crate::Out;
+use crate::content;
+use crate::jsonrpc::{
+    INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, Message, PARSE_ERROR, classify,
+    error_response, result_response,
+};
+use crate::log::{debug_enabled, log};
+use crate::state::State;
+use crate::stdio::Out;
 use crate::tools;
-use patina_proto::daemon::Daemon;
-
-pub(crate) const PARSE_ERROR: i64 = -32700;
-pub(crate) const INVALID_REQUEST: i64 = -32600;
-pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
-pub(crate) const INVALID_PARAMS: i64 = -32602;
-
-/// The protocol revisions served, newest first. A client asking for another one is offered the
-/// newest (as the specification prescribes); it may then disconnect.
-pub(crate) const SUPPORTED_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
-pub(crate) const LATEST_VERSION: &str = SUPPORTED_VERSIONS[0];
+use crate::versions::{LATEST_VERSION, SUPPORTED_VERSIONS, at_least};
 
 const INSTRUCTIONS: &str = "Patina searches the local git repositories registered with it \
 (hybrid lexical + symbol + semantic retrieval, plus notes from earlier working sessions). \
@@ -41,132 +37,10 @@ instead of an answer without it (named in the notices); `licence` keeps only fil
 SPDX licences (`MIT,Apache-2.0`; unknown licences are left out) and `no_copyleft: true` leaves \
 out GPL, AGPL, LGPL, MPL and EPL files.";
 
-/// State shared by every request.
-pub(crate) struct Server {
-    pub daemon: Daemon,
-    version: Mutex<&'static str>,
-    /// The session this client started or used last: the default of the session tools.
-    pub session: Mutex<Option<String>>,
-    batches: AtomicU64,
-    /// Recent answers of this connection, for implicit feedback (`tools/feedback.rs`).
-    pub answers: Mutex<std::collections::VecDeque<tools::feedback::Answer>>,
-}
-
-impl Server {
-    pub fn new(socket: PathBuf) -> Server {
-        Server {
-            daemon: Daemon::new(socket, "patina-mcp"),
-            version: Mutex::new(LATEST_VERSION),
-            session: Mutex::new(None),
-            batches: AtomicU64::new(0),
-            answers: Mutex::new(Default::default()),
-        }
-    }
-
-    /// The negotiated protocol version (the newest until `initialize`).
-    pub fn version(&self) -> &'static str {
-        *self.version.lock().expect("version lock")
-    }
-}
-
-/// Is `version` at least `min`? (Revisions are dates, so they compare as strings.)
-pub(crate) fn at_least(version: &str, min: &str) -> bool {
-    version >= min
-}
-
-pub(crate) fn error_response(id: Value, code: i64, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
-}
-
-fn result_response(id: Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
-}
-
-pub(crate) enum Message {
-    Request {
-        id: Value,
-        method: String,
-        params: Map<String, Value>,
-    },
-    Notification {
-        method: String,
-        params: Map<String, Value>,
-    },
-    /// A response or error from the client: we send no requests, so it is ignored.
-    Response,
-}
-
-/// Validate the envelope. `Err` carries the error response to send (`None` for a broken
-/// notification, which gets no answer).
-pub(crate) fn classify(msg: Value) -> Result<Message, Option<Value>> {
-    let Value::Object(mut m) = msg else {
-        return Err(Some(error_response(
-            Value::Null,
-            INVALID_REQUEST,
-            "invalid request: a message must be a JSON object",
-        )));
-    };
-    let id = m.remove("id");
-    let id_valid = matches!(id, None | Some(Value::String(_)) | Some(Value::Number(_)));
-    let reply_id = match &id {
-        Some(v @ (Value::String(_) | Value::Number(_))) => v.clone(),
-        _ => Value::Null,
-    };
-    let is_notification = id.is_none();
-    let fail = |code: i64, msg: &str| {
-        if is_notification {
-            crate::log(format!("ignoring a malformed notification: {msg}"));
-            Err(None)
-        } else {
-            Err(Some(error_response(reply_id.clone(), code, msg)))
-        }
-    };
-    if m.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return fail(
-            INVALID_REQUEST,
-            "invalid request: \"jsonrpc\" must be \"2.0\"",
-        );
-    }
-    if !id_valid {
-        return Err(Some(error_response(
-            Value::Null,
-            INVALID_REQUEST,
-            "invalid request: \"id\" must be a string or a number",
-        )));
-    }
-    let method = match m.remove("method") {
-        Some(Value::String(method)) => method,
-        Some(_) => {
-            return fail(
-                INVALID_REQUEST,
-                "invalid request: \"method\" must be a string",
-            );
-        }
-        None if m.contains_key("result") || m.contains_key("error") => {
-            return Ok(Message::Response);
-        }
-        None => return fail(INVALID_REQUEST, "invalid request: \"method\" is missing"),
-    };
-    let params = match m.remove("params") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(p)) => p,
-        Some(_) => {
-            return fail(
-                INVALID_PARAMS,
-                &format!("invalid params for {method}: \"params\" must be an object"),
-            );
-        }
-    };
-    Ok(match id {
-        Some(id) => Message::Request { id, method, params },
-        None => Message::Notification { method, params },
-    })
-}
-
 /// Handle one line from stdin: parse it, answer protocol errors at once, run requests as tasks
 /// (tracked in `inflight` by id so they can be cancelled) and handle notifications inline.
 pub(crate) fn dispatch(
-    server: &Arc<Server>,
+    state: &Arc<State>,
     out: &Out,
     bytes: &[u8],
     inflight: &mut HashMap<String, tokio::task::AbortHandle>,
@@ -202,7 +76,7 @@ pub(crate) fn dispatch(
             ));
             return;
         }
-        let (server2, out2) = (server.clone(), out.clone());
+        let (state2, out2) = (state.clone(), out.clone());
         let task = tokio::spawn(async move {
             let mut responses = Vec::new();
             for item in items {
@@ -210,10 +84,10 @@ pub(crate) fn dispatch(
                     Err(Some(e)) => responses.push(e),
                     Err(None) | Ok(Message::Response) => {}
                     Ok(Message::Notification { method, params }) => {
-                        notification(&server2, &method, &params, None)
+                        notification(&state2, &method, &params, None)
                     }
                     Ok(Message::Request { id, method, params }) => {
-                        responses.push(respond(&server2, id, &method, params).await)
+                        responses.push(respond(&state2, id, &method, params).await)
                     }
                 }
             }
@@ -221,7 +95,7 @@ pub(crate) fn dispatch(
                 out2.send(&Value::Array(responses));
             }
         });
-        let n = server.batches.fetch_add(1, Ordering::Relaxed);
+        let n = state.next_batch();
         inflight.insert(format!("batch#{n}"), task.abort_handle());
         return;
     }
@@ -229,13 +103,13 @@ pub(crate) fn dispatch(
         Err(Some(e)) => out.send(&e),
         Err(None) | Ok(Message::Response) => {}
         Ok(Message::Notification { method, params }) => {
-            notification(server, &method, &params, Some(inflight))
+            notification(state, &method, &params, Some(inflight))
         }
         Ok(Message::Request { id, method, params }) => {
             let key = id.to_string();
-            let (server2, out2) = (server.clone(), out.clone());
+            let (state2, out2) = (state.clone(), out.clone());
             let task = tokio::spawn(async move {
-                let response = respond(&server2, id, &method, params).await;
+                let response = respond(&state2, id, &method, params).await;
                 out2.send(&response);
             });
             inflight.insert(key, task.abort_handle());
@@ -244,7 +118,7 @@ pub(crate) fn dispatch(
 }
 
 fn notification(
-    _server: &Server,
+    _state: &State,
     method: &str,
     params: &Map<String, Value>,
     inflight: Option<&mut HashMap<String, tokio::task::AbortHandle>>,
@@ -259,17 +133,17 @@ fn notification(
             }
         }
         "notifications/initialized" => {}
-        other if crate::debug_enabled() => crate::log(format!("ignoring notification {other}")),
+        other if debug_enabled() => log(format!("ignoring notification {other}")),
         _ => {}
     }
 }
 
-async fn respond(server: &Server, id: Value, method: &str, params: Map<String, Value>) -> Value {
+async fn respond(state: &State, id: Value, method: &str, params: Map<String, Value>) -> Value {
     let outcome = match method {
-        "initialize" => initialize(server, &params),
+        "initialize" => initialize(state, &params),
         "ping" => Ok(json!({})),
-        "tools/list" => Ok(json!({"tools": tools::list(server.version())})),
-        "tools/call" => tools_call(server, params).await,
+        "tools/list" => Ok(json!({"tools": tools::list(state.version())})),
+        "tools/call" => tools_call(state, params).await,
         _ => Err((
             METHOD_NOT_FOUND,
             format!("method not found: '{method}' (this server offers tools only)"),
@@ -281,7 +155,7 @@ async fn respond(server: &Server, id: Value, method: &str, params: Map<String, V
     }
 }
 
-fn initialize(server: &Server, params: &Map<String, Value>) -> Result<Value, (i64, String)> {
+fn initialize(state: &State, params: &Map<String, Value>) -> Result<Value, (i64, String)> {
     let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
         return Err((
             INVALID_PARAMS,
@@ -293,7 +167,7 @@ fn initialize(server: &Server, params: &Map<String, Value>) -> Result<Value, (i6
         .copied()
         .find(|v| *v == requested)
         .unwrap_or(LATEST_VERSION);
-    *server.version.lock().expect("version lock") = version;
+    state.set_version(version);
     let mut info = json!({"name": "patina-mcp", "version": env!("CARGO_PKG_VERSION")});
     if at_least(version, "2025-06-18") {
         info["title"] = json!("Patina code search");
@@ -306,7 +180,7 @@ fn initialize(server: &Server, params: &Map<String, Value>) -> Result<Value, (i6
     }))
 }
 
-async fn tools_call(server: &Server, params: Map<String, Value>) -> Result<Value, (i64, String)> {
+async fn tools_call(state: &State, params: Map<String, Value>) -> Result<Value, (i64, String)> {
     let Some(name) = params.get("name").and_then(Value::as_str) else {
         return Err((
             INVALID_PARAMS,
@@ -332,6 +206,6 @@ async fn tools_call(server: &Server, params: Map<String, Value>) -> Result<Value
             ),
         ));
     };
-    let outcome = tools::call(server, tool, arguments).await;
-    Ok(tools::result(outcome, server.version()))
+    let outcome = tools::call(state, tool, arguments).await;
+    Ok(content::result(outcome, state.version()))
 }

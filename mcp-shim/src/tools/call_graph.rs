@@ -3,15 +3,16 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::args::Str;
-use super::navigate::{navigate, output};
-use super::{Tool, ToolResult};
-use crate::protocol::Server;
+use crate::content::ToolResult;
+use crate::state::State;
+use crate::tools::args::Str;
+use crate::tools::navigate::{navigate, output};
+use crate::tools::spec::Tool;
 
 pub(super) const TOOL: Tool = Tool {
     name: "call_graph",
     description: "Callers or callees of a function. Use it to trace the flow.",
-    input: super::args::input_schema::<Args>,
+    input: crate::tools::args::input_schema::<Args>,
     output,
     read_only: true,
     idempotent: true,
@@ -29,7 +30,7 @@ pub(super) struct Args {
     repo: Option<Str>,
 }
 
-pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
+pub(super) async fn call(state: &State, a: Args) -> ToolResult {
     let what = match a.direction.as_ref().map(|d| d.0.as_str()) {
         None | Some("callers") => "callers",
         Some("callees") => "callees",
@@ -39,5 +40,5 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
             ));
         }
     };
-    navigate(server, what, a.symbol.0, a.repo.map(|r| r.0)).await
+    navigate(state, what, a.symbol.0, a.repo.map(|r| r.0)).await
 }

@@ -4,7 +4,8 @@
 use patina_proto::v1 as pb;
 use serde_json::Value;
 
-use crate::protocol::Server;
+use crate::content::for_agents;
+use crate::state::State;
 
 /// Lines of preview per hit, and characters per preview line.
 pub(super) const PREVIEW_LINES: u32 = 6;
@@ -30,8 +31,8 @@ fn prune(v: &mut Value) {
 
 /// The repository containing the working directory, when it is registered (agents run their MCP
 /// servers in the project they work on): the default `repo`.
-pub(super) async fn cwd_repo(server: &Server) -> Result<Option<pb::RepoInfo>, String> {
-    let repos = repo_list(server).await?.repos;
+pub(super) async fn cwd_repo(state: &State) -> Result<Option<pb::RepoInfo>, String> {
+    let repos = repo_list(state).await?.repos;
     let Ok(cwd) = std::env::current_dir().and_then(std::fs::canonicalize) else {
         return Ok(None);
     };
@@ -41,9 +42,9 @@ pub(super) async fn cwd_repo(server: &Server) -> Result<Option<pb::RepoInfo>, St
         .max_by_key(|r| r.root.len()))
 }
 
-pub(super) async fn repo_list(server: &Server) -> Result<pb::ListResponse, String> {
+pub(super) async fn repo_list(state: &State) -> Result<pb::ListResponse, String> {
     rpc!(
-        server,
+        state,
         pb::repos_client::ReposClient<_>,
         list,
         pb::ListRequest {}
@@ -53,26 +54,26 @@ pub(super) async fn repo_list(server: &Server) -> Result<pb::ListResponse, Strin
 /// The repositories a search covers: `repo` (`*` or `all` = every one), else the working
 /// directory's repository when registered, else every one.
 pub(super) async fn search_scope(
-    server: &Server,
+    state: &State,
     repo: Option<String>,
 ) -> Result<Vec<String>, String> {
     match repo.as_deref().map(str::trim) {
         Some("*" | "all") => Ok(Vec::new()),
         Some(r) => Ok(vec![r.to_string()]),
-        None => Ok(cwd_repo(server).await?.map(|r| r.id).into_iter().collect()),
+        None => Ok(cwd_repo(state).await?.map(|r| r.id).into_iter().collect()),
     }
 }
 
 /// The one repository a file tool works in: `repo`, else the working directory's repository,
 /// else the only registered one.
-pub(super) async fn target_repo(server: &Server, repo: Option<String>) -> Result<String, String> {
+pub(super) async fn target_repo(state: &State, repo: Option<String>) -> Result<String, String> {
     if let Some(r) = repo {
         return Ok(r);
     }
-    if let Some(r) = cwd_repo(server).await? {
+    if let Some(r) = cwd_repo(state).await? {
         return Ok(r.id);
     }
-    let repos = repo_list(server).await?.repos;
+    let repos = repo_list(state).await?.repos;
     match repos.as_slice() {
         [] => Err(
             "no repository is registered with Patina; register one from a shell with \
@@ -194,7 +195,7 @@ pub(super) fn blame_line(b: &pb::Blame) -> String {
 }
 
 /// The `licence` argument (`MIT,Apache-2.0`) as the SPDX ids the daemon filters by.
-pub(super) fn licence_list(arg: Option<super::args::Str>) -> Vec<String> {
+pub(super) fn licence_list(arg: Option<crate::tools::args::Str>) -> Vec<String> {
     arg.map(|s| {
         s.0.split(',')
             .map(|id| id.trim().to_string())
@@ -202,17 +203,6 @@ pub(super) fn licence_list(arg: Option<super::args::Str>) -> Vec<String> {
             .collect()
     })
     .unwrap_or_default()
-}
-
-/// A daemon message (an error or a notice) as an agent reads it: what the agent can do itself is
-/// named as its MCP tool; what only the user can do (register a repository) says so.
-pub(crate) fn for_agents(text: &str) -> String {
-    text.replace("(see `patina repos`)", "(list_repos lists them)")
-        .replace("see `patina repos`", "list_repos lists them")
-        .replace(
-            "add one with `patina add PATH`",
-            "ask the user to register one (`patina add PATH` in a shell)",
-        )
 }
 
 /// Notices as the last lines of a tool's text, where the model reads them.

@@ -5,15 +5,16 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::args::{Flag, Int, Roles, Str, choice};
-use super::common::*;
-use super::{Outcome, Tool, ToolResult};
-use crate::protocol::Server;
+use crate::content::{Outcome, ToolResult};
+use crate::state::State;
+use crate::tools::args::{Flag, Int, Roles, Str, choice};
+use crate::tools::common::*;
+use crate::tools::spec::Tool;
 
 pub(super) const TOOL: Tool = Tool {
     name: "patina_context",
     description: "The code answering a question, in a token budget. Use it to read a topic.",
-    input: super::args::input_schema::<Args>,
+    input: crate::tools::args::input_schema::<Args>,
     output,
     read_only: true,
     idempotent: true,
@@ -125,7 +126,7 @@ fn output() -> Value {
     })
 }
 
-pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
+pub(super) async fn call(state: &State, a: Args) -> ToolResult {
     let text = match (a.query, a.topic) {
         (Some(q), _) | (None, Some(q)) => q.0,
         (None, None) => {
@@ -144,7 +145,7 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
     let req = pb::ContextRequest {
         query: text,
         token_budget: budget,
-        repos: search_scope(server, repo).await?,
+        repos: search_scope(state, repo).await?,
         path_globs: path.into_iter().collect(),
         format: match format {
             Format::Xml => pb::ContextFormat::Xml,
@@ -161,9 +162,8 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         no_copyleft: a.no_copyleft.0,
         ..Default::default()
     };
-    let resp = rpc!(server, pb::search_client::SearchClient<_>, context, req)?;
-    super::feedback::remember_answer(
-        server,
+    let resp = rpc!(state, pb::search_client::SearchClient<_>, context, req)?;
+    state.answers.remember(
         &resp.query_id,
         resp.items
             .iter()

@@ -7,15 +7,16 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::args::{Int, Str};
-use super::common::*;
-use super::{Outcome, Tool, ToolResult};
-use crate::protocol::Server;
+use crate::content::{Outcome, ToolResult};
+use crate::state::State;
+use crate::tools::args::{Int, Str};
+use crate::tools::common::*;
+use crate::tools::spec::Tool;
 
 pub(super) const TOOL: Tool = Tool {
     name: "explore_structure",
     description: "A directory's files and key files. Use it to orient yourself.",
-    input: super::args::input_schema::<Args>,
+    input: crate::tools::args::input_schema::<Args>,
     output,
     read_only: true,
     idempotent: true,
@@ -66,7 +67,7 @@ fn output() -> Value {
     })
 }
 
-pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
+pub(super) async fn call(state: &State, a: Args) -> ToolResult {
     let repo = a.repo.map(|s| s.0);
     let path = a.path.map(|s| s.0).unwrap_or_default();
     let glob = a.glob.map(|s| s.0);
@@ -74,14 +75,14 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
     // Not given: the daemon's default (the schema's 500).
     let max_entries = a.max_entries.map_or(0, |n| n.0 as u32);
     let req = pb::ExploreRequest {
-        repo: target_repo(server, repo).await?,
+        repo: target_repo(state, repo).await?,
         path,
         path_globs: glob.into_iter().collect(),
         max_depth: depth,
         max_entries,
     };
     let st = rpc!(
-        server,
+        state,
         pb::files_client::FilesClient<_>,
         explore_structure,
         req

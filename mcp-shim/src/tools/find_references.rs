@@ -3,15 +3,16 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::args::Str;
-use super::navigate::{navigate, output};
-use super::{Tool, ToolResult};
-use crate::protocol::Server;
+use crate::content::ToolResult;
+use crate::state::State;
+use crate::tools::args::Str;
+use crate::tools::navigate::{navigate, output};
+use crate::tools::spec::Tool;
 
 pub(super) const TOOL: Tool = Tool {
     name: "find_references",
     description: "Every use of a symbol. Use it before changing the symbol.",
-    input: super::args::input_schema::<Args>,
+    input: crate::tools::args::input_schema::<Args>,
     output,
     read_only: true,
     idempotent: true,
@@ -27,6 +28,6 @@ pub(super) struct Args {
     repo: Option<Str>,
 }
 
-pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
-    navigate(server, "refs", a.symbol.0, a.repo.map(|r| r.0)).await
+pub(super) async fn call(state: &State, a: Args) -> ToolResult {
+    navigate(state, "refs", a.symbol.0, a.repo.map(|r| r.0)).await
 }

@@ -8,15 +8,16 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::args::{Int, Str};
-use super::common::*;
-use super::{Outcome, Tool, ToolResult};
-use crate::protocol::Server;
+use crate::content::{Outcome, ToolResult};
+use crate::state::State;
+use crate::tools::args::{Int, Str};
+use crate::tools::common::*;
+use crate::tools::spec::Tool;
 
 pub(super) const TOOL: Tool = Tool {
     name: "get_file",
     description: "Exact lines of a file. Use it to read a hit.",
-    input: super::args::input_schema::<Args>,
+    input: crate::tools::args::input_schema::<Args>,
     output,
     read_only: true,
     idempotent: true,
@@ -60,7 +61,7 @@ fn output() -> Value {
     })
 }
 
-pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
+pub(super) async fn call(state: &State, a: Args) -> ToolResult {
     let path = a.path.0;
     let repo = a.repo.map(|s| s.0);
     let start = a.start_line.map_or(0, |n| n.0 as u32);
@@ -69,13 +70,13 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         return Err(format!("end_line ({end}) is before start_line ({start})"));
     }
     let req = pb::GetFileRequest {
-        repo: target_repo(server, repo).await?,
+        repo: target_repo(state, repo).await?,
         path,
         start_line: start,
         end_line: end,
     };
-    let mut f = rpc!(server, pb::files_client::FilesClient<_>, get_file, req)?;
-    super::feedback::file_read(server, &f.repo_id, &f.path).await;
+    let mut f = rpc!(state, pb::files_client::FilesClient<_>, get_file, req)?;
+    crate::tools::feedback::file_read(state, &f.repo_id, &f.path).await;
     let mut cut_note = String::new();
     if f.text.len() > MAX_FILE_TEXT_BYTES {
         let mut keep = 0usize;

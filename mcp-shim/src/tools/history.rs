@@ -8,15 +8,16 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::args::{Int, Str};
-use super::common::*;
-use super::{Outcome, Tool, ToolResult};
-use crate::protocol::Server;
+use crate::content::{Outcome, ToolResult};
+use crate::state::State;
+use crate::tools::args::{Int, Str};
+use crate::tools::common::*;
+use crate::tools::spec::Tool;
 
 pub(super) const TOOL: Tool = Tool {
     name: "patina_history",
     description: "Commits by message or file. Use it to learn why code changed.",
-    input: super::args::input_schema::<Args>,
+    input: crate::tools::args::input_schema::<Args>,
     output,
     read_only: true,
     idempotent: true,
@@ -62,14 +63,14 @@ fn output() -> Value {
     })
 }
 
-pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
+pub(super) async fn call(state: &State, a: Args) -> ToolResult {
     let query = a.query.map(|s| s.0).unwrap_or_default();
     let file = a.file.map(|s| s.0).unwrap_or_default();
     if query.trim().is_empty() && file.trim().is_empty() {
         return Err("give 'query', 'file', or both".into());
     }
     let req = pb::LogRequest {
-        repo: target_repo(server, a.repo.map(|s| s.0)).await?,
+        repo: target_repo(state, a.repo.map(|s| s.0)).await?,
         query,
         file,
         path_globs: a.path.map(|s| s.0).into_iter().collect(),
@@ -77,7 +78,7 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         limit: a.limit.0 as u32,
         max_files: 20,
     };
-    let resp = rpc!(server, pb::history_client::HistoryClient<_>, log, req)?;
+    let resp = rpc!(state, pb::history_client::HistoryClient<_>, log, req)?;
     let mut text = String::new();
     if resp.commits.is_empty() {
         let _ = writeln!(

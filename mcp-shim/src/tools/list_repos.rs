@@ -6,14 +6,15 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::common::*;
-use super::{Outcome, Tool, ToolResult};
-use crate::protocol::Server;
+use crate::content::{Outcome, ToolResult};
+use crate::state::State;
+use crate::tools::common::*;
+use crate::tools::spec::Tool;
 
 pub(super) const TOOL: Tool = Tool {
     name: "list_repos",
     description: "Registered repositories and their freshness. Use it to see what is indexed.",
-    input: super::args::input_schema::<Args>,
+    input: crate::tools::args::input_schema::<Args>,
     output,
     read_only: true,
     idempotent: true,
@@ -50,8 +51,8 @@ fn output() -> Value {
     })
 }
 
-pub(super) async fn call(server: &Server, _: Args) -> ToolResult {
-    let resp = repo_list(server).await?;
+pub(super) async fn call(state: &State, _: Args) -> ToolResult {
+    let resp = repo_list(state).await?;
     let mut text = String::new();
     if resp.repos.is_empty() {
         text.push_str(

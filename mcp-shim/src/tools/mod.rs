@@ -2,18 +2,22 @@
 //! generated from, see `args.rs`), its output schema, the daemon calls, and two renderings of
 //! every answer: compact text for the model, and structured JSON that passes the daemon's fields
 //! through (so fields the daemon adds later appear without a change here). This file holds the
-//! list of tools, `tools/list`, argument parsing and the dispatch of `tools/call`.
+//! list of tools, `tools/list`, argument parsing and the dispatch of `tools/call`. Tools take the
+//! server's [`State`]; they never see the protocol layer that calls them.
 
 use serde_json::{Map, Value, json};
 
-use crate::protocol::{Server, at_least};
+use crate::content::ToolResult;
+use crate::state::State;
+use crate::tools::spec::Tool;
+use crate::versions::at_least;
 
 /// One unary RPC on the shim's daemon channel (re-opened, and the call retried with backoff, when
 /// the daemon went away); the daemon's error text comes back as the `Err`.
 macro_rules! rpc {
-    ($server:expr, $client:ty, $method:ident, $req:expr) => {{
+    ($state:expr, $client:ty, $method:ident, $req:expr) => {{
         let req = $req;
-        $server
+        $state
             .daemon
             .call(|ch| {
                 let req = req.clone();
@@ -34,7 +38,7 @@ mod common;
 mod context;
 mod definition;
 mod explore_structure;
-pub(crate) mod feedback;
+mod feedback;
 mod find_references;
 mod get_file;
 mod history;
@@ -47,24 +51,7 @@ mod session;
 mod session_end;
 mod session_note;
 mod session_start;
-
-/// A tool's answer: text blocks for the model and the structured form.
-pub(crate) struct Outcome {
-    texts: Vec<String>,
-    structured: Value,
-}
-
-type ToolResult = Result<Outcome, String>;
-
-pub(crate) struct Tool {
-    pub name: &'static str,
-    description: &'static str,
-    /// The `inputSchema`, generated from the tool's `Args`.
-    input: fn() -> Value,
-    output: fn() -> Value,
-    read_only: bool,
-    idempotent: bool,
-}
+pub(crate) mod spec;
 
 static TOOLS: &[Tool] = &[
     query::TOOL,
@@ -186,40 +173,13 @@ fn compact_input(mut v: Value) -> Value {
     v
 }
 
-/// The `tools/call` result: text content, plus `structuredContent` from 2025-06-18; a failure is a
-/// result with `isError: true` and the reason.
-pub(crate) fn result(outcome: ToolResult, version: &str) -> Value {
-    match outcome {
-        Ok(o) => {
-            let content: Vec<Value> = o
-                .texts
-                .into_iter()
-                .map(|t| json!({"type": "text", "text": t}))
-                .collect();
-            let mut v = json!({"content": content, "isError": false});
-            if at_least(version, "2025-06-18") {
-                v["structuredContent"] = o.structured;
-            }
-            v
-        }
-        Err(message) => json!({
-            "content": [{"type": "text", "text": common::for_agents(&message)}],
-            "isError": true,
-        }),
-    }
-}
-
 /// Check `arguments` against the tool's schema as [`call`] does, without calling the daemon.
 pub(crate) fn check_arguments(tool: &Tool, arguments: Map<String, Value>) -> Result<(), String> {
     args::parse::<Value>(tool.name, &(tool.input)(), arguments).map(|_| ())
 }
 
 /// Check `arguments` against the tool's `Args` (the struct its schema comes from), then run it.
-pub(crate) async fn call(
-    server: &Server,
-    tool: &Tool,
-    arguments: Map<String, Value>,
-) -> ToolResult {
+pub(crate) async fn call(state: &State, tool: &Tool, arguments: Map<String, Value>) -> ToolResult {
     fn parse<T: serde::de::DeserializeOwned>(
         tool: &Tool,
         arguments: Map<String, Value>,
@@ -227,33 +187,31 @@ pub(crate) async fn call(
         args::parse(tool.name, &(tool.input)(), arguments)
     }
     match tool.name {
-        n if n == query::TOOL.name => query::call(server, parse(tool, arguments)?).await,
-        n if n == context::TOOL.name => context::call(server, parse(tool, arguments)?).await,
-        n if n == get_file::TOOL.name => get_file::call(server, parse(tool, arguments)?).await,
+        n if n == query::TOOL.name => query::call(state, parse(tool, arguments)?).await,
+        n if n == context::TOOL.name => context::call(state, parse(tool, arguments)?).await,
+        n if n == get_file::TOOL.name => get_file::call(state, parse(tool, arguments)?).await,
         n if n == explore_structure::TOOL.name => {
-            explore_structure::call(server, parse(tool, arguments)?).await
+            explore_structure::call(state, parse(tool, arguments)?).await
         }
-        n if n == list_repos::TOOL.name => list_repos::call(server, parse(tool, arguments)?).await,
-        n if n == history::TOOL.name => history::call(server, parse(tool, arguments)?).await,
+        n if n == list_repos::TOOL.name => list_repos::call(state, parse(tool, arguments)?).await,
+        n if n == history::TOOL.name => history::call(state, parse(tool, arguments)?).await,
         n if n == related_files::TOOL.name => {
-            related_files::call(server, parse(tool, arguments)?).await
+            related_files::call(state, parse(tool, arguments)?).await
         }
         n if n == session_start::TOOL.name => {
-            session_start::call(server, parse(tool, arguments)?).await
+            session_start::call(state, parse(tool, arguments)?).await
         }
         n if n == session_note::TOOL.name => {
-            session_note::call(server, parse(tool, arguments)?).await
+            session_note::call(state, parse(tool, arguments)?).await
         }
-        n if n == session_end::TOOL.name => {
-            session_end::call(server, parse(tool, arguments)?).await
-        }
+        n if n == session_end::TOOL.name => session_end::call(state, parse(tool, arguments)?).await,
         n if n == find_references::TOOL.name => {
-            find_references::call(server, parse(tool, arguments)?).await
+            find_references::call(state, parse(tool, arguments)?).await
         }
-        n if n == call_graph::TOOL.name => call_graph::call(server, parse(tool, arguments)?).await,
-        n if n == definition::TOOL.name => definition::call(server, parse(tool, arguments)?).await,
-        n if n == feedback::TOOL.name => feedback::call(server, parse(tool, arguments)?).await,
-        n if n == repo_map::TOOL.name => repo_map::call(server, parse(tool, arguments)?).await,
+        n if n == call_graph::TOOL.name => call_graph::call(state, parse(tool, arguments)?).await,
+        n if n == definition::TOOL.name => definition::call(state, parse(tool, arguments)?).await,
+        n if n == feedback::TOOL.name => feedback::call(state, parse(tool, arguments)?).await,
+        n if n == repo_map::TOOL.name => repo_map::call(state, parse(tool, arguments)?).await,
         other => Err(format!("tool '{other}' is not implemented")),
     }
 }

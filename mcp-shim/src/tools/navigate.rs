@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 use patina_proto::v1 as pb;
 use serde_json::{Value, json};
 
-use super::common::*;
-use super::{Outcome, ToolResult};
-use crate::protocol::Server;
+use crate::content::{Outcome, ToolResult};
+use crate::state::State;
+use crate::tools::common::*;
 
 pub(super) fn output() -> Value {
     json!({
@@ -25,7 +25,7 @@ pub(super) fn output() -> Value {
 }
 
 pub(super) async fn navigate(
-    server: &Server,
+    state: &State,
     what: &str,
     symbol: String,
     repo: Option<String>,
@@ -35,7 +35,7 @@ pub(super) async fn navigate(
         symbol: symbol.clone(),
         repos: repo.into_iter().collect(),
     };
-    let resp = rpc!(server, pb::graph_client::GraphClient<_>, navigate, req)?;
+    let resp = rpc!(state, pb::graph_client::GraphClient<_>, navigate, req)?;
     let mut text = String::new();
     if resp.sites.is_empty() {
         let _ = write!(text, "No {what} found for '{symbol}'.");

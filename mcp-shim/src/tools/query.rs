@@ -9,15 +9,16 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::args::{Flag, Int, Roles, Str, choice};
-use super::common::*;
-use super::{Outcome, Tool, ToolResult};
-use crate::protocol::Server;
+use crate::content::{Outcome, ToolResult};
+use crate::state::State;
+use crate::tools::args::{Flag, Int, Roles, Str, choice};
+use crate::tools::common::*;
+use crate::tools::spec::Tool;
 
 pub(super) const TOOL: Tool = Tool {
     name: "patina_query",
     description: "Find code by identifier, file name or question. Use it first.",
-    input: super::args::input_schema::<Args>,
+    input: crate::tools::args::input_schema::<Args>,
     output,
     read_only: true,
     idempotent: true,
@@ -122,7 +123,7 @@ fn output() -> Value {
     })
 }
 
-pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
+pub(super) async fn call(state: &State, a: Args) -> ToolResult {
     let text = a.query.0;
     let limit = a.limit.0 as u32;
     let repo = a.repo.map(|s| s.0);
@@ -144,7 +145,7 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
     let req = pb::QueryRequest {
         query: text.clone(),
         limit,
-        repos: search_scope(server, repo).await?,
+        repos: search_scope(state, repo).await?,
         path_globs: path.into_iter().collect(),
         granularity: granularity as i32,
         // Notes carry their text anyway; code previews only when asked.
@@ -158,9 +159,8 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         no_copyleft: a.no_copyleft.0,
         ..Default::default()
     };
-    let resp = rpc!(server, pb::search_client::SearchClient<_>, query, req)?;
-    super::feedback::remember_answer(
-        server,
+    let resp = rpc!(state, pb::search_client::SearchClient<_>, query, req)?;
+    state.answers.remember(
         &resp.query_id,
         resp.hits
             .iter()

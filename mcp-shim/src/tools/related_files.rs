@@ -7,15 +7,16 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::args::{Int, Str};
-use super::common::*;
-use super::{Outcome, Tool, ToolResult};
-use crate::protocol::Server;
+use crate::content::{Outcome, ToolResult};
+use crate::state::State;
+use crate::tools::args::{Int, Str};
+use crate::tools::common::*;
+use crate::tools::spec::Tool;
 
 pub(super) const TOOL: Tool = Tool {
     name: "related_files",
     description: "Files that change with a file. Use it to see what an edit also needs.",
-    input: super::args::input_schema::<Args>,
+    input: crate::tools::args::input_schema::<Args>,
     output,
     read_only: true,
     idempotent: true,
@@ -54,13 +55,13 @@ fn output() -> Value {
     })
 }
 
-pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
+pub(super) async fn call(state: &State, a: Args) -> ToolResult {
     let req = pb::RelatedRequest {
-        repo: target_repo(server, a.repo.map(|s| s.0)).await?,
+        repo: target_repo(state, a.repo.map(|s| s.0)).await?,
         path: a.path.0,
         limit: a.limit.0 as u32,
     };
-    let resp = rpc!(server, pb::history_client::HistoryClient<_>, related, req)?;
+    let resp = rpc!(state, pb::history_client::HistoryClient<_>, related, req)?;
     let mut text = format!(
         "{} was touched by {} commits (big ones excluded)\n",
         resp.path, resp.commits

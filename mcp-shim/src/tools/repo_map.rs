@@ -5,15 +5,16 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::args::{Int, OneOrMany, Str};
-use super::common::*;
-use super::{Outcome, Tool, ToolResult};
-use crate::protocol::Server;
+use crate::content::{Outcome, ToolResult};
+use crate::state::State;
+use crate::tools::args::{Int, OneOrMany, Str};
+use crate::tools::common::*;
+use crate::tools::spec::Tool;
 
 pub(super) const TOOL: Tool = Tool {
     name: "repo_map",
     description: "Central files and key signatures. Use it first on a new repository.",
-    input: super::args::input_schema::<Args>,
+    input: crate::tools::args::input_schema::<Args>,
     output,
     read_only: true,
     idempotent: true,
@@ -59,15 +60,15 @@ fn output() -> Value {
     })
 }
 
-pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
-    let repo = target_repo(server, a.repo.map(|r| r.0)).await?;
+pub(super) async fn call(state: &State, a: Args) -> ToolResult {
+    let repo = target_repo(state, a.repo.map(|r| r.0)).await?;
     let req = pb::MapRequest {
         token_budget: a.budget.0 as u32,
         seed_paths: a.seed.map(|s| s.0).unwrap_or_default(),
         query: a.query.map(|q| q.0).unwrap_or_default(),
         repo,
     };
-    let resp = rpc!(server, pb::graph_client::GraphClient<_>, map, req)?;
+    let resp = rpc!(state, pb::graph_client::GraphClient<_>, map, req)?;
     let mut structured = to_json(&resp);
     if let Some(obj) = structured.as_object_mut() {
         obj.remove("text");

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::protocol::Server;
+use crate::state::State;
 
 /// The `outputSchema` of every session tool.
 pub(super) fn output() -> Value {
@@ -27,13 +27,13 @@ pub(super) fn output() -> Value {
     })
 }
 
-pub(super) fn remember(server: &Server, name: &str) {
-    *server.session.lock().expect("session lock") = Some(name.to_string());
+pub(super) fn remember(state: &State, name: &str) {
+    *state.session.lock().expect("session lock") = Some(name.to_string());
 }
 
-pub(super) fn session_name(server: &Server, given: Option<String>) -> Result<String, String> {
+pub(super) fn session_name(state: &State, given: Option<String>) -> Result<String, String> {
     given
-        .or_else(|| server.session.lock().expect("session lock").clone())
+        .or_else(|| state.session.lock().expect("session lock").clone())
         .ok_or_else(|| {
             "no session given and none was started through this connection; pass 'session' or \
              call patina_session_start first"

@@ -6,16 +6,17 @@ use patina_proto::v1 as pb;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::args::Str;
-use super::common::*;
-use super::session::{output, session_name};
-use super::{Outcome, Tool, ToolResult};
-use crate::protocol::Server;
+use crate::content::{Outcome, ToolResult};
+use crate::state::State;
+use crate::tools::args::Str;
+use crate::tools::common::*;
+use crate::tools::session::{output, session_name};
+use crate::tools::spec::Tool;
 
 pub(super) const TOOL: Tool = Tool {
     name: "patina_session_end",
     description: "End the session, with an optional summary. Use it when done.",
-    input: super::args::input_schema::<Args>,
+    input: crate::tools::args::input_schema::<Args>,
     output,
     read_only: false,
     idempotent: true,
@@ -31,15 +32,15 @@ pub(super) struct Args {
     summary: Option<Str>,
 }
 
-pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
+pub(super) async fn call(state: &State, a: Args) -> ToolResult {
     let session = a.session.map(|s| s.0);
     let summary = a.summary.map(|s| s.0).unwrap_or_default();
     let req = pb::EndSessionRequest {
-        session: session_name(server, session)?,
+        session: session_name(state, session)?,
         summary,
         idempotency_key: patina_proto::daemon::idempotency_key(),
     };
-    let resp = rpc!(server, pb::sessions_client::SessionsClient<_>, end, req)?;
+    let resp = rpc!(state, pb::sessions_client::SessionsClient<_>, end, req)?;
     let session = resp.session.clone().unwrap_or_default();
     let mut text = format!(
         "Session '{}' ended with {} note(s); they stay searchable.",

@@ -4,16 +4,17 @@ use patina_proto::v1 as pb;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::args::{List, Str};
-use super::common::*;
-use super::session::{output, remember, session_name};
-use super::{Outcome, Tool, ToolResult};
-use crate::protocol::Server;
+use crate::content::{Outcome, ToolResult};
+use crate::state::State;
+use crate::tools::args::{List, Str};
+use crate::tools::common::*;
+use crate::tools::session::{output, remember, session_name};
+use crate::tools::spec::Tool;
 
 pub(super) const TOOL: Tool = Tool {
     name: "patina_session_note",
     description: "Record a decision, finding or dead end. Use it when you learn something.",
-    input: super::args::input_schema::<Args>,
+    input: crate::tools::args::input_schema::<Args>,
     output,
     read_only: false,
     idempotent: false,
@@ -32,19 +33,19 @@ pub(super) struct Args {
     tags: List,
 }
 
-pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
+pub(super) async fn call(state: &State, a: Args) -> ToolResult {
     let text = a.text.0;
     let session = a.session.map(|s| s.0);
     let tags = a.tags.0;
     let req = pb::NoteRequest {
-        session: session_name(server, session)?,
+        session: session_name(state, session)?,
         text,
         tags,
         idempotency_key: patina_proto::daemon::idempotency_key(),
     };
-    let resp = rpc!(server, pb::sessions_client::SessionsClient<_>, note, req)?;
+    let resp = rpc!(state, pb::sessions_client::SessionsClient<_>, note, req)?;
     let note = resp.note.clone().unwrap_or_default();
-    remember(server, &note.session);
+    remember(state, &note.session);
     Ok(Outcome {
         texts: vec![format!("Noted as {} (stored durably).", note.r#ref)],
         structured: to_json(&resp),

@@ -7,16 +7,17 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::args::Str;
-use super::common::*;
-use super::session::{output, remember};
-use super::{Outcome, Tool, ToolResult};
-use crate::protocol::Server;
+use crate::content::{Outcome, ToolResult};
+use crate::state::State;
+use crate::tools::args::Str;
+use crate::tools::common::*;
+use crate::tools::session::{output, remember};
+use crate::tools::spec::Tool;
 
 pub(super) const TOOL: Tool = Tool {
     name: "patina_session_start",
     description: "Start or resume a working session. Use it when a task begins.",
-    input: super::args::input_schema::<Args>,
+    input: crate::tools::args::input_schema::<Args>,
     output,
     read_only: false,
     idempotent: true,
@@ -34,14 +35,14 @@ pub(super) struct Args {
     repo: Option<Str>,
 }
 
-pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
+pub(super) async fn call(state: &State, a: Args) -> ToolResult {
     let name = a.name.map(|s| s.0).unwrap_or_default();
     let goal = a.goal.map(|s| s.0).unwrap_or_default();
     let repo = a.repo.map(|s| s.0).unwrap_or_default();
     let req = pb::StartSessionRequest { name, repo, goal };
-    let resp = rpc!(server, pb::sessions_client::SessionsClient<_>, start, req)?;
+    let resp = rpc!(state, pb::sessions_client::SessionsClient<_>, start, req)?;
     let session = resp.session.clone().unwrap_or_default();
-    remember(server, &session.name);
+    remember(state, &session.name);
     let mut structured = to_json(&resp);
     let mut text = format!(
         "Session '{}' {} ({} note(s) so far). Record decisions and findings with \
@@ -55,7 +56,7 @@ pub(super) async fn call(server: &Server, a: Args) -> ToolResult {
         let req = pb::ListSessionsRequest {
             session: session.name.clone(),
         };
-        let notes = rpc!(server, pb::sessions_client::SessionsClient<_>, list, req)?.notes;
+        let notes = rpc!(state, pb::sessions_client::SessionsClient<_>, list, req)?.notes;
         text.push_str("\nNotes so far:");
         for n in &notes {
             let _ = write!(text, "\n- {}: {}", n.r#ref, one_line(&n.text, 200));

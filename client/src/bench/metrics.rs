@@ -1,0 +1,184 @@
+//! What an answer is worth: each query's evaluation (`Eval`), the rows of metrics over many
+//! (Recall@1/5/10, MRR@10, nDCG@10, latency percentiles), and the role of the files misses
+//! return instead.
+
+use std::collections::{BTreeMap, HashSet};
+
+/// A file-level hit as the bench keeps it: path and provenance (`oracle#rank`).
+pub(crate) struct FileHit {
+    pub(crate) path: String,
+    pub(crate) oracles: Vec<String>,
+}
+
+/// One query evaluated with one subset.
+pub(crate) struct Eval {
+    pub(crate) query: usize,
+    /// 0-based rank of the first relevant file among the file-level hits.
+    pub(crate) first: Option<usize>,
+    /// Each relevant path with its 0-based file-level rank.
+    pub(crate) ranks: Vec<(String, Option<usize>)>,
+    pub(crate) hits: Vec<FileHit>,
+    pub(crate) ndcg: f64,
+    pub(crate) chunk_ndcg: f64,
+    pub(crate) latency_ms: f64,
+    pub(crate) chunk_latency_ms: f64,
+}
+
+impl Eval {
+    pub(crate) fn is_miss(&self) -> bool {
+        self.first != Some(0)
+    }
+}
+
+pub(crate) struct Row {
+    pub(crate) oracles: String,
+    pub(crate) kind: Option<String>,
+    pub(crate) n: usize,
+    pub(crate) r1: f64,
+    pub(crate) r5: f64,
+    pub(crate) r10: f64,
+    pub(crate) mrr10: f64,
+    pub(crate) ndcg10: f64,
+    pub(crate) chunk_ndcg10: f64,
+    pub(crate) p50_ms: f64,
+    pub(crate) p95_ms: f64,
+}
+
+/// Where a file sits in a repository, for the error analysis of misses. Path-based for now; the
+/// daemon will return a role per hit later, which replaces this function.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub(crate) enum Role {
+    Source,
+    Test,
+    Docs,
+    Example,
+    Other,
+}
+
+impl Role {
+    pub(crate) const ALL: [Role; 5] = [
+        Role::Source,
+        Role::Test,
+        Role::Docs,
+        Role::Example,
+        Role::Other,
+    ];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Role::Source => "source",
+            Role::Test => "test",
+            Role::Docs => "docs",
+            Role::Example => "example",
+            Role::Other => "other",
+        }
+    }
+}
+
+/// The role of `path` (repository-relative, '/'-separated): tests, then docs, then examples, then
+/// source code by extension, else other.
+pub(crate) fn file_role(path: &str) -> Role {
+    let lower = path.to_ascii_lowercase();
+    let mut parts: Vec<&str> = lower.split('/').collect();
+    let name = parts.pop().unwrap_or("");
+    let dirs = parts;
+    let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    let in_dir = |names: &[&str]| dirs.iter().any(|d| names.contains(d));
+    if in_dir(&["tests", "test", "testing", "__tests__"])
+        || dirs.iter().any(|d| d.starts_with("tests-"))
+        || (name.starts_with("test_") && ext == "py")
+        || name.ends_with("_test.py")
+        || name == "conftest.py"
+        || name.ends_with("_test.go")
+        || [".spec.ts", ".spec.js", ".test.ts", ".test.js"]
+            .iter()
+            .any(|s| name.ends_with(s))
+    {
+        return Role::Test;
+    }
+    if matches!(ext, "md" | "rst" | "txt") || in_dir(&["docs", "doc", "changelog"]) {
+        return Role::Docs;
+    }
+    if in_dir(&["examples", "example"]) {
+        return Role::Example;
+    }
+    const CODE: &[&str] = &[
+        "rs", "py", "pyi", "pyx", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "java", "kt",
+        "scala", "c", "h", "cc", "cpp", "cxx", "hh", "hpp", "hxx", "cs", "rb", "php", "swift", "m",
+        "mm", "lua", "sh", "bash", "zig", "ex", "exs", "erl", "hs", "ml", "clj", "dart", "vue",
+        "svelte",
+    ];
+    if CODE.contains(&ext) {
+        Role::Source
+    } else {
+        Role::Other
+    }
+}
+
+/// nDCG@10 with binary gain (a hit is relevant when its path is), the ideal DCG from
+/// min(10, number of relevant paths). File level the paths are distinct, so it is at most 1; chunk
+/// level several chunks of one relevant file can push it above 1, which callers cap.
+pub(crate) fn ndcg10(ranked: &[&str], relevant: &HashSet<&str>) -> f64 {
+    let dcg: f64 = ranked
+        .iter()
+        .take(10)
+        .enumerate()
+        .filter(|(_, p)| relevant.contains(*p))
+        .map(|(i, _)| 1.0 / (i as f64 + 2.0).log2())
+        .sum();
+    let idcg: f64 = (0..relevant.len().min(10))
+        .map(|i| 1.0 / (i as f64 + 2.0).log2())
+        .sum();
+    if idcg > 0.0 { dcg / idcg } else { 0.0 }
+}
+
+pub(crate) fn row(name: &str, kind: Option<&str>, evals: &[&Eval]) -> Row {
+    let n = evals.len().max(1) as f64;
+    let frac = |k: usize| {
+        evals
+            .iter()
+            .filter(|e| e.first.is_some_and(|i| i < k))
+            .count() as f64
+            / n
+    };
+    let mut lat: Vec<f64> = evals.iter().map(|e| e.latency_ms).collect();
+    lat.sort_by(f64::total_cmp);
+    Row {
+        oracles: name.to_string(),
+        kind: kind.map(String::from),
+        n: evals.len(),
+        r1: frac(1),
+        r5: frac(5),
+        r10: frac(10),
+        mrr10: evals
+            .iter()
+            .filter_map(|e| e.first.filter(|&i| i < 10))
+            .map(|i| 1.0 / (i as f64 + 1.0))
+            .sum::<f64>()
+            / n,
+        ndcg10: evals.iter().map(|e| e.ndcg).sum::<f64>() / n,
+        chunk_ndcg10: evals.iter().map(|e| e.chunk_ndcg).sum::<f64>() / n,
+        p50_ms: percentile(&lat, 0.50),
+        p95_ms: percentile(&lat, 0.95),
+    }
+}
+
+/// The role of each miss's top-1 file ("none": the query found nothing).
+pub(crate) fn miss_roles(evals: &[Eval]) -> BTreeMap<&'static str, usize> {
+    let mut counts: BTreeMap<&'static str, usize> =
+        Role::ALL.iter().map(|r| (r.name(), 0)).collect();
+    counts.insert("none", 0);
+    for e in evals.iter().filter(|e| e.is_miss()) {
+        let role = e.hits.first().map_or("none", |h| file_role(&h.path).name());
+        *counts.entry(role).or_default() += 1;
+    }
+    counts
+}
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() - 1) as f64 * q).round() as usize;
+    sorted[i]
+}
