@@ -3,74 +3,28 @@
 //! file into its latest text. `didChange` sets the overlay of the file, `didSave` clears it (the
 //! saved file is indexed from disk at once: read-your-writes before the watcher fires), `didClose`
 //! clears it if the buffer had unsaved changes. Every request waits until the changes sent before
-//! it are indexed ([`Buffers::wait_applied`]), so a search right after an edit finds it.
+//! it are indexed (`Overlays::wait_applied`), so a search right after an edit finds it.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 use patina_proto::v1 as pb;
 use serde_json::Value;
-use tokio::sync::{mpsc, watch};
 
 use crate::convert::{apply_change, uri_to_path};
-use crate::server::{Doc, Server};
-
-/// How long the daemon may take to index one buffer before the request goes on without it.
-const INDEX_WAIT: Duration = Duration::from_secs(10);
-
-/// One overlay change: the file's new text, or `None` to drop the overlay.
-struct Op {
-    seq: u64,
-    path: String,
-    text: Option<String>,
-}
-
-pub(crate) struct Buffers {
-    sent: AtomicU64,
-    applied: watch::Sender<u64>,
-    tx: mpsc::UnboundedSender<Op>,
-    rx: Mutex<Option<mpsc::UnboundedReceiver<Op>>>,
-}
-
-impl Buffers {
-    pub fn new() -> Buffers {
-        let (tx, rx) = mpsc::unbounded_channel();
-        Buffers {
-            sent: AtomicU64::new(0),
-            applied: watch::Sender::new(0),
-            tx,
-            rx: Mutex::new(Some(rx)),
-        }
-    }
-
-    /// The sequence number of the last change queued.
-    pub fn sent(&self) -> u64 {
-        self.sent.load(Ordering::SeqCst)
-    }
-
-    /// Wait until every change up to `seq` was handed to the daemon (and indexed, or timed out).
-    pub async fn wait_applied(&self, seq: u64) {
-        let mut rx = self.applied.subscribe();
-        let _ = tokio::time::timeout(INDEX_WAIT * 2, rx.wait_for(|a| *a >= seq)).await;
-    }
-
-    fn queue(&self, path: String, text: Option<String>) {
-        let seq = self.sent.fetch_add(1, Ordering::SeqCst) + 1;
-        let _ = self.tx.send(Op { seq, path, text });
-    }
-}
+use crate::logging::{debug_enabled, log};
+use crate::overlays::INDEX_WAIT;
+use crate::state::{Doc, State};
 
 /// Handle a text synchronisation notification.
-pub(crate) fn text_sync(server: &Server, method: &str, params: &Value) {
+pub(crate) fn text_sync(state: &State, method: &str, params: &Value) {
     let doc = &params["textDocument"];
     let Some(uri) = doc["uri"].as_str() else {
-        crate::log(format!("{method} without textDocument.uri"));
+        log(format!("{method} without textDocument.uri"));
         return;
     };
     let path = uri_to_path(uri).map(|p| p.to_string_lossy().into_owned());
-    let mut docs = server.docs.lock().expect("docs lock");
+    let mut docs = state.docs.lock().expect("docs lock");
     match method {
         "textDocument/didOpen" => {
             let text = doc["text"].as_str().unwrap_or_default().to_string();
@@ -78,7 +32,7 @@ pub(crate) fn text_sync(server: &Server, method: &str, params: &Value) {
         }
         "textDocument/didChange" => {
             let Some(d) = docs.get_mut(uri) else {
-                crate::log(format!("didChange of {uri}, which is not open"));
+                log(format!("didChange of {uri}, which is not open"));
                 return;
             };
             for change in params["contentChanges"].as_array().into_iter().flatten() {
@@ -86,7 +40,7 @@ pub(crate) fn text_sync(server: &Server, method: &str, params: &Value) {
             }
             d.dirty = true;
             if let Some(path) = path {
-                server.buffers.queue(path, Some(d.text.clone()));
+                state.overlays.queue(path, Some(d.text.clone()));
             }
         }
         "textDocument/didSave" => {
@@ -97,14 +51,14 @@ pub(crate) fn text_sync(server: &Server, method: &str, params: &Value) {
                 d.dirty = false;
             }
             if let Some(path) = path {
-                server.buffers.queue(path, None);
+                state.overlays.queue(path, None);
             }
         }
         "textDocument/didClose" => {
             if docs.remove(uri).is_some_and(|d| d.dirty)
                 && let Some(path) = path
             {
-                server.buffers.queue(path, None);
+                state.overlays.queue(path, None);
             }
         }
         _ => {}
@@ -112,8 +66,8 @@ pub(crate) fn text_sync(server: &Server, method: &str, params: &Value) {
 }
 
 /// Start the task that forwards overlay changes to the daemon.
-pub(crate) fn spawn_worker(server: Arc<Server>) {
-    let Some(mut rx) = server.buffers.rx.lock().expect("rx lock").take() else {
+pub(crate) fn spawn_worker(state: Arc<State>) {
+    let Some(mut rx) = state.overlays.take_receiver() else {
         return;
     };
     tokio::spawn(async move {
@@ -133,7 +87,7 @@ pub(crate) fn spawn_worker(server: Arc<Server>) {
                     text: text.unwrap_or_default(),
                     wait_ms: INDEX_WAIT.as_millis() as u32,
                 };
-                let res = server
+                let res = state
                     .daemon
                     .call(|ch| {
                         let req = req.clone();
@@ -147,21 +101,15 @@ pub(crate) fn spawn_worker(server: Arc<Server>) {
                     .await;
                 match res {
                     Ok(r) if !r.indexed => {
-                        crate::log(format!("{path}: not indexed within {INDEX_WAIT:?}"))
+                        log(format!("{path}: not indexed within {INDEX_WAIT:?}"))
                     }
                     Ok(_) => {}
                     // Files outside the registered repositories are not indexed: nothing to do.
-                    Err(e) if crate::debug_enabled() => crate::log(format!("{path}: {e}")),
+                    Err(e) if debug_enabled() => log(format!("{path}: {e}")),
                     Err(_) => {}
                 }
             }
-            server.applied_to(last_seq);
+            state.overlays.applied_to(last_seq);
         }
     });
-}
-
-impl Server {
-    fn applied_to(&self, seq: u64) {
-        self.buffers.applied.send_replace(seq);
-    }
 }

@@ -1,14 +1,22 @@
-//! Pure conversions between the daemon's answers and LSP's shapes: `file://` URIs, UTF-16
-//! positions, symbol kinds, ranges of 1-based line spans, the identifier under the cursor, and the
-//! signature and doc comment of a definition read from its lines.
+//! Pure conversions between the daemon's answers and LSP's shapes (`lsp_types`): `file://` URIs,
+//! UTF-16 positions, symbol kinds, ranges of 1-based line spans, the identifier under the cursor,
+//! and the signature and doc comment of a definition read from its lines.
 
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
-use serde_json::{Value, json};
+use lsp_types::{Location, Position, Range, SymbolKind, Uri};
+use serde_json::Value;
 
 /// `file://` URI of an absolute path (percent-encoding everything but unreserved characters and `/`).
 pub(crate) fn path_to_uri(path: &Path) -> String {
     patina_core::paths::file_uri(path, "")
+}
+
+/// The `file://` URI of an absolute path, as an LSP `Uri`.
+pub(crate) fn file_uri(path: &Path) -> Uri {
+    Uri::from_str(&path_to_uri(path))
+        .expect("`file://` and a percent-encoded path (unreserved bytes and `/`) is a URI")
 }
 
 /// The path of a `file://` URI (`None` for other schemes or a bad encoding).
@@ -37,36 +45,36 @@ pub(crate) fn uri_to_path(uri: &str) -> Option<PathBuf> {
 
 /// The LSP range of the 1-based inclusive line span `start..=end`: from the start of the first
 /// line to the start of the line after the last.
-pub(crate) fn line_range(start: u32, end: u32) -> Value {
+pub(crate) fn line_range(start: u32, end: u32) -> Range {
     let start = start.max(1) - 1;
     let end = end.max(start + 1);
-    json!({"start": {"line": start, "character": 0}, "end": {"line": end, "character": 0}})
+    Range::new(Position::new(start, 0), Position::new(end, 0))
 }
 
-/// An LSP `Location`.
-pub(crate) fn location(root: &Path, rel: &str, start: u32, end: u32) -> Value {
-    json!({"uri": path_to_uri(&root.join(rel)), "range": line_range(start, end)})
+/// The `Location` of the 1-based line span `start..=end` of file `rel` in `root`.
+pub(crate) fn location(root: &Path, rel: &str, start: u32, end: u32) -> Location {
+    Location::new(file_uri(&root.join(rel)), line_range(start, end))
 }
 
 /// LSP `SymbolKind` of a chunk or definition kind as the chunker names it.
-pub(crate) fn symbol_kind(kind: &str) -> u32 {
+pub(crate) fn symbol_kind(kind: &str) -> SymbolKind {
     match kind {
-        "file" => 1,
-        "module" | "mod" | "namespace" | "package" => 2,
-        "class" | "impl" | "object" => 5,
-        "method" => 6,
-        "property" => 7,
-        "field" => 8,
-        "constructor" => 9,
-        "enum" => 10,
-        "interface" | "trait" | "protocol" => 11,
-        "function" | "fn" | "func" | "macro" => 12,
-        "variable" | "let" | "var" => 13,
-        "const" | "constant" | "static" => 14,
-        "section" | "heading" => 15,
-        "struct" | "union" | "record" => 23,
-        "type" | "type_alias" | "typedef" => 26,
-        _ => 1,
+        "file" => SymbolKind::FILE,
+        "module" | "mod" | "namespace" | "package" => SymbolKind::MODULE,
+        "class" | "impl" | "object" => SymbolKind::CLASS,
+        "method" => SymbolKind::METHOD,
+        "property" => SymbolKind::PROPERTY,
+        "field" => SymbolKind::FIELD,
+        "constructor" => SymbolKind::CONSTRUCTOR,
+        "enum" => SymbolKind::ENUM,
+        "interface" | "trait" | "protocol" => SymbolKind::INTERFACE,
+        "function" | "fn" | "func" | "macro" => SymbolKind::FUNCTION,
+        "variable" | "let" | "var" => SymbolKind::VARIABLE,
+        "const" | "constant" | "static" => SymbolKind::CONSTANT,
+        "section" | "heading" => SymbolKind::STRING,
+        "struct" | "union" | "record" => SymbolKind::STRUCT,
+        "type" | "type_alias" | "typedef" => SymbolKind::TYPE_PARAMETER,
+        _ => SymbolKind::FILE,
     }
 }
 
@@ -299,6 +307,7 @@ pub(crate) fn fence_language(path: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn uris_round_trip_with_percent_encoding() {
@@ -398,12 +407,16 @@ mod tests {
 
     #[test]
     fn kinds_map_to_lsp_symbol_kinds() {
-        assert_eq!(symbol_kind("function"), 12);
-        assert_eq!(symbol_kind("struct"), 23);
-        assert_eq!(symbol_kind("method"), 6);
-        assert_eq!(symbol_kind("something-new"), 1);
+        // The numbers on the wire, as before lsp-types.
+        let number = |k: &str| serde_json::to_value(symbol_kind(k)).unwrap();
+        assert_eq!(number("function"), 12);
+        assert_eq!(number("struct"), 23);
+        assert_eq!(number("method"), 6);
+        assert_eq!(number("heading"), 15);
+        assert_eq!(number("typedef"), 26);
+        assert_eq!(number("something-new"), 1);
         assert_eq!(
-            line_range(3, 5),
+            serde_json::to_value(line_range(3, 5)).unwrap(),
             json!({"start": {"line": 2, "character": 0}, "end": {"line": 5, "character": 0}})
         );
     }

@@ -1,0 +1,64 @@
+//! `patina/status`, Patina's own method for status bars: how fresh the workspace's repositories
+//! are, and whether semantic search is on.
+
+use patina_proto::v1 as pb;
+use serde::Serialize;
+
+use crate::jsonrpc::Failure;
+use crate::methods::common::rpc;
+use crate::state::State;
+
+/// The result of `patina/status`.
+#[derive(Serialize)]
+pub(crate) struct Status {
+    repos: Vec<RepoStatus>,
+    /// As the daemon says it (`on`, or `off: <why>; …`).
+    semantic: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RepoStatus {
+    id: String,
+    name: String,
+    root: String,
+    files: u64,
+    indexing: bool,
+    fresh: bool,
+    pending_files: i64,
+    embed_backlog: u64,
+    age_ms: u64,
+}
+
+pub(crate) async fn status(state: &State) -> Result<Status, Failure> {
+    let list = rpc!(
+        state,
+        pb::repos_client::ReposClient<_>,
+        list,
+        pb::ListRequest {}
+    )?;
+    let scope = state.scope();
+    let repos = list
+        .repos
+        .into_iter()
+        .filter(|r| scope.is_empty() || scope.contains(&r.id))
+        .map(|r| {
+            let f = r.freshness.unwrap_or_default();
+            RepoStatus {
+                id: r.id,
+                name: r.name,
+                root: r.root,
+                files: r.files,
+                indexing: r.indexing,
+                fresh: f.fresh,
+                pending_files: f.pending_files,
+                embed_backlog: f.embed_backlog,
+                age_ms: f.age_ms,
+            }
+        })
+        .collect();
+    Ok(Status {
+        repos,
+        semantic: list.semantic,
+    })
+}
