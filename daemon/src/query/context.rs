@@ -14,7 +14,8 @@ use anyhow::Result;
 use patina_core::tokens::approx_tokens as tokens;
 use patina_index::expansion::{Related, surroundings};
 
-use crate::query::engine::{HitItem, QueryEngine, SearchHit, SearchRequest};
+use crate::query::engine::QueryEngine;
+use crate::query::request::{HitItem, SearchHit, SearchRequest};
 
 pub(crate) const DEFAULT_BUDGET: usize = 6000;
 const MIN_BUDGET: usize = 100;

@@ -2,139 +2,31 @@
 //! timeout), fuses their rankings with weighted RRF, applies the result granularity and attaches
 //! metadata and snippets. Knows nothing of gRPC.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use patina_core::{FileRole, OracleId, OracleStatus};
+use patina_core::{OracleId, OracleStatus};
 use patina_retrieve::QueryPlan;
-use patina_retrieve::fusion::{Contribution, Fused, Ranking, rrf};
-use patina_retrieve::rank::{self, Candidate, RankOptions, Scored};
+use patina_retrieve::fusion::{Fused, Ranking, rrf};
+use patina_retrieve::rank::{self, RankOptions};
 
+use crate::query::notices::{degraded_notice, repository_notices, verb};
 use crate::query::oracles::{HitKey, Oracle, OracleHit, OracleQuery, Unavailable};
+use crate::query::request::{
+    DEFAULT_LIMIT, Granularity, MAX_LIMIT, MAX_QUERY_BYTES, OracleReport, SearchRequest,
+    SearchResponse,
+};
 use crate::services::embedding::Semantic;
 use crate::services::freshness::Freshness;
-use crate::services::sessions::{NoteView, Sessions};
+use crate::services::sessions::Sessions;
 use crate::state::config::Config;
 use crate::state::repo::Repo;
 use crate::state::repos::Repos;
 use crate::state::schedule::{Change, Scheduler};
+use patina_core::PathFilter;
 use patina_core::UserError;
-use patina_core::{ChunkMeta, PathFilter, is_doc_path};
-
-/// Queries longer than this are cut (with a notice). Long texts (bug reports, commit bodies) are
-/// decomposed by [`QueryPlan`] rather than cut, so this only bounds cost.
-pub(crate) const MAX_QUERY_BYTES: usize = 32 * 1024;
-pub(crate) const DEFAULT_LIMIT: usize = 10;
-pub(crate) const MAX_LIMIT: usize = 1000;
-const MAX_SNIPPET_LINES: usize = 200;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub(crate) enum Granularity {
-    #[default]
-    Chunk,
-    File,
-    /// Chunks aggregated per directory (scores summed): [`HitItem::Group`].
-    Module,
-    /// Chunks aggregated per repository: [`HitItem::Group`] with an empty `dir`.
-    Repo,
-    /// Chunk level, restricted to documentation ([`is_doc_path`]) and session notes.
-    Doc,
-}
-
-#[derive(Clone, Debug, Default)]
-pub(crate) struct SearchRequest {
-    pub text: String,
-    pub limit: usize,
-    pub repos: Vec<String>,
-    pub globs: Vec<String>,
-    pub granularity: Granularity,
-    pub oracles: Vec<String>,
-    pub snippet_lines: usize,
-    /// Read-your-writes budget: index pending changes first, waiting at most this long.
-    pub fresh_timeout: Duration,
-    /// Only chunks of these roles (empty: every role).
-    pub roles: Vec<FileRole>,
-    /// Never chunks of these roles.
-    pub exclude_roles: Vec<FileRole>,
-    /// Directories whose files are lifted in the ranking (not filtered).
-    pub near: Vec<String>,
-    /// Only chunks of files under these licences (applied by every oracle, before fusion; never
-    /// relaxed).
-    pub licences: patina_core::LicenceFilter,
-    /// Complete or error: an oracle that times out or fails fails the request
-    /// ([`crate::query::oracles::Incomplete`]) instead of leaving the answer without it.
-    pub complete: bool,
-}
-
-pub(crate) struct SearchHit {
-    pub item: HitItem,
-    /// The role of the hit's file (`None` for notes).
-    pub role: Option<FileRole>,
-    pub score: f64,
-    pub provenance: Vec<Contribution>,
-    pub snippet: String,
-}
-
-/// What a hit is.
-pub(crate) enum HitItem {
-    /// A chunk of a repository (symbol, file and doc levels; at file level the file's best chunk).
-    Chunk {
-        repo: Arc<Repo>,
-        chunk_id: u64,
-        meta: ChunkMeta,
-    },
-    /// Module and repo levels: a directory (`""` = the repository) with its best chunk and the
-    /// number of matching chunks in it.
-    Group {
-        repo: Arc<Repo>,
-        dir: String,
-        best: ChunkMeta,
-        matches: u32,
-    },
-    /// A note of a working session (the session oracle).
-    Note(NoteView),
-}
-
-#[derive(Clone, Debug)]
-pub(crate) struct OracleReport {
-    pub oracle: OracleId,
-    pub status: OracleStatus,
-    /// The fusion weight its ranking had in this answer (0 when it did not take part).
-    pub weight: f64,
-    pub hits: usize,
-    pub took: Duration,
-    pub message: String,
-}
-
-pub(crate) struct SearchResponse {
-    pub hits: Vec<SearchHit>,
-    pub reports: Vec<OracleReport>,
-    pub took: Duration,
-    pub notices: Vec<String>,
-    pub freshness: Vec<Freshness>,
-    /// What the query was understood to ask for.
-    pub intent: patina_retrieve::Intent,
-}
-
-fn verb(status: OracleStatus) -> &'static str {
-    match status {
-        OracleStatus::Timeout => "timed out",
-        _ => "failed",
-    }
-}
-
-/// The notice of an oracle left out of an answer: which one, what happened, what it costs.
-fn degraded_notice(id: OracleId, status: OracleStatus, message: &str) -> String {
-    format!(
-        "the {} oracle {} ({message}): this answer lacks its results; ask with `complete` \
-         (`patina q --complete`) to get an error instead",
-        id.name(),
-        verb(status)
-    )
-}
 
 /// Folders of the repositories in scope that a short query names (`src/net`, `crates/ignore/`):
 /// their files are lifted like `--near`.
@@ -156,17 +48,6 @@ pub(crate) fn named_folders(text: &str, repos: &[Arc<Repo>]) -> Vec<String> {
         }
     }
     out
-}
-
-/// Keep each oracle's best rank.
-fn merge_provenance(into: &mut Vec<Contribution>, from: Vec<Contribution>) {
-    for c in from {
-        match into.iter_mut().find(|p| p.oracle == c.oracle) {
-            Some(p) if p.rank <= c.rank => {}
-            Some(p) => *p = c,
-            None => into.push(c),
-        }
-    }
 }
 
 /// The folder part of a glob: `src/index/*.rs` → `src/index`; `*.rs` → `` (none).
@@ -199,7 +80,7 @@ pub(crate) struct QueryEngine {
     scheduler: Arc<dyn Scheduler>,
     oracles: Vec<Arc<dyn Oracle>>,
     /// Where note hits (session oracle) are looked up.
-    sessions: Option<Arc<Sessions>>,
+    pub(super) sessions: Option<Arc<Sessions>>,
 }
 
 impl QueryEngine {
@@ -307,7 +188,8 @@ impl QueryEngine {
         };
         let repos = self.scope(&req.repos)?;
         // A repository tuned by `patina tune` answers with its own weights and rule strengths.
-        let tuning = crate::state::tuned::effective(&self.config, &repos);
+        let slots: Vec<_> = repos.iter().map(|r| r.tune()).collect();
+        let tuning = crate::state::tuned::effective(&self.config, &slots);
         let oracles = self.select_oracles(&req.oracles, tuning.history_by_default)?;
         if repos.is_empty() {
             notices.push("no repositories are registered; add one with `patina add PATH`".into());
@@ -327,7 +209,7 @@ impl QueryEngine {
         let mut indexing = Vec::new();
         let mut statics = 0;
         for r in &repos {
-            let backlog = crate::state::backlog::backlog(r);
+            let backlog = r.backlog();
             if semantic_asked && backlog > 0 {
                 statics += r.provisional_count();
                 partial.push((
@@ -772,202 +654,6 @@ impl QueryEngine {
         !words.is_empty() && patina_retrieve::confidence::coverage(words, &text, &meta.path) >= 1.0
     }
 
-    /// The fused results with what ranking needs: file, role, symbol, parent and lines (notes are
-    /// not part of a file). Chunks that vanished since the oracles ran are dropped.
-    pub(crate) fn candidates(
-        &self,
-        fused: Vec<Fused<HitKey>>,
-        repos: &[Arc<Repo>],
-    ) -> Vec<Candidate<HitKey>> {
-        let mut out = Vec::with_capacity(fused.len());
-        for f in fused {
-            let HitKey::Chunk {
-                repo: ri,
-                chunk: chunk_id,
-            } = f.key
-            else {
-                out.push(Candidate {
-                    key: f.key,
-                    fused: f.score,
-                    provenance: f.provenance,
-                    file: None,
-                    role: FileRole::Other,
-                    symbol: None,
-                    parent: None,
-                    lines: (0, 0),
-                });
-                continue;
-            };
-            let Some(meta) = repos[ri].chunk(chunk_id) else {
-                continue;
-            };
-            out.push(Candidate {
-                key: f.key,
-                fused: f.score,
-                provenance: f.provenance,
-                role: meta.role(),
-                lines: (meta.start_line, meta.end_line),
-                file: Some((ri, meta.path)),
-                symbol: meta.symbol,
-                parent: meta.parent,
-            });
-        }
-        out
-    }
-
-    /// The ranked results as hits at the requested granularity: chunks (overlaps removed, repeats
-    /// of a file decayed), files (chunk scores aggregated), session notes where they fit (not at
-    /// module/repo level), or per-directory / per-repository groups. Secret files
-    /// ([`patina_core::secret_reason`]) never appear.
-    fn collect_hits(
-        &self,
-        scored: Vec<Scored<HitKey>>,
-        repos: &[Arc<Repo>],
-        req: &SearchRequest,
-        limit: usize,
-        opts: &RankOptions,
-        fusion: &rank::FileFusion,
-    ) -> Result<Vec<SearchHit>> {
-        let snippet_of = |text: &str| {
-            text.lines()
-                .take(req.snippet_lines.min(MAX_SNIPPET_LINES))
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
-        let chunk_snippet = |repo: &Repo, chunk_id: u64| -> Result<String> {
-            Ok(if req.snippet_lines > 0 {
-                snippet_of(&repo.index().text(chunk_id)?.unwrap_or_default())
-            } else {
-                String::new()
-            })
-        };
-        let scored: Vec<_> = scored
-            .into_iter()
-            .filter(|s| {
-                s.candidate.file.as_ref().is_none_or(|(_, path)| {
-                    patina_core::secret_reason(path).is_none()
-                        && (req.granularity != Granularity::Doc || is_doc_path(path))
-                })
-            })
-            .collect();
-        let mut hits = Vec::new();
-        if matches!(req.granularity, Granularity::Module | Granularity::Repo) {
-            struct Acc {
-                ri: usize,
-                dir: String,
-                best: u64,
-                score: f64,
-                matches: u32,
-                provenance: Vec<Contribution>,
-            }
-            let mut groups: Vec<Acc> = Vec::new();
-            let mut index: HashMap<(usize, String), usize> = HashMap::new();
-            for s in scored {
-                let (Some((ri, path)), HitKey::Chunk { chunk: best, .. }) =
-                    (&s.candidate.file, s.candidate.key)
-                else {
-                    continue;
-                };
-                let dir = match req.granularity {
-                    Granularity::Repo => String::new(),
-                    _ => path.rsplit_once('/').map_or("", |(d, _)| d).to_string(),
-                };
-                let at = *index.entry((*ri, dir.clone())).or_insert_with(|| {
-                    groups.push(Acc {
-                        ri: *ri,
-                        dir,
-                        best,
-                        score: 0.0,
-                        matches: 0,
-                        provenance: Vec::new(),
-                    });
-                    groups.len() - 1
-                });
-                let g = &mut groups[at];
-                g.score += s.score;
-                g.matches += 1;
-                merge_provenance(&mut g.provenance, s.candidate.provenance);
-            }
-            // Stable: equal sums keep the order of their best chunks.
-            groups.sort_by(|a, b| b.score.total_cmp(&a.score));
-            for g in groups.into_iter().take(limit) {
-                let repo = &repos[g.ri];
-                let Some(best) = repo.chunk(g.best) else {
-                    continue;
-                };
-                hits.push(SearchHit {
-                    snippet: chunk_snippet(repo, g.best)?,
-                    role: Some(best.role()),
-                    item: HitItem::Group {
-                        repo: repo.clone(),
-                        dir: g.dir,
-                        best,
-                        matches: g.matches,
-                    },
-                    score: g.score,
-                    provenance: g.provenance,
-                });
-            }
-            return Ok(hits);
-        }
-        let ranked: Vec<(Scored<HitKey>, f64, Vec<Contribution>)> =
-            if req.granularity == Granularity::File {
-                rank::files(scored, opts, Some(fusion))
-                    .into_iter()
-                    .take(limit)
-                    .map(|f| (f.best, f.score, f.provenance))
-                    .collect()
-            } else {
-                rank::chunks(scored, opts)
-                    .into_iter()
-                    .take(limit)
-                    .map(|s| {
-                        let (score, provenance) = (s.score, s.candidate.provenance.clone());
-                        (s, score, provenance)
-                    })
-                    .collect()
-            };
-        for (s, score, provenance) in ranked {
-            let (ri, chunk_id) = match s.candidate.key {
-                HitKey::Chunk { repo, chunk } => (repo, chunk),
-                HitKey::Note(note_id) => {
-                    let Some(note) = self.sessions.as_ref().and_then(|ss| ss.get_note(note_id))
-                    else {
-                        continue;
-                    };
-                    hits.push(SearchHit {
-                        snippet: if req.snippet_lines > 0 {
-                            snippet_of(&note.text)
-                        } else {
-                            String::new()
-                        },
-                        role: None,
-                        item: HitItem::Note(note),
-                        score,
-                        provenance,
-                    });
-                    continue;
-                }
-            };
-            let repo = &repos[ri];
-            let Some(meta) = repo.chunk(chunk_id) else {
-                continue;
-            };
-            hits.push(SearchHit {
-                snippet: chunk_snippet(repo, chunk_id)?,
-                role: Some(meta.role()),
-                item: HitItem::Chunk {
-                    repo: repo.clone(),
-                    chunk_id,
-                    meta,
-                },
-                score,
-                provenance,
-            });
-        }
-        Ok(hits)
-    }
-
     /// Index (and embed) whatever changed on disk in `repos`, waiting at most `budget`; true when
     /// everything was caught up in time. A full reconciliation is cheap when little changed (files
     /// whose size and mtime match their records are not read) and does not depend on watcher timing.
@@ -1004,7 +690,7 @@ impl QueryEngine {
             }
         }
         if embeddings && self.semantic.is_on() {
-            while repos.iter().any(|r| crate::state::backlog::backlog(r) > 0) {
+            while repos.iter().any(|r| r.backlog() > 0) {
                 if tokio::time::Instant::now() >= deadline {
                     return false;
                 }
@@ -1012,97 +698,5 @@ impl QueryEngine {
             }
         }
         true
-    }
-}
-
-/// Repositories named one by one in an answer's notices; past this, one notice names the first
-/// few and counts the rest (an `--all` query while hundreds of repositories catch up after a
-/// restart would otherwise print hundreds of lines before its answer).
-const NAMED_REPOSITORIES: usize = 3;
-
-/// The notices for repositories whose answer may be partial: `partial` = (name, chunks not
-/// embedded, chunks), `indexing` = (name, files done, files found).
-fn repository_notices(
-    partial: &[(String, u64, u64)],
-    indexing: &[(String, u64, u64)],
-) -> Vec<String> {
-    let some = |names: &mut dyn Iterator<Item = &String>| {
-        let first: Vec<&str> = names.take(NAMED_REPOSITORIES).map(String::as_str).collect();
-        format!("{}, …", first.join(", "))
-    };
-    let mut out = Vec::new();
-    if partial.len() > NAMED_REPOSITORIES {
-        let (backlog, chunks) = partial.iter().fold((0, 0), |(b, c), p| (b + p.1, c + p.2));
-        out.push(format!(
-            "{} repositories ({}): {backlog} of {chunks} chunks not embedded yet; semantic results are partial",
-            partial.len(),
-            some(&mut partial.iter().map(|p| &p.0))
-        ));
-    } else {
-        out.extend(partial.iter().map(|(name, backlog, chunks)| {
-            format!("{name}: {backlog} of {chunks} chunks not embedded yet; semantic results are partial")
-        }));
-    }
-    if indexing.len() > NAMED_REPOSITORIES {
-        out.push(format!(
-            "{} repositories are being indexed ({}); results may be incomplete",
-            indexing.len(),
-            some(&mut indexing.iter().map(|p| &p.0))
-        ));
-    } else {
-        out.extend(indexing.iter().map(|(name, done, total)| {
-            if *total == 0 {
-                // The round has not listed the files yet (a restart checking what changed).
-                format!("{name} is being checked for changes; results may be incomplete")
-            } else {
-                format!("{name} is being indexed ({done}/{total} files); results may be incomplete")
-            }
-        }));
-    }
-    out
-}
-
-#[cfg(test)]
-mod notice_tests {
-    use super::repository_notices;
-
-    fn repos(n: usize) -> Vec<(String, u64, u64)> {
-        (0..n).map(|i| (format!("repo{i}"), 10, 100)).collect()
-    }
-
-    #[test]
-    fn a_few_repositories_are_named_one_by_one() {
-        let out = repository_notices(&repos(2), &repos(3));
-        assert_eq!(out.len(), 5);
-        assert_eq!(
-            out[0],
-            "repo0: 10 of 100 chunks not embedded yet; semantic results are partial"
-        );
-        assert_eq!(
-            out[4],
-            "repo2 is being indexed (10/100 files); results may be incomplete"
-        );
-    }
-
-    #[test]
-    fn a_round_that_has_not_counted_its_files_says_it_is_checking() {
-        let out = repository_notices(&[], &[("flask".into(), 0, 0)]);
-        assert_eq!(
-            out,
-            ["flask is being checked for changes; results may be incomplete"]
-        );
-    }
-
-    #[test]
-    fn many_repositories_make_one_notice_each_kind() {
-        let out = repository_notices(&repos(216), &repos(154));
-        assert_eq!(
-            out,
-            vec![
-                "216 repositories (repo0, repo1, repo2, …): 2160 of 21600 chunks not embedded yet; semantic results are partial",
-                "154 repositories are being indexed (repo0, repo1, repo2, …); results may be incomplete",
-            ]
-        );
-        assert!(repository_notices(&[], &[]).is_empty());
     }
 }

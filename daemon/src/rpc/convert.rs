@@ -9,7 +9,7 @@ use patina_proto::v1 as pb;
 use tonic::Status;
 
 use crate::query::context::{Context, Format};
-use crate::query::engine::{Granularity, HitItem, SearchHit, SearchResponse};
+use crate::query::request::{Granularity, HitItem, SearchHit, SearchResponse};
 use crate::services::files::Structure;
 use crate::services::freshness::Freshness;
 use crate::services::sessions::{NoteView, SessionView};
@@ -100,10 +100,10 @@ pub(super) fn repo_pb(repo: &Repo, with_progress: bool) -> pb::RepoInfo {
         last_error: rec.last_error.unwrap_or_default(),
         last_index_ms: rec.last_index_ms,
         vectors: repo.vector_count() as u64,
-        embed_backlog: crate::state::backlog::backlog(repo) as u64,
+        embed_backlog: repo.backlog() as u64,
         freshness: with_progress.then(|| freshness_pb(&Freshness::of(repo))),
         chunk_digest: repo.chunk_digest(),
-        message_backlog: crate::state::backlog::message_backlog(repo) as u64,
+        message_backlog: repo.message_backlog() as u64,
         static_vectors: repo.provisional_count() as u64,
     }
 }

@@ -12,7 +12,7 @@ use super::convert::{
     status,
 };
 use crate::query::cache::Lookup;
-use crate::query::engine::SearchRequest;
+use crate::query::request::SearchRequest;
 use crate::services::blame::Target;
 use patina_proto::kinds::{HitKind, OracleStatus};
 

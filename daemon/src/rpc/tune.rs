@@ -57,7 +57,8 @@ impl pb::tune_server::Tune for Services {
         let repo = d.repos.resolve(&r.repo).map_err(convert::status)?;
         let state = blocking(move || {
             if r.reset {
-                crate::state::tuned::reset(&repo)?;
+                repo.tune().reset(&repo.record().name)?;
+                repo.bump_generation();
             } else {
                 let feedback = d.feedback.examples()?;
                 crate::workers::tuner::start(d.engine.clone(), repo.clone(), feedback)?;

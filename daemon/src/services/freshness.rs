@@ -34,7 +34,7 @@ impl Freshness {
             indexed_commit: rec.indexed_commit,
             head_commit: crate::services::git::head(repo.root()),
             pending_files: repo.pending_files(),
-            embed_backlog: crate::state::backlog::backlog(repo),
+            embed_backlog: repo.backlog(),
             last_indexed_unix_ms: rec.last_indexed_unix_ms,
             indexing: repo.running_job().is_some(),
             watch,

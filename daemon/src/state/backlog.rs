@@ -1,9 +1,7 @@
 //! The embedding backlog's policy: which repository's backlog goes first, which chunks make a
-//! batch, and how much is waiting. Pure over what `Repo` holds; the embedder worker follows it.
+//! batch. Pure; `Repo` and the embedder worker follow it.
 
 use patina_core::FileRole;
-
-use crate::state::repo::Repo;
 
 /// A repository queried this recently has its backlog embedded before the others'.
 const QUERIED_WINDOW_MS: i64 = 120_000;
@@ -77,32 +75,6 @@ pub(crate) fn similar_lengths(mut pool: Vec<(u64, u8, u32)>, n: usize) -> Vec<u6
         .min_by_key(|&s| (pool[s + n - 1].2 - pool[s].2, s))
         .unwrap_or(0);
     pool.into_iter().skip(start).take(n).map(|c| c.0).collect()
-}
-
-/// Backlog size, for status and notices.
-pub(crate) fn backlog(repo: &Repo) -> usize {
-    repo.backlog()
-}
-
-/// Reachable commits of `repo` whose message has no vector yet (the worker embeds them once every
-/// chunk backlog is empty, and only with the model loaded).
-pub(crate) fn message_backlog(repo: &Repo) -> usize {
-    let messages = repo.messages();
-    // Released with an idle history (complete then): commits that arrived since are counted when
-    // the history is asked again and its vectors come back.
-    if messages.released().is_some() {
-        return 0;
-    }
-    // A released history is out of memory only once its messages were embedded (or with no model,
-    // when every one of them waits).
-    if let Some(reachable) = repo.history().released_reachable() {
-        return reachable.saturating_sub(messages.len());
-    }
-    let view = repo.history().view();
-    view.commits
-        .iter()
-        .filter(|c| !messages.contains(&c.record.hash))
-        .count()
 }
 
 #[cfg(test)]

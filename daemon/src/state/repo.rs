@@ -513,6 +513,27 @@ impl Repo {
         self.pending.lock().expect("pending lock").len()
     }
 
+    /// Reachable commits of `repo` whose message has no vector yet (the worker embeds them once every
+    /// chunk backlog is empty, and only with the model loaded).
+    pub fn message_backlog(&self) -> usize {
+        let messages = self.messages();
+        // Released with an idle history (complete then): commits that arrived since are counted when
+        // the history is asked again and its vectors come back.
+        if messages.released().is_some() {
+            return 0;
+        }
+        // A released history is out of memory only once its messages were embedded (or with no model,
+        // when every one of them waits).
+        if let Some(reachable) = self.history().released_reachable() {
+            return reachable.saturating_sub(messages.len());
+        }
+        let view = self.history().view();
+        view.commits
+            .iter()
+            .filter(|c| !messages.contains(&c.record.hash))
+            .count()
+    }
+
     // --- conveniences over the index ---
 
     pub fn chunk(&self, id: u64) -> Option<ChunkMeta> {

@@ -14,7 +14,6 @@ use patina_retrieve::tune::Shape;
 use serde::{Deserialize, Serialize};
 
 use crate::state::config::{Config, RetrievalConfig};
-use crate::state::repo::Repo;
 
 /// The settings a query is answered with: the configuration, or a tuned repository's own.
 #[derive(Clone, Debug)]
@@ -42,10 +41,10 @@ impl Tuning {
 
 /// The settings for a query over `repos`: a single tuned repository's overrides on top of the
 /// configuration, else the configuration.
-pub(crate) fn effective(cfg: &Config, repos: &[Arc<Repo>]) -> Tuning {
+pub(crate) fn effective(cfg: &Config, repos: &[&TuneSlot]) -> Tuning {
     let plain = Tuning::from_config(cfg);
-    let [repo] = repos else { return plain };
-    let Some(tuned) = repo.tune().tuned() else {
+    let [slot] = repos else { return plain };
+    let Some(tuned) = slot.tuned() else {
         return plain;
     };
     if !tuned.result.applied || tuned.result.overrides.is_empty() {
@@ -271,6 +270,18 @@ impl TuneSlot {
         f(&mut self.progress.lock().expect("tune progress lock"));
     }
 
+    /// Drop the tuned settings of repository `name`: its queries use the configuration again.
+    /// Refused while a run is going on.
+    pub fn reset(&self, name: &str) -> Result<()> {
+        if self.progress().running {
+            return Err(UserError::Invalid(format!(
+                "{name} is being tuned; reset when it is done"
+            ))
+            .into());
+        }
+        self.store(None)
+    }
+
     /// Store (atomically) or remove the tuned result.
     pub fn store(&self, tuned: Option<Tuned>) -> Result<()> {
         match &tuned {
@@ -290,20 +301,6 @@ impl TuneSlot {
         *self.tuned.write().expect("tuned lock") = tuned.map(Arc::new);
         Ok(())
     }
-}
-
-/// Drop `repo`'s tuned settings: its queries use the configuration again.
-pub(crate) fn reset(repo: &Repo) -> Result<()> {
-    if repo.tune().progress().running {
-        return Err(UserError::Invalid(format!(
-            "{} is being tuned; reset when it is done",
-            repo.record().name
-        ))
-        .into());
-    }
-    repo.tune().store(None)?;
-    repo.bump_generation();
-    Ok(())
 }
 
 #[cfg(test)]

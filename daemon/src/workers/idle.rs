@@ -39,7 +39,7 @@ pub(crate) fn spawn(indexer: &Arc<Indexer>, semantic: Arc<Semantic>) {
                         u32::from(r.index().release_idle_graph(idle_release()))
                             + u32::from(
                                 // Not while its commit messages wait to be embedded.
-                                (!sem.is_on() || crate::state::backlog::message_backlog(r) == 0)
+                                (!sem.is_on() || r.message_backlog() == 0)
                                     && crate::services::history::release_idle(r),
                             )
                     })

@@ -24,7 +24,7 @@ fn idle(repos: &Repos, sem: &Semantic) -> bool {
         r.running_job().is_none()
             && r.backlog() == 0
             && !r.graph_build_due()
-            && (!sem.is_on() || crate::state::backlog::message_backlog(r) == 0)
+            && (!sem.is_on() || r.message_backlog() == 0)
     })
 }
 

@@ -53,7 +53,7 @@ pub(crate) fn index_repo(
     }
     // Stored now; in memory only while asked for (or while its messages wait to be embedded):
     // registering many repositories must not hold every history at once.
-    if !sem.is_on() || crate::state::backlog::message_backlog(repo) == 0 {
+    if !sem.is_on() || repo.message_backlog() == 0 {
         crate::services::history::release_idle(repo);
     }
     repo.update_record(|rec| {

@@ -228,8 +228,8 @@ fn run(engine: &QueryEngine, repo: &Arc<Repo>, feedback: &[(String, Vec<String>)
             continue;
         }
         let mut text = c.record.message.clone();
-        if text.len() > crate::query::engine::MAX_QUERY_BYTES {
-            let mut cut = crate::query::engine::MAX_QUERY_BYTES;
+        if text.len() > crate::query::request::MAX_QUERY_BYTES {
+            let mut cut = crate::query::request::MAX_QUERY_BYTES;
             while !text.is_char_boundary(cut) {
                 cut -= 1;
             }
@@ -397,7 +397,7 @@ fn ask_case(
         engine.semantic().lexicon(),
     );
     let plan = Arc::new(plan);
-    let limit = crate::query::engine::DEFAULT_LIMIT * cfg.retrieval.overfetch.max(1) * 3;
+    let limit = crate::query::request::DEFAULT_LIMIT * cfg.retrieval.overfetch.max(1) * 3;
     let oq = OracleQuery {
         text: q.text.clone(),
         plan: plan.clone(),

@@ -1,0 +1,483 @@
+use super::*;
+
+const RUST: &str = include_str!("../../testdata/rust.rs");
+const PYTHON: &str = include_str!("../../testdata/python.py");
+const JAVASCRIPT: &str = include_str!("../../testdata/javascript.js");
+const TYPESCRIPT: &str = include_str!("../../testdata/typescript.ts");
+const TSX: &str = include_str!("../../testdata/tsx.tsx");
+const GO: &str = include_str!("../../testdata/go.go");
+const JAVA: &str = include_str!("../../testdata/java.java");
+const C: &str = include_str!("../../testdata/c.c");
+const CPP: &str = include_str!("../../testdata/cpp.cpp");
+const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
+
+/// `(start_line, end_line, kind, symbol, parent)`
+type Summary<'a> = (u32, u32, ChunkKind, Option<&'a str>, Option<&'a str>);
+
+fn summarize(chunks: &[Chunk]) -> Vec<Summary<'_>> {
+    chunks
+        .iter()
+        .map(|chunk| {
+            (
+                chunk.start_line,
+                chunk.end_line,
+                chunk.kind,
+                chunk.symbol.as_deref(),
+                chunk.parent.as_deref(),
+            )
+        })
+        .collect()
+}
+
+fn checked(language: Language, text: &str) -> Vec<Chunk> {
+    checked_with(language, text, &ChunkOptions::default())
+}
+
+fn checked_with(language: Language, text: &str, opts: &ChunkOptions) -> Vec<Chunk> {
+    let chunks = chunk_file(language, text, opts);
+    assert_invariants(text, &chunks);
+    chunks
+}
+
+/// Every non-blank line is in some chunk, each chunk's text is exactly its
+/// lines, and chunks are sorted.
+fn assert_invariants(text: &str, chunks: &[Chunk]) {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut covered = vec![false; lines.len()];
+    for chunk in chunks {
+        assert!(
+            1 <= chunk.start_line && chunk.start_line <= chunk.end_line,
+            "{chunk:?}"
+        );
+        let start = chunk.start_line as usize - 1;
+        let end = chunk.end_line as usize - 1;
+        assert!(end < lines.len(), "{chunk:?} past the last line");
+        assert_eq!(chunk.text, lines[start..=end].join("\n"));
+        covered[start..=end].fill(true);
+    }
+    for (row, line) in lines.iter().enumerate() {
+        assert!(
+            covered[row] || line.trim().is_empty(),
+            "line {} not covered: {line:?}",
+            row + 1
+        );
+    }
+    assert!(chunks.is_sorted_by_key(|chunk| (chunk.start_line, chunk.end_line)));
+}
+
+use ChunkKind::*;
+
+fn share_of(language: Language, text: &str, symbol: &str) -> f32 {
+    let chunks = checked(language, text);
+    let c = chunks
+        .iter()
+        .find(|c| c.symbol.as_deref() == Some(symbol))
+        .unwrap_or_else(|| panic!("no chunk {symbol} in {chunks:?}"));
+    c.prose_share
+}
+
+#[test]
+fn help_text_in_a_string_literal_is_prose_data_and_docstrings_are_not() {
+    let rust = r##"
+impl Flag for Glob {
+fn name_long(&self) -> &'static str { "glob" }
+fn doc_long(&self) -> &'static str {
+    r"
+Include or exclude files and directories for searching that match the given
+glob. This always overrides any other ignore logic. Multiple glob flags may
+be used. Globbing rules match .gitignore globs. Precede a glob with a ! to
+exclude it. If multiple globs match a file or directory, the glob given later
+in the command line takes precedence.
+"
+}
+}
+
+fn parse(args: &[&str]) -> Vec<String> {
+let mut out = Vec::new();
+for a in args {
+    if a.starts_with('-') { out.push(a.to_string()); }
+}
+out
+}
+"##;
+    assert!(share_of(Language::Rust, rust, "doc_long") > 0.5);
+    assert_eq!(share_of(Language::Rust, rust, "name_long"), 0.0);
+    assert_eq!(share_of(Language::Rust, rust, "parse"), 0.0);
+    // Short strings are data (`"*.rs"`), however many there are.
+    let table = "fn types() -> Vec<(&'static str, &'static str)> {\n    vec![(\"rust\", \"*.rs\"), (\"go\", \"*.go\"), (\"py\", \"*.py\")]\n}\n";
+    assert_eq!(share_of(Language::Rust, table, "types"), 0.0);
+    let python = r#"
+def load(path):
+"""Load the configuration file at path. Values in the file override the defaults,
+and unknown keys are reported with the line they were found on, so that typos
+surface early instead of being ignored silently by the application."""
+with open(path) as f:
+    return parse(f.read())
+"#;
+    assert_eq!(share_of(Language::Python, python, "load"), 0.0);
+}
+
+#[test]
+fn rust_items_impls_and_modules() {
+    let chunks = checked(Language::Rust, RUST);
+    assert_eq!(
+        summarize(&chunks),
+        [
+            (1, 2, Block, None, None),
+            (4, 8, Struct, Some("Point"), None),
+            (10, 10, Impl, Some("Point"), None),
+            (11, 14, Method, Some("new"), Some("Point")),
+            (16, 19, Method, Some("x"), Some("Point")),
+            (21, 21, Impl, Some("fmt::Display for Point"), None),
+            (22, 25, Method, Some("fmt"), Some("Point")),
+            (27, 31, Function, Some("parse_args"), None),
+            (33, 35, Module, Some("tests"), None),
+            (37, 39, Function, Some("works"), Some("tests")),
+        ]
+    );
+    assert!(
+        chunks[3]
+            .text
+            .starts_with("    /// Makes one.\n    pub fn new")
+    );
+    assert!(chunks[7].text.contains("fn nested() {}"));
+}
+
+#[test]
+fn comments_attach_only_when_directly_above() {
+    let text = "//! Inner docs.\n/// Outer docs.\nfn a() {}\n\n// Detached.\n\nfn b() {} // trailing\n// Attached.\nfn c() {}\n";
+    assert_eq!(
+        summarize(&checked(Language::Rust, text)),
+        [
+            (1, 1, Block, None, None),
+            (2, 3, Function, Some("a"), None),
+            (5, 5, Block, None, None),
+            (7, 7, Function, Some("b"), None),
+            (8, 9, Function, Some("c"), None),
+        ]
+    );
+}
+
+#[test]
+fn python_classes_and_decorated_functions() {
+    assert_eq!(
+        summarize(&checked(Language::Python, PYTHON)),
+        [
+            (1, 2, Block, None, None),
+            (5, 8, Class, Some("Greeter"), None),
+            (10, 11, Method, Some("__init__"), Some("Greeter")),
+            (13, 16, Method, Some("message"), Some("Greeter")),
+            (19, 23, Function, Some("shout"), None),
+            (26, 27, Block, None, None),
+        ]
+    );
+}
+
+#[test]
+fn javascript_classes_and_function_constants() {
+    assert_eq!(
+        summarize(&checked(Language::JavaScript, JAVASCRIPT)),
+        [
+            (1, 1, Block, None, None),
+            (3, 4, Class, Some("Widget"), None),
+            (5, 8, Method, Some("constructor"), Some("Widget")),
+            (10, 12, Method, Some("render"), Some("Widget")),
+            (14, 17, Method, Some("onClick"), Some("Widget")),
+            (19, 20, Function, Some("add"), None),
+            (22, 24, Function, Some("double"), None),
+            // Object literal methods are not definitions of their own.
+            (26, 30, Block, None, None),
+            // Definitions by assignment and by a named callback (CommonJS style).
+            (32, 34, Function, Some("redirect"), Some("res")),
+            (36, 36, Function, Some("route"), Some("Router")),
+            (38, 40, Function, Some("compile"), None),
+            (42, 44, Function, Some("host"), None),
+            // Anonymous callbacks (test suites) are not.
+            (46, 48, Block, None, None),
+        ]
+    );
+}
+
+#[test]
+fn typescript_interfaces_aliases_and_classes() {
+    assert_eq!(
+        summarize(&checked(Language::TypeScript, TYPESCRIPT)),
+        [
+            (1, 1, Block, None, None),
+            (3, 7, Interface, Some("Options"), None),
+            (9, 9, Type, Some("Handler"), None),
+            (11, 14, Enum, Some("Method"), None),
+            (16, 18, Function, Some("createClient"), None),
+            (20, 22, Class, Some("Client"), None),
+            (24, 26, Method, Some("constructor"), Some("Client")),
+            (28, 31, Method, Some("send"), Some("Client")),
+        ]
+    );
+}
+
+#[test]
+fn tsx_components() {
+    assert_eq!(
+        summarize(&checked(Language::Tsx, TSX)),
+        [
+            (1, 1, Block, None, None),
+            (3, 3, Type, Some("Props"), None),
+            (5, 7, Function, Some("List"), None),
+            (9, 11, Function, Some("Page"), None),
+        ]
+    );
+}
+
+#[test]
+fn go_functions_methods_and_types() {
+    assert_eq!(
+        summarize(&checked(Language::Go, GO)),
+        [
+            (1, 3, Block, None, None),
+            (5, 8, Struct, Some("Server"), None),
+            (10, 10, Block, None, None),
+            (11, 14, Interface, Some("Handler"), None),
+            (15, 16, Type, Some("ID"), None),
+            (18, 21, Method, Some("Start"), Some("Server")),
+            (23, 23, Method, Some("Push"), Some("Stack")),
+            (25, 27, Function, Some("New"), None),
+        ]
+    );
+}
+
+#[test]
+fn java_classes_constructors_and_methods() {
+    assert_eq!(
+        summarize(&checked(Language::Java, JAVA)),
+        [
+            (1, 3, Block, None, None),
+            (5, 7, Class, Some("Account"), None),
+            (9, 12, Method, Some("Account"), Some("Account")),
+            (14, 17, Method, Some("toString"), Some("Account")),
+            (19, 22, Interface, Some("Listener"), Some("Account")),
+        ]
+    );
+}
+
+#[test]
+fn c_functions_structs_and_typedefs() {
+    assert_eq!(
+        summarize(&checked(Language::C, C)),
+        [
+            (1, 1, Block, None, None),
+            (3, 7, Struct, Some("point"), None),
+            (9, 11, Struct, Some("conn_t"), None),
+            (13, 13, Type, Some("handler_t"), None),
+            (15, 15, Block, None, None),
+            (17, 20, Function, Some("alloc_ints"), None),
+            (22, 24, Function, Some("main"), None),
+        ]
+    );
+}
+
+#[test]
+fn cpp_namespaces_classes_and_out_of_line_methods() {
+    assert_eq!(
+        summarize(&checked(Language::Cpp, CPP)),
+        [
+            (1, 1, Block, None, None),
+            (3, 3, Module, Some("geo"), None),
+            (5, 8, Class, Some("Shape"), Some("geo")),
+            (10, 12, Method, Some("area"), Some("Shape")),
+            (14, 16, Block, None, Some("Shape")),
+            (18, 18, Method, Some("Shape"), Some("Shape")),
+            (20, 25, Function, Some("clamp"), Some("geo")),
+            (27, 29, Method, Some("perimeter"), Some("Shape")),
+        ]
+    );
+}
+
+#[test]
+fn markdown_sections_follow_headings_outside_fences() {
+    assert_eq!(
+        summarize(&checked(Language::Markdown, MARKDOWN)),
+        [
+            (1, 1, Section, None, None),
+            (3, 5, Section, Some("Patina"), None),
+            (7, 12, Section, Some("Install"), Some("Patina")),
+            (14, 18, Section, Some("From source"), Some("Install")),
+            (20, 22, Section, Some("Usage"), Some("Patina")),
+        ]
+    );
+}
+
+#[test]
+fn plain_text_is_cut_into_overlapping_windows() {
+    let text: String = (1..=130).map(|n| format!("line {n}\n")).collect();
+    let chunks = checked(Language::Text, &text);
+    assert_eq!(
+        summarize(&chunks),
+        [
+            (1, 60, Window, None, None),
+            (51, 110, Window, None, None),
+            (101, 130, Window, None, None)
+        ]
+    );
+    assert!(chunks[2].text.ends_with("line 130"));
+}
+
+#[test]
+fn code_without_definitions_falls_back_to_windows() {
+    let script = "import sys\n\nprint(sys.argv)\nsys.exit(0)\n";
+    assert_eq!(
+        summarize(&checked(Language::Python, script)),
+        [(1, 4, Window, None, None)]
+    );
+}
+
+#[test]
+fn long_definitions_are_split_into_overlapping_pieces() {
+    let body: String = (0..400).map(|n| format!("    let v{n} = {n};\n")).collect();
+    let text = format!("/// Long.\nfn long() {{\n{body}}}\n");
+    assert_eq!(
+        summarize(&checked(Language::Rust, &text)),
+        [
+            (1, 150, Function, Some("long"), None),
+            (141, 290, Function, Some("long"), None),
+            (281, 403, Function, Some("long"), None),
+        ]
+    );
+}
+
+#[test]
+fn long_sections_are_split_too() {
+    let body: String = (0..40).map(|n| format!("para {n}\n")).collect();
+    let text = format!("# Big\n{body}");
+    let opts = ChunkOptions {
+        max_lines: 20,
+        window_lines: 10,
+        window_overlap: 5,
+    };
+    assert_eq!(
+        summarize(&checked_with(Language::Markdown, &text, &opts)),
+        [
+            (1, 20, Section, Some("Big"), None),
+            (16, 35, Section, Some("Big"), None),
+            (31, 41, Section, Some("Big"), None),
+        ]
+    );
+}
+
+#[test]
+fn definitions_sharing_lines_make_one_chunk() {
+    let text = "impl Foo { fn a() {} fn b() {} }\nfn x() {} fn y() {}\n";
+    assert_eq!(
+        summarize(&checked(Language::Rust, text)),
+        [
+            (1, 1, Impl, Some("Foo"), None),
+            (2, 2, Function, Some("x"), None)
+        ]
+    );
+}
+
+#[test]
+fn empty_and_blank_input_yield_nothing() {
+    for language in ALL_LANGUAGES {
+        for text in ["", "\n", "  \n\t\n", "\r\n\r\n"] {
+            assert!(chunk_file(language, text, &ChunkOptions::default()).is_empty());
+        }
+    }
+}
+
+#[test]
+fn crlf_line_breaks_give_the_same_chunks() {
+    for (language, text) in SAMPLES {
+        let crlf = text.replace('\n', "\r\n");
+        assert_eq!(
+            checked(language, &crlf),
+            checked(language, text),
+            "{}",
+            language.name()
+        );
+    }
+}
+
+#[test]
+fn missing_final_newline_is_fine() {
+    let text = RUST.trim_end();
+    assert_eq!(checked(Language::Rust, text), checked(Language::Rust, RUST));
+}
+
+#[test]
+fn huge_single_line() {
+    let line = "x".repeat(1 << 20);
+    let chunks = checked(Language::Text, &line);
+    assert_eq!(summarize(&chunks), [(1, 1, Window, None, None)]);
+    assert_eq!(chunks[0].text.len(), 1 << 20);
+
+    // Minified code: thousands of definitions on one line make one chunk.
+    let minified: String = (0..20_000)
+        .map(|n| format!("function f{n}(a){{return a+{n}}}"))
+        .collect();
+    let chunks = checked(Language::JavaScript, &minified);
+    assert_eq!(summarize(&chunks), [(1, 1, Function, Some("f0"), None)]);
+}
+
+#[test]
+fn garbage_never_panics() {
+    let deep =
+        |open: &str, close: &str, depth| format!("{}{}", open.repeat(depth), close.repeat(3));
+    let inputs = [
+        "}}}{{{(((\n)))]]]".to_owned(),
+        "fn (\nclass {\ndef\n#\n```\nstruct ;;; impl for".to_owned(),
+        "\0\u{1}\u{7f}ü€𝄞\r\r\n\t\u{feff}".to_owned(),
+        "/* unterminated comment\nfn a() {}".to_owned(),
+        "\"unterminated string\nfn a() {}".to_owned(),
+        "@@@\n@decorator\n@".to_owned(),
+        "# \n## \n###### x ######\n####### seven\n```\nunclosed fence".to_owned(),
+        deep("(", ")", 20_000),
+        deep("{", "}", 20_000),
+        deep("[", "]", 20_000),
+        // Error recovery makes these slow to parse; they are deep enough as it is.
+        deep("fn a() {", "}", 2_000),
+        deep("class A:\n", "", 2_000),
+    ];
+    for language in ALL_LANGUAGES {
+        for input in &inputs {
+            checked(language, input);
+        }
+    }
+}
+
+#[test]
+fn coverage_holds_for_every_sample_in_every_language() {
+    let tiny = ChunkOptions {
+        max_lines: 3,
+        window_lines: 4,
+        window_overlap: 9,
+    };
+    for (_, text) in SAMPLES {
+        for language in ALL_LANGUAGES {
+            checked(language, text);
+            checked_with(language, text, &tiny);
+        }
+    }
+}
+
+#[test]
+fn kind_names_match_serialized_form() {
+    for kind in [Function, Method, Const, Section, Block, Window] {
+        let json = serde_json::to_string(&kind).unwrap();
+        assert_eq!(json, format!("\"{}\"", kind.name()));
+    }
+}
+
+const ALL_LANGUAGES: [Language; 11] = Language::ALL;
+
+const SAMPLES: [(Language, &str); 10] = [
+    (Language::Rust, RUST),
+    (Language::Python, PYTHON),
+    (Language::JavaScript, JAVASCRIPT),
+    (Language::TypeScript, TYPESCRIPT),
+    (Language::Tsx, TSX),
+    (Language::Go, GO),
+    (Language::Java, JAVA),
+    (Language::C, C),
+    (Language::Cpp, CPP),
+    (Language::Markdown, MARKDOWN),
+];

@@ -1,0 +1,236 @@
+use super::*;
+use patina_core::Language;
+
+/// A repository in memory: files' texts → chunks and facts, as the index round makes them.
+pub(crate) fn table(files: &[(&str, &str)]) -> GraphTable {
+    let mut chunks = HashMap::new();
+    let mut facts = HashMap::new();
+    let mut id = 0u64;
+    for (path, text) in files {
+        let lang = Language::from_path(std::path::Path::new(path));
+        for c in patina_chunk::chunk_file(lang, text, &patina_chunk::ChunkOptions::default()) {
+            id += 1;
+            chunks.insert(
+                id,
+                ChunkMeta {
+                    path: path.to_string(),
+                    start_line: c.start_line,
+                    end_line: c.end_line,
+                    symbol: c.symbol,
+                    kind: c.kind,
+                    parent: c.parent,
+                    language: lang,
+                    hash: String::new(),
+                    role: None,
+                    licence: None,
+                },
+            );
+        }
+        facts.insert(
+            Arc::<str>::from(*path),
+            Arc::new(patina_chunk::extract_facts(lang, text)),
+        );
+    }
+    GraphTable::build(chunks.iter(), &facts)
+}
+
+fn refs(t: &GraphTable, sym: &str) -> Vec<(String, u32, Resolution)> {
+    t.references(sym, false)
+        .into_iter()
+        .map(|e| (e.site.path.to_string(), e.site.line, e.resolution))
+        .collect()
+}
+
+#[test]
+fn a_package_reexport_leads_to_the_definition() {
+    let t = table(&[
+        ("src/pkg/__init__.py", "from .helpers import url_for\n"),
+        ("src/pkg/helpers.py", "def url_for(e):\n    return e\n"),
+        (
+            "src/pkg/app.py",
+            "class App:\n    def url_for(self, e):\n        return e\n",
+        ),
+        (
+            "tests/test_x.py",
+            "import pkg\nfrom pkg import url_for\n\n\ndef test_a():\n    pkg.url_for('a')\n    url_for('b')\n",
+        ),
+    ]);
+    let got: Vec<(String, u32, Resolution)> = refs(&t, "url_for")
+        .into_iter()
+        .filter(|r| r.0 == "tests/test_x.py")
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("tests/test_x.py".into(), 6, Resolution::Import),
+            ("tests/test_x.py".into(), 7, Resolution::Import)
+        ]
+    );
+    let e = t.references("url_for", false);
+    assert!(
+        e.iter()
+            .filter(|e| *e.site.path == *"tests/test_x.py")
+            .all(|e| &*e.to.path == "src/pkg/helpers.py")
+    );
+}
+
+#[test]
+fn names_reached_through_modules_outside_the_repository_stay_unresolved() {
+    let t = table(&[
+        (
+            "pkg/ctx.py",
+            "class Globals:\n    def get(self, k):\n        return k\n",
+        ),
+        ("pkg/codec.py", "def loads(s):\n    return s\n"),
+        (
+            "pkg/config.py",
+            "import os\nfrom json import loads\n\n\ndef read(v):\n    os.environ.get(v)\n    return loads(v)\n",
+        ),
+    ]);
+    assert_eq!(refs(&t, "get"), [], "os.environ.get is not Globals.get");
+    assert_eq!(refs(&t, "loads"), [], "json.loads is not codec.loads");
+}
+
+#[test]
+fn python_imports_aliases_and_shadowing() {
+    let t = table(&[
+        ("pkg/util.py", "def helper(x):\n    return x\n"),
+        ("other/util.py", "def helper(x):\n    return 2\n"),
+        (
+            "pkg/app.py",
+            "from .util import helper as h\n\n\ndef run(p):\n    return h(p)\n",
+        ),
+        (
+            "other/main.py",
+            "from other.util import helper\n\n\ndef go():\n    helper(1)\n",
+        ),
+        (
+            "pkg/local.py",
+            "def helper(x):\n    return 3\n\n\ndef use():\n    return helper(0)\n",
+        ),
+    ]);
+    let defs = t.defs("helper");
+    assert_eq!(defs.len(), 3);
+    // The alias resolves through the relative import to pkg/util.py.
+    let site = Site {
+        path: "pkg/app.py".into(),
+        line: 5,
+        call: true,
+        qualifier: None,
+    };
+    let (c, r) = t.resolve("h", &site);
+    assert_eq!((&*c[0].path, r), ("pkg/util.py", Resolution::Import));
+    // The absolute import reaches other/util.py, not pkg/util.py.
+    let site = Site {
+        path: "other/main.py".into(),
+        line: 5,
+        call: true,
+        qualifier: None,
+    };
+    let (c, r) = t.resolve("helper", &site);
+    assert_eq!((&*c[0].path, r), ("other/util.py", Resolution::Import));
+    assert_eq!(c.len(), 1);
+    // A file's own helper shadows the others.
+    let site = Site {
+        path: "pkg/local.py".into(),
+        line: 6,
+        call: true,
+        qualifier: None,
+    };
+    let (c, r) = t.resolve("helper", &site);
+    assert_eq!((&*c[0].path, r), ("pkg/local.py", Resolution::Exact));
+    // Callers of other/util.py's helper: only other/main.py.
+    let callers: Vec<_> = t
+        .references("helper", true)
+        .into_iter()
+        .filter(|e| &*e.to.path == "other/util.py")
+        .map(|e| (e.site.path.to_string(), e.from.map(|d| d.symbol)))
+        .collect();
+    assert_eq!(callers, vec![("other/main.py".into(), Some("go".into()))]);
+}
+
+#[test]
+fn rust_use_paths_and_go_packages() {
+    let t = table(&[
+        ("src/store.rs", "pub fn open() {}\n"),
+        ("src/other.rs", "pub fn open() {}\n"),
+        (
+            "src/lib.rs",
+            "mod store;\nuse crate::store::open;\n\npub fn main() {\n    open();\n}\n",
+        ),
+        (
+            "util/parse.go",
+            "package util\n\nfunc Parse() int { return 1 }\n",
+        ),
+        (
+            "cmd/root.go",
+            "package cmd\n\nimport \"github.com/o/r/util\"\n\nfunc Run() {\n\tutil.Parse()\n\tlocal()\n}\n",
+        ),
+        ("cmd/local.go", "package cmd\n\nfunc local() {}\n"),
+    ]);
+    assert_eq!(
+        refs(&t, "open"),
+        vec![("src/lib.rs".into(), 5, Resolution::Import)]
+    );
+    assert_eq!(
+        refs(&t, "Parse"),
+        vec![("cmd/root.go".into(), 6, Resolution::Import)]
+    );
+    assert_eq!(
+        refs(&t, "local"),
+        vec![("cmd/root.go".into(), 7, Resolution::Exact)]
+    );
+    let run = t.defs("Run").remove(0);
+    let callees: Vec<_> = t.calls_in(&run).into_iter().map(|e| e.to.symbol).collect();
+    assert_eq!(callees, vec!["Parse", "local"]);
+}
+
+#[test]
+fn javascript_relative_imports_and_inheritance() {
+    let t = table(&[
+        (
+            "lib/utils.js",
+            "function merge(a, b) { return a; }\nmodule.exports = { merge };\n",
+        ),
+        ("test/utils.js", "function merge(a, b) { return b; }\n"),
+        (
+            "lib/app.js",
+            "const { merge } = require('./utils');\nclass Base {}\nclass App extends Base {\n  run() { return merge(1, 2); }\n}\n",
+        ),
+    ]);
+    let r = refs(&t, "merge");
+    assert!(
+        r.contains(&("lib/app.js".into(), 4, Resolution::Import)),
+        "{r:?}"
+    );
+    assert!(!r.iter().any(|(p, _, _)| p == "test/utils.js"));
+    let app = t.defs("App").remove(0);
+    let n: Vec<_> = t
+        .type_neighbours(&app)
+        .into_iter()
+        .map(|(d, _)| d.symbol)
+        .collect();
+    assert_eq!(n, vec!["Base"]);
+}
+
+#[test]
+fn method_calls_through_objects_do_not_reach_functions() {
+    let t = table(&[
+        ("a.py", "def get(x):\n    return x\n"),
+        (
+            "b.py",
+            "class Store:\n    def get(self, k):\n        return k\n\n\ndef use(s):\n    return s.get(1)\n",
+        ),
+    ]);
+    let site = Site {
+        path: "b.py".into(),
+        line: 7,
+        call: true,
+        qualifier: Some("s".into()),
+    };
+    let (c, _) = t.resolve("get", &site);
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0].parent.as_deref(), Some("Store"));
+    assert_eq!(split_qualified("Store.get"), (Some("Store"), "get"));
+    assert_eq!(t.defs("Store.get").len(), 1);
+}

@@ -1,0 +1,242 @@
+use super::*;
+
+#[test]
+fn intents() {
+    let i = |q: &str| QueryPlan::analyze(q).intent;
+    assert_eq!(i("parse_args"), Intent::Identifier);
+    assert_eq!(i("HttpClient"), Intent::Identifier);
+    assert_eq!(i("Config::from_env"), Intent::Identifier);
+    assert_eq!(i("config.toml"), Intent::Identifier);
+    assert_eq!(
+        i("where are shell completions generated"),
+        Intent::Implementation
+    );
+    assert_eq!(
+        i("how does the scheduler pick the next task"),
+        Intent::Implementation
+    );
+    assert_eq!(
+        i("Fix race in the mpsc channel when the receiver is dropped"),
+        Intent::Implementation
+    );
+    assert_eq!(i("how do I register a blueprint"), Intent::Usage);
+    assert_eq!(i("documentation for the glob flag"), Intent::Usage);
+    assert_eq!(i("where are the tests for the router"), Intent::Tests);
+    let issue = format!(
+        "{}\n\nTraceback (most recent call last):\n  File \"src/_pytest/main.py\", line 3, in wrap\n",
+        "Running the tests with -x crashes. ".repeat(30)
+    );
+    assert_eq!(
+        i(&issue),
+        Intent::Implementation,
+        "a long report is about the code, whatever words it uses"
+    );
+}
+
+#[test]
+fn explicit_roles_win() {
+    let p = QueryPlan::analyze("how is the config parsed in the tests");
+    assert_eq!(p.wanted_roles, [FileRole::Test]);
+    assert_eq!(p.role_prior(FileRole::Test), 1.0);
+    assert!(p.role_prior(FileRole::Source) < 1.0);
+    let p = QueryPlan::analyze("how is the config parsed");
+    assert!(p.role_prior(FileRole::Source) > p.role_prior(FileRole::Test));
+    assert!(p.role_prior(FileRole::Test) > 0.0 && p.role_prior(FileRole::Docs) > 0.0);
+}
+
+#[test]
+fn identifiers_of_every_style() {
+    let p = QueryPlan::analyze(
+        "why does parse_args call `load` on HttpClient and Config::from_env or app.config.from_prefixed_env()?",
+    );
+    let names: Vec<&str> = p.identifiers.iter().map(|i| i.name.as_str()).collect();
+    for want in [
+        "parse_args",
+        "load",
+        "HttpClient",
+        "from_env",
+        "from_prefixed_env",
+    ] {
+        assert!(names.contains(&want), "{want} in {names:?}");
+    }
+    let q = p.identifiers.iter().find(|i| i.name == "from_env").unwrap();
+    assert_eq!(q.parent.as_deref(), Some("Config"));
+    assert!(!names.contains(&"why") && !names.contains(&"does"));
+}
+
+#[test]
+fn paths_and_file_names() {
+    let p = QueryPlan::analyze(
+        "the bug is in src/_pytest/python.py:123 and maybe ./lib/router.js, not os.path",
+    );
+    assert!(
+        p.paths.contains(&"src/_pytest/python.py".to_string()),
+        "{:?}",
+        p.paths
+    );
+    assert!(p.paths.contains(&"lib/router.js".to_string()));
+    assert!(!p.paths.iter().any(|x| x.contains("os.path")));
+    assert_eq!(QueryPlan::analyze("config.toml").paths, ["config.toml"]);
+}
+
+#[test]
+fn stack_frames_in_five_languages() {
+    let py = frames(
+        "Traceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/_pytest/fixtures.py\", line 1021, in execute\n    result = call_fixture()\nValueError: bad",
+    );
+    assert_eq!(
+        py[0].path,
+        "/usr/lib/python3/site-packages/_pytest/fixtures.py"
+    );
+    assert_eq!(py[0].line, Some(1021));
+    assert_eq!(py[0].function.as_deref(), Some("execute"));
+    let rs = frames("thread 'main' panicked at src/runtime/task.rs:12:5:\nattempt to subtract");
+    assert_eq!(rs[0].path, "src/runtime/task.rs");
+    assert_eq!(rs[0].line, Some(12));
+    let go = frames("goroutine 1 [running]:\nmain.run()\n\t/home/u/cobra/command.go:912 +0x1b4");
+    assert_eq!(go[0].path, "/home/u/cobra/command.go");
+    let js = frames("    at handle (/app/node_modules/express/lib/router/layer.js:95:5)");
+    assert_eq!(js[0].path, "/app/node_modules/express/lib/router/layer.js");
+    assert_eq!(js[0].function.as_deref(), Some("handle"));
+    let java = frames("\tat org.example.Parser.parse(Parser.java:42)");
+    assert_eq!(java[0].path, "Parser.java");
+    assert_eq!(java[0].function.as_deref(), Some("parse"));
+    let pytest = frames("src/_pytest/python.py:1234: in pytest_pyfunc_call\n    raise X");
+    assert_eq!(pytest[0].function.as_deref(), Some("pytest_pyfunc_call"));
+    assert!(frames("no frames here: just 12 words").is_empty());
+}
+
+#[test]
+fn long_texts_are_decomposed() {
+    let text = format!(
+        "Fixture scope is not shown\n\n{}\n```python\ndef test_x(tmp_path):\n    assert helper_fn(tmp_path)\n```\nMore words about fixtures and scopes.",
+        "When I run pytest --fixtures the scope of each fixture is missing from the listing. "
+            .repeat(10)
+    );
+    let p = QueryPlan::analyze(&text);
+    assert!(p.long);
+    assert!(
+        !p.semantic_text.contains("def test_x"),
+        "code blocks are not embedded"
+    );
+    assert!(p.semantic_text.starts_with("Fixture scope"));
+    assert!(p.semantic_text.len() <= SEMANTIC_CHARS);
+    assert!(p.identifiers.iter().any(|i| i.name == "helper_fn"));
+    assert!(p.content_words.contains(&"fixture".to_string()));
+}
+
+#[test]
+fn quoted_messages_and_stems() {
+    let p = QueryPlan::analyze("why do I get \"connection reset by peer\" on shutdown");
+    assert_eq!(p.quoted, ["connection reset by peer"]);
+    assert_eq!(stem("completions"), "completion");
+    assert_eq!(stem("parsing"), stem("parses"));
+    assert_eq!(
+        path_words("cobra/shell_completions.go"),
+        ["cobra", "shell_completions", "shell", "completions"]
+    );
+}
+
+#[test]
+fn hostile_input_does_not_panic() {
+    for t in [
+        "",
+        "```",
+        "\u{0}\u{FFFD}::..::",
+        &"a.".repeat(5000),
+        &"`".repeat(999),
+        "File \"",
+        "x.py:",
+        "at (",
+        "日本語.py:12",
+    ] {
+        let _ = QueryPlan::analyze(t);
+    }
+}
+
+#[test]
+fn a_language_named_as_the_scope_is_not_a_word_of_the_question() {
+    for (q, lang, word) in [
+        (
+            "python check if a variable is iterable",
+            Language::Python,
+            "python",
+        ),
+        (
+            "how to make functions that returns a function python",
+            Language::Python,
+            "python",
+        ),
+        (
+            "calculate an average in python using the count",
+            Language::Python,
+            "python",
+        ),
+        (
+            "python3 remove directory recursively",
+            Language::Python,
+            "python3",
+        ),
+        ("read a file line by line in go", Language::Go, "go"),
+        ("parse json using golang", Language::Go, "golang"),
+        ("deep copy an object js", Language::JavaScript, "js"),
+    ] {
+        let p = QueryPlan::analyze(q);
+        assert_eq!(p.languages, [lang], "{q}");
+        assert_eq!(p.scope_words, [word], "{q}");
+        assert!(!p.content_words.iter().any(|w| w == word), "{q}");
+    }
+}
+
+#[test]
+fn a_language_name_inside_the_question_stays_a_word() {
+    // The subject of the question, not its scope: pytest has a `python.py` module.
+    let p = QueryPlan::analyze("how does pytest collect python files");
+    assert!(p.languages.is_empty());
+    assert!(p.content_words.contains(&"python".to_string()));
+    // Ordinary words that are also languages' names count only after a preposition.
+    for q in [
+        "let the tasks go",
+        "rust never sleeps",
+        "when does the timer go off",
+    ] {
+        assert!(QueryPlan::analyze(q).languages.is_empty(), "{q}");
+    }
+    // An identifier is never a scope, nor is a long report's mention of its Python version.
+    assert!(QueryPlan::analyze("python").languages.is_empty());
+    let report = format!("{}\n\nPython 3.11 on Linux", "x fails when y ".repeat(60));
+    assert!(QueryPlan::analyze(&report).languages.is_empty());
+}
+
+#[test]
+fn a_corrected_question_is_embedded_with_the_meant_word_and_keeps_what_was_typed() {
+    let mut p = QueryPlan::analyze("permutations in python with three Arguements");
+    assert_eq!(
+        p.correctable_words(),
+        ["permutations", "three", "arguements"].map(String::from)
+    );
+    p.correct(vec![("arguements".into(), "arguments".into())]);
+    assert_eq!(
+        p.semantic_text,
+        "permutations in python with three arguments"
+    );
+    assert!(p.content_words.contains(&"arguments".to_string()));
+    assert!(!p.content_words.contains(&"arguements".to_string()));
+    assert_eq!(p.text, "permutations in python with three Arguements");
+    // Word boundaries: a longer word that contains the typo is left alone.
+    assert_eq!(replace_word("a-b ab, abc ab", "ab", "xy"), "a-b xy, abc xy");
+}
+
+#[test]
+fn identifiers_and_long_texts_offer_no_word_for_correction() {
+    for name in ["parse_confg", "RetryPolcy"] {
+        assert!(QueryPlan::analyze(name).correctable_words().is_empty());
+    }
+    // A single plain word is looked up as a name, but it is a word that may be misspelt.
+    assert_eq!(QueryPlan::analyze("sesion").correctable_words(), ["sesion"]);
+    let report = format!(
+        "{}\n\nseen on Linux",
+        "the fixtrue fails when y ".repeat(60)
+    );
+    assert!(QueryPlan::analyze(&report).correctable_words().is_empty());
+}

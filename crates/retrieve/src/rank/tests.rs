@@ -1,0 +1,352 @@
+use super::*;
+
+fn cand(
+    key: u32,
+    fused: f64,
+    path: &str,
+    role: FileRole,
+    symbol: Option<&str>,
+    lines: (u32, u32),
+) -> Candidate<u32> {
+    Candidate {
+        key,
+        fused,
+        provenance: vec![Contribution {
+            oracle: OracleId::Lexical,
+            rank: key,
+            score: 1.0,
+        }],
+        file: Some((0, path.to_string())),
+        role,
+        symbol: symbol.map(str::to_string),
+        parent: None,
+        lines,
+    }
+}
+
+fn keys<K: Copy>(v: &[Scored<K>]) -> Vec<K> {
+    v.iter().map(|s| s.candidate.key).collect()
+}
+
+/// A guide page, a test and the implementation that all match "shell completions", in the
+/// fused order lexical evidence would give them (the prose first).
+fn completions() -> Vec<Candidate<u32>> {
+    vec![
+        cand(
+            1,
+            0.033,
+            "site/content/completions/_index.md",
+            FileRole::Docs,
+            None,
+            (1, 40),
+        ),
+        cand(
+            2,
+            0.032,
+            "completions_test.go",
+            FileRole::Test,
+            Some("TestCompletions"),
+            (1, 30),
+        ),
+        cand(
+            3,
+            0.030,
+            "completions.go",
+            FileRole::Source,
+            Some("genCompletion"),
+            (10, 80),
+        ),
+    ]
+}
+
+#[test]
+fn an_implementation_question_puts_source_above_docs_and_tests_that_repeat_it() {
+    let plan = QueryPlan::analyze("how are shell completions generated");
+    let ranked = score(completions(), &plan, &RankOptions::default());
+    assert_eq!(keys(&ranked), [3, 2, 1]);
+    // Lowered, not removed.
+    assert_eq!(ranked.len(), 3);
+}
+
+#[test]
+fn a_docs_question_keeps_docs_first() {
+    let plan = QueryPlan::analyze("how do I generate shell completions, documentation");
+    let ranked = score(completions(), &plan, &RankOptions::default());
+    assert_eq!(keys(&ranked)[0], 1);
+}
+
+#[test]
+fn definitions_of_named_symbols_beat_their_callers() {
+    let plan = QueryPlan::analyze("why does parse_args reject an empty flag");
+    let ranked = score(
+        vec![
+            cand(
+                1,
+                0.033,
+                "src/main.rs",
+                FileRole::Source,
+                Some("main"),
+                (1, 20),
+            ),
+            cand(
+                2,
+                0.031,
+                "src/args.rs",
+                FileRole::Source,
+                Some("parse_args"),
+                (5, 60),
+            ),
+        ],
+        &plan,
+        &RankOptions::default(),
+    );
+    assert_eq!(keys(&ranked), [2, 1]);
+    assert_eq!(
+        ranked[0].factors.definition,
+        RankOptions::default().definition_boost
+    );
+}
+
+#[test]
+fn mentioned_files_and_trace_frames_are_evidence() {
+    let plan = QueryPlan::analyze("crash in _pytest/fixtures.py when the scope is wrong");
+    let ranked = score(
+        vec![
+            cand(
+                1,
+                0.033,
+                "src/_pytest/python.py",
+                FileRole::Source,
+                None,
+                (1, 20),
+            ),
+            cand(
+                2,
+                0.030,
+                "src/_pytest/fixtures.py",
+                FileRole::Source,
+                None,
+                (1, 20),
+            ),
+        ],
+        &plan,
+        &RankOptions::default(),
+    );
+    assert_eq!(keys(&ranked), [2, 1]);
+    assert!(same_file(
+        "/usr/lib/python3/site-packages/_pytest/fixtures.py",
+        "src/_pytest/fixtures.py"
+    ));
+    assert!(same_file("fixtures.py", "src/_pytest/fixtures.py"));
+    assert!(!same_file("other/fixtures.py", "src/_pytest/fixtures.py"));
+    assert!(!same_file("src/_pytest/fixtures.py", "fixtures.py"));
+}
+
+#[test]
+fn the_relevance_floor_drops_weak_semantic_only_hits() {
+    let plan = QueryPlan::analyze("how are retries delayed");
+    let lexical = cand(3, 0.016, "b.rs", FileRole::Source, None, (1, 2));
+    let mut weak = cand(1, 0.016, "a.rs", FileRole::Source, None, (1, 2));
+    weak.provenance = vec![Contribution {
+        oracle: SEMANTIC,
+        rank: 1,
+        score: 0.08,
+    }];
+    let mut close = weak.clone();
+    close.key = 2;
+    close.provenance[0].score = 0.45;
+    let ranked = score(
+        vec![weak.clone(), close.clone(), lexical],
+        &plan,
+        &RankOptions::default(),
+    );
+    assert_eq!(
+        keys(&ranked),
+        [1, 2, 3]
+            .into_iter()
+            .filter(|k| *k != 1)
+            .collect::<Vec<_>>()
+    );
+
+    // A name found by nothing but semantic neighbours occurs nowhere in the code: only a close
+    // neighbour is an answer. A question sharing no word with the code keeps the usual floor.
+    let question = QueryPlan::analyze("what is the temperature outside in fahrenheit");
+    assert_eq!(
+        keys(&score(
+            vec![weak.clone(), close.clone()],
+            &question,
+            &RankOptions::default()
+        )),
+        [2]
+    );
+    let plan = QueryPlan::analyze("zzqqxnotathing");
+    assert!(
+        score(
+            vec![weak.clone(), close.clone()],
+            &plan,
+            &RankOptions::default()
+        )
+        .is_empty()
+    );
+    let mut closer = close;
+    closer.provenance[0].score = 0.7;
+    assert_eq!(
+        keys(&score(vec![weak, closer], &plan, &RankOptions::default())),
+        [2]
+    );
+}
+
+#[test]
+fn chunk_level_removes_overlaps_and_decays_repeats() {
+    let plan = QueryPlan::analyze("scheduler");
+    let opts = RankOptions {
+        role_priors: false,
+        ..RankOptions::default()
+    };
+    let scored = score(
+        vec![
+            cand(1, 0.040, "a.rs", FileRole::Source, None, (1, 50)),
+            cand(2, 0.039, "a.rs", FileRole::Source, None, (40, 60)),
+            cand(3, 0.038, "a.rs", FileRole::Source, None, (100, 120)),
+            cand(4, 0.037, "a.rs", FileRole::Source, None, (200, 220)),
+            cand(5, 0.036, "b.rs", FileRole::Source, None, (1, 10)),
+        ],
+        &plan,
+        &opts,
+    );
+    let out = chunks(scored, &opts);
+    // 2 overlaps 1 and goes; 3 and 4 decay below b.rs.
+    assert_eq!(keys(&out), [1, 5, 3, 4]);
+}
+
+#[test]
+fn mmr_interleaves_other_places_between_chunks_of_one_file_and_keeps_everything() {
+    let plan = QueryPlan::analyze("scheduler");
+    let opts = RankOptions {
+        role_priors: false,
+        repeat_decay: 1.0,
+        ..RankOptions::default()
+    };
+    let list = vec![
+        cand(1, 0.040, "src/a.rs", FileRole::Source, None, (1, 10)),
+        cand(2, 0.039, "src/a.rs", FileRole::Source, None, (20, 30)),
+        cand(3, 0.038, "src/a.rs", FileRole::Source, None, (40, 50)),
+        cand(4, 0.036, "src/b.rs", FileRole::Source, None, (1, 10)),
+        cand(5, 0.035, "lib/c.rs", FileRole::Source, None, (1, 10)),
+    ];
+    let off = chunks(score(list.clone(), &plan, &opts), &opts);
+    assert_eq!(keys(&off), [1, 2, 3, 4, 5]);
+    let on = RankOptions {
+        mmr_lambda: 0.7,
+        ..opts
+    };
+    let out = chunks(score(list, &plan, &on), &on);
+    // After a.rs, another directory (c.rs) is more novel than a.rs's sibling b.rs.
+    assert_eq!(keys(&out), [1, 5, 4, 2, 3]);
+}
+
+#[test]
+fn file_level_aggregates_so_coherent_files_win() {
+    let plan = QueryPlan::analyze("scheduler");
+    let opts = RankOptions::default();
+    let scored = score(
+        vec![
+            cand(1, 0.040, "lucky.rs", FileRole::Source, None, (1, 5)),
+            cand(2, 0.035, "coherent.rs", FileRole::Source, None, (1, 5)),
+            cand(3, 0.030, "coherent.rs", FileRole::Source, None, (10, 15)),
+        ],
+        &plan,
+        &opts,
+    );
+    let f = files(scored, &opts, None);
+    assert_eq!(f[0].best.candidate.file.as_ref().unwrap().1, "coherent.rs");
+    assert_eq!(f[0].matches, 2);
+    assert_eq!(f.len(), 2);
+}
+
+#[test]
+fn oracles_that_find_different_chunks_of_one_file_agree_on_the_file() {
+    let plan = QueryPlan::analyze("scheduler");
+    let opts = RankOptions {
+        coherence: vec![],
+        ..RankOptions::default()
+    };
+    let with = |key: u32, path: &str, oracle: OracleId, rank: u32, fused: f64| {
+        let mut c = cand(
+            key,
+            fused,
+            path,
+            FileRole::Source,
+            None,
+            (key * 10, key * 10 + 5),
+        );
+        c.provenance = vec![Contribution {
+            oracle,
+            rank,
+            score: 1.0,
+        }];
+        c
+    };
+    // a.rs: lexical's 1st chunk; b.rs: lexical's 2nd chunk and semantic's 2nd (another chunk).
+    let cands = vec![
+        with(1, "a.rs", OracleId::Lexical, 1, 1.0 / 61.0),
+        with(2, "c.rs", OracleId::Semantic, 1, 1.0 / 61.0),
+        with(3, "b.rs", OracleId::Lexical, 2, 1.0 / 62.0),
+        with(4, "b.rs", OracleId::Semantic, 2, 1.0 / 62.0),
+    ];
+    let chunk_level = files(score(cands.clone(), &plan, &opts), &opts, None);
+    assert_ne!(
+        chunk_level[0].best.candidate.file.as_ref().unwrap().1,
+        "b.rs"
+    );
+    let fusion = FileFusion {
+        k: 60.0,
+        weights: vec![(OracleId::Lexical, 1.0), (OracleId::Semantic, 1.0)],
+    };
+    let file_level = files(score(cands, &plan, &opts), &opts, Some(&fusion));
+    assert_eq!(
+        file_level[0].best.candidate.file.as_ref().unwrap().1,
+        "b.rs"
+    );
+}
+
+#[test]
+fn near_lifts_a_folder_without_filtering() {
+    let plan = QueryPlan::analyze("how is the buffer flushed");
+    let opts = RankOptions {
+        near: vec!["src/io".into()],
+        ..RankOptions::default()
+    };
+    let ranked = score(
+        vec![
+            cand(1, 0.033, "src/net/buf.rs", FileRole::Source, None, (1, 5)),
+            cand(2, 0.031, "src/io/buf.rs", FileRole::Source, None, (1, 5)),
+        ],
+        &plan,
+        &opts,
+    );
+    assert_eq!(keys(&ranked), [2, 1]);
+    assert!(in_dir("src/io/buf.rs", "src/io/"));
+    assert!(!in_dir("src/iox/buf.rs", "src/io"));
+}
+
+#[test]
+fn path_words_match_query_words() {
+    let plan = QueryPlan::analyze("where are shell completions generated");
+    let ranked = score(
+        vec![
+            cand(1, 0.033, "command.go", FileRole::Source, None, (1, 5)),
+            cand(
+                2,
+                0.031,
+                "shell_completions.go",
+                FileRole::Source,
+                None,
+                (1, 5),
+            ),
+        ],
+        &plan,
+        &RankOptions::default(),
+    );
+    assert_eq!(keys(&ranked), [2, 1]);
+}

@@ -1,0 +1,224 @@
+//! From ranked results to hits: candidates with what ranking needs, then hits at the requested
+//! granularity with metadata and snippets.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use anyhow::Result;
+use patina_core::{FileRole, is_doc_path};
+use patina_retrieve::fusion::{Contribution, Fused};
+use patina_retrieve::rank::{self, Candidate, RankOptions, Scored};
+
+use crate::query::engine::QueryEngine;
+use crate::query::oracles::HitKey;
+use crate::query::request::{Granularity, HitItem, MAX_SNIPPET_LINES, SearchHit, SearchRequest};
+use crate::state::repo::Repo;
+
+impl QueryEngine {
+    /// The fused results with what ranking needs: file, role, symbol, parent and lines (notes are
+    /// not part of a file). Chunks that vanished since the oracles ran are dropped.
+    pub(crate) fn candidates(
+        &self,
+        fused: Vec<Fused<HitKey>>,
+        repos: &[Arc<Repo>],
+    ) -> Vec<Candidate<HitKey>> {
+        let mut out = Vec::with_capacity(fused.len());
+        for f in fused {
+            let HitKey::Chunk {
+                repo: ri,
+                chunk: chunk_id,
+            } = f.key
+            else {
+                out.push(Candidate {
+                    key: f.key,
+                    fused: f.score,
+                    provenance: f.provenance,
+                    file: None,
+                    role: FileRole::Other,
+                    symbol: None,
+                    parent: None,
+                    lines: (0, 0),
+                });
+                continue;
+            };
+            let Some(meta) = repos[ri].chunk(chunk_id) else {
+                continue;
+            };
+            out.push(Candidate {
+                key: f.key,
+                fused: f.score,
+                provenance: f.provenance,
+                role: meta.role(),
+                lines: (meta.start_line, meta.end_line),
+                file: Some((ri, meta.path)),
+                symbol: meta.symbol,
+                parent: meta.parent,
+            });
+        }
+        out
+    }
+
+    /// The ranked results as hits at the requested granularity: chunks (overlaps removed, repeats
+    /// of a file decayed), files (chunk scores aggregated), session notes where they fit (not at
+    /// module/repo level), or per-directory / per-repository groups. Secret files
+    /// ([`patina_core::secret_reason`]) never appear.
+    pub(crate) fn collect_hits(
+        &self,
+        scored: Vec<Scored<HitKey>>,
+        repos: &[Arc<Repo>],
+        req: &SearchRequest,
+        limit: usize,
+        opts: &RankOptions,
+        fusion: &rank::FileFusion,
+    ) -> Result<Vec<SearchHit>> {
+        let snippet_of = |text: &str| {
+            text.lines()
+                .take(req.snippet_lines.min(MAX_SNIPPET_LINES))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let chunk_snippet = |repo: &Repo, chunk_id: u64| -> Result<String> {
+            Ok(if req.snippet_lines > 0 {
+                snippet_of(&repo.index().text(chunk_id)?.unwrap_or_default())
+            } else {
+                String::new()
+            })
+        };
+        let scored: Vec<_> = scored
+            .into_iter()
+            .filter(|s| {
+                s.candidate.file.as_ref().is_none_or(|(_, path)| {
+                    patina_core::secret_reason(path).is_none()
+                        && (req.granularity != Granularity::Doc || is_doc_path(path))
+                })
+            })
+            .collect();
+        let mut hits = Vec::new();
+        if matches!(req.granularity, Granularity::Module | Granularity::Repo) {
+            struct Acc {
+                ri: usize,
+                dir: String,
+                best: u64,
+                score: f64,
+                matches: u32,
+                provenance: Vec<Contribution>,
+            }
+            let mut groups: Vec<Acc> = Vec::new();
+            let mut index: HashMap<(usize, String), usize> = HashMap::new();
+            for s in scored {
+                let (Some((ri, path)), HitKey::Chunk { chunk: best, .. }) =
+                    (&s.candidate.file, s.candidate.key)
+                else {
+                    continue;
+                };
+                let dir = match req.granularity {
+                    Granularity::Repo => String::new(),
+                    _ => path.rsplit_once('/').map_or("", |(d, _)| d).to_string(),
+                };
+                let at = *index.entry((*ri, dir.clone())).or_insert_with(|| {
+                    groups.push(Acc {
+                        ri: *ri,
+                        dir,
+                        best,
+                        score: 0.0,
+                        matches: 0,
+                        provenance: Vec::new(),
+                    });
+                    groups.len() - 1
+                });
+                let g = &mut groups[at];
+                g.score += s.score;
+                g.matches += 1;
+                merge_provenance(&mut g.provenance, s.candidate.provenance);
+            }
+            // Stable: equal sums keep the order of their best chunks.
+            groups.sort_by(|a, b| b.score.total_cmp(&a.score));
+            for g in groups.into_iter().take(limit) {
+                let repo = &repos[g.ri];
+                let Some(best) = repo.chunk(g.best) else {
+                    continue;
+                };
+                hits.push(SearchHit {
+                    snippet: chunk_snippet(repo, g.best)?,
+                    role: Some(best.role()),
+                    item: HitItem::Group {
+                        repo: repo.clone(),
+                        dir: g.dir,
+                        best,
+                        matches: g.matches,
+                    },
+                    score: g.score,
+                    provenance: g.provenance,
+                });
+            }
+            return Ok(hits);
+        }
+        let ranked: Vec<(Scored<HitKey>, f64, Vec<Contribution>)> =
+            if req.granularity == Granularity::File {
+                rank::files(scored, opts, Some(fusion))
+                    .into_iter()
+                    .take(limit)
+                    .map(|f| (f.best, f.score, f.provenance))
+                    .collect()
+            } else {
+                rank::chunks(scored, opts)
+                    .into_iter()
+                    .take(limit)
+                    .map(|s| {
+                        let (score, provenance) = (s.score, s.candidate.provenance.clone());
+                        (s, score, provenance)
+                    })
+                    .collect()
+            };
+        for (s, score, provenance) in ranked {
+            let (ri, chunk_id) = match s.candidate.key {
+                HitKey::Chunk { repo, chunk } => (repo, chunk),
+                HitKey::Note(note_id) => {
+                    let Some(note) = self.sessions.as_ref().and_then(|ss| ss.get_note(note_id))
+                    else {
+                        continue;
+                    };
+                    hits.push(SearchHit {
+                        snippet: if req.snippet_lines > 0 {
+                            snippet_of(&note.text)
+                        } else {
+                            String::new()
+                        },
+                        role: None,
+                        item: HitItem::Note(note),
+                        score,
+                        provenance,
+                    });
+                    continue;
+                }
+            };
+            let repo = &repos[ri];
+            let Some(meta) = repo.chunk(chunk_id) else {
+                continue;
+            };
+            hits.push(SearchHit {
+                snippet: chunk_snippet(repo, chunk_id)?,
+                role: Some(meta.role()),
+                item: HitItem::Chunk {
+                    repo: repo.clone(),
+                    chunk_id,
+                    meta,
+                },
+                score,
+                provenance,
+            });
+        }
+        Ok(hits)
+    }
+}
+
+/// Keep each oracle's best rank.
+pub(crate) fn merge_provenance(into: &mut Vec<Contribution>, from: Vec<Contribution>) {
+    for c in from {
+        match into.iter_mut().find(|p| p.oracle == c.oracle) {
+            Some(p) if p.rank <= c.rank => {}
+            Some(p) => *p = c,
+            None => into.push(c),
+        }
+    }
+}
