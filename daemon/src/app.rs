@@ -106,7 +106,7 @@ pub async fn serve(opts: Options) -> Result<Exit> {
     let repos = Arc::new(Repos::open(
         store,
         root.clone(),
-        budget.clone(),
+        budget,
         generations,
         |repo| {
             if keep_messages_cached {

@@ -142,7 +142,7 @@ impl pb::graph_server::Graph for Services {
                 repos.resolve(&req.repo)?
             };
             let m = patina_index::repo_map::repo_map(
-                &repo.index(),
+                repo.index(),
                 &repo.record().name,
                 &patina_index::repo_map::MapRequest {
                     budget_tokens: req.token_budget as usize,
