@@ -15,6 +15,7 @@ pub mod meta;
 pub mod oracle;
 pub mod paths;
 pub mod pii;
+pub mod related;
 pub mod role;
 pub mod tokens;
 

@@ -7,6 +7,7 @@
 //! plain values, so every rule here is unit-tested on a few in-memory candidates in milliseconds.
 
 pub mod confidence;
+pub mod context;
 pub mod expand;
 pub mod fusion;
 pub mod pagerank;
