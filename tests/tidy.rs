@@ -19,6 +19,26 @@ const FLOORS: &[&str] = &["process", "state", "services", "query", "workers", "r
 /// Files of the daemon's root: they wire the floors together and nothing imports them.
 const ROOT_FILES: &[&str] = &["lib.rs", "main.rs", "app.rs"];
 
+/// Process-wide statics of the daemon outside `process/`: each a test hook or the allocator, with
+/// its reason. Any other static is a signal someone imports its owner for: pass it in instead.
+const DAEMON_STATICS: &[(&str, &str, &str)] = &[
+    (
+        "lib.rs",
+        "ALLOCATOR",
+        "the global allocator must be a static",
+    ),
+    (
+        "state/config.rs",
+        "IDLE",
+        "test hook: PATINA_TEST_IDLE_RELEASE_SECS, read once",
+    ),
+    (
+        "query/oracles/mod.rs",
+        "DELAYS",
+        "test hook: PATINA_TEST_ORACLE_DELAY_MS, read once",
+    ),
+];
+
 /// The longest a non-test source file may be.
 const MAX_LINES: usize = 800;
 
@@ -450,6 +470,50 @@ fn the_daemon_imports_only_downward_through_its_floors() {
         "the daemon's floors (lowest first: {}):\n  {}",
         FLOORS.join(" < "),
         wrong.join("\n  ")
+    );
+}
+
+#[test]
+fn the_daemons_process_wide_statics_live_in_process_but_test_hooks() {
+    let src = workspace().join("daemon/src");
+    let mut found = Vec::new();
+    for (name, file) in modules(&src) {
+        if is_test_module(&name) || name.split("::").next() == Some("process") {
+            continue;
+        }
+        let rel = file
+            .strip_prefix(&src)
+            .expect("under src")
+            .to_string_lossy()
+            .into_owned();
+        let code = code_of(&std::fs::read_to_string(&file).expect("reading a source file"));
+        for line in code.lines() {
+            let t = line.trim_start();
+            let t = t
+                .strip_prefix("pub(crate) ")
+                .or_else(|| t.strip_prefix("pub "))
+                .unwrap_or(t);
+            let Some(rest) = t.strip_prefix("static ") else {
+                continue;
+            };
+            let ident: String = rest
+                .trim_start_matches("mut ")
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !DAEMON_STATICS
+                .iter()
+                .any(|(f, s, _)| *f == rel && *s == ident)
+            {
+                found.push(format!("daemon/src/{rel}: static {ident}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "process-wide statics outside daemon/src/process/ (own them in a struct and pass it in, \
+         or list a test hook in DAEMON_STATICS with its reason):\n  {}",
+        found.join("\n  ")
     );
 }
 

@@ -111,7 +111,7 @@ impl pb::search_server::Search for Services {
             .await?;
             if let Lookup::Hit(mut resp) = found {
                 resp.cached = true;
-                resp.query_id = crate::services::feedback::new_query_id();
+                resp.query_id = d.feedback.new_query_id();
                 let refs = resp.items.iter().map(|i| i.r#ref.clone()).collect();
                 d.feedback.remember(&resp.query_id, &r.query, refs);
                 return Ok(Response::new(resp));
@@ -165,7 +165,7 @@ impl pb::search_server::Search for Services {
             })
             .await?;
         }
-        resp.query_id = crate::services::feedback::new_query_id();
+        resp.query_id = d.feedback.new_query_id();
         let refs = resp.items.iter().map(|i| i.r#ref.clone()).collect();
         self.0.feedback.remember(&resp.query_id, &text, refs);
         Ok(Response::new(resp))
@@ -174,7 +174,7 @@ impl pb::search_server::Search for Services {
 
 /// A new query id for an answer with `hits`, remembered for feedback on it.
 fn remember(d: &super::Daemon, query: &str, hits: &[pb::Hit]) -> String {
-    let id = crate::services::feedback::new_query_id();
+    let id = d.feedback.new_query_id();
     let refs = hits
         .iter()
         .map(|h| match HitKind::of(h) {

@@ -1,4 +1,4 @@
-//! Feedback on answers. Every answer is named by a query id ([`new_query_id`]); the daemon
+//! Feedback on answers. Every answer is named by a query id ([`Feedback::new_query_id`]); the daemon
 //! remembers the latest answers (question and results, [`RECENT`] of them) so a feedback record
 //! can carry what it is about. Records — explicit (`patina_feedback`: used / unhelpful results,
 //! a rating) or implicit (an agent read a hit soon after the query) — are stored durably in the
@@ -14,24 +14,11 @@ use patina_index::store::{FeedbackRecord, FeedbackTree, Store};
 
 use patina_core::UserError;
 
-static SEQ: AtomicU64 = AtomicU64::new(0);
-
 /// Answers remembered for feedback (question and results), newest kept.
 pub(crate) const RECENT: usize = 2000;
 /// Paths per list and characters per path accepted in one record.
 const MAX_PATHS: usize = 100;
 const MAX_PATH_CHARS: usize = 4096;
-
-/// A new query id: unique across the daemon's restarts (time in ms, process id and a sequence
-/// number), short enough to pass around: `q<ms>-<pid>-<n>` in hex.
-pub(crate) fn new_query_id() -> String {
-    format!(
-        "q{:x}-{:x}-{:x}",
-        crate::process::clock::now_unix_ms(),
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    )
-}
 
 /// What one feedback call says.
 #[derive(Clone, Debug, Default)]
@@ -60,6 +47,8 @@ struct Recent {
 pub(crate) struct Feedback {
     tree: FeedbackTree,
     recent: Mutex<Recent>,
+    /// The sequence number of query ids ([`Feedback::new_query_id`]).
+    seq: AtomicU64,
 }
 
 /// Counts over every record.
@@ -159,7 +148,19 @@ impl Feedback {
         Ok(Feedback {
             tree: store.feedback()?,
             recent: Mutex::new(Recent::default()),
+            seq: AtomicU64::new(0),
         })
+    }
+
+    /// A new query id: unique across the daemon's restarts (time in ms, process id and a sequence
+    /// number), short enough to pass around: `q<ms>-<pid>-<n>` in hex.
+    pub fn new_query_id(&self) -> String {
+        format!(
+            "q{:x}-{:x}-{:x}",
+            crate::process::clock::now_unix_ms(),
+            std::process::id(),
+            self.seq.fetch_add(1, Ordering::Relaxed)
+        )
     }
 
     /// Questions with the files an agent used in their answers (explicitly or by reading them),
