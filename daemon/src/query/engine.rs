@@ -169,23 +169,7 @@ impl QueryEngine {
     async fn search_once(&self, mut req: SearchRequest) -> Result<SearchResponse> {
         let started = Instant::now();
         let mut notices = Vec::new();
-        if req.text.trim().is_empty() {
-            return Err(UserError::Invalid("empty query".into()).into());
-        }
-        if req.text.len() > MAX_QUERY_BYTES {
-            let mut cut = MAX_QUERY_BYTES;
-            while !req.text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            req.text.truncate(cut);
-            notices.push(format!(
-                "query truncated to its first {MAX_QUERY_BYTES} bytes"
-            ));
-        }
-        let limit = match req.limit {
-            0 => DEFAULT_LIMIT,
-            n => n.min(MAX_LIMIT),
-        };
+        let limit = validate(&mut req, &mut notices)?;
         let repos = self.scope(&req.repos)?;
         // A repository tuned by `patina tune` answers with its own weights and rule strengths.
         let slots: Vec<_> = repos.iter().map(|r| r.tune()).collect();
@@ -205,58 +189,8 @@ impl QueryEngine {
                 req.fresh_timeout.as_millis()
             ));
         }
-        let mut partial = Vec::new();
-        let mut indexing = Vec::new();
-        let mut statics = 0;
-        for r in &repos {
-            let backlog = r.backlog();
-            if semantic_asked && backlog > 0 {
-                statics += r.provisional_count();
-                partial.push((
-                    r.record().name,
-                    backlog as u64,
-                    r.index().chunk_count() as u64,
-                ));
-            }
-            if let Some(rx) = r.running_job() {
-                let p = rx.borrow().clone();
-                indexing.push((r.record().name, p.files_done, p.files_total));
-            }
-        }
-        notices.extend(repository_notices(&partial, &indexing));
-        if statics > 0 {
-            notices.push(format!(
-                "{statics} of the chunks not embedded yet answer with static vectors (a table \
-                 distilled from the model) until the model embeds them"
-            ));
-        }
-        if let Some(bad) = req.licences.allowed.iter().find(|id| {
-            id.is_empty()
-                || !id
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '+'))
-        }) {
-            return Err(UserError::Invalid(format!(
-                "'{bad}' is not an SPDX licence id (e.g. MIT, Apache-2.0, BSD-3-Clause)"
-            ))
-            .into());
-        }
-        let docs_only = req.granularity == Granularity::Doc;
-        let filter = if docs_only
-            || req.globs.iter().any(|g| !g.trim().is_empty())
-            || !req.roles.is_empty()
-            || !req.exclude_roles.is_empty()
-            || !req.licences.is_empty()
-        {
-            Some(Arc::new(
-                PathFilter::new(&req.globs)?
-                    .docs_only(docs_only)
-                    .with_roles(&req.roles, &req.exclude_roles)
-                    .with_licences(req.licences.clone()),
-            ))
-        } else {
-            None
-        };
+        notices.extend(scope_notices(&repos, semantic_asked));
+        let filter = filter_of(&req)?;
         let cfg = &tuning.retrieval;
         // File, module and repo granularities fold chunks together, so ask for more of them.
         let per_oracle = limit
@@ -699,4 +633,90 @@ impl QueryEngine {
         }
         true
     }
+}
+/// Check `req` (an empty query is an error; an over-long one is cut, with a notice); the number
+/// of results it asks for.
+fn validate(req: &mut SearchRequest, notices: &mut Vec<String>) -> Result<usize> {
+    if req.text.trim().is_empty() {
+        return Err(UserError::Invalid("empty query".into()).into());
+    }
+    if req.text.len() > MAX_QUERY_BYTES {
+        let mut cut = MAX_QUERY_BYTES;
+        while !req.text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        req.text.truncate(cut);
+        notices.push(format!(
+            "query truncated to its first {MAX_QUERY_BYTES} bytes"
+        ));
+    }
+    Ok(match req.limit {
+        0 => DEFAULT_LIMIT,
+        n => n.min(MAX_LIMIT),
+    })
+}
+
+/// What the repositories in scope say about the answer's completeness: still indexing, still
+/// embedding (and answering with static vectors meanwhile, when the semantic oracle was asked).
+fn scope_notices(repos: &[Arc<Repo>], semantic_asked: bool) -> Vec<String> {
+    let mut partial = Vec::new();
+    let mut indexing = Vec::new();
+    let mut statics = 0;
+    for r in repos {
+        let backlog = r.backlog();
+        if semantic_asked && backlog > 0 {
+            statics += r.provisional_count();
+            partial.push((
+                r.record().name,
+                backlog as u64,
+                r.index().chunk_count() as u64,
+            ));
+        }
+        if let Some(rx) = r.running_job() {
+            let p = rx.borrow().clone();
+            indexing.push((r.record().name, p.files_done, p.files_total));
+        }
+    }
+    let mut notices = repository_notices(&partial, &indexing);
+    if statics > 0 {
+        notices.push(format!(
+            "{statics} of the chunks not embedded yet answer with static vectors (a table \
+             distilled from the model) until the model embeds them"
+        ));
+    }
+    notices
+}
+
+/// The hard filters of `req` (globs, roles, licences, docs only), `None` when there are none;
+/// an invalid glob or licence id is an error.
+fn filter_of(req: &SearchRequest) -> Result<Option<Arc<PathFilter>>> {
+    if let Some(bad) = req.licences.allowed.iter().find(|id| {
+        id.is_empty()
+            || !id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '+'))
+    }) {
+        return Err(UserError::Invalid(format!(
+            "'{bad}' is not an SPDX licence id (e.g. MIT, Apache-2.0, BSD-3-Clause)"
+        ))
+        .into());
+    }
+    let docs_only = req.granularity == Granularity::Doc;
+    Ok(
+        if docs_only
+            || req.globs.iter().any(|g| !g.trim().is_empty())
+            || !req.roles.is_empty()
+            || !req.exclude_roles.is_empty()
+            || !req.licences.is_empty()
+        {
+            Some(Arc::new(
+                PathFilter::new(&req.globs)?
+                    .docs_only(docs_only)
+                    .with_roles(&req.roles, &req.exclude_roles)
+                    .with_licences(req.licences.clone()),
+            ))
+        } else {
+            None
+        },
+    )
 }
