@@ -21,7 +21,7 @@ use crate::query::request::{
 use crate::services::embedding::Semantic;
 use crate::services::freshness::Freshness;
 use crate::services::sessions::Sessions;
-use crate::state::config::Config;
+use crate::state::config::{Config, RetrievalConfig};
 use crate::state::repo::Repo;
 use crate::state::repos::Repos;
 use crate::state::schedule::{Change, Scheduler};
@@ -261,115 +261,16 @@ impl QueryEngine {
             && cfg.weight(OracleId::Graph) > 0.0
             && code_question
         {
-            // The dependency oracle walks from the first fusion's strongest hits — those the
-            // relevance floor keeps (the neighbours of a weak semantic guess are no better) —
-            // among what the question matched in the code. The history oracles' votes (files
-            // that past commits touched) are no such match: seeded by them, the graph gave a
-            // tie-breaking vote a second say (swebench-pytest 5413: the file history lifted
-            // became the graph's own first place too).
-            let ranking = &tuning.ranking;
-            let votes_only = |o: OracleId| matches!(o, OracleId::History | OracleId::Cochange);
-            let matched_fusion;
-            let seed_source: &[Fused<HitKey>] = if rankings
-                .iter()
-                .any(|r| votes_only(r.oracle) && !r.items.is_empty())
-            {
-                let matched: Vec<Ranking<HitKey>> = rankings
-                    .iter()
-                    .filter(|r| !votes_only(r.oracle))
-                    .map(|r| Ranking {
-                        oracle: r.oracle,
-                        weight: r.weight,
-                        items: r.items.clone(),
-                    })
-                    .collect();
-                matched_fusion = rrf(&matched, cfg.rrf_k);
-                &matched_fusion
-            } else {
-                &fused
-            };
-            let exact = seed_source
-                .iter()
-                .any(|f| f.provenance.iter().any(|p| p.oracle != rank::SEMANTIC));
-            let exact_ran = rankings.iter().any(|r| r.oracle != rank::SEMANTIC);
-            let floor = if exact_ran && !exact && plan.intent == patina_retrieve::Intent::Identifier
-            {
-                ranking.unmatched_floor
-            } else {
-                ranking.semantic_floor
-            };
-            let seeds: Vec<(HitKey, f64)> = seed_source
-                .iter()
-                .filter(|f| matches!(f.key, HitKey::Chunk { .. }))
-                .filter(|f| !ranking.enabled || rank::above_floor(&f.provenance, floor))
-                .take(crate::query::oracles::graph::SEEDS)
-                .map(|f| (f.key, f.score))
-                .collect();
-            let t0 = Instant::now();
-            let gq = q.clone();
-            let timeout = cfg.oracle_timeout(req.text.len());
-            let res = tokio::time::timeout(
-                timeout,
-                tokio::task::spawn_blocking(move || {
-                    if let Some(d) = crate::query::oracles::test_delay(OracleId::Graph) {
-                        std::thread::sleep(d);
-                    }
-                    crate::query::oracles::graph::GraphOracle::neighbours(&gq, &seeds)
-                }),
-            )
-            .await;
-            let (status, message, hits) = match res {
-                Ok(Ok(hits)) => (OracleStatus::Ok, String::new(), hits),
-                Ok(Err(e)) => (
-                    OracleStatus::Error,
-                    format!("oracle crashed: {e}"),
-                    Vec::new(),
-                ),
-                Err(_) => (
-                    OracleStatus::Timeout,
-                    format!("no answer within {} ms", timeout.as_millis()),
-                    Vec::new(),
-                ),
-            };
-            if status != OracleStatus::Ok {
-                tracing::warn!(oracle = "graph", status = status.name(), "{message}");
-                notices.push(degraded_notice(OracleId::Graph, status, &message));
-            }
-            reports.push(OracleReport {
-                oracle: OracleId::Graph,
-                status,
-                weight: cfg.weight(OracleId::Graph),
-                hits: hits.len(),
-                took: t0.elapsed(),
-                message,
-            });
-            rankings.push(Ranking {
-                oracle: OracleId::Graph,
-                weight: cfg.weight(OracleId::Graph),
-                items: hits.into_iter().map(|h| (h.key, h.score)).collect(),
-            });
+            let (report, notice, ranking) = self
+                .graph_stage(&q, &rankings, &fused, &tuning.ranking, cfg)
+                .await;
+            notices.extend(notice);
+            reports.push(report);
+            rankings.push(ranking);
             fused = rrf(&rankings, cfg.rrf_k);
         }
         if req.complete {
-            let failed: Vec<String> = reports
-                .iter()
-                .filter(|r| matches!(r.status, OracleStatus::Timeout | OracleStatus::Error))
-                .map(|r| {
-                    format!(
-                        "the {} oracle {}: {}",
-                        r.oracle.name(),
-                        verb(r.status),
-                        r.message
-                    )
-                })
-                .collect();
-            if !failed.is_empty() {
-                return Err(crate::query::oracles::Incomplete(format!(
-                    "incomplete answer refused (a complete one was asked for): {}",
-                    failed.join("; ")
-                ))
-                .into());
-            }
+            refuse_incomplete(&reports)?;
         }
         let weights: Vec<(OracleId, f64)> = rankings.iter().map(|r| (r.oracle, r.weight)).collect();
         for r in &mut reports {
@@ -423,6 +324,107 @@ impl QueryEngine {
             freshness,
             intent: plan.intent,
         })
+    }
+
+    /// The graph oracle, a second stage: the callers, callees and type neighbours of the first
+    /// fusion's strongest hits (`fused`), under the oracle timeout. Its report, the notice when it
+    /// could not answer, and its ranking.
+    async fn graph_stage(
+        &self,
+        q: &Arc<OracleQuery>,
+        rankings: &[Ranking<HitKey>],
+        fused: &[Fused<HitKey>],
+        ranking: &RankOptions,
+        cfg: &RetrievalConfig,
+    ) -> (OracleReport, Option<String>, Ranking<HitKey>) {
+        // The dependency oracle walks from the first fusion's strongest hits — those the
+        // relevance floor keeps (the neighbours of a weak semantic guess are no better) —
+        // among what the question matched in the code. The history oracles' votes (files
+        // that past commits touched) are no such match: seeded by them, the graph gave a
+        // tie-breaking vote a second say (swebench-pytest 5413: the file history lifted
+        // became the graph's own first place too).
+        let votes_only = |o: OracleId| matches!(o, OracleId::History | OracleId::Cochange);
+        let matched_fusion;
+        let seed_source: &[Fused<HitKey>] = if rankings
+            .iter()
+            .any(|r| votes_only(r.oracle) && !r.items.is_empty())
+        {
+            let matched: Vec<Ranking<HitKey>> = rankings
+                .iter()
+                .filter(|r| !votes_only(r.oracle))
+                .map(|r| Ranking {
+                    oracle: r.oracle,
+                    weight: r.weight,
+                    items: r.items.clone(),
+                })
+                .collect();
+            matched_fusion = rrf(&matched, cfg.rrf_k);
+            &matched_fusion
+        } else {
+            fused
+        };
+        let exact = seed_source
+            .iter()
+            .any(|f| f.provenance.iter().any(|p| p.oracle != rank::SEMANTIC));
+        let exact_ran = rankings.iter().any(|r| r.oracle != rank::SEMANTIC);
+        let floor = if exact_ran && !exact && q.plan.intent == patina_retrieve::Intent::Identifier {
+            ranking.unmatched_floor
+        } else {
+            ranking.semantic_floor
+        };
+        let seeds: Vec<(HitKey, f64)> = seed_source
+            .iter()
+            .filter(|f| matches!(f.key, HitKey::Chunk { .. }))
+            .filter(|f| !ranking.enabled || rank::above_floor(&f.provenance, floor))
+            .take(crate::query::oracles::graph::SEEDS)
+            .map(|f| (f.key, f.score))
+            .collect();
+        let t0 = Instant::now();
+        let gq = q.clone();
+        let timeout = cfg.oracle_timeout(q.text.len());
+        let res = tokio::time::timeout(
+            timeout,
+            tokio::task::spawn_blocking(move || {
+                if let Some(d) = crate::query::oracles::test_delay(OracleId::Graph) {
+                    std::thread::sleep(d);
+                }
+                crate::query::oracles::graph::GraphOracle::neighbours(&gq, &seeds)
+            }),
+        )
+        .await;
+        let (status, message, hits) = match res {
+            Ok(Ok(hits)) => (OracleStatus::Ok, String::new(), hits),
+            Ok(Err(e)) => (
+                OracleStatus::Error,
+                format!("oracle crashed: {e}"),
+                Vec::new(),
+            ),
+            Err(_) => (
+                OracleStatus::Timeout,
+                format!("no answer within {} ms", timeout.as_millis()),
+                Vec::new(),
+            ),
+        };
+        let notice = (status != OracleStatus::Ok).then(|| {
+            tracing::warn!(oracle = "graph", status = status.name(), "{message}");
+            degraded_notice(OracleId::Graph, status, &message)
+        });
+        (
+            OracleReport {
+                oracle: OracleId::Graph,
+                status,
+                weight: cfg.weight(OracleId::Graph),
+                hits: hits.len(),
+                took: t0.elapsed(),
+                message,
+            },
+            notice,
+            Ranking {
+                oracle: OracleId::Graph,
+                weight: cfg.weight(OracleId::Graph),
+                items: hits.into_iter().map(|h| (h.key, h.score)).collect(),
+            },
+        )
     }
 
     /// The oracles `names` asks for; none named: every oracle, the history oracle only with
@@ -634,6 +636,31 @@ impl QueryEngine {
         true
     }
 }
+/// An error naming the oracles that timed out or failed, when any did (a complete answer was
+/// asked for).
+fn refuse_incomplete(reports: &[OracleReport]) -> Result<()> {
+    let failed: Vec<String> = reports
+        .iter()
+        .filter(|r| matches!(r.status, OracleStatus::Timeout | OracleStatus::Error))
+        .map(|r| {
+            format!(
+                "the {} oracle {}: {}",
+                r.oracle.name(),
+                verb(r.status),
+                r.message
+            )
+        })
+        .collect();
+    if !failed.is_empty() {
+        return Err(crate::query::oracles::Incomplete(format!(
+            "incomplete answer refused (a complete one was asked for): {}",
+            failed.join("; ")
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 /// Check `req` (an empty query is an error; an over-long one is cut, with a notice); the number
 /// of results it asks for.
 fn validate(req: &mut SearchRequest, notices: &mut Vec<String>) -> Result<usize> {
