@@ -149,6 +149,20 @@ impl TestEnv {
             .env_remove("LISTEN_PID")
             .env_remove("LISTEN_FDS")
             .env_remove("ORT_DYLIB_PATH");
+        // Python drivers (MCP conformance, LSP protocol) run as written: no optimisation that
+        // strips checks, no start-up script, no other interpreter home, no changed warnings.
+        for var in [
+            "PYTHONOPTIMIZE",
+            "PYTHONINSPECT",
+            "PYTHONSTARTUP",
+            "PYTHONHOME",
+            "PYTHONWARNINGS",
+            "PYTHONDEVMODE",
+            "PYTHONSAFEPATH",
+            "PYTHONNOUSERSITE",
+        ] {
+            cmd.env_remove(var);
+        }
         match &self.model {
             Some(dir) => cmd.env("PATINA_MODEL_DIR", dir),
             None => cmd.env_remove("PATINA_MODEL_DIR"),
