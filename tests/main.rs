@@ -17,6 +17,7 @@ mod hardening;
 mod history;
 mod indexing;
 mod live;
+mod locations;
 mod lsp;
 mod mcp;
 mod memory;

@@ -91,6 +91,10 @@ pub struct QueryPlan {
     /// File paths and names the query mentions (`src/config.py`, `config.toml`), normalised.
     pub paths: Vec<String>,
     pub frames: Vec<Frame>,
+    /// The query is a pasted location or stack trace (a short text with a frame, or a text whose
+    /// lines are mostly frames), not a report that happens to contain one: then its frames point
+    /// at the answer ([`QueryPlan::locations`]).
+    pub trace: bool,
     /// Quoted strings (error messages and the like).
     pub quoted: Vec<String>,
     /// The text a sentence model should embed: the prose without code blocks and traces, cut to
@@ -126,6 +130,14 @@ impl QueryPlan {
         let long = text.len() > LONG_BYTES || text.lines().count() > LONG_LINES;
         let (prose, code) = split_code(text);
         let frames = frames(text);
+        let trace = !frames.is_empty() && {
+            let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+            let framed = lines
+                .iter()
+                .filter(|l| !entities::frames(l).is_empty())
+                .count();
+            !long || framed * 3 >= lines.len()
+        };
         let mut identifiers = Vec::new();
         collect_identifiers(&prose, &mut identifiers, true);
         collect_identifiers(&code, &mut identifiers, false);
@@ -210,6 +222,7 @@ impl QueryPlan {
             wanted_roles,
             identifiers,
             paths,
+            trace,
             frames,
             quoted: quoted(text),
             semantic_text,
@@ -268,6 +281,12 @@ impl QueryPlan {
         } else {
             1
         }
+    }
+
+    /// The frames that point at the answer: those of a pasted location or trace, innermost first;
+    /// none for a report that merely contains a trace.
+    pub fn locations(&self) -> &[Frame] {
+        if self.trace { &self.frames } else { &[] }
     }
 
     /// Does the query name code (an identifier, a path or a frame)?

@@ -87,6 +87,10 @@ pub struct RankOptions {
     pub mention_boost: f64,
     /// A file named by a stack-trace frame.
     pub frame_boost: f64,
+    /// The chunk a pasted location or a trace's frame points at (the innermost chunk holding its
+    /// line, or the test a node id names): this for the first frame, × 0.75 per frame after it,
+    /// so a trace's chunks come first, in its order.
+    pub location_boost: f64,
     /// Directories the caller wants lifted (`--near DIR`): per query, not configuration.
     #[serde(skip)]
     pub near: Vec<String>,
@@ -124,6 +128,7 @@ impl Default for RankOptions {
             path_words_max: 3,
             mention_boost: 1.5,
             frame_boost: 1.2,
+            location_boost: 3.0,
             near: Vec::new(),
             exact_oracles_ran: true,
             near_boost: 1.3,
@@ -189,6 +194,31 @@ pub fn score<K: Clone>(
     } else {
         opts.semantic_floor
     };
+    // Per frame, the narrowest candidate holding its line: only that one is where it points.
+    let located = |c: &Candidate<K>| -> Vec<usize> {
+        let Some((_, path)) = &c.file else {
+            return Vec::new();
+        };
+        plan.locations()
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| same_file(&f.path, path))
+            .filter(|(_, f)| match (f.line, &f.function) {
+                (Some(l), _) => c.lines.0 <= l && l <= c.lines.1,
+                (None, Some(name)) => c.symbol.as_deref() == Some(name.as_str()),
+                (None, None) => false,
+            })
+            .map(|(k, _)| k)
+            .collect()
+    };
+    let mut narrowest: HashMap<usize, u32> = HashMap::new();
+    for c in &candidates {
+        for k in located(c) {
+            let span = c.lines.1.saturating_sub(c.lines.0);
+            let e = narrowest.entry(k).or_insert(span);
+            *e = (*e).min(span);
+        }
+    }
     let mut out: Vec<Scored<K>> = candidates
         .into_iter()
         .filter(|c| !opts.enabled || above_floor(&c.provenance, floor))
@@ -236,6 +266,16 @@ pub fn score<K: Clone>(
                 f.mention = mention;
                 f.near = near;
             }
+            let span = c.lines.1.saturating_sub(c.lines.0);
+            if let Some(k) = located(&c)
+                .into_iter()
+                .filter(|k| narrowest.get(k) == Some(&span))
+                .min()
+            {
+                f.mention = f
+                    .mention
+                    .max(opts.location_boost * 0.75f64.powi(k.min(50) as i32));
+            }
             if !ident_names.is_empty() {
                 let sym = c.symbol.as_deref().map(normalize);
                 let parent = c.parent.as_deref().map(normalize);
@@ -256,6 +296,19 @@ pub fn score<K: Clone>(
         })
         .collect();
     sort(&mut out);
+    // A pasted location or trace points at its chunks exactly: they come first, in the trace's
+    // order (innermost first), whatever the words and meaning say; the rest follow by score.
+    if !narrowest.is_empty() {
+        let at = |c: &Candidate<K>| {
+            let span = c.lines.1.saturating_sub(c.lines.0);
+            located(c)
+                .into_iter()
+                .filter(|k| narrowest.get(k) == Some(&span))
+                .min()
+                .unwrap_or(usize::MAX)
+        };
+        out.sort_by_cached_key(|s| at(&s.candidate));
+    }
     out
 }
 

@@ -206,6 +206,11 @@ impl QueryEngine {
             self.semantic.lexicon(),
         );
         notices.extend(read_as);
+        if !plan.locations().is_empty() {
+            notices.extend(crate::query::oracles::symbol::location_notices(
+                &plan, &repos,
+            ));
+        }
         let plan = Arc::new(plan);
         let q = Arc::new(OracleQuery {
             text: req.text.clone(),

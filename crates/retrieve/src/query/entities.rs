@@ -133,7 +133,8 @@ pub(crate) fn collect_identifiers(text: &str, out: &mut Vec<Identifier>, prose: 
 pub(crate) const PATH_EXTS: &[&str] = &[
     "rs", "py", "pyi", "js", "mjs", "cjs", "jsx", "ts", "tsx", "go", "java", "kt", "c", "h", "cc",
     "cpp", "hpp", "cs", "rb", "php", "swift", "scala", "md", "rst", "txt", "toml", "yaml", "yml",
-    "json", "cfg", "ini", "sh", "lua", "sql", "proto", "html", "css", "vue",
+    "json", "cfg", "ini", "sh", "lua", "sql", "proto", "html", "css", "vue", "ex", "exs", "erl",
+    "hrl", "hs", "kts", "dart", "zig", "fs", "vb", "groovy", "clj", "ml", "jl", "php", "pl",
 ];
 
 /// A file path or file name in `w` (trailing `:line:col` removed), normalised: no `./`, `/` only.
@@ -162,9 +163,13 @@ pub(crate) fn as_path(w: &str) -> Option<String> {
     Some(w.trim_start_matches("./").replace('\\', "/"))
 }
 
-/// Stack-trace frames in any of the common formats: Python (`File "x.py", line 3, in f`), pytest
-/// (`x.py:3: in f`), Rust panics and Go (`src/x.rs:12:5`, `x.go:12`), JavaScript
-/// (`at f (x.js:1:2)`) and Java (`at a.b.C.m(C.java:12)`).
+/// Stack-trace frames and pasted locations in any of the common formats, innermost first: Python
+/// tracebacks (`File "x.py", line 3, in f`, printed innermost last: reversed), pytest
+/// (`x.py:3: in f`, and node ids `x.py::test_f` — a test by name, no line), Rust panics,
+/// backtraces and compiler errors (`src/x.rs:12:5`, `--> src/x.rs:12:5`), Go (`x.go:12 +0x1d`),
+/// JavaScript (`at f (x.js:1:2)`), Java/Kotlin/Scala (`at a.b.C.m(C.java:12)`), .NET
+/// (`in /src/C.cs:line 12`), Ruby (`from x.rb:12:in 'm'`), Elixir (`lib/x.ex:12: M.f/2`) and
+/// linters (`path:line:col: error: …`). A bare `path:line` is a one-frame trace.
 pub fn frames(text: &str) -> Vec<Frame> {
     let mut out: Vec<Frame> = Vec::new();
     let mut push = |f: Frame| {
@@ -174,6 +179,50 @@ pub fn frames(text: &str) -> Vec<Frame> {
     };
     for line in text.lines() {
         let t = line.trim();
+        // .NET: `at Shop.Billing.Total() in /src/Billing.cs:line 42`.
+        if let Some((head, tail)) = t.rsplit_once(":line ")
+            && let Some(path) = head.rsplit(" in ").next().and_then(as_path)
+            && let Some(line_no) = tail
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|n| n.parse().ok())
+        {
+            let function = head
+                .strip_prefix("at ")
+                .and_then(|h| h.split(" in ").next())
+                .and_then(|h| h.split('(').next())
+                .and_then(|h| h.rsplit('.').next())
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty());
+            push(Frame {
+                path,
+                line: Some(line_no),
+                function,
+            });
+            continue;
+        }
+        // pytest's node ids: `tests/test_x.py::TestY::test_z[param]` names a test, not a line.
+        for w in t.split_whitespace() {
+            let Some((p, rest)) = w.split_once("::") else {
+                continue;
+            };
+            let Some(path) = as_path(p) else { continue };
+            let name = rest
+                .rsplit("::")
+                .next()
+                .unwrap_or("")
+                .split('[')
+                .next()
+                .unwrap_or("")
+                .trim_end_matches(|c: char| !c.is_alphanumeric() && c != '_');
+            if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                push(Frame {
+                    path,
+                    line: None,
+                    function: Some(name.to_string()),
+                });
+            }
+        }
         if let Some(rest) = t.strip_prefix("File \"")
             && let Some((path, after)) = rest.split_once('"')
         {
@@ -217,7 +266,11 @@ pub fn frames(text: &str) -> Vec<Frame> {
                     let at = t.strip_prefix("at ")?;
                     let head = at.split('(').next()?.trim();
                     let name = head.rsplit('.').next()?.trim();
-                    (!name.is_empty() && !name.contains('/')).then(|| name.to_string())
+                    (!name.is_empty()
+                        && name
+                            .chars()
+                            .all(|c| c.is_alphanumeric() || c == '_' || c == '$'))
+                    .then(|| name.to_string())
                 });
             push(Frame {
                 path,
@@ -225,6 +278,10 @@ pub fn frames(text: &str) -> Vec<Frame> {
                 function,
             });
         }
+    }
+    // Innermost frame first, as most traces print them; Python prints the innermost last.
+    if text.contains("most recent call last") {
+        out.reverse();
     }
     out
 }

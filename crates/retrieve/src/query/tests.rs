@@ -107,6 +107,91 @@ fn stack_frames_in_five_languages() {
 }
 
 #[test]
+fn every_common_trace_format_gives_its_frames_innermost_first() {
+    let at = |text: &str| -> Vec<(String, Option<u32>)> {
+        frames(text).into_iter().map(|f| (f.path, f.line)).collect()
+    };
+    let one = |p: &str, l: u32| vec![(p.to_string(), Some(l))];
+    // Rust: a panic, a backtrace frame, a compiler error.
+    assert_eq!(
+        at("thread 'main' panicked at crates/core/flags/hiargs.rs:1090:5:\nboom"),
+        one("crates/core/flags/hiargs.rs", 1090)
+    );
+    assert_eq!(
+        at("   3: mycrate::run\n             at ./src/run.rs:12:9"),
+        one("src/run.rs", 12)
+    );
+    assert_eq!(
+        at("error[E0308]: mismatched types\n  --> src/lib.rs:7:13"),
+        one("src/lib.rs", 7)
+    );
+    // Python: innermost last in the text, first here.
+    let py = at(
+        "Traceback (most recent call last):\n  File \"app/main.py\", line 3, in <module>\n    run()\n  File \"app/service.py\", line 20, in total\n    x\nValueError",
+    );
+    assert_eq!(
+        py,
+        vec![
+            ("app/service.py".to_string(), Some(20)),
+            ("app/main.py".to_string(), Some(3))
+        ]
+    );
+    // Go.
+    assert_eq!(
+        at("main.run()\n\t/home/u/proj/cmd/run.go:12 +0x1d"),
+        one("/home/u/proj/cmd/run.go", 12)
+    );
+    // Node.
+    assert_eq!(
+        at("    at total (/srv/app/web/cart.js:8:11)"),
+        one("/srv/app/web/cart.js", 8)
+    );
+    // Java/Kotlin/Scala.
+    let java = frames("\tat org.shop.Cart.total(Cart.java:42)");
+    assert_eq!(
+        (java[0].path.as_str(), java[0].line),
+        ("Cart.java", Some(42))
+    );
+    assert_eq!(java[0].function.as_deref(), Some("total"));
+    // .NET.
+    let cs = frames("   at Shop.Billing.Total() in /src/shop/Billing.cs:line 17");
+    assert_eq!(
+        (cs[0].path.as_str(), cs[0].line),
+        ("/src/shop/Billing.cs", Some(17))
+    );
+    assert_eq!(cs[0].function.as_deref(), Some("Total"));
+    // Ruby, Elixir, linters.
+    assert_eq!(
+        at("\tfrom lib/shop/cart.rb:9:in 'total'"),
+        one("lib/shop/cart.rb", 9)
+    );
+    assert_eq!(
+        at("    (shop 0.1.0) lib/shop/cart.ex:14: Shop.Cart.total/1"),
+        one("lib/shop/cart.ex", 14)
+    );
+    assert_eq!(
+        at("src/app.ts:4:10: error: Cannot find name 'x'"),
+        one("src/app.ts", 4)
+    );
+    // A bare location.
+    assert_eq!(
+        at("crates/searcher/src/searcher/mod.rs:503"),
+        one("crates/searcher/src/searcher/mod.rs", 503)
+    );
+    // pytest's node id: a test by name.
+    let node = frames("tests/test_cart.py::TestCart::test_total[two-items]");
+    assert_eq!(node[0].path, "tests/test_cart.py");
+    assert_eq!(node[0].line, None);
+    assert_eq!(node[0].function.as_deref(), Some("test_total"));
+    // No garbage names from a location in a backtrace.
+    assert!(
+        frames("   at ./src/run.rs:12:9")
+            .iter()
+            .all(|f| f.function.is_none())
+    );
+}
+
+#[test]
 fn long_texts_are_decomposed() {
     let text = format!(
         "Fixture scope is not shown\n\n{}\n```python\ndef test_x(tmp_path):\n    assert helper_fn(tmp_path)\n```\nMore words about fixtures and scopes.",

@@ -3,6 +3,7 @@
 //! `Config::load`) or a file name (`config.toml`, `src/main.rs`) puts that definition or file first.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use anyhow::Result;
 
@@ -10,7 +11,12 @@ use patina_core::OracleId;
 
 use super::{Oracle, OracleHit, OracleQuery, merge_by_score};
 use patina_chunk::ChunkKind;
-use patina_index::symbols::normalize;
+use patina_core::ChunkMeta;
+use patina_index::symbols::{FileEntry, SymbolTable, normalize};
+use patina_retrieve::QueryPlan;
+use patina_retrieve::query::Frame;
+
+use crate::state::repo::Repo;
 
 pub(crate) struct SymbolOracle;
 
@@ -40,6 +46,14 @@ const IMPL: f32 = 0.8;
 /// ranked second here would nearly tie with the definition, and the lexical oracle, which
 /// favours chunks that merely mention the name (callers), would decide between them.
 const NAMED: f32 = NORMALIZED;
+/// The chunk a pasted location or stack frame points at (the innermost chunk holding its line, or
+/// the test a pytest node id names): above every name, since nothing in a question is more exact.
+/// Later frames of a trace score a little less each, so the trace's order survives
+/// ([`LOCATION_STEP`]).
+const LOCATION: f32 = 1.3;
+const LOCATION_STEP: f32 = 0.01;
+/// At most this many frames of a trace are located.
+const MAX_FRAMES: usize = 20;
 /// Prefix matches are only tried for candidates at least this long.
 const MIN_PREFIX: usize = 3;
 
@@ -67,7 +81,9 @@ impl Oracle for SymbolOracle {
         } else {
             candidates(&q.text)
         };
-        if cands.is_empty() {
+        let locations = q.plan.locations();
+        let frames = &locations[..locations.len().min(MAX_FRAMES)];
+        if cands.is_empty() && frames.is_empty() {
             return Ok(Vec::new());
         }
         let mut hits = Vec::new();
@@ -159,6 +175,12 @@ impl Oracle for SymbolOracle {
                             continue;
                         };
                         offer(f.chunk_id, score);
+                    }
+                }
+                for (k, frame) in frames.iter().enumerate() {
+                    let score = LOCATION - LOCATION_STEP * k as f32;
+                    for id in locate(frame, &table, chunks) {
+                        offer(id, score);
                     }
                 }
                 hits.extend(
@@ -343,6 +365,118 @@ fn plan_candidates(plan: &patina_retrieve::QueryPlan) -> Vec<Candidate> {
             path: false,
             grandparent: None,
         });
+    }
+    out
+}
+
+/// The indexed files a frame's path names, best match only: the path itself or a path ending in it
+/// (an absolute path in a trace), else a file of that name in a folder of that name (or of that
+/// name alone, for a frame that gives no folder: Java's `Cart.java`). Original case.
+pub(crate) fn files_of(
+    frame_path: &str,
+    table: &SymbolTable,
+    chunks: &HashMap<u64, ChunkMeta>,
+) -> Vec<String> {
+    let want = frame_path.trim_start_matches("./").to_lowercase();
+    let path_of = |f: &FileEntry| chunks.get(&f.chunk_id).map(|m| m.path.clone());
+    let exact: Vec<String> = table
+        .files
+        .iter()
+        .filter(|f| f.path == want || want.ends_with(&format!("/{}", f.path)))
+        .filter_map(path_of)
+        .collect();
+    if !exact.is_empty() {
+        return exact;
+    }
+    table
+        .files
+        .iter()
+        .filter(|f| patina_retrieve::rank::same_file(&want, &f.path))
+        .filter_map(path_of)
+        .collect()
+}
+
+/// What a query's locations point at that the repositories in scope do not hold, as notices:
+/// frames outside every repository (an absolute path elsewhere — the standard library, installed
+/// packages — set aside), paths no repository has, lines past a file's end. Nothing is replaced
+/// silently: the answer says what it could not find.
+pub(crate) fn location_notices(plan: &QueryPlan, repos: &[Arc<Repo>]) -> Vec<String> {
+    let mut outside: Vec<String> = Vec::new();
+    let mut notices = Vec::new();
+    for frame in plan.locations().iter().take(MAX_FRAMES) {
+        // (file, its last chunked line) in every repository that has it.
+        let mut found: Vec<(String, u32)> = Vec::new();
+        for repo in repos {
+            let table = repo.symbols();
+            repo.with_chunks(|chunks| {
+                for path in files_of(&frame.path, &table, chunks) {
+                    let last = chunks
+                        .values()
+                        .filter(|m| m.path == path)
+                        .map(|m| m.end_line)
+                        .max()
+                        .unwrap_or(0);
+                    found.push((path, last));
+                }
+            });
+        }
+        if found.is_empty() {
+            let name = frame.path.rsplit('/').next().unwrap_or(&frame.path);
+            if frame.path.starts_with('/') {
+                if !outside.iter().any(|o| o == name) {
+                    outside.push(name.to_string());
+                }
+            } else {
+                notices.push(format!(
+                    "no file {} in the repositories searched: nothing stands in for it",
+                    frame.path
+                ));
+            }
+            continue;
+        }
+        if let Some(line) = frame.line
+            && found.iter().all(|(_, last)| line > *last)
+        {
+            let (path, last) = &found[0];
+            notices.push(format!(
+                "{path} has {last} lines: line {line} is past its end"
+            ));
+        }
+    }
+    if !outside.is_empty() {
+        let n = outside.len();
+        let named: Vec<&str> = outside.iter().take(3).map(String::as_str).collect();
+        notices.push(format!(
+            "{n} frame(s) outside the repository set aside ({}{})",
+            named.join(", "),
+            if n > 3 { ", …" } else { "" }
+        ));
+    }
+    notices
+}
+
+/// The chunks `frame` points at: in each file it names, the innermost chunk holding its line, or
+/// (a test named without a line) the definitions of that name.
+fn locate(frame: &Frame, table: &SymbolTable, chunks: &HashMap<u64, ChunkMeta>) -> Vec<u64> {
+    let mut out = Vec::new();
+    for path in files_of(&frame.path, table, chunks) {
+        let in_file = chunks.iter().filter(|(_, m)| m.path == path);
+        match (frame.line, &frame.function) {
+            (Some(line), _) => {
+                if let Some((id, _)) = in_file
+                    .filter(|(_, m)| m.start_line <= line && line <= m.end_line)
+                    .min_by_key(|(id, m)| (m.end_line - m.start_line, **id))
+                {
+                    out.push(*id);
+                }
+            }
+            (None, Some(name)) => out.extend(
+                in_file
+                    .filter(|(_, m)| m.symbol.as_deref() == Some(name.as_str()))
+                    .map(|(id, _)| *id),
+            ),
+            (None, None) => {}
+        }
     }
     out
 }
