@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::util::{Repo, TestEnv, git_repo, query};
+use crate::util::{Repo, TestEnv, git, git_out, git_repo, query};
 
 /// `n` functions named by `names`, in a language's syntax, each with a dozen body lines so every
 /// definition is a chunk of its own; the marker `<name>-here` sits in the middle of each body.
@@ -435,6 +435,65 @@ fn a_line_past_the_end_or_a_missing_file_is_said_not_silently_replaced() {
             .iter()
             .any(|n| n.contains("src/nowhere.rs") && n.contains("no file")),
         "a path that is not in the repository is said: {:?}",
+        resp.notices
+    );
+}
+
+#[test]
+fn a_commit_id_answers_with_that_commit_and_the_chunks_it_changed_as_they_are_now() {
+    let env = TestEnv::started();
+    let repo = polyglot();
+    let root = repo.path();
+    // The commit asked about changes `closing`; a later one moves every line of the file down.
+    let engine = repo.read("src/engine.rs");
+    let changed = engine.replace(
+        "let v6 = x + 6;\n    // closing-here",
+        "let v6 = x * 6;\n    // closing-here",
+    );
+    assert_ne!(changed, engine, "the fixture has the line to change");
+    std::fs::write(root.join("src/engine.rs"), &changed).expect("writing");
+    git(root, &["commit", "-q", "-am", "engine: closing multiplies"]);
+    let hash = git_out(root, &["rev-parse", "--short=8", "HEAD"], None);
+    let moved = format!("// Prices and totals.\n// (moved down)\n\n{changed}");
+    std::fs::write(root.join("src/engine.rs"), moved).expect("writing");
+    git(root, &["commit", "-q", "-am", "engine: a header"]);
+    env.add_repo(root);
+
+    for rev in [hash.as_str(), "HEAD~1"] {
+        let mut req = query(rev);
+        req.repos = vec![repo.key()];
+        let resp = env.query(req).expect("answered");
+        let first = resp
+            .hits
+            .first()
+            .unwrap_or_else(|| panic!("no hit for {rev}: {:?}", resp.notices));
+        assert_eq!(
+            (first.path.as_str(), first.symbol.as_str()),
+            ("src/engine.rs", "closing"),
+            "{rev} answers with the chunk it changed, where it is now: {:?}",
+            resp.hits
+                .iter()
+                .take(3)
+                .map(|h| format!("{}:{}-{} {}", h.path, h.start_line, h.end_line, h.symbol))
+                .collect::<Vec<_>>()
+        );
+        let line_now = repo.line_of("src/engine.rs", "let v6 = x * 6;");
+        assert!(first.start_line <= line_now && line_now <= first.end_line);
+        assert!(
+            resp.notices
+                .iter()
+                .any(|n| n.contains("engine: closing multiplies") && n.contains(&hash)),
+            "the answer says which commit it is: {:?}",
+            resp.notices
+        );
+    }
+    // A hex word that names no commit is an ordinary query.
+    let mut req = query("deadbeef42");
+    req.repos = vec![repo.key()];
+    let resp = env.query(req).expect("answered");
+    assert!(
+        !resp.notices.iter().any(|n| n.starts_with("commit ")),
+        "{:?}",
         resp.notices
     );
 }

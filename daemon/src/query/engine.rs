@@ -12,12 +12,10 @@ use patina_retrieve::QueryPlan;
 use patina_retrieve::fusion::{Fused, Ranking, rrf};
 use patina_retrieve::rank::{self, RankOptions};
 
-use crate::query::notices::{degraded_notice, repository_notices, verb};
+use crate::query::notices::{degraded_notice, refuse_incomplete};
 use crate::query::oracles::{HitKey, Oracle, OracleHit, OracleQuery, Unavailable};
-use crate::query::request::{
-    DEFAULT_LIMIT, Granularity, MAX_LIMIT, MAX_QUERY_BYTES, OracleReport, SearchRequest,
-    SearchResponse,
-};
+use crate::query::prepare::{commit_locations, filter_of, scope_notices, validate};
+use crate::query::request::{Granularity, OracleReport, SearchRequest, SearchResponse};
 use crate::services::embedding::Semantic;
 use crate::services::freshness::Freshness;
 use crate::services::sessions::Sessions;
@@ -25,7 +23,6 @@ use crate::state::config::{Config, RetrievalConfig};
 use crate::state::repo::Repo;
 use crate::state::repos::Repos;
 use crate::state::schedule::{Change, Scheduler};
-use patina_core::PathFilter;
 use patina_core::UserError;
 
 /// Folders of the repositories in scope that a short query names (`src/net`, `crates/ignore/`):
@@ -199,13 +196,24 @@ impl QueryEngine {
                 Granularity::Chunk | Granularity::Doc => 1,
                 Granularity::File | Granularity::Module | Granularity::Repo => 3,
             };
-        let (plan, read_as) = crate::query::oracles::lexical::plan(
+        let (mut plan, read_as) = crate::query::oracles::lexical::plan(
             &req.text,
             &repos,
             cfg.expand,
             self.semantic.lexicon(),
         );
         notices.extend(read_as);
+        // A commit named by the query points at what it changed: its regions at HEAD become the
+        // query's locations, and only the oracle that locates answers.
+        let mut oracles = oracles;
+        if let Some((commit_notices, frames)) = commit_locations(&req.text, &repos).await {
+            notices.extend(commit_notices);
+            if !frames.is_empty() {
+                plan.frames = frames;
+                plan.trace = true;
+                oracles.retain(|o| o.id() == OracleId::Symbol);
+            }
+        }
         if !plan.locations().is_empty() {
             notices.extend(crate::query::oracles::symbol::location_notices(
                 &plan, &repos,
@@ -640,115 +648,4 @@ impl QueryEngine {
         }
         true
     }
-}
-/// An error naming the oracles that timed out or failed, when any did (a complete answer was
-/// asked for).
-fn refuse_incomplete(reports: &[OracleReport]) -> Result<()> {
-    let failed: Vec<String> = reports
-        .iter()
-        .filter(|r| matches!(r.status, OracleStatus::Timeout | OracleStatus::Error))
-        .map(|r| {
-            format!(
-                "the {} oracle {}: {}",
-                r.oracle.name(),
-                verb(r.status),
-                r.message
-            )
-        })
-        .collect();
-    if !failed.is_empty() {
-        return Err(crate::query::oracles::Incomplete(format!(
-            "incomplete answer refused (a complete one was asked for): {}",
-            failed.join("; ")
-        ))
-        .into());
-    }
-    Ok(())
-}
-
-/// Check `req` (an empty query is an error; an over-long one is cut, with a notice); the number
-/// of results it asks for.
-fn validate(req: &mut SearchRequest, notices: &mut Vec<String>) -> Result<usize> {
-    if req.text.trim().is_empty() {
-        return Err(UserError::Invalid("empty query".into()).into());
-    }
-    if req.text.len() > MAX_QUERY_BYTES {
-        let mut cut = MAX_QUERY_BYTES;
-        while !req.text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        req.text.truncate(cut);
-        notices.push(format!(
-            "query truncated to its first {MAX_QUERY_BYTES} bytes"
-        ));
-    }
-    Ok(match req.limit {
-        0 => DEFAULT_LIMIT,
-        n => n.min(MAX_LIMIT),
-    })
-}
-
-/// What the repositories in scope say about the answer's completeness: still indexing, still
-/// embedding (and answering with static vectors meanwhile, when the semantic oracle was asked).
-fn scope_notices(repos: &[Arc<Repo>], semantic_asked: bool) -> Vec<String> {
-    let mut partial = Vec::new();
-    let mut indexing = Vec::new();
-    let mut statics = 0;
-    for r in repos {
-        let backlog = r.backlog();
-        if semantic_asked && backlog > 0 {
-            statics += r.provisional_count();
-            partial.push((
-                r.record().name,
-                backlog as u64,
-                r.index().chunk_count() as u64,
-            ));
-        }
-        if let Some(rx) = r.running_job() {
-            let p = rx.borrow().clone();
-            indexing.push((r.record().name, p.files_done, p.files_total));
-        }
-    }
-    let mut notices = repository_notices(&partial, &indexing);
-    if statics > 0 {
-        notices.push(format!(
-            "{statics} of the chunks not embedded yet answer with static vectors (a table \
-             distilled from the model) until the model embeds them"
-        ));
-    }
-    notices
-}
-
-/// The hard filters of `req` (globs, roles, licences, docs only), `None` when there are none;
-/// an invalid glob or licence id is an error.
-fn filter_of(req: &SearchRequest) -> Result<Option<Arc<PathFilter>>> {
-    if let Some(bad) = req.licences.allowed.iter().find(|id| {
-        id.is_empty()
-            || !id
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '+'))
-    }) {
-        return Err(UserError::Invalid(format!(
-            "'{bad}' is not an SPDX licence id (e.g. MIT, Apache-2.0, BSD-3-Clause)"
-        ))
-        .into());
-    }
-    let docs_only = req.granularity == Granularity::Doc;
-    Ok(
-        if docs_only
-            || req.globs.iter().any(|g| !g.trim().is_empty())
-            || !req.roles.is_empty()
-            || !req.exclude_roles.is_empty()
-            || !req.licences.is_empty()
-        {
-            Some(Arc::new(
-                PathFilter::new(&req.globs)?
-                    .docs_only(docs_only)
-                    .with_roles(&req.roles, &req.exclude_roles)
-                    .with_licences(req.licences.clone()),
-            ))
-        } else {
-            None
-        },
-    )
 }

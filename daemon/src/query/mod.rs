@@ -10,4 +10,5 @@ pub(crate) mod context;
 pub(crate) mod engine;
 mod notices;
 pub(crate) mod oracles;
+mod prepare;
 pub(crate) mod request;

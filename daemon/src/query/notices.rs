@@ -1,7 +1,10 @@
 //! The notices an answer carries: an oracle that could not answer, repositories whose answer may
 //! be partial (still indexing or embedding).
 
+use anyhow::Result;
 use patina_core::{OracleId, OracleStatus};
+
+use crate::query::request::OracleReport;
 
 pub(crate) fn verb(status: OracleStatus) -> &'static str {
     match status {
@@ -65,6 +68,31 @@ pub(crate) fn repository_notices(
         }));
     }
     out
+}
+
+/// An error naming the oracles that timed out or failed, when any did (a complete answer was
+/// asked for).
+pub(crate) fn refuse_incomplete(reports: &[OracleReport]) -> Result<()> {
+    let failed: Vec<String> = reports
+        .iter()
+        .filter(|r| matches!(r.status, OracleStatus::Timeout | OracleStatus::Error))
+        .map(|r| {
+            format!(
+                "the {} oracle {}: {}",
+                r.oracle.name(),
+                verb(r.status),
+                r.message
+            )
+        })
+        .collect();
+    if !failed.is_empty() {
+        return Err(crate::query::oracles::Incomplete(format!(
+            "incomplete answer refused (a complete one was asked for): {}",
+            failed.join("; ")
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -121,7 +121,7 @@ pub(crate) fn dirty(root: &Path) -> Option<String> {
 }
 
 /// What `git -C root ARGS` prints, when it succeeds (stdin closed, stderr dropped).
-fn git_stdout(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
+pub(crate) fn git_stdout(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
     let out = Command::new("git")
         .arg("-C")
         .arg(root)

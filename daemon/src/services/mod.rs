@@ -7,6 +7,7 @@
 
 pub(crate) mod blame;
 pub(crate) mod buffers;
+pub(crate) mod commits;
 pub(crate) mod embedding;
 pub(crate) mod feedback;
 pub(crate) mod files;
