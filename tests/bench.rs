@@ -261,6 +261,6 @@ fn bench_load_runs_concurrent_clients_while_a_file_changes() {
     assert!(edited.is_file(), "the writer ran");
 
     let bad = env.patina(&["bench", "load", "--repo", "/nonexistent/repo", "--json"]);
-    assert_ne!(bad.code(), 0, "{bad:?}");
+    assert_eq!(bad.code(), 2, "{bad:?}");
     assert!(bad.stderr.contains("cannot query"), "{bad:?}");
 }

@@ -326,7 +326,7 @@ fn graph_draws_calls_and_imports_as_a_tree_json_and_dot() {
     );
 
     let out = env.patina_in(repo.path(), &["graph", "no_such_thing"]);
-    assert_ne!(out.code(), 0);
+    assert_eq!(out.code(), 2, "{out:?}");
     assert!(
         out.stderr.contains("neither a file nor a symbol"),
         "{out:?}"

@@ -166,7 +166,7 @@ fn damage_and_a_clone_at_another_commit_are_refused_and_register_nothing() {
         "--out",
         &inside.to_string_lossy(),
     ]);
-    assert_ne!(out.code(), 0);
+    assert_eq!(out.code(), 2, "{out:?}");
     assert!(out.stderr.contains("outside the repository"), "{out:?}");
     std::fs::write(repo.path().join("scratch.py"), "X = 1\n").unwrap();
     let out = env.patina(&[
@@ -176,7 +176,7 @@ fn damage_and_a_clone_at_another_commit_are_refused_and_register_nothing() {
         "--out",
         &file.to_string_lossy(),
     ]);
-    assert_ne!(out.code(), 0);
+    assert_eq!(out.code(), 2, "{out:?}");
     assert!(out.stderr.contains("not committed"), "{out:?}");
     std::fs::remove_file(repo.path().join("scratch.py")).unwrap();
     env.query(QueryRequest {
@@ -217,7 +217,7 @@ fn damage_and_a_clone_at_another_commit_are_refused_and_register_nothing() {
         (&not_one, "not a Patina snapshot"),
     ] {
         let out = env.patina(&["snapshot", "verify", &bad.to_string_lossy()]);
-        assert_ne!(out.code(), 0, "{out:?}");
+        assert_eq!(out.code(), 2, "{out:?}");
         assert!(out.stderr.contains(says), "{says}: {out:?}");
         let out = env.patina(&[
             "snapshot",
@@ -226,7 +226,7 @@ fn damage_and_a_clone_at_another_commit_are_refused_and_register_nothing() {
             "--into",
             &clone.to_string_lossy(),
         ]);
-        assert_ne!(out.code(), 0, "{out:?}");
+        assert_eq!(out.code(), 2, "{out:?}");
         assert!(out.stderr.contains(says), "{says}: {out:?}");
     }
     // A clone at another commit: told which commit to check out.
@@ -240,7 +240,7 @@ fn damage_and_a_clone_at_another_commit_are_refused_and_register_nothing() {
         "--into",
         &clone.to_string_lossy(),
     ]);
-    assert_ne!(out.code(), 0, "{out:?}");
+    assert_eq!(out.code(), 2, "{out:?}");
     assert!(out.stderr.contains("checkout"), "{out:?}");
     assert_eq!(registered(&env), before, "nothing was registered");
 }

@@ -209,13 +209,13 @@ fn tuning_a_repository_without_enough_history_says_why() {
     env.add_repo(repo.path());
     let key = repo.path().to_string_lossy().into_owned();
     let out = env.patina(&["tune", &key, "--wait"]);
-    assert!(!out.status.success(), "{out:?}");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(
         out.stdout.contains("too few informative commits"),
         "{out:?}"
     );
     let out = env.patina(&["tune", "/no/such/repository"]);
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
 
 /// With the model on, the history oracle also matches commits by the meaning of their messages:

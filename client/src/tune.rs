@@ -92,10 +92,11 @@ pub(crate) async fn run(socket: &Path, args: TuneArgs) -> Result<ExitCode> {
         };
         if !s.running {
             print(&resp, args.json)?;
+            // A run that failed is an error (exit 2), as every other command's.
             return Ok(if s.error.is_empty() {
                 ExitCode::SUCCESS
             } else {
-                ExitCode::from(1)
+                ExitCode::from(2)
             });
         }
         let line = progress(s);
