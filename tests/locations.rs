@@ -487,6 +487,14 @@ fn a_commit_id_answers_with_that_commit_and_the_chunks_it_changed_as_they_are_no
             resp.notices
         );
     }
+    // `patina log` answers the same commit, first, by the same id.
+    let out = env.patina_in(root, &["log", "--json", &hash]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("log --json is JSON");
+    assert_eq!(
+        v["commits"][0]["subject"], "engine: closing multiplies",
+        "log of the id is that commit: {v}"
+    );
     // A hex word that names no commit is an ordinary query.
     let mut req = query("deadbeef42");
     req.repos = vec![repo.key()];

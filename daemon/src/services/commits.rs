@@ -24,6 +24,18 @@ pub(crate) struct CommitChanges {
 /// At most this many changed regions are pointed at.
 const MAX_REGIONS: usize = 20;
 
+/// The full hash of the commit `text` names in the repository at `root`, when `text` looks like a
+/// revision ([`looks_like_rev`]) and git resolves it.
+pub(crate) fn resolve(root: &Path, text: &str) -> Option<String> {
+    let rev = text.trim();
+    if !looks_like_rev(rev) {
+        return None;
+    }
+    let spec = format!("{rev}^{{commit}}");
+    let out = git_stdout(root, &["rev-parse", "--verify", "--quiet", &spec])?;
+    Some(String::from_utf8(out).ok()?.trim().to_string())
+}
+
 /// The commit `rev` names in the repository at `root`, with its changes moved to HEAD; `None` when
 /// `rev` names no commit there.
 pub(crate) fn changes(root: &Path, rev: &str) -> Option<CommitChanges> {

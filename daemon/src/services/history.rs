@@ -157,7 +157,12 @@ pub(crate) fn log(
     for repo in repos {
         let view = current(repo);
         searched += view.len();
-        let candidates: Vec<(usize, f64)> = if !req.query.trim().is_empty() {
+        // A commit the query names (`2819212f`, `HEAD~3`, a tag) is the answer, when HEAD reaches it.
+        let named = crate::services::commits::resolve(repo.root(), &req.query)
+            .and_then(|hash| view.commits.iter().position(|c| c.record.hash == hash));
+        let candidates: Vec<(usize, f64)> = if let Some(i) = named {
+            vec![(i, 1.0)]
+        } else if !req.query.trim().is_empty() {
             view.search(&req.query, view.len(), 64)
         } else if !file.is_empty() {
             view.commits_of(&file)
