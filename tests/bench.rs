@@ -254,11 +254,31 @@ fn bench_load_runs_concurrent_clients_while_a_file_changes() {
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["queries"], 150, "{v}");
     assert_eq!(v["errors"], 0, "{v}");
-    assert!(
-        v["p99_ms"].as_f64().unwrap() >= v["p50_ms"].as_f64().unwrap(),
-        "{v}"
-    );
+    // Latencies were measured (the figures themselves are the benchmark's, not the test's).
+    assert!(v["p50_ms"].as_f64().is_some_and(|p| p > 0.0), "{v}");
     assert!(edited.is_file(), "the writer ran");
+    // The writes end up indexed: the last version's function is found where it was written
+    // (`fresh_timeout_ms`: the query indexes what changed on disk first).
+    let text = std::fs::read_to_string(&edited).expect("reading the edited file");
+    let name = text
+        .split_whitespace()
+        .find_map(|w| w.strip_suffix("():").filter(|n| n.starts_with("edited_")))
+        .unwrap_or_else(|| panic!("the writer's function in {text:?}"))
+        .to_string();
+    let mut req = query(&name);
+    req.repos = vec![repo.key()];
+    req.fresh_timeout_ms = 30_000;
+    let resp = env.query(req).expect("answered");
+    assert!(
+        resp.hits
+            .first()
+            .is_some_and(|h| h.path == "src/edited.py" && h.symbol == name),
+        "the last write is indexed: {:?}",
+        resp.hits
+            .iter()
+            .map(|h| (&h.path, &h.symbol))
+            .collect::<Vec<_>>()
+    );
 
     let bad = env.patina(&["bench", "load", "--repo", "/nonexistent/repo", "--json"]);
     assert_eq!(bad.code(), 2, "{bad:?}");
