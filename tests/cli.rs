@@ -2,6 +2,8 @@
 //! `path:start-end` output relative to the working directory, `--json`, and first queries in an
 //! unregistered repository.
 
+use std::path::{Path, PathBuf};
+
 use crate::util::*;
 
 /// `start-end` at the beginning of `s`, as numbers.
@@ -503,5 +505,87 @@ fn paths_are_hyperlinks_only_when_asked_or_on_a_terminal_that_renders_them() {
     assert!(
         first.starts_with("\x1b[35msrc/args.rs\x1b[0m:"),
         "{first:?}"
+    );
+}
+
+/// The hits of `patina q --json` as absolute paths, from the working directory `cwd`.
+fn hit_files(out: &Output, cwd: &Path) -> Vec<PathBuf> {
+    let v = out.q_json();
+    v["hits"]
+        .as_array()
+        .map(|hits| {
+            hits.iter()
+                .filter_map(|h| h["path"].as_str())
+                .map(|p| std::fs::canonicalize(cwd.join(p)).unwrap_or_else(|_| cwd.join(p)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `--near DIR` is read from the working directory: inside a folder, `--near .` lifts that folder's
+/// file over an equal match in another.
+#[test]
+fn near_is_read_from_the_working_directory() {
+    let env = TestEnv::started();
+    let body = "def retry_backoff(attempt):\n    \"\"\"Wait longer after each failed attempt.\"\"\"\n    return min(30, 2 ** attempt)\n";
+    let repo = git_repo(&[
+        ("alpha/retry.py", body.as_bytes()),
+        ("beta/retry.py", body.as_bytes()),
+    ]);
+    env.add_repo(repo.path());
+    for dir in ["alpha", "beta"] {
+        let cwd = repo.path().join(dir);
+        let out = env.patina_in(&cwd, &["q", "--json", "retry backoff", "--near", "."]);
+        assert_eq!(out.code(), 0, "{out:?}");
+        let files = hit_files(&out, &cwd);
+        assert_eq!(
+            files.first(),
+            Some(&repo.path().join(dir).join("retry.py")),
+            "from {dir}/, --near . lifts {dir}/retry.py: {files:?}"
+        );
+    }
+}
+
+/// `-t TYPE` keeps only files of that type and `-T TYPE` drops them (ripgrep's type names).
+#[test]
+fn type_keeps_and_type_not_drops_a_file_type() {
+    let env = TestEnv::started();
+    let repo = git_repo(&[
+        (
+            "src/retry.py",
+            b"def retry_backoff(attempt):\n    \"\"\"Wait longer after each failed attempt.\"\"\"\n    return min(30, 2 ** attempt)\n",
+        ),
+        (
+            "docs/retry.md",
+            b"# Retries\n\n## Retry backoff\n\nAfter each failed attempt the client waits longer: the retry backoff doubles.\n",
+        ),
+    ]);
+    env.add_repo(repo.path());
+    let root = repo.path();
+    let ext = |p: &PathBuf| p.extension().map(|e| e.to_string_lossy().into_owned());
+    let all = hit_files(
+        &env.patina_in(root, &["q", "--json", "retry backoff"]),
+        root,
+    );
+    assert!(
+        all.iter().any(|p| ext(p).as_deref() == Some("py"))
+            && all.iter().any(|p| ext(p).as_deref() == Some("md")),
+        "both files answer without a type: {all:?}"
+    );
+    let only = hit_files(
+        &env.patina_in(root, &["q", "--json", "retry backoff", "-t", "py"]),
+        root,
+    );
+    assert!(
+        !only.is_empty() && only.iter().all(|p| ext(p).as_deref() == Some("py")),
+        "-t py: {only:?}"
+    );
+    let not = hit_files(
+        &env.patina_in(root, &["q", "--json", "retry backoff", "-T", "py"]),
+        root,
+    );
+    assert!(
+        !not.is_empty() && not.iter().all(|p| ext(p).as_deref() != Some("py")),
+        "-T py: {not:?}"
     );
 }
