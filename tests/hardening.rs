@@ -238,8 +238,9 @@ fn an_oracle_that_times_out_is_named_and_complete_turns_it_into_an_error() {
 
 #[test]
 fn oracle_budgets_grow_with_the_length_of_the_query() {
-    // 800 ms of delay: over the 400 ms budget of a short query, within the 1600 ms of a long one.
-    let env = slow_lexical(800, 400);
+    // 2 s of delay: over the 1 s budget of a short query (a sleep cannot be shorter), within the
+    // 4 s of a long one with 2 s to spare for a busy machine.
+    let env = slow_lexical(2000, 1000);
     let repo = git_repo(SLOW_FILES);
     env.add_repo(repo.path());
     let short = env.search("parse_config", &[repo.path()]);
