@@ -1,5 +1,18 @@
-//! Weighted Reciprocal Rank Fusion: `score(d) = Σ_o w_o / (k + rank_o(d))`, ranks 1-based.
-//! Rank-based, so oracles with incomparable scores (BM25, cosine, exact-match) fuse fairly.
+//! Fusing the oracles' rankings into one: `score(d) = Σ_o w_o · e_o(d)`, where `e_o(d)` is the
+//! evidence oracle `o` gives candidate `d` (0 when it did not retrieve it), read two ways:
+//!
+//! - by rank, as weighted Reciprocal Rank Fusion: `(k + 1) / (k + rank)`. Oracles with
+//!   incomparable scores fuse fairly, but a confident first place and a guess count the same,
+//!   and a candidate two oracles both rank in the twenties beats one oracle's clear winner (the
+//!   consensus bias).
+//! - by score, normalised per query (the convex combination of Bruch et al. 2023, "An Analysis
+//!   of Fusion Functions for Hybrid Retrieval"): each oracle's scores are read against its own
+//!   best score *for this query*, so an oracle whose first hit stands far above the rest gives
+//!   that hit much more than one whose list is flat ([`score_evidence`]).
+//!
+//! [`Fusion::evidence`] is the share of the second: `e = (1 - β) · by_rank + β · by_score`.
+//! `β = 0` is plain RRF ([`rrf`]), whose scale the ranking rules after fusion were built on: the
+//! rank term keeps their boosts meaningful, the score term lets a clear winner through.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -12,6 +25,9 @@ pub struct Contribution {
     pub oracle: OracleId,
     pub rank: u32,
     pub score: f32,
+    /// The evidence (0..=1) its score alone gives, read against the oracle's other scores for
+    /// the same query ([`score_evidence`]).
+    pub score_evidence: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -28,25 +44,102 @@ pub struct Ranking<K> {
     pub items: Vec<(K, f32)>,
 }
 
-/// Fuse rankings; ties break on the best single rank, then on key order, so output is deterministic.
-pub fn rrf<K: Clone + Eq + Hash + Ord>(rankings: &[Ranking<K>], k: f64) -> Vec<Fused<K>> {
+/// How rankings become one ([`fuse`]): the `[retrieval]` settings `rrf_k` and `evidence`.
+#[derive(Clone, Copy, Debug)]
+pub struct Fusion {
+    /// RRF's constant; also the depth a relative scale is read against ([`score_evidence`]).
+    pub k: f64,
+    /// The share (0..=1) of the score-read evidence beside the rank-read one.
+    pub evidence: f64,
+}
+
+/// Fuse `rankings`: `Σ_o w_o · ((1 - β) · (k + 1) / (k + rank) + β · score_evidence)`, ties
+/// broken as in [`rrf`]. Each contribution records its score's evidence.
+pub fn fuse<K: Clone + Eq + Hash + Ord>(rankings: &[Ranking<K>], fusion: Fusion) -> Vec<Fused<K>> {
+    let k = fusion.k;
+    let beta = fusion.evidence.clamp(0.0, 1.0);
     let mut acc: HashMap<K, Fused<K>> = HashMap::new();
     for r in rankings {
+        let by_score = score_evidence(r, k);
         for (i, (key, score)) in r.items.iter().enumerate() {
             let rank = i as u32 + 1;
-            let e = acc.entry(key.clone()).or_insert_with(|| Fused {
+            let e = (1.0 - beta) * (k + 1.0) / (k + rank as f64) + beta * by_score[i];
+            let f = acc.entry(key.clone()).or_insert_with(|| Fused {
                 key: key.clone(),
                 score: 0.0,
                 provenance: Vec::new(),
             });
-            e.score += r.weight / (k + rank as f64);
-            e.provenance.push(Contribution {
+            f.score += r.weight * e;
+            f.provenance.push(Contribution {
                 oracle: r.oracle,
                 rank,
                 score: *score,
+                score_evidence: by_score[i],
             });
         }
     }
+    sorted(acc)
+}
+
+/// How an oracle's scores read as evidence in [`score_evidence`].
+enum Scale {
+    /// No fixed range (BM25, cosines): a score means something only against the other scores of
+    /// the same query.
+    Relative,
+    /// A strength of its own (an exact-name match, 1.0 for a definition of the very name asked;
+    /// graph edges; commit votes): read against the best, not stretched.
+    Absolute,
+}
+
+fn scale(oracle: OracleId) -> Scale {
+    match oracle {
+        OracleId::Lexical | OracleId::Semantic | OracleId::Session => Scale::Relative,
+        OracleId::Symbol | OracleId::Graph | OracleId::History | OracleId::Cochange => {
+            Scale::Absolute
+        }
+    }
+}
+
+/// The evidence (0..=1) each of `r`'s hits carries by its score alone:
+/// - relative scales: min-max between the oracle's best score and its score at rank `k` (or its
+///   last, if it returned fewer), `(s - s_k) / (s_1 - s_k)`, clamped at 0. A clear winner keeps
+///   1 while its runners-up fall towards 0; a flat list leaves many hits near 1 — nothing to tell
+///   them apart, so the other oracles decide. Reading against rank `k` rather than the list's
+///   last keeps the evidence independent of how many hits were asked for.
+/// - absolute scales: `s / s_1`.
+pub fn score_evidence<K>(r: &Ranking<K>, k: f64) -> Vec<f64> {
+    let Some(best) = r.items.first().map(|i| i.1 as f64) else {
+        return Vec::new();
+    };
+    let depth = (k.max(1.0) as usize).min(r.items.len());
+    let floor = match scale(r.oracle) {
+        Scale::Relative => r.items[depth - 1].1 as f64,
+        Scale::Absolute => 0.0,
+    };
+    r.items
+        .iter()
+        .map(|(_, s)| {
+            if best > floor {
+                ((*s as f64 - floor) / (best - floor)).clamp(0.0, 1.0)
+            } else {
+                1.0
+            }
+        })
+        .collect()
+}
+
+/// Weighted Reciprocal Rank Fusion, `Σ_o w_o / (k + rank)`: [`fuse`] without score evidence,
+/// scaled by `1 / (k + 1)`.
+pub fn rrf<K: Clone + Eq + Hash + Ord>(rankings: &[Ranking<K>], k: f64) -> Vec<Fused<K>> {
+    let mut out = fuse(rankings, Fusion { k, evidence: 0.0 });
+    for f in &mut out {
+        f.score /= k + 1.0;
+    }
+    out
+}
+
+/// Best first; ties break on the best single rank, then on key order, so output is deterministic.
+fn sorted<K: Clone + Eq + Hash + Ord>(acc: HashMap<K, Fused<K>>) -> Vec<Fused<K>> {
     let mut out: Vec<Fused<K>> = acc.into_values().collect();
     let best_rank = |f: &Fused<K>| {
         f.provenance
@@ -64,27 +157,40 @@ pub fn rrf<K: Clone + Eq + Hash + Ord>(rankings: &[Ranking<K>], k: f64) -> Vec<F
     out
 }
 
-/// The configured weight of each oracle in the fusion (the daemon's `[retrieval]` settings, or a
-/// tuned repository's).
+/// The configured fusion (the daemon's `[retrieval]` settings, or a tuned repository's).
 pub trait Weights {
     /// The weight of `oracle`'s ranking.
     fn weight(&self, oracle: OracleId) -> f64;
-    /// The weight of `oracle`'s ranking for a prose question whose best semantic hit scored
-    /// `best` (how sure the model is that it recognised the question).
-    fn prose_weight_at(&self, oracle: OracleId, best: f32) -> f64;
+    /// The weight of `oracle`'s ranking for a prose question the model surely recognised.
+    fn prose_weight(&self, oracle: OracleId) -> f64;
+    /// How sure (0..=1) the model is that it recognised a prose question whose best semantic hit
+    /// scored `best`.
+    fn sureness(&self, best: f32) -> f64;
+    /// The fusion of a question the model recognised with this `sureness` (0 for any question
+    /// that is not prose).
+    fn fusion(&self, sureness: f64) -> Fusion;
 }
 
-/// The fusion weights of one query from each oracle's configured weight: a report's symbol weight
-/// is shared among the names it mentions; a prose question (`prose`) weighs the words by how sure
-/// the model is, unless the best lexical chunk holds every word (`recognised`). `patina tune`
-/// replays it with other weights.
+/// The fusion of one query from the configured one: each ranking's weight, and how much of each
+/// oracle's evidence is read from its scores (returned).
+///
+/// - A report's symbol weight is shared among the names it mentions.
+/// - A prose question (`prose`) weighs the words by how sure the model is that it recognised
+///   the question, unless the best lexical chunk holds every word (`recognised`).
+/// - The same sureness decides how far scores are read beside ranks ([`Fusion::evidence`]): a
+///   model that recognised the question scores its answers meaningfully, and a question it
+///   recognised is one whose answer is told apart by what the oracles scored, not by the
+///   repository's structure that the ranking rules after fusion read. A question that names
+///   code is fused by rank, where those rules decide.
+///
+/// `patina tune` replays it with other settings.
 pub fn adjust_weights<K>(
     rankings: &mut [Ranking<K>],
     cfg: &impl Weights,
     plan: &crate::QueryPlan,
     prose: bool,
     recognised: bool,
-) {
+) -> Fusion {
     for r in rankings.iter_mut() {
         r.weight = cfg.weight(r.oracle);
     }
@@ -96,23 +202,27 @@ pub fn adjust_weights<K>(
             r.weight /= shared;
         }
     }
-    if prose {
-        // How sure the model is that it recognised the question decides how much its words
-        // count beside its meaning ([`Weights::prose_weight_at`]).
-        let best = rankings
-            .iter()
-            .find(|r| r.oracle == OracleId::Semantic)
-            .and_then(|r| r.items.first())
-            .map_or(0.0, |i| i.1);
-        // ...unless the best lexical hit contains every word of the question: then BM25 has
-        // recognised it as surely as any model ([`crate::confidence`]).
-        for r in rankings.iter_mut() {
-            if r.oracle == OracleId::Symbol || recognised && r.oracle == OracleId::Lexical {
-                continue;
-            }
-            r.weight = cfg.prose_weight_at(r.oracle, best);
-        }
+    if !prose {
+        return cfg.fusion(0.0);
     }
+    // How sure the model is that it recognised the question decides how much its words count
+    // beside its meaning.
+    let best = rankings
+        .iter()
+        .find(|r| r.oracle == OracleId::Semantic)
+        .and_then(|r| r.items.first())
+        .map_or(0.0, |i| i.1);
+    let sure = cfg.sureness(best);
+    // ...unless the best lexical hit contains every word of the question: then BM25 has
+    // recognised it as surely as any model ([`crate::confidence`]).
+    for r in rankings.iter_mut() {
+        if r.oracle == OracleId::Symbol || recognised && r.oracle == OracleId::Lexical {
+            continue;
+        }
+        let (w, p) = (cfg.weight(r.oracle), cfg.prose_weight(r.oracle));
+        r.weight = w + sure * (p - w);
+    }
+    cfg.fusion(sure)
 }
 
 #[cfg(test)]

@@ -407,11 +407,20 @@ pub struct FileScore<K> {
     pub provenance: Vec<Contribution>,
 }
 
-/// How file-level fusion weighs each oracle (the same weights and `k` as chunk-level RRF).
+/// How file-level fusion weighs each oracle (the same method, weights and `k` as the chunks').
 #[derive(Clone, Debug)]
 pub struct FileFusion {
-    pub k: f64,
+    pub fusion: crate::fusion::Fusion,
     pub weights: Vec<(OracleId, f64)>,
+}
+
+impl FileFusion {
+    fn weight(&self, oracle: OracleId) -> f64 {
+        self.weights
+            .iter()
+            .find(|(o, _)| *o == oracle)
+            .map_or(1.0, |(_, w)| *w)
+    }
 }
 
 /// File level: the oracles' rankings are fused again *per file* — each oracle ranks files by
@@ -419,7 +428,8 @@ pub struct FileFusion {
 /// chunk of it agree on the file — and the file takes the ranking factors of its best chunk. Then
 /// shares ([`RankOptions::coherence`]) of its next best chunks are added, so a file that matches
 /// in several places outranks one lucky chunk. Results that are not part of a file (notes) stand
-/// alone with their chunk score.
+/// alone with their chunk score. A file's score evidence from an oracle is that of its best chunk
+/// there ([`crate::fusion::fuse`]).
 pub fn files<K: Clone>(
     scored: Vec<Scored<K>>,
     opts: &RankOptions,
@@ -427,6 +437,8 @@ pub fn files<K: Clone>(
 ) -> Vec<FileScore<K>> {
     let mut out = aggregate(scored, opts);
     if let (Some(fusion), true) = (fusion, opts.enabled) {
+        let (k, beta) = (fusion.fusion.k, fusion.fusion.evidence.clamp(0.0, 1.0));
+        let mut file_rrf = vec![0.0f64; out.len()];
         // Each oracle's file ranking: files ordered by the best rank of any of their chunks.
         let mut per_oracle: HashMap<OracleId, Vec<(u32, usize)>> = HashMap::new();
         for (i, f) in out.iter().enumerate() {
@@ -437,16 +449,23 @@ pub fn files<K: Clone>(
                 per_oracle.entry(c.oracle).or_default().push((c.rank, i));
             }
         }
-        let mut file_rrf = vec![0.0f64; out.len()];
         for (oracle, mut ranked) in per_oracle {
-            let w = fusion
-                .weights
-                .iter()
-                .find(|(o, _)| *o == oracle)
-                .map_or(1.0, |(_, w)| *w);
+            let w = fusion.weight(oracle);
             ranked.sort();
             for (file_rank, (_, i)) in ranked.into_iter().enumerate() {
-                file_rrf[i] += w / (fusion.k + file_rank as f64 + 1.0);
+                file_rrf[i] += w * (1.0 - beta) * (k + 1.0) / (k + file_rank as f64 + 1.0);
+            }
+        }
+        if beta > 0.0 {
+            // A file's provenance keeps each oracle's best chunk, the one with the most evidence.
+            for (i, f) in out.iter().enumerate() {
+                if f.best.candidate.file.is_some() {
+                    file_rrf[i] += beta
+                        * f.provenance
+                            .iter()
+                            .map(|c| fusion.weight(c.oracle) * c.score_evidence)
+                            .sum::<f64>();
+                }
             }
         }
         for (f, rrf) in out.iter_mut().zip(file_rrf) {

@@ -9,7 +9,7 @@ use anyhow::Result;
 
 use patina_core::{OracleId, OracleStatus};
 use patina_retrieve::QueryPlan;
-use patina_retrieve::fusion::{Fused, Ranking, rrf};
+use patina_retrieve::fusion::{Fused, Fusion, Ranking, fuse};
 use patina_retrieve::rank::{self, RankOptions};
 
 use crate::query::notices::{degraded_notice, refuse_incomplete};
@@ -231,7 +231,7 @@ impl QueryEngine {
         });
         let (first, second): (Vec<_>, Vec<_>) =
             oracles.iter().cloned().partition(|o| !o.second_stage());
-        let (mut rankings, mut reports) = self
+        let (mut rankings, mut reports, fusion) = self
             .run_oracles(&first, q.clone(), cfg, &mut notices)
             .await?;
         let votes = crate::services::history::split_votes(
@@ -240,7 +240,7 @@ impl QueryEngine {
             self.config.history.files,
             HitKey::chunk,
         );
-        let mut fused = rrf(&rankings, cfg.rrf_k);
+        let mut fused = fuse(&rankings, fusion);
         // The co-change oracle ranks after the others: partners of the strongest fused files.
         if let Some(at) = rankings
             .iter()
@@ -261,7 +261,7 @@ impl QueryEngine {
             }
             if !lift.is_empty() {
                 rankings[at].items = lift.into_iter().map(|h| (h.key, h.score)).collect();
-                fused = rrf(&rankings, cfg.rrf_k);
+                fused = fuse(&rankings, fusion);
             }
         }
         // Code's neighbours answer questions about code; a question about usage or the tests
@@ -275,12 +275,12 @@ impl QueryEngine {
             && code_question
         {
             let (report, notice, ranking) = self
-                .graph_stage(&q, &rankings, &fused, &tuning.ranking, cfg)
+                .graph_stage(&q, &rankings, &fused, &tuning.ranking, cfg, fusion)
                 .await;
             notices.extend(notice);
             reports.push(report);
             rankings.push(ranking);
-            fused = rrf(&rankings, cfg.rrf_k);
+            fused = fuse(&rankings, fusion);
         }
         if req.complete {
             refuse_incomplete(&reports)?;
@@ -306,10 +306,7 @@ impl QueryEngine {
         let mut scored = rank::score(self.candidates(fused, &repos), &plan, &opts);
         patina_retrieve::priors::apply_vote_prior(&mut scored, &votes, tuning.vote_prior);
         let history_ran = rankings.iter().any(|r| r.oracle == OracleId::History);
-        let fusion = rank::FileFusion {
-            k: cfg.rrf_k,
-            weights,
-        };
+        let file_fusion = rank::FileFusion { fusion, weights };
         // Snippets are read from the store and freshness asks git: both on the blocking pool.
         let engine = self.clone();
         let hist = self.config.history.clone();
@@ -323,7 +320,7 @@ impl QueryEngine {
                 patina_retrieve::priors::apply_scope_prior(&mut scored, &shares, scope_prior);
             }
             crate::services::history::apply_recency_prior(&mut scored, &repos, &plan2, &hist);
-            let hits = engine.collect_hits(scored, &repos, &req, limit, &opts, &fusion)?;
+            let hits = engine.collect_hits(scored, &repos, &req, limit, &opts, &file_fusion)?;
             let freshness: Vec<Freshness> = repos.iter().map(|r| Freshness::of(r)).collect();
             anyhow::Ok((hits, freshness))
         })
@@ -349,6 +346,7 @@ impl QueryEngine {
         fused: &[Fused<HitKey>],
         ranking: &RankOptions,
         cfg: &RetrievalConfig,
+        fusion: Fusion,
     ) -> (OracleReport, Option<String>, Ranking<HitKey>) {
         // The dependency oracle walks from the first fusion's strongest hits — those the
         // relevance floor keeps (the neighbours of a weak semantic guess are no better) —
@@ -371,7 +369,7 @@ impl QueryEngine {
                     items: r.items.clone(),
                 })
                 .collect();
-            matched_fusion = rrf(&matched, cfg.rrf_k);
+            matched_fusion = fuse(&matched, fusion);
             &matched_fusion
         } else {
             fused
@@ -498,7 +496,7 @@ impl QueryEngine {
         q: Arc<OracleQuery>,
         cfg: &crate::state::config::RetrievalConfig,
         notices: &mut Vec<String>,
-    ) -> Result<(Vec<Ranking<HitKey>>, Vec<OracleReport>)> {
+    ) -> Result<(Vec<Ranking<HitKey>>, Vec<OracleReport>, Fusion)> {
         let timeout = cfg.oracle_timeout(q.text.len());
         let prose = self.is_prose(oracles, &q.plan);
         let tasks: Vec<_> = oracles
@@ -566,8 +564,9 @@ impl QueryEngine {
             });
         }
         let recognised = prose && cfg.trust_full_match && self.lexical_covers_all(&rankings, &q);
-        patina_retrieve::fusion::adjust_weights(&mut rankings, cfg, &q.plan, prose, recognised);
-        Ok((rankings, reports))
+        let fusion =
+            patina_retrieve::fusion::adjust_weights(&mut rankings, cfg, &q.plan, prose, recognised);
+        Ok((rankings, reports, fusion))
     }
 
     /// A prose question with the model on: semantic leads, lexical breaks ties.

@@ -253,8 +253,13 @@ pub struct IndexConfig {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RetrievalConfig {
-    /// Reciprocal Rank Fusion constant.
+    /// Reciprocal Rank Fusion constant; also the depth an oracle's scores are read against.
     pub rrf_k: f64,
+    /// The share (0..=1) of each oracle's evidence read from its scores rather than its ranks
+    /// (`patina_retrieve::fusion`; 0 is plain RRF), `[unsure, sure]`: the first for a question
+    /// that names code or that the model is unsure of, the second for a prose question the model
+    /// recognised (by `semantic_confidence`), a blend between.
+    pub evidence: [f64; 2],
     /// Each oracle is asked for `limit × overfetch` candidates before fusion.
     pub overfetch: usize,
     /// An oracle that has not answered within this budget is left out of the fusion (and named
@@ -298,6 +303,7 @@ impl Default for RetrievalConfig {
     fn default() -> Self {
         RetrievalConfig {
             rrf_k: 60.0,
+            evidence: [0.0, 0.0],
             overfetch: 5,
             oracle_timeout_ms: 2000,
             weights: BTreeMap::from([
@@ -340,15 +346,23 @@ impl RetrievalConfig {
         self.weights.get(&oracle).copied().unwrap_or(1.0)
     }
 
-    /// The weight of `oracle` for a prose question whose best semantic cosine is `best`.
-    pub fn prose_weight_at(&self, oracle: OracleId, best: f32) -> f64 {
+    /// How sure (0..=1) the model is of a prose question whose best semantic cosine is `best`.
+    pub fn sureness(&self, best: f32) -> f64 {
         let [unsure, sure] = self.semantic_confidence;
-        let c = if sure > unsure {
+        if sure > unsure {
             ((best - unsure) / (sure - unsure)).clamp(0.0, 1.0) as f64
         } else {
             (best >= sure) as u8 as f64
-        };
-        self.weight(oracle) + c * (self.prose_weight(oracle) - self.weight(oracle))
+        }
+    }
+
+    /// The fusion of a question of this `sureness`.
+    pub fn fusion(&self, sureness: f64) -> patina_retrieve::fusion::Fusion {
+        let [unsure, sure] = self.evidence;
+        patina_retrieve::fusion::Fusion {
+            k: self.rrf_k,
+            evidence: unsure + sureness * (sure - unsure),
+        }
     }
 
     pub fn prose_weight(&self, oracle: OracleId) -> f64 {
@@ -408,8 +422,16 @@ impl patina_retrieve::fusion::Weights for RetrievalConfig {
         RetrievalConfig::weight(self, oracle)
     }
 
-    fn prose_weight_at(&self, oracle: OracleId, best: f32) -> f64 {
-        RetrievalConfig::prose_weight_at(self, oracle, best)
+    fn prose_weight(&self, oracle: OracleId) -> f64 {
+        RetrievalConfig::prose_weight(self, oracle)
+    }
+
+    fn sureness(&self, best: f32) -> f64 {
+        RetrievalConfig::sureness(self, best)
+    }
+
+    fn fusion(&self, sureness: f64) -> patina_retrieve::fusion::Fusion {
+        RetrievalConfig::fusion(self, sureness)
     }
 }
 

@@ -29,7 +29,7 @@ use anyhow::{Context, Result};
 use patina_core::OracleId;
 use patina_core::tokens::for_each_token;
 use patina_retrieve::QueryPlan;
-use patina_retrieve::fusion::{Ranking, rrf};
+use patina_retrieve::fusion::{Ranking, fuse};
 use patina_retrieve::rank::{self, Candidate, RankOptions};
 
 use crate::query::engine::QueryEngine;
@@ -112,7 +112,7 @@ struct Case {
 /// The position (0-based) of the first answer among the top 10 files under `t`.
 fn first_answer(case: &mut Case, t: &Tuning) -> Option<usize> {
     let recognised = case.prose && t.retrieval.trust_full_match && case.covers_all;
-    adjust_weights(
+    let fusion = adjust_weights(
         &mut case.rankings,
         &t.retrieval,
         &case.plan,
@@ -132,8 +132,7 @@ fn first_answer(case: &mut Case, t: &Tuning) -> Option<usize> {
             items: std::mem::take(&mut r.items),
         });
     }
-    let k = t.retrieval.rrf_k;
-    let fused = rrf(&active, k);
+    let fused = fuse(&active, fusion);
     let weights: Vec<(OracleId, f64)> = active.iter().map(|r| (r.oracle, r.weight)).collect();
     let exact_oracles_ran = active
         .iter()
@@ -162,7 +161,7 @@ fn first_answer(case: &mut Case, t: &Tuning) -> Option<usize> {
         patina_retrieve::priors::apply_vote_prior(&mut scored, &case.votes, t.vote_prior);
         patina_retrieve::priors::apply_scope_prior(&mut scored, &case.scope, t.scope_prior);
     }
-    let files = rank::files(scored, &opts, Some(&rank::FileFusion { k, weights }));
+    let files = rank::files(scored, &opts, Some(&rank::FileFusion { fusion, weights }));
     files.iter().take(10).position(|f| {
         f.best
             .candidate
@@ -430,7 +429,8 @@ fn ask_case(
     );
     let prose = engine.is_prose(oracles, &plan);
     let covers_all = prose && engine.lexical_covers_all(&rankings, &oq);
-    let all = rrf(&rankings, cfg.retrieval.rrf_k);
+    // (Every candidate, whatever the fusion: the replays fuse again.)
+    let all = fuse(&rankings, cfg.retrieval.fusion(0.0));
     let templates = engine
         .candidates(all, &repos)
         .into_iter()

@@ -15,6 +15,7 @@ fn cand(
             oracle: OracleId::Lexical,
             rank: key,
             score: 1.0,
+            score_evidence: 1.0,
         }],
         file: Some((0, path.to_string())),
         role,
@@ -151,6 +152,7 @@ fn the_relevance_floor_drops_weak_semantic_only_hits() {
         oracle: SEMANTIC,
         rank: 1,
         score: 0.08,
+        score_evidence: 1.0,
     }];
     let mut close = weak.clone();
     close.key = 2;
@@ -284,6 +286,7 @@ fn oracles_that_find_different_chunks_of_one_file_agree_on_the_file() {
             oracle,
             rank,
             score: 1.0,
+            score_evidence: 1.0,
         }];
         c
     };
@@ -300,7 +303,10 @@ fn oracles_that_find_different_chunks_of_one_file_agree_on_the_file() {
         "b.rs"
     );
     let fusion = FileFusion {
-        k: 60.0,
+        fusion: crate::fusion::Fusion {
+            k: 60.0,
+            evidence: 0.0,
+        },
         weights: vec![(OracleId::Lexical, 1.0), (OracleId::Semantic, 1.0)],
     };
     let file_level = files(score(cands, &plan, &opts), &opts, Some(&fusion));
