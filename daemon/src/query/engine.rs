@@ -2,6 +2,7 @@
 //! timeout), fuses their rankings with weighted RRF, applies the result granularity and attaches
 //! metadata and snippets. Knows nothing of gRPC.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -231,7 +232,7 @@ impl QueryEngine {
         });
         let (first, second): (Vec<_>, Vec<_>) =
             oracles.iter().cloned().partition(|o| !o.second_stage());
-        let (mut rankings, mut reports) = self
+        let (mut rankings, mut reports, reexports) = self
             .run_oracles(&first, q.clone(), cfg, &mut notices)
             .await?;
         let votes = crate::services::history::split_votes(
@@ -303,7 +304,8 @@ impl QueryEngine {
         opts.exact_oracles_ran = rankings
             .iter()
             .any(|r| r.oracle != rank::SEMANTIC && r.oracle != OracleId::Graph);
-        let mut scored = rank::score(self.candidates(fused, &repos), &plan, &opts);
+        let candidates = self.candidates(fused, &repos, &reexports, &plan);
+        let mut scored = rank::score(candidates, &plan, &opts);
         patina_retrieve::priors::apply_vote_prior(&mut scored, &votes, tuning.vote_prior);
         let history_ran = rankings.iter().any(|r| r.oracle == OracleId::History);
         let fusion = rank::FileFusion {
@@ -498,7 +500,7 @@ impl QueryEngine {
         q: Arc<OracleQuery>,
         cfg: &crate::state::config::RetrievalConfig,
         notices: &mut Vec<String>,
-    ) -> Result<(Vec<Ranking<HitKey>>, Vec<OracleReport>)> {
+    ) -> Result<(Vec<Ranking<HitKey>>, Vec<OracleReport>, HashSet<HitKey>)> {
         let timeout = cfg.oracle_timeout(q.text.len());
         let prose = self.is_prose(oracles, &q.plan);
         let tasks: Vec<_> = oracles
@@ -524,6 +526,7 @@ impl QueryEngine {
             .collect();
         let mut rankings = Vec::new();
         let mut reports = Vec::new();
+        let mut reexports = HashSet::new();
         for t in tasks {
             let (id, took, res) = t.await?;
             let (status, message, hits): (OracleStatus, String, Vec<OracleHit>) = match res {
@@ -559,6 +562,7 @@ impl QueryEngine {
                 took,
                 message,
             });
+            reexports.extend(hits.iter().filter(|h| h.reexport).map(|h| h.key));
             rankings.push(Ranking {
                 oracle: id,
                 weight: cfg.weight(id),
@@ -567,7 +571,7 @@ impl QueryEngine {
         }
         let recognised = prose && cfg.trust_full_match && self.lexical_covers_all(&rankings, &q);
         patina_retrieve::fusion::adjust_weights(&mut rankings, cfg, &q.plan, prose, recognised);
-        Ok((rankings, reports))
+        Ok((rankings, reports, reexports))
     }
 
     /// A prose question with the model on: semantic leads, lexical breaks ties.
