@@ -6,7 +6,7 @@
 //! Every adjustment multiplies the fused score by a factor near 1, so ranking reorders close
 //! candidates and never removes one (the relevance floor aside).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use patina_core::{FileRole, OracleId};
 
@@ -145,7 +145,7 @@ impl Default for RankOptions {
             parent_boost: 1.1,
             path_word_boost: 0.08,
             path_words_max: 3,
-            module_root_boost: 1.2,
+            module_root_boost: 1.1,
             mention_boost: 1.5,
             frame_boost: 1.2,
             location_boost: 3.0,
@@ -221,6 +221,15 @@ pub fn score<K: Clone>(
             .map(|(k, _)| k)
             .collect()
     };
+    // Folders one of whose files the query names by its own name ("the scorer" of
+    // `searcher/scorer.rs`): a question about that part, not about the folder as a whole.
+    let parts_named: HashSet<(usize, String)> = candidates
+        .iter()
+        .filter(|c| !c.module_root)
+        .filter_map(|c| c.file.as_ref())
+        .filter(|(_, path)| file_named(path, &query_stems))
+        .map(|(repo, path)| (*repo, dir_of(path).to_string()))
+        .collect();
     let mut narrowest: HashMap<usize, u32> = HashMap::new();
     for c in &candidates {
         for k in located(c) {
@@ -241,7 +250,7 @@ pub fn score<K: Clone>(
                     factors: f,
                 };
             }
-            if let Some((_, path)) = &c.file {
+            if let Some((repo, path)) = &c.file {
                 if opts.role_priors {
                     f.role = plan.role_prior(c.role);
                 }
@@ -275,7 +284,10 @@ pub fn score<K: Clone>(
                 f.path = pw;
                 f.mention = mention;
                 f.near = near;
-                if c.module_root && folder_named(path, &query_stems) {
+                if c.module_root
+                    && folder_named(path, &query_stems)
+                    && !parts_named.contains(&(*repo, dir_of(path).to_string()))
+                {
                     f.path *= opts.module_root_boost;
                 }
             }
@@ -359,6 +371,18 @@ pub fn module_folder(path: &str) -> Option<&str> {
 /// name (`query_engine` → query, engine) among the query's words, compared by stem?
 pub fn names_module_folder(plan: &QueryPlan, path: &str) -> bool {
     folder_named(path, &query_stems(plan))
+}
+
+/// Does the query name the file `path` by a word of its own name (`scorer` of `scorer.rs`)?
+fn file_named(path: &str, query_stems: &[String]) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    path_words(name)
+        .iter()
+        .any(|w| query_stems.iter().any(|q| q == stem(w)))
+}
+
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
 fn folder_named(path: &str, query_stems: &[String]) -> bool {

@@ -414,14 +414,28 @@ fn a_reexport_follows_the_definition_ahead_of_other_mentions() {
 #[test]
 fn a_question_naming_a_folder_lifts_its_root_file() {
     let root = |key, path: &str| {
-        let mut c = cand(key, 0.030, path, FileRole::Source, None, (1, 20));
+        let mut c = cand(key, 0.031, path, FileRole::Source, None, (1, 20));
         c.module_root = true;
         c
     };
     let hits = || {
         vec![
-            cand(1, 0.033, "src/searcher/scorer.rs", FileRole::Source, Some("score"), (1, 20)),
-            cand(2, 0.032, "src/searcher/index.rs", FileRole::Source, Some("Index"), (1, 20)),
+            cand(
+                1,
+                0.033,
+                "src/searcher/scorer.rs",
+                FileRole::Source,
+                Some("score"),
+                (1, 20),
+            ),
+            cand(
+                2,
+                0.032,
+                "src/searcher/index.rs",
+                FileRole::Source,
+                Some("Index"),
+                (1, 20),
+            ),
             root(3, "src/searcher/mod.rs"),
         ]
     };
@@ -445,6 +459,19 @@ fn a_question_naming_a_folder_lifts_its_root_file() {
         let f = |v: &[Scored<u32>]| v.iter().find(|s| s.candidate.key == k).unwrap().score;
         assert_eq!(f(&ranked), f(&before));
     }
+    // A question that names one of the folder's files asks about that part: the root stays.
+    let part = QueryPlan::analyze("how does the searcher's scorer order results");
+    let ranked = score(hits(), &part, &opts);
+    assert_eq!(keys(&ranked)[0], 1);
+    assert_eq!(
+        ranked
+            .iter()
+            .find(|s| s.candidate.key == 3)
+            .unwrap()
+            .factors
+            .path,
+        1.08
+    );
     // A question about something else, or a root of another folder, is left alone.
     let other = QueryPlan::analyze("how does the scorer rank results");
     assert_eq!(keys(&score(hits(), &other, &opts))[0], 1);
@@ -462,7 +489,10 @@ fn a_question_naming_a_folder_lifts_its_root_file() {
 #[test]
 fn the_folder_a_root_stands_for() {
     assert_eq!(module_folder("src/searcher/mod.rs"), Some("searcher"));
-    assert_eq!(module_folder("crates/searcher/src/lib.rs"), Some("searcher"));
+    assert_eq!(
+        module_folder("crates/searcher/src/lib.rs"),
+        Some("searcher")
+    );
     assert_eq!(module_folder("pkg/searcher/__init__.py"), Some("searcher"));
     assert_eq!(module_folder("searcher/index.ts"), Some("searcher"));
     assert_eq!(module_folder("src/lib.rs"), None);

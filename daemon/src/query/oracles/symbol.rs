@@ -205,19 +205,17 @@ impl Oracle for SymbolOracle {
                     let e = best.entry(id).or_insert(0.0);
                     *e = if own_name { REEXPORT } else { e.max(REEXPORT) };
                 }
-                hits.extend(
-                    best.into_iter()
-                        .filter(|(id, _)| allowed(*id))
-                        .map(|(chunk_id, score)| {
-                            let hit = OracleHit::chunk(i, chunk_id, score);
-                            // Marked for ranking only where re-exporting is the best it does.
-                            if score <= REEXPORT && reexports.iter().any(|r| r.0 == chunk_id) {
-                                hit.reexport()
-                            } else {
-                                hit
-                            }
-                        }),
-                );
+                hits.extend(best.into_iter().filter(|(id, _)| allowed(*id)).map(
+                    |(chunk_id, score)| {
+                        let hit = OracleHit::chunk(i, chunk_id, score);
+                        // Marked for ranking only where re-exporting is the best it does.
+                        if score <= REEXPORT && reexports.iter().any(|r| r.0 == chunk_id) {
+                            hit.reexport()
+                        } else {
+                            hit
+                        }
+                    },
+                ));
             });
         }
         if hits.iter().any(|h| h.score >= NAMED) {
@@ -229,7 +227,10 @@ impl Oracle for SymbolOracle {
 
 /// A name as code spells it (`QueryParser`, `parse_args`): not a file name or a path.
 fn is_identifier(name: &str) -> bool {
-    !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
 }
 
 /// The chunks that re-export the candidate's name, each with whether the chunk is itself named
