@@ -6,10 +6,9 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use patina_core::{FileRole, is_doc_path};
+use patina_retrieve::QueryPlan;
 use patina_retrieve::fusion::{Contribution, Fused};
 use patina_retrieve::rank::{self, Candidate, RankOptions, Scored};
-
-use patina_retrieve::QueryPlan;
 
 use crate::query::engine::QueryEngine;
 use crate::query::oracles::HitKey;
