@@ -24,6 +24,7 @@ mod memory;
 mod privacy;
 mod provenance;
 mod ranking;
+mod reexports;
 mod search;
 mod semantic;
 mod service;

@@ -10,11 +10,16 @@ use tree_sitter::{Node, Tree};
 
 use crate::languages::parse;
 
+mod reexports;
+pub use reexports::mark_package_reexports;
+
 /// The version of the fact extraction rules. Bump it whenever the facts of some text change: an
 /// index made with another version extracts them again at its next full round.
 ///
 /// 1: calls, references, imports and type relations for the eight parsed languages.
-pub const GRAPH_VERSION: u32 = 1;
+/// 2: re-exports ([`Import::reexport`]): `pub use`, `export … from`, names exported again
+///    (`export { B }`, `module.exports = { B }`, `__all__`), Go type aliases of another package.
+pub const GRAPH_VERSION: u32 = 2;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -61,8 +66,10 @@ pub(crate) fn facts_of_tree(language: Language, text: &str, tree: &Tree) -> File
         refs: BTreeSet::new(),
         skip: HashSet::new(),
         facts: FileFacts::default(),
+        exported: HashSet::new(),
     };
     x.walk(tree.root_node());
+    x.mark_exported();
     x.facts.refs = x.refs.into_iter().collect();
     x.facts
 }
@@ -74,6 +81,9 @@ struct Extractor<'a> {
     /// Identifier nodes already recorded (callees, definition names, import parts).
     skip: HashSet<usize>,
     facts: FileFacts,
+    /// Local names the file exports again without saying where from (`export { B }`,
+    /// `module.exports = { B }`, `__all__ = ["B"]`): its imports of them are re-exports.
+    exported: HashSet<String>,
 }
 
 fn line(node: Node<'_>) -> u32 {
@@ -159,7 +169,9 @@ impl<'a> Extractor<'a> {
             }
             _ => {}
         }
+        let before = self.facts.imports.len();
         self.imports(node);
+        self.reexports(node, before);
         self.relations(node);
     }
 
@@ -256,6 +268,7 @@ impl<'a> Extractor<'a> {
             name: name.map(str::to_string),
             alias: alias.map(str::to_string),
             line: line(at),
+            reexport: false,
         });
     }
 
@@ -631,156 +644,4 @@ impl<'a> Extractor<'a> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample(name: &str) -> String {
-        std::fs::read_to_string(format!(
-            "{}/testdata/graph/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .unwrap()
-    }
-
-    fn calls(f: &FileFacts) -> Vec<(String, u32)> {
-        f.refs
-            .iter()
-            .filter(|r| r.call)
-            .map(|r| (r.name.clone(), r.line))
-            .collect()
-    }
-
-    fn has_call(f: &FileFacts, name: &str, line: u32) -> bool {
-        f.refs
-            .iter()
-            .any(|r| r.call && r.name == name && r.line == line)
-    }
-
-    fn has_import(f: &FileFacts, module: &str, name: Option<&str>, alias: Option<&str>) -> bool {
-        f.imports
-            .iter()
-            .any(|i| i.module == module && i.name.as_deref() == name && i.alias.as_deref() == alias)
-    }
-
-    fn has_relation(f: &FileFacts, child: &str, parent: &str) -> bool {
-        f.relations
-            .iter()
-            .any(|r| r.child == child && r.parent == parent)
-    }
-
-    #[test]
-    fn python_calls_imports_and_bases() {
-        let f = extract_facts(Language::Python, &sample("app.py"));
-        assert!(has_import(&f, "os", None, None), "{:?}", f.imports);
-        assert!(has_import(&f, "pkg.util", Some("helper"), Some("h")));
-        assert!(has_import(&f, ".models", Some("Model"), None));
-        assert!(has_call(&f, "h", 9), "{:?}", calls(&f));
-        assert!(has_call(&f, "validate", 10), "{:?}", calls(&f));
-        assert!(has_relation(&f, "App", "Model"), "{:?}", f.relations);
-        assert!(has_relation(&f, "App", "Mixin"));
-        let join = f.refs.iter().find(|r| r.name == "join").unwrap();
-        assert_eq!(join.qualifier.as_deref(), Some("os.path"));
-        // Definition names are not references of themselves.
-        assert!(!f.refs.iter().any(|r| r.name == "run" && r.line == 8));
-        // Imports are not references either.
-        assert!(!f.refs.iter().any(|r| r.name == "helper"));
-    }
-
-    #[test]
-    fn rust_calls_uses_and_impls() {
-        let f = extract_facts(Language::Rust, &sample("lib.rs"));
-        assert!(
-            has_import(&f, "crate::store", Some("Store"), None),
-            "{:?}",
-            f.imports
-        );
-        assert!(has_import(
-            &f,
-            "std::collections",
-            Some("HashMap"),
-            Some("Map")
-        ));
-        assert!(has_import(&f, "self::walk", None, None));
-        assert!(has_import(&f, "super::util", Some("*"), None));
-        assert!(has_call(&f, "open", 9), "{:?}", calls(&f));
-        assert!(has_call(&f, "helper", 10));
-        assert!(has_call(&f, "flush", 11));
-        assert!(!calls(&f).iter().any(|(n, _)| n == "println"));
-        assert!(has_relation(&f, "Index", "Display"), "{:?}", f.relations);
-        let open = f.refs.iter().find(|r| r.name == "open").unwrap();
-        assert_eq!(open.qualifier.as_deref(), Some("Store"));
-    }
-
-    #[test]
-    fn javascript_and_typescript_imports_and_classes() {
-        let f = extract_facts(Language::JavaScript, &sample("app.js"));
-        assert!(
-            has_import(&f, "./router", None, Some("Router")),
-            "{:?}",
-            f.imports
-        );
-        assert!(has_import(&f, "./utils", Some("merge"), None));
-        assert!(has_import(&f, "./view", Some("default"), Some("View")));
-        assert!(has_call(&f, "merge", 7), "{:?}", calls(&f));
-        assert!(has_call(&f, "Router", 8));
-        assert!(has_call(&f, "render", 9));
-        assert!(has_relation(&f, "App", "Emitter"), "{:?}", f.relations);
-        let t = extract_facts(Language::TypeScript, &sample("shapes.ts"));
-        assert!(
-            has_import(&t, "./base", Some("Shape"), Some("S")),
-            "{:?}",
-            t.imports
-        );
-        assert!(has_relation(&t, "Circle", "S"), "{:?}", t.relations);
-        assert!(has_relation(&t, "Circle", "Drawable"));
-        assert!(has_relation(&t, "Drawable", "Named"));
-        assert!(has_call(&t, "area", 9), "{:?}", calls(&t));
-    }
-
-    #[test]
-    fn go_packages_calls_and_embedding() {
-        let f = extract_facts(Language::Go, &sample("cmd.go"));
-        assert!(
-            has_import(&f, "github.com/o/r/util", None, None),
-            "{:?}",
-            f.imports
-        );
-        assert!(has_import(&f, "fmt", None, Some("f")));
-        assert!(has_call(&f, "Parse", 13), "{:?}", calls(&f));
-        let parse = f.refs.iter().find(|r| r.name == "Parse").unwrap();
-        assert_eq!(parse.qualifier.as_deref(), Some("util"));
-        assert!(has_call(&f, "run", 14));
-        assert!(has_relation(&f, "Command", "Base"), "{:?}", f.relations);
-        assert!(has_relation(&f, "Runner", "Named"));
-    }
-
-    #[test]
-    fn java_c_and_cpp() {
-        let j = extract_facts(Language::Java, &sample("Shop.java"));
-        assert!(
-            has_import(&j, "com.acme.util", Some("Prices"), None),
-            "{:?}",
-            j.imports
-        );
-        assert!(has_call(&j, "total", 8), "{:?}", calls(&j));
-        assert!(has_call(&j, "Cart", 7));
-        assert!(has_relation(&j, "Shop", "Store"), "{:?}", j.relations);
-        assert!(has_relation(&j, "Shop", "Closeable"));
-        let c = extract_facts(Language::C, &sample("main.c"));
-        assert!(has_import(&c, "util.h", None, None), "{:?}", c.imports);
-        assert!(has_import(&c, "stdio.h", None, None));
-        assert!(has_call(&c, "parse", 5), "{:?}", calls(&c));
-        let p = extract_facts(Language::Cpp, &sample("shape.cpp"));
-        assert!(has_relation(&p, "Square", "Shape"), "{:?}", p.relations);
-        assert!(has_call(&p, "area", 9), "{:?}", calls(&p));
-    }
-
-    #[test]
-    fn text_and_markdown_have_no_facts() {
-        assert_eq!(
-            extract_facts(Language::Markdown, "# x\n"),
-            FileFacts::default()
-        );
-        assert_eq!(extract_facts(Language::Text, "x()"), FileFacts::default());
-    }
-}
+mod tests;

@@ -13,7 +13,7 @@ mod graph;
 mod languages;
 
 pub use chunk::{Chunk, ChunkKind, ChunkOptions, chunk_file};
-pub use graph::{GRAPH_VERSION, extract_facts};
+pub use graph::{GRAPH_VERSION, extract_facts, mark_package_reexports};
 pub use languages::Language;
 
 /// [`chunk_file`] and [`extract_facts`] of one file from a single parse: what an index round

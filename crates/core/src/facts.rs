@@ -45,6 +45,13 @@ pub struct Import {
     pub alias: Option<String>,
     #[serde(rename = "l")]
     pub line: u32,
+    /// The file makes what it imports public under its own path: Rust's `pub use`, JS/TS
+    /// `export … from` (or an imported name exported again), a name of Python's `__all__` or an
+    /// import of a package's `__init__.py`, a Go type alias. That path is the one users import
+    /// the name by, so it is a definition site for the name they type. Absent in facts extracted
+    /// before re-exports were told apart (read as `false`).
+    #[serde(rename = "x", default, skip_serializing_if = "std::ops::Not::not")]
+    pub reexport: bool,
 }
 
 impl Import {
@@ -102,6 +109,9 @@ impl Resolution {
 /// file's distinct strings once, then references, imports and type relations as varints indexing
 /// them. JSON (the form before it, starting with `{`) is still read.
 const BINARY_V1: u8 = 0xF1;
+/// [`BINARY_V1`] with a third flag bit per import: [`Import::reexport`]. What is written now;
+/// V1 records (two flag bits) are still read.
+const BINARY_V2: u8 = 0xF2;
 
 impl FileFacts {
     /// The stored form: a tenth of the JSON's size on real code (names are written once per file,
@@ -122,8 +132,10 @@ impl FileFacts {
         put(&mut body, self.imports.len() as u64);
         for i in &self.imports {
             put(&mut body, intern(&i.module));
-            let flags = u64::from(i.name.is_some()) | (u64::from(i.alias.is_some()) << 1);
-            put(&mut body, (u64::from(i.line) << 2) | flags);
+            let flags = u64::from(i.name.is_some())
+                | (u64::from(i.alias.is_some()) << 1)
+                | (u64::from(i.reexport) << 2);
+            put(&mut body, (u64::from(i.line) << IMPORT_FLAGS_V2) | flags);
             for part in [&i.name, &i.alias].into_iter().flatten() {
                 put(&mut body, intern(part));
             }
@@ -134,7 +146,7 @@ impl FileFacts {
             put(&mut body, intern(&t.parent));
             put(&mut body, u64::from(t.line));
         }
-        let mut out = vec![BINARY_V1];
+        let mut out = vec![BINARY_V2];
         put(&mut out, table.strings.len() as u64);
         for s in &table.strings {
             put(&mut out, s.len() as u64);
@@ -148,12 +160,17 @@ impl FileFacts {
     /// on anything else (a truncated or corrupt record).
     pub fn decode(bytes: &[u8]) -> Result<FileFacts, String> {
         match bytes.first() {
-            Some(&BINARY_V1) => decode_binary(&bytes[1..]),
+            Some(&BINARY_V1) => decode_binary(&bytes[1..], IMPORT_FLAGS_V1),
+            Some(&BINARY_V2) => decode_binary(&bytes[1..], IMPORT_FLAGS_V2),
             Some(b'{') => serde_json::from_slice(bytes).map_err(|e| format!("graph facts: {e}")),
             _ => Err("graph facts: unknown encoding".into()),
         }
     }
 }
+
+/// How many low bits of an import's packed line are flags, per version.
+const IMPORT_FLAGS_V1: u32 = 2;
+const IMPORT_FLAGS_V2: u32 = 3;
 
 /// A file's distinct strings, numbered in order of first use.
 #[derive(Default)]
@@ -213,7 +230,7 @@ impl<'a> Reader<'a> {
     }
 }
 
-fn decode_binary(bytes: &[u8]) -> Result<FileFacts, String> {
+fn decode_binary(bytes: &[u8], import_flags: u32) -> Result<FileFacts, String> {
     let mut r = Reader { bytes, at: 0 };
     let n = r.count()?;
     let mut strings = Vec::with_capacity(n);
@@ -264,7 +281,8 @@ fn decode_binary(bytes: &[u8]) -> Result<FileFacts, String> {
             module,
             name,
             alias,
-            line: Reader::line(packed >> 2)?,
+            line: Reader::line(packed >> import_flags)?,
+            reexport: packed & 4 != 0 && import_flags > 2,
         });
     }
     for _ in 0..r.count()? {
@@ -315,12 +333,21 @@ mod tests {
                     name: Some("join".into()),
                     alias: Some("j".into()),
                     line: 1,
+                    reexport: false,
                 },
                 Import {
                     module: "crate::store".into(),
                     name: None,
                     alias: None,
                     line: 2,
+                    reexport: false,
+                },
+                Import {
+                    module: "crate::parse".into(),
+                    name: Some("Parser".into()),
+                    alias: None,
+                    line: 80_000,
+                    reexport: true,
                 },
             ],
             relations: vec![TypeRelation {
@@ -368,6 +395,54 @@ mod tests {
         assert!(FileFacts::decode(b"\x00").is_err());
     }
 
+    /// A record of the first binary form (two flag bits per import, no re-exports) reads as it
+    /// was written: the store of an index before re-exports stays readable until re-extracted.
+    #[test]
+    fn the_first_binary_form_is_still_read() {
+        let mut f = sample();
+        for i in &mut f.imports {
+            i.reexport = false;
+        }
+        // The V1 writer, as it was: two flag bits under the line.
+        let mut strings: Vec<&str> = Vec::new();
+        let mut id = |s: &'static str| -> u64 {
+            if let Some(i) = strings.iter().position(|x| *x == s) {
+                return i as u64;
+            }
+            strings.push(s);
+            strings.len() as u64 - 1
+        };
+        let mut body = Vec::new();
+        put(&mut body, 0);
+        put(&mut body, 1);
+        put(&mut body, id("os.path"));
+        put(&mut body, (7 << 2) | 1);
+        put(&mut body, id("join"));
+        put(&mut body, 0);
+        let mut v1 = vec![BINARY_V1];
+        put(&mut v1, strings.len() as u64);
+        for s in &strings {
+            put(&mut v1, s.len() as u64);
+            v1.extend_from_slice(s.as_bytes());
+        }
+        v1.extend_from_slice(&body);
+        let read = FileFacts::decode(&v1).unwrap();
+        assert_eq!(
+            read.imports,
+            vec![Import {
+                module: "os.path".into(),
+                name: Some("join".into()),
+                alias: None,
+                line: 7,
+                reexport: false,
+            }]
+        );
+        // The current form keeps the flag, on any line.
+        let bytes = sample().encode();
+        assert_eq!(bytes[0], BINARY_V2);
+        assert!(FileFacts::decode(&bytes).unwrap().imports[2].reexport);
+    }
+
     #[test]
     fn local_names() {
         let i = |m: &str, n: Option<&str>, a: Option<&str>| Import {
@@ -375,6 +450,7 @@ mod tests {
             name: n.map(Into::into),
             alias: a.map(Into::into),
             line: 1,
+            reexport: false,
         };
         assert_eq!(i("a.b", None, None).local_name(), "b");
         assert_eq!(i("github.com/o/r/pkg", None, None).local_name(), "pkg");

@@ -642,7 +642,9 @@ fn examine(
     let language = Language::from_path(std::path::Path::new(&entry.rel));
     // With the graph on, one parse gives both the chunks and the facts.
     let (chunks, facts) = if graph {
-        patina_chunk::chunk_with_facts(language, &text, opts)
+        let (chunks, mut facts) = patina_chunk::chunk_with_facts(language, &text, opts);
+        patina_chunk::mark_package_reexports(&entry.rel, &mut facts);
+        (chunks, facts)
     } else {
         (
             patina_chunk::chunk_file(language, &text, opts),

@@ -6,7 +6,7 @@
 //! Every adjustment multiplies the fused score by a factor near 1, so ranking reorders close
 //! candidates and never removes one (the relevance floor aside).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use patina_core::{FileRole, OracleId};
 
@@ -28,6 +28,14 @@ pub struct Candidate<K> {
     pub parent: Option<String>,
     /// First and last line, 1-based inclusive.
     pub lines: (u32, u32),
+    /// The chunk makes a name the query mentions public under its own path (`pub use`, `export
+    /// … from`, a package's `__init__.py`): where users import the name from. Known from the
+    /// symbol oracle, which offers such chunks beside the definition.
+    pub reexport: bool,
+    /// The file stands for its folder: what the language loads for it (`mod.rs`, `lib.rs`,
+    /// `__init__.py`, `index.ts`, a Go package's main file) or the file that ties the folder's
+    /// files together in the dependency graph. Only asked of files whose folder the query names.
+    pub module_root: bool,
 }
 
 /// A candidate with its final score and the adjustments that made it (for explanations).
@@ -78,11 +86,21 @@ pub struct RankOptions {
     pub role_priors: bool,
     /// A chunk that defines a name the query mentions.
     pub definition_boost: f64,
+    /// A chunk that re-exports a name the query mentions ([`Candidate::reexport`]): the path
+    /// users import it by, so nearly a definition — but below one, so the definition leads and
+    /// the re-export follows it rather than the other way round.
+    pub reexport_boost: f64,
     /// A chunk whose enclosing symbol (class, impl, heading) is a name the query mentions.
     pub parent_boost: f64,
     /// Per query word found in the file's path (at most [`RankOptions::path_words_max`] count).
     pub path_word_boost: f64,
     pub path_words_max: usize,
+    /// A folder's root file ([`Candidate::module_root`]) when the query names the folder ("how
+    /// does the searcher work" → `searcher/mod.rs`, `crates/searcher/src/lib.rs`): it names the
+    /// folder's parts and how they fit, the first thing to read. On top of the path words, which
+    /// lift every file of the folder alike; modest, since a specific chunk elsewhere may still be
+    /// the answer.
+    pub module_root_boost: f64,
     /// A file the query names (a path or a file name in its text).
     pub mention_boost: f64,
     /// A file named by a stack-trace frame.
@@ -123,9 +141,11 @@ impl Default for RankOptions {
             enabled: true,
             role_priors: true,
             definition_boost: 1.3,
+            reexport_boost: 1.2,
             parent_boost: 1.1,
             path_word_boost: 0.08,
             path_words_max: 3,
+            module_root_boost: 1.1,
             mention_boost: 1.5,
             frame_boost: 1.2,
             location_boost: 3.0,
@@ -157,17 +177,7 @@ pub fn score<K: Clone>(
     plan: &QueryPlan,
     opts: &RankOptions,
 ) -> Vec<Scored<K>> {
-    let query_stems: Vec<String> = if plan.long {
-        Vec::new()
-    } else {
-        let mut v: Vec<String> = plan
-            .content_words
-            .iter()
-            .map(|w| stem(w).to_string())
-            .collect();
-        v.dedup();
-        v
-    };
+    let query_stems = query_stems(plan);
     let ident_names: Vec<String> = plan
         .identifiers
         .iter()
@@ -211,6 +221,15 @@ pub fn score<K: Clone>(
             .map(|(k, _)| k)
             .collect()
     };
+    // Folders one of whose files the query names by its own name ("the scorer" of
+    // `searcher/scorer.rs`): a question about that part, not about the folder as a whole.
+    let parts_named: HashSet<(usize, String)> = candidates
+        .iter()
+        .filter(|c| !c.module_root)
+        .filter_map(|c| c.file.as_ref())
+        .filter(|(_, path)| file_named(path, &query_stems))
+        .map(|(repo, path)| (*repo, dir_of(path).to_string()))
+        .collect();
     let mut narrowest: HashMap<usize, u32> = HashMap::new();
     for c in &candidates {
         for k in located(c) {
@@ -231,7 +250,7 @@ pub fn score<K: Clone>(
                     factors: f,
                 };
             }
-            if let Some((_, path)) = &c.file {
+            if let Some((repo, path)) = &c.file {
                 if opts.role_priors {
                     f.role = plan.role_prior(c.role);
                 }
@@ -265,6 +284,12 @@ pub fn score<K: Clone>(
                 f.path = pw;
                 f.mention = mention;
                 f.near = near;
+                if c.module_root
+                    && folder_named(path, &query_stems)
+                    && !parts_named.contains(&(*repo, dir_of(path).to_string()))
+                {
+                    f.path *= opts.module_root_boost;
+                }
             }
             let span = c.lines.1.saturating_sub(c.lines.0);
             if let Some(k) = located(&c)
@@ -276,7 +301,11 @@ pub fn score<K: Clone>(
                     .mention
                     .max(opts.location_boost * 0.75f64.powi(k.min(50) as i32));
             }
-            if !ident_names.is_empty() {
+            if c.reexport {
+                // A re-export named like what it re-exports (a Go type alias) is still not the
+                // definition: it follows it.
+                f.definition = opts.reexport_boost;
+            } else if !ident_names.is_empty() {
                 let sym = c.symbol.as_deref().map(normalize);
                 let parent = c.parent.as_deref().map(normalize);
                 if sym.as_ref().is_some_and(|s| ident_names.contains(s)) {
@@ -310,6 +339,66 @@ pub fn score<K: Clone>(
         out.sort_by_cached_key(|s| at(&s.candidate));
     }
     out
+}
+
+/// The stems of a short query's content words (none for a long text: its words are too many to
+/// say what a path should hold).
+fn query_stems(plan: &QueryPlan) -> Vec<String> {
+    if plan.long {
+        return Vec::new();
+    }
+    let mut v: Vec<String> = plan
+        .content_words
+        .iter()
+        .map(|w| stem(w).to_string())
+        .collect();
+    v.dedup();
+    v
+}
+
+/// The folder a root file stands for: its own, or the one above a package's `src`/`lib`
+/// (`crates/searcher/src/lib.rs` → `searcher`). `None` at the top of the repository.
+pub fn module_folder(path: &str) -> Option<&str> {
+    let mut dirs = path.rsplit('/').skip(1);
+    let dir = dirs.next()?;
+    if matches!(dir, "src" | "lib") {
+        return dirs.next();
+    }
+    Some(dir)
+}
+
+/// Does the query name the folder `path` would stand for as its root: every word of the folder's
+/// name (`query_engine` → query, engine) among the query's words, compared by stem?
+pub fn names_module_folder(plan: &QueryPlan, path: &str) -> bool {
+    folder_named(path, &query_stems(plan))
+}
+
+/// Does the query name the file `path` by a word of its own name (`scorer` of `scorer.rs`)?
+fn file_named(path: &str, query_stems: &[String]) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    path_words(name)
+        .iter()
+        .any(|w| query_stems.iter().any(|q| q == stem(w)))
+}
+
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+fn folder_named(path: &str, query_stems: &[String]) -> bool {
+    let Some(folder) = module_folder(path) else {
+        return false;
+    };
+    // A compound name comes whole, then in parts (`query_engine`, `query`, `engine`): the
+    // parts are what a question says.
+    let mut words = path_words(folder);
+    if words.len() > 1 {
+        words.remove(0);
+    }
+    !words.is_empty()
+        && words
+            .iter()
+            .all(|w| query_stems.iter().any(|q| q == stem(w)))
 }
 
 fn sort<K>(v: &mut [Scored<K>]) {

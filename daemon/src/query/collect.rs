@@ -1,11 +1,12 @@
 //! From ranked results to hits: candidates with what ranking needs, then hits at the requested
 //! granularity with metadata and snippets.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use anyhow::Result;
 use patina_core::{FileRole, is_doc_path};
+use patina_retrieve::QueryPlan;
 use patina_retrieve::fusion::{Contribution, Fused};
 use patina_retrieve::rank::{self, Candidate, RankOptions, Scored};
 
@@ -16,12 +17,17 @@ use crate::state::repo::Repo;
 
 impl QueryEngine {
     /// The fused results with what ranking needs: file, role, symbol, parent and lines (notes are
-    /// not part of a file). Chunks that vanished since the oracles ran are dropped.
+    /// not part of a file), whether the symbol oracle found the chunk as a re-export of a name
+    /// the query names (`reexports`), and whether its file is the root of a folder the query
+    /// names. Chunks that vanished since the oracles ran are dropped.
     pub(crate) fn candidates(
         &self,
         fused: Vec<Fused<HitKey>>,
         repos: &[Arc<Repo>],
+        reexports: &HashSet<HitKey>,
+        plan: &QueryPlan,
     ) -> Vec<Candidate<HitKey>> {
+        let mut roots: HashMap<(usize, String), bool> = HashMap::new();
         let mut out = Vec::with_capacity(fused.len());
         for f in fused {
             let HitKey::Chunk {
@@ -38,13 +44,20 @@ impl QueryEngine {
                     symbol: None,
                     parent: None,
                     lines: (0, 0),
+                    reexport: false,
+                    module_root: false,
                 });
                 continue;
             };
             let Some(meta) = repos[ri].chunk(chunk_id) else {
                 continue;
             };
+            let module_root = *roots
+                .entry((ri, meta.path.clone()))
+                .or_insert_with(|| module_root(&repos[ri], plan, &meta.path));
             out.push(Candidate {
+                reexport: reexports.contains(&f.key),
+                module_root,
                 key: f.key,
                 fused: f.score,
                 provenance: f.provenance,
@@ -221,4 +234,13 @@ pub(crate) fn merge_provenance(into: &mut Vec<Contribution>, from: Vec<Contribut
             None => into.push(c),
         }
     }
+}
+
+/// Whether `path` is the root of a folder the query names ([`rank::names_module_folder`]): a
+/// root by the language's convention, else by the dependency graph — the file that imports most
+/// of its folder, or that most of it imports (asked only of a folder the query names).
+fn module_root(repo: &Repo, plan: &QueryPlan, path: &str) -> bool {
+    rank::names_module_folder(plan, path)
+        && (patina_index::graph::conventional_root(path)
+            || repo.index().graph().ties_its_folder(path))
 }

@@ -2,6 +2,7 @@
 //! timeout), fuses their rankings with weighted RRF, applies the result granularity and attaches
 //! metadata and snippets. Knows nothing of gRPC.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -231,7 +232,12 @@ impl QueryEngine {
         });
         let (first, second): (Vec<_>, Vec<_>) =
             oracles.iter().cloned().partition(|o| !o.second_stage());
-        let (mut rankings, mut reports, fusion) = self
+        let Answers {
+            mut rankings,
+            mut reports,
+            reexports,
+            fusion,
+        } = self
             .run_oracles(&first, q.clone(), cfg, &mut notices)
             .await?;
         let votes = crate::services::history::split_votes(
@@ -303,7 +309,8 @@ impl QueryEngine {
         opts.exact_oracles_ran = rankings
             .iter()
             .any(|r| r.oracle != rank::SEMANTIC && r.oracle != OracleId::Graph);
-        let mut scored = rank::score(self.candidates(fused, &repos), &plan, &opts);
+        let candidates = self.candidates(fused, &repos, &reexports, &plan);
+        let mut scored = rank::score(candidates, &plan, &opts);
         patina_retrieve::priors::apply_vote_prior(&mut scored, &votes, tuning.vote_prior);
         let history_ran = rankings.iter().any(|r| r.oracle == OracleId::History);
         let file_fusion = rank::FileFusion { fusion, weights };
@@ -496,7 +503,7 @@ impl QueryEngine {
         q: Arc<OracleQuery>,
         cfg: &crate::state::config::RetrievalConfig,
         notices: &mut Vec<String>,
-    ) -> Result<(Vec<Ranking<HitKey>>, Vec<OracleReport>, Fusion)> {
+    ) -> Result<Answers> {
         let timeout = cfg.oracle_timeout(q.text.len());
         let prose = self.is_prose(oracles, &q.plan);
         let tasks: Vec<_> = oracles
@@ -522,6 +529,7 @@ impl QueryEngine {
             .collect();
         let mut rankings = Vec::new();
         let mut reports = Vec::new();
+        let mut reexports = HashSet::new();
         for t in tasks {
             let (id, took, res) = t.await?;
             let (status, message, hits): (OracleStatus, String, Vec<OracleHit>) = match res {
@@ -557,6 +565,7 @@ impl QueryEngine {
                 took,
                 message,
             });
+            reexports.extend(hits.iter().filter(|h| h.reexport).map(|h| h.key));
             rankings.push(Ranking {
                 oracle: id,
                 weight: cfg.weight(id),
@@ -566,7 +575,12 @@ impl QueryEngine {
         let recognised = prose && cfg.trust_full_match && self.lexical_covers_all(&rankings, &q);
         let fusion =
             patina_retrieve::fusion::adjust_weights(&mut rankings, cfg, &q.plan, prose, recognised);
-        Ok((rankings, reports, fusion))
+        Ok(Answers {
+            rankings,
+            reports,
+            reexports,
+            fusion,
+        })
     }
 
     /// A prose question with the model on: semantic leads, lexical breaks ties.
@@ -647,4 +661,13 @@ impl QueryEngine {
         }
         true
     }
+}
+
+/// What the first-stage oracles answered: their rankings with this query's weights, their
+/// reports, the hits that are re-exports, and the query's fusion.
+struct Answers {
+    rankings: Vec<Ranking<HitKey>>,
+    reports: Vec<OracleReport>,
+    reexports: HashSet<HitKey>,
+    fusion: Fusion,
 }

@@ -407,9 +407,13 @@ fn ask_case(
         history_before: q.before,
     };
     let mut rankings = Vec::with_capacity(oracles.len());
+    let mut reexports = HashSet::new();
     for o in oracles {
         let items = match o.search(&oq) {
-            Ok(hits) => hits.into_iter().map(|h| (h.key, h.score)).collect(),
+            Ok(hits) => {
+                reexports.extend(hits.iter().filter(|h| h.reexport).map(|h| h.key));
+                hits.into_iter().map(|h| (h.key, h.score)).collect()
+            }
             Err(e) => {
                 tracing::debug!(oracle = o.id().name(), "tune: {e:#}");
                 Vec::new()
@@ -432,7 +436,7 @@ fn ask_case(
     // (Every candidate, whatever the fusion: the replays fuse again.)
     let all = fuse(&rankings, cfg.retrieval.fusion(0.0));
     let templates = engine
-        .candidates(all, &repos)
+        .candidates(all, &repos, &reexports, &plan)
         .into_iter()
         .map(|c| (c.key, c))
         .collect();

@@ -26,10 +26,9 @@ pub(crate) fn table(files: &[(&str, &str)]) -> GraphTable {
                 },
             );
         }
-        facts.insert(
-            Arc::<str>::from(*path),
-            Arc::new(patina_chunk::extract_facts(lang, text)),
-        );
+        let mut f = patina_chunk::extract_facts(lang, text);
+        patina_chunk::mark_package_reexports(path, &mut f);
+        facts.insert(Arc::<str>::from(*path), Arc::new(f));
     }
     GraphTable::build(chunks.iter(), &facts)
 }
@@ -233,4 +232,88 @@ fn method_calls_through_objects_do_not_reach_functions() {
     assert_eq!(c[0].parent.as_deref(), Some("Store"));
     assert_eq!(split_qualified("Store.get"), (Some("Store"), "get"));
     assert_eq!(t.defs("Store.get").len(), 1);
+}
+
+/// (path, line, chunk start line) of `name`'s re-exports.
+fn reexports(t: &GraphTable, name: &str) -> Vec<(String, u32, Option<u32>)> {
+    t.reexports_of(name)
+        .into_iter()
+        .map(|(r, chunk)| {
+            (
+                r.path.to_string(),
+                r.import.line,
+                chunk.map(|c| c.start_line),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn reexports_of_a_name_in_every_form_with_their_chunks() {
+    let t = table(&[
+        (
+            "src/lib.rs",
+            "pub mod parser;\npub use parser::QueryParser;\npub use parser::Lexer as Scanner;\n",
+        ),
+        (
+            "src/parser.rs",
+            "pub struct QueryParser;\npub struct Lexer;\nuse crate::QueryParser as Q;\n",
+        ),
+        ("src/prelude.rs", "pub use crate::parser::*;\n"),
+        ("src/other.rs", "pub use crate::elsewhere::*;\n"),
+        ("pkg/__init__.py", "from .core import Engine\n"),
+        ("pkg/core.py", "class Engine:\n    pass\n"),
+        ("pkg/api.py", "from .core import Engine\n"),
+        ("web/index.js", "export { Router } from './router';\n"),
+        ("web/router.js", "export class Router {}\n"),
+    ]);
+    assert_eq!(
+        reexports(&t, "QueryParser"),
+        [
+            ("src/lib.rs".into(), 2, Some(1)),
+            ("src/prelude.rs".into(), 1, Some(1)),
+        ]
+    );
+    // Any case; an alias answers for both names; a plain import is no re-export.
+    assert_eq!(reexports(&t, "queryparser").len(), 2);
+    assert_eq!(
+        reexports(&t, "Scanner"),
+        [("src/lib.rs".into(), 3, Some(1))]
+    );
+    assert_eq!(reexports(&t, "Lexer")[0], ("src/lib.rs".into(), 3, Some(1)));
+    assert_eq!(reexports(&t, "Q"), []);
+    assert_eq!(
+        reexports(&t, "Engine"),
+        [("pkg/__init__.py".into(), 1, Some(1))]
+    );
+    assert_eq!(
+        reexports(&t, "Router"),
+        [("web/index.js".into(), 1, Some(1))]
+    );
+    assert_eq!(reexports(&t, "Nothing"), []);
+}
+
+#[test]
+fn a_file_ties_its_folder_when_it_imports_or_is_imported_by_most_of_it() {
+    let t = table(&[
+        (
+            "web/search/engine.js",
+            "import { a } from './a';\nimport { b } from './b';\nimport { c } from './c';\n",
+        ),
+        ("web/search/a.js", "export function a() {}\n"),
+        ("web/search/b.js", "export function b() {}\n"),
+        ("web/search/c.js", "export function c() {}\n"),
+        ("lib/util/core.py", "def shared():\n    pass\n"),
+        ("lib/util/one.py", "from .core import shared\n"),
+        ("lib/util/two.py", "from .core import shared\n"),
+        ("lib/util/three.py", "def alone():\n    pass\n"),
+        ("lone/x.py", "from .y import z\n"),
+        ("lone/y.py", "def z():\n    pass\n"),
+    ]);
+    assert!(t.ties_its_folder("web/search/engine.js"));
+    assert!(!t.ties_its_folder("web/search/a.js"));
+    assert!(t.ties_its_folder("lib/util/core.py"));
+    assert!(!t.ties_its_folder("lib/util/one.py"));
+    // One tie is no folder's root.
+    assert!(!t.ties_its_folder("lone/x.py"));
 }

@@ -22,6 +22,8 @@ fn cand(
         symbol: symbol.map(str::to_string),
         parent: None,
         lines,
+        reexport: false,
+        module_root: false,
     }
 }
 
@@ -355,4 +357,154 @@ fn path_words_match_query_words() {
         &RankOptions::default(),
     );
     assert_eq!(keys(&ranked), [2, 1]);
+}
+
+/// The definition of `QueryParser`, the re-export that makes it public, an `impl` block and a
+/// caller, in the fused order a symbol query could give them (the re-export has the symbol
+/// oracle's second place; the `impl` and the caller only words).
+fn parser_hits() -> Vec<Candidate<u32>> {
+    let mut reexport = cand(2, 0.034, "src/lib.rs", FileRole::Source, None, (1, 3));
+    reexport.reexport = true;
+    vec![
+        cand(
+            1,
+            0.040,
+            "src/parser/query.rs",
+            FileRole::Source,
+            Some("QueryParser"),
+            (1, 9),
+        ),
+        reexport,
+        cand(
+            3,
+            0.033,
+            "src/main.rs",
+            FileRole::Source,
+            Some("main"),
+            (1, 20),
+        ),
+        cand(
+            4,
+            0.029,
+            "src/parser/query.rs",
+            FileRole::Source,
+            Some("QueryParser"),
+            (11, 40),
+        ),
+    ]
+}
+
+#[test]
+fn a_reexport_follows_the_definition_ahead_of_other_mentions() {
+    let opts = RankOptions::default();
+    for text in ["QueryParser", "where is QueryParser defined"] {
+        let plan = QueryPlan::analyze(text);
+        let ranked = score(parser_hits(), &plan, &opts);
+        assert_eq!(keys(&ranked), [1, 2, 4, 3], "{text}");
+        assert_eq!(ranked[1].factors.definition, opts.reexport_boost);
+    }
+    // Without the rule the `impl` block, boosted as a definition, passes it.
+    let plan = QueryPlan::analyze("QueryParser");
+    let mut plain = parser_hits();
+    plain[1].reexport = false;
+    assert_eq!(keys(&score(plain, &plan, &opts))[..2], [1, 4]);
+    // A re-export named like what it re-exports (a Go type alias) is lifted as a re-export, not
+    // as a definition: below the definition it points at.
+    let mut alias = parser_hits();
+    alias[1].symbol = Some("QueryParser".into());
+    alias[1].fused = 0.041;
+    let ranked = score(alias, &plan, &opts);
+    assert_eq!(keys(&ranked)[..2], [1, 2]);
+}
+
+#[test]
+fn a_question_naming_a_folder_lifts_its_root_file() {
+    let root = |key, path: &str| {
+        let mut c = cand(key, 0.031, path, FileRole::Source, None, (1, 20));
+        c.module_root = true;
+        c
+    };
+    let hits = || {
+        vec![
+            cand(
+                1,
+                0.033,
+                "src/searcher/scorer.rs",
+                FileRole::Source,
+                Some("score"),
+                (1, 20),
+            ),
+            cand(
+                2,
+                0.032,
+                "src/searcher/index.rs",
+                FileRole::Source,
+                Some("Index"),
+                (1, 20),
+            ),
+            root(3, "src/searcher/mod.rs"),
+        ]
+    };
+    let opts = RankOptions::default();
+    let plan = QueryPlan::analyze("how does the searcher work");
+    let ranked = score(hits(), &plan, &opts);
+    assert_eq!(keys(&ranked), [3, 1, 2]);
+    // Only the root is lifted: the others keep the path words' factor they had.
+    let before = score(
+        hits()
+            .into_iter()
+            .map(|mut c| {
+                c.module_root = false;
+                c
+            })
+            .collect(),
+        &plan,
+        &opts,
+    );
+    for k in [1, 2] {
+        let f = |v: &[Scored<u32>]| v.iter().find(|s| s.candidate.key == k).unwrap().score;
+        assert_eq!(f(&ranked), f(&before));
+    }
+    // A question that names one of the folder's files asks about that part: the root stays.
+    let part = QueryPlan::analyze("how does the searcher's scorer order results");
+    let ranked = score(hits(), &part, &opts);
+    assert_eq!(keys(&ranked)[0], 1);
+    assert_eq!(
+        ranked
+            .iter()
+            .find(|s| s.candidate.key == 3)
+            .unwrap()
+            .factors
+            .path,
+        1.08
+    );
+    // A question about something else, or a root of another folder, is left alone.
+    let other = QueryPlan::analyze("how does the scorer rank results");
+    assert_eq!(keys(&score(hits(), &other, &opts))[0], 1);
+    let mut elsewhere = hits();
+    elsewhere[2] = root(3, "src/indexer/mod.rs");
+    assert_eq!(keys(&score(elsewhere, &plan, &opts))[0], 1);
+    // Off at 1.0.
+    let off = RankOptions {
+        module_root_boost: 1.0,
+        ..RankOptions::default()
+    };
+    assert_eq!(keys(&score(hits(), &plan, &off)), [1, 2, 3]);
+}
+
+#[test]
+fn the_folder_a_root_stands_for() {
+    assert_eq!(module_folder("src/searcher/mod.rs"), Some("searcher"));
+    assert_eq!(
+        module_folder("crates/searcher/src/lib.rs"),
+        Some("searcher")
+    );
+    assert_eq!(module_folder("pkg/searcher/__init__.py"), Some("searcher"));
+    assert_eq!(module_folder("searcher/index.ts"), Some("searcher"));
+    assert_eq!(module_folder("src/lib.rs"), None);
+    assert_eq!(module_folder("lib.rs"), None);
+    let plan = QueryPlan::analyze("how does the query engine plan a search");
+    assert!(names_module_folder(&plan, "daemon/src/query_engine/mod.rs"));
+    assert!(!names_module_folder(&plan, "daemon/src/query_cache/mod.rs"));
+    assert!(!names_module_folder(&plan, "mod.rs"));
 }

@@ -59,6 +59,9 @@ impl HitKey {
 pub(crate) struct OracleHit {
     pub key: HitKey,
     pub score: f32,
+    /// The chunk re-exports a name the query names (the symbol oracle's, [`OracleHit::reexport`]):
+    /// ranking lifts it nearly as a definition ([`patina_retrieve::rank::Candidate::reexport`]).
+    pub reexport: bool,
 }
 
 impl OracleHit {
@@ -67,6 +70,15 @@ impl OracleHit {
         OracleHit {
             key: HitKey::Chunk { repo, chunk },
             score,
+            reexport: false,
+        }
+    }
+
+    /// This hit, found as a re-export of a name the query names.
+    pub fn reexport(self) -> OracleHit {
+        OracleHit {
+            reexport: true,
+            ..self
         }
     }
 
@@ -75,6 +87,7 @@ impl OracleHit {
         OracleHit {
             key: HitKey::Note(note_id),
             score,
+            reexport: false,
         }
     }
 }

@@ -38,6 +38,11 @@ const QUALIFIER: f32 = 0.95;
 const QUALIFIED_ELSEWHERE: f32 = 0.9;
 /// The qualifier defined somewhere its own qualifier does not point to.
 const QUALIFIER_ELSEWHERE: f32 = 0.85;
+/// The chunk that re-exports a name the query names (`pub use parser::B`, `export { B } from`,
+/// `from .parser import B` in a package's `__init__.py`): the path users import it by, so it
+/// stands beside the definition — below it (the definition is the answer), above the names
+/// matched in another style and every other mention, and a named hit ([`NAMED`]) kept with it.
+const REEXPORT: f32 = 0.95;
 /// An `impl` block named like the query holds the type's methods; the type's own definition is
 /// the better answer, so the block ranks below names matched in any style.
 const IMPL: f32 = 0.8;
@@ -87,8 +92,13 @@ impl Oracle for SymbolOracle {
             return Ok(Vec::new());
         }
         let mut hits = Vec::new();
+        // Re-exports are graph facts: only a name (not a file, not a trace) looks them up.
+        let names_something = cands.iter().any(|c| is_identifier(&c.name));
         for (i, repo) in q.repos.iter().enumerate() {
             let table = repo.symbols();
+            // Built (or found resident) before the chunk table is locked: the graph's build
+            // locks it too, after its own lock.
+            let graph = names_something.then(|| repo.index().graph());
             repo.with_chunks(|chunks| {
                 let allowed = |id: u64| match (&q.filter, chunks.get(&id)) {
                     (_, None) => false,
@@ -183,11 +193,29 @@ impl Oracle for SymbolOracle {
                         offer(id, score);
                     }
                 }
-                hits.extend(
-                    best.into_iter()
-                        .filter(|(id, _)| allowed(*id))
-                        .map(|(chunk_id, score)| OracleHit::chunk(i, chunk_id, score)),
-                );
+                let mut reexports = Vec::new();
+                if let Some(graph) = &graph {
+                    for c in cands.iter().filter(|c| is_identifier(&c.name)) {
+                        reexports.extend(reexports_of(c, graph, &table, chunks));
+                    }
+                }
+                for &(id, own_name) in &reexports {
+                    // A re-export named like what it re-exports (a Go type alias) matched as a
+                    // definition above: it is the re-export, below the definition.
+                    let e = best.entry(id).or_insert(0.0);
+                    *e = if own_name { REEXPORT } else { e.max(REEXPORT) };
+                }
+                hits.extend(best.into_iter().filter(|(id, _)| allowed(*id)).map(
+                    |(chunk_id, score)| {
+                        let hit = OracleHit::chunk(i, chunk_id, score);
+                        // Marked for ranking only where re-exporting is the best it does.
+                        if score <= REEXPORT && reexports.iter().any(|r| r.0 == chunk_id) {
+                            hit.reexport()
+                        } else {
+                            hit
+                        }
+                    },
+                ));
             });
         }
         if hits.iter().any(|h| h.score >= NAMED) {
@@ -195,6 +223,53 @@ impl Oracle for SymbolOracle {
         }
         Ok(merge_by_score(hits, q.limit))
     }
+}
+
+/// A name as code spells it (`QueryParser`, `parse_args`): not a file name or a path.
+fn is_identifier(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+}
+
+/// The chunks that re-export the candidate's name, each with whether the chunk is itself named
+/// so. Only names defined in the repository count (under the name re-exported, for an alias):
+/// a re-export of something from outside (`from typing import List` in an `__init__.py`) is no
+/// definition site here, and a qualified candidate (`parser::QueryParser`) wants the
+/// re-exports of the name it qualifies.
+fn reexports_of(
+    c: &Candidate,
+    graph: &patina_index::graph::GraphTable,
+    table: &SymbolTable,
+    chunks: &HashMap<u64, ChunkMeta>,
+) -> Vec<(u64, bool)> {
+    let mut out = Vec::new();
+    for (r, chunk) in graph.reexports_of(&c.name) {
+        let Some(chunk) = chunk else { continue };
+        let real = r
+            .import
+            .name
+            .as_deref()
+            .filter(|n| *n != "*")
+            .unwrap_or(&c.name)
+            .to_lowercase();
+        let defined_elsewhere = [real.as_str(), &c.name.to_lowercase()].iter().any(|key| {
+            table
+                .with_prefix(key)
+                .iter()
+                .any(|s| s.key == *key && s.chunk_id != chunk.chunk_id)
+        });
+        if !defined_elsewhere {
+            continue;
+        }
+        let own_name = chunks
+            .get(&chunk.chunk_id)
+            .and_then(|m| m.symbol.as_deref())
+            .is_some_and(|s| s.eq_ignore_ascii_case(&c.name));
+        out.push((chunk.chunk_id, own_name));
+    }
+    out
 }
 
 /// The identifiers and file names a query mentions. A single-word query is itself a candidate;

@@ -1,0 +1,327 @@
+use super::*;
+
+fn sample(name: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/testdata/graph/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+fn calls(f: &FileFacts) -> Vec<(String, u32)> {
+    f.refs
+        .iter()
+        .filter(|r| r.call)
+        .map(|r| (r.name.clone(), r.line))
+        .collect()
+}
+
+fn has_call(f: &FileFacts, name: &str, line: u32) -> bool {
+    f.refs
+        .iter()
+        .any(|r| r.call && r.name == name && r.line == line)
+}
+
+fn has_import(f: &FileFacts, module: &str, name: Option<&str>, alias: Option<&str>) -> bool {
+    f.imports
+        .iter()
+        .any(|i| i.module == module && i.name.as_deref() == name && i.alias.as_deref() == alias)
+}
+
+fn has_relation(f: &FileFacts, child: &str, parent: &str) -> bool {
+    f.relations
+        .iter()
+        .any(|r| r.child == child && r.parent == parent)
+}
+
+#[test]
+fn python_calls_imports_and_bases() {
+    let f = extract_facts(Language::Python, &sample("app.py"));
+    assert!(has_import(&f, "os", None, None), "{:?}", f.imports);
+    assert!(has_import(&f, "pkg.util", Some("helper"), Some("h")));
+    assert!(has_import(&f, ".models", Some("Model"), None));
+    assert!(has_call(&f, "h", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "validate", 10), "{:?}", calls(&f));
+    assert!(has_relation(&f, "App", "Model"), "{:?}", f.relations);
+    assert!(has_relation(&f, "App", "Mixin"));
+    let join = f.refs.iter().find(|r| r.name == "join").unwrap();
+    assert_eq!(join.qualifier.as_deref(), Some("os.path"));
+    // Definition names are not references of themselves.
+    assert!(!f.refs.iter().any(|r| r.name == "run" && r.line == 8));
+    // Imports are not references either.
+    assert!(!f.refs.iter().any(|r| r.name == "helper"));
+}
+
+#[test]
+fn rust_calls_uses_and_impls() {
+    let f = extract_facts(Language::Rust, &sample("lib.rs"));
+    assert!(
+        has_import(&f, "crate::store", Some("Store"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(
+        &f,
+        "std::collections",
+        Some("HashMap"),
+        Some("Map")
+    ));
+    assert!(has_import(&f, "self::walk", None, None));
+    assert!(has_import(&f, "super::util", Some("*"), None));
+    assert!(has_call(&f, "open", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "helper", 10));
+    assert!(has_call(&f, "flush", 11));
+    assert!(!calls(&f).iter().any(|(n, _)| n == "println"));
+    assert!(has_relation(&f, "Index", "Display"), "{:?}", f.relations);
+    let open = f.refs.iter().find(|r| r.name == "open").unwrap();
+    assert_eq!(open.qualifier.as_deref(), Some("Store"));
+}
+
+#[test]
+fn javascript_and_typescript_imports_and_classes() {
+    let f = extract_facts(Language::JavaScript, &sample("app.js"));
+    assert!(
+        has_import(&f, "./router", None, Some("Router")),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(&f, "./utils", Some("merge"), None));
+    assert!(has_import(&f, "./view", Some("default"), Some("View")));
+    assert!(has_call(&f, "merge", 7), "{:?}", calls(&f));
+    assert!(has_call(&f, "Router", 8));
+    assert!(has_call(&f, "render", 9));
+    assert!(has_relation(&f, "App", "Emitter"), "{:?}", f.relations);
+    let t = extract_facts(Language::TypeScript, &sample("shapes.ts"));
+    assert!(
+        has_import(&t, "./base", Some("Shape"), Some("S")),
+        "{:?}",
+        t.imports
+    );
+    assert!(has_relation(&t, "Circle", "S"), "{:?}", t.relations);
+    assert!(has_relation(&t, "Circle", "Drawable"));
+    assert!(has_relation(&t, "Drawable", "Named"));
+    assert!(has_call(&t, "area", 9), "{:?}", calls(&t));
+}
+
+#[test]
+fn go_packages_calls_and_embedding() {
+    let f = extract_facts(Language::Go, &sample("cmd.go"));
+    assert!(
+        has_import(&f, "github.com/o/r/util", None, None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(&f, "fmt", None, Some("f")));
+    assert!(has_call(&f, "Parse", 13), "{:?}", calls(&f));
+    let parse = f.refs.iter().find(|r| r.name == "Parse").unwrap();
+    assert_eq!(parse.qualifier.as_deref(), Some("util"));
+    assert!(has_call(&f, "run", 14));
+    assert!(has_relation(&f, "Command", "Base"), "{:?}", f.relations);
+    assert!(has_relation(&f, "Runner", "Named"));
+}
+
+#[test]
+fn java_c_and_cpp() {
+    let j = extract_facts(Language::Java, &sample("Shop.java"));
+    assert!(
+        has_import(&j, "com.acme.util", Some("Prices"), None),
+        "{:?}",
+        j.imports
+    );
+    assert!(has_call(&j, "total", 8), "{:?}", calls(&j));
+    assert!(has_call(&j, "Cart", 7));
+    assert!(has_relation(&j, "Shop", "Store"), "{:?}", j.relations);
+    assert!(has_relation(&j, "Shop", "Closeable"));
+    let c = extract_facts(Language::C, &sample("main.c"));
+    assert!(has_import(&c, "util.h", None, None), "{:?}", c.imports);
+    assert!(has_import(&c, "stdio.h", None, None));
+    assert!(has_call(&c, "parse", 5), "{:?}", calls(&c));
+    let p = extract_facts(Language::Cpp, &sample("shape.cpp"));
+    assert!(has_relation(&p, "Square", "Shape"), "{:?}", p.relations);
+    assert!(has_call(&p, "area", 9), "{:?}", calls(&p));
+}
+
+#[test]
+fn text_and_markdown_have_no_facts() {
+    assert_eq!(
+        extract_facts(Language::Markdown, "# x\n"),
+        FileFacts::default()
+    );
+    assert_eq!(extract_facts(Language::Text, "x()"), FileFacts::default());
+}
+
+/// The imports of `f` marked as re-exports: (module, name, alias).
+fn reexports(f: &FileFacts) -> Vec<(String, Option<String>, Option<String>)> {
+    f.imports
+        .iter()
+        .filter(|i| i.reexport)
+        .map(|i| (i.module.clone(), i.name.clone(), i.alias.clone()))
+        .collect()
+}
+
+fn rx(m: &str, n: Option<&str>, a: Option<&str>) -> (String, Option<String>, Option<String>) {
+    (m.into(), n.map(Into::into), a.map(Into::into))
+}
+
+#[test]
+fn rust_pub_use_is_a_reexport_and_use_is_not() {
+    let f = extract_facts(
+        Language::Rust,
+        "use crate::store::Store;\npub use parser::Parser;\npub use crate::a::{B, c::D as E};\n\
+         pub(crate) use self::walk::*;\nmod parser;\n",
+    );
+    assert_eq!(
+        reexports(&f),
+        vec![
+            rx("parser", Some("Parser"), None),
+            rx("crate::a", Some("B"), None),
+            rx("crate::a::c", Some("D"), Some("E")),
+            rx("self::walk", Some("*"), None),
+        ],
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(&f, "crate::store", Some("Store"), None));
+    assert!(
+        !f.imports
+            .iter()
+            .any(|i| i.name.as_deref() == Some("Store") && i.reexport)
+    );
+}
+
+#[test]
+fn javascript_export_from_and_names_exported_again_are_reexports() {
+    let f = extract_facts(
+        Language::JavaScript,
+        "export { Parser } from './parser';\nexport { Lexer as Scanner, tokenize } from './lexer.js';\n\
+         export * from './util';\nexport * as shapes from './shapes';\n\
+         import { Store } from './store';\nimport { helper } from './helper';\nexport { Store };\n",
+    );
+    assert_eq!(
+        reexports(&f),
+        vec![
+            rx("./parser", Some("Parser"), None),
+            rx("./lexer.js", Some("Lexer"), Some("Scanner")),
+            rx("./lexer.js", Some("tokenize"), None),
+            rx("./util", Some("*"), None),
+            rx("./shapes", None, Some("shapes")),
+            rx("./store", Some("Store"), None),
+        ],
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(&f, "./helper", Some("helper"), None));
+    // The names of an `export … from` are not references of the file.
+    assert!(!f.refs.iter().any(|r| r.name == "Parser"), "{:?}", f.refs);
+    let t = extract_facts(
+        Language::TypeScript,
+        "export { Shape } from './base';\nexport type { Named } from './named';\n",
+    );
+    assert!(
+        reexports(&t).contains(&rx("./base", Some("Shape"), None)),
+        "{:?}",
+        t.imports
+    );
+    assert!(
+        reexports(&t).contains(&rx("./named", Some("Named"), None)),
+        "{:?}",
+        t.imports
+    );
+}
+
+#[test]
+fn commonjs_module_exports_of_required_names_are_reexports() {
+    let f = extract_facts(
+        Language::JavaScript,
+        "const { Parser } = require('./parser');\nconst Lexer = require('./lexer');\n\
+         const { unused } = require('./unused');\nfunction own() {}\n\
+         module.exports = { Parser, Scanner: Lexer, own };\n",
+    );
+    assert_eq!(
+        reexports(&f),
+        vec![
+            rx("./parser", Some("Parser"), None),
+            rx("./lexer", None, Some("Lexer")),
+        ],
+        "{:?}",
+        f.imports
+    );
+    let all = extract_facts(
+        Language::JavaScript,
+        "module.exports = require('./impl');\n",
+    );
+    assert_eq!(reexports(&all), vec![rx("./impl", Some("*"), None)]);
+    let one = extract_facts(
+        Language::JavaScript,
+        "const { Parser } = require('./parser');\nexports.Parser = Parser;\n",
+    );
+    assert_eq!(reexports(&one), vec![rx("./parser", Some("Parser"), None)]);
+}
+
+#[test]
+fn python_all_and_a_package_init_make_reexports() {
+    let text = "from __future__ import annotations\nimport os\nfrom .parser import Parser\n\
+                from .lexer import Lexer as Scanner\nfrom pkg.util import helper\n";
+    let mut plain = extract_facts(Language::Python, text);
+    assert!(reexports(&plain).is_empty(), "{:?}", plain.imports);
+    // The same text as a module: nothing changes.
+    mark_package_reexports("pkg/api.py", &mut plain);
+    assert!(reexports(&plain).is_empty());
+    // As the package's __init__.py: every name imported from a module is public.
+    let mut init = extract_facts(Language::Python, text);
+    mark_package_reexports("src/pkg/__init__.py", &mut init);
+    assert_eq!(
+        reexports(&init),
+        vec![
+            rx(".parser", Some("Parser"), None),
+            rx(".lexer", Some("Lexer"), Some("Scanner")),
+            rx("pkg.util", Some("helper"), None),
+        ],
+        "{:?}",
+        init.imports
+    );
+    // `__all__` names what a module exports, wherever it is.
+    let all = extract_facts(
+        Language::Python,
+        "from .parser import Parser\nfrom .lexer import Lexer\n__all__ = ['Parser', \"own\"]\n\
+         __all__ += ('Lexer',)\n",
+    );
+    assert_eq!(
+        reexports(&all),
+        vec![
+            rx(".parser", Some("Parser"), None),
+            rx(".lexer", Some("Lexer"), None)
+        ]
+    );
+}
+
+#[test]
+fn go_type_aliases_of_another_package_are_reexports() {
+    let f = extract_facts(
+        Language::Go,
+        "package api\n\nimport \"example.com/m/search\"\n\ntype Searcher = search.Searcher\n\
+         type Finder = search.Searcher\ntype Local = int\ntype Own struct{}\n",
+    );
+    assert_eq!(
+        reexports(&f),
+        vec![
+            rx("search", Some("Searcher"), None),
+            rx("search", Some("Searcher"), Some("Finder")),
+        ],
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(&f, "example.com/m/search", None, None));
+}
+
+#[test]
+fn other_languages_have_no_reexports() {
+    for (language, text) in [
+        (Language::Java, "import com.acme.util.Prices;\nclass A {}\n"),
+        (Language::C, "#include \"util.h\"\n"),
+        (Language::Cpp, "#include <vector>\nusing std::vector;\n"),
+    ] {
+        let f = extract_facts(language, text);
+        assert!(reexports(&f).is_empty(), "{language:?}: {:?}", f.imports);
+    }
+}

@@ -1,0 +1,177 @@
+//! Where an import leads: the files of the repository a module path may name, by the rules of
+//! the importing file's language.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use patina_core::{Import, Language};
+
+use super::{GraphTable, dir_of, join, normalize, stem};
+
+impl GraphTable {
+    /// The files of the repository an import may reach.
+    pub fn module_files(&self, from: &str, imp: &Import) -> HashSet<Arc<str>> {
+        self.files_of_module(from, imp, true)
+    }
+
+    /// [`GraphTable::module_files`] of a module path named as a module (`pub use a::b::*`):
+    /// in Rust, `a::b` is then not tried as an item of `a` (whose file would seem re-exported).
+    pub(super) fn files_of_glob(&self, from: &str, imp: &Import) -> HashSet<Arc<str>> {
+        self.files_of_module(from, imp, false)
+    }
+
+    fn files_of_module(&self, from: &str, imp: &Import, item_path: bool) -> HashSet<Arc<str>> {
+        let lang = self.languages.get(from).copied();
+        let module = imp.module.as_str();
+        let mut exact: Vec<String> = Vec::new();
+        let mut suffixes: Vec<String> = Vec::new();
+        let mut dirs: Vec<String> = Vec::new();
+        let mut go_package: Option<&str> = None;
+        let dir = dir_of(from);
+        match lang {
+            Some(Language::Python) => {
+                let dots = module.chars().take_while(|c| *c == '.').count();
+                let rest = module[dots..].replace('.', "/");
+                let sub = imp.name.as_deref().filter(|n| *n != "*");
+                let mut bases = Vec::new();
+                if dots > 0 {
+                    let mut base = dir.to_string();
+                    for _ in 1..dots {
+                        base = dir_of(&base).to_string();
+                    }
+                    bases.push(join(&base, &rest));
+                } else {
+                    suffixes.push(format!("{rest}.py"));
+                    suffixes.push(format!("{rest}/__init__.py"));
+                    if let Some(s) = sub {
+                        suffixes.push(format!("{rest}/{s}.py"));
+                    }
+                }
+                for b in bases {
+                    exact.push(format!("{b}.py"));
+                    exact.push(join(&b, "__init__.py"));
+                    if let Some(s) = sub {
+                        exact.push(join(&b, &format!("{s}.py")));
+                    }
+                }
+            }
+            Some(Language::Rust) => {
+                let segs: Vec<&str> = module.split("::").filter(|s| !s.is_empty()).collect();
+                let file_name = from.rsplit('/').next().unwrap_or(from);
+                let own_mod_dir = if matches!(file_name, "lib.rs" | "main.rs" | "mod.rs") {
+                    dir.to_string()
+                } else {
+                    join(dir, stem(from))
+                };
+                let (base, rest): (Option<String>, &[&str]) = match segs.first() {
+                    Some(&"crate") => (
+                        from.find("src/").map(|i| from[..i + 3].to_string()),
+                        &segs[1..],
+                    ),
+                    Some(&"self") => (Some(own_mod_dir.clone()), &segs[1..]),
+                    Some(&"super") => {
+                        let mut b = own_mod_dir.clone();
+                        let mut i = 0;
+                        while segs.get(i) == Some(&"super") {
+                            b = dir_of(&b).to_string();
+                            i += 1;
+                        }
+                        (Some(b), &segs[i..])
+                    }
+                    _ => (None, &segs[..]),
+                };
+                let mut add = |prefix: &[&str]| {
+                    let p = prefix.join("/");
+                    match &base {
+                        Some(b) => {
+                            exact.push(format!("{}.rs", join(b, &p)));
+                            exact.push(join(&join(b, &p), "mod.rs"));
+                            if p.is_empty() {
+                                exact.push(join(b, "lib.rs"));
+                                exact.push(join(b, "main.rs"));
+                                exact.push(format!("{b}.rs"));
+                            }
+                        }
+                        None if !p.is_empty() => {
+                            suffixes.push(format!("{p}.rs"));
+                            suffixes.push(format!("{p}/mod.rs"));
+                        }
+                        None => {}
+                    }
+                };
+                // `a::b` may be a module path or a module's item; try both.
+                add(rest);
+                if !rest.is_empty() && item_path {
+                    add(&rest[..rest.len() - 1]);
+                }
+                if base.is_none()
+                    && let Some(krate) = segs.first()
+                {
+                    // Another crate of the workspace: `patina_core::x` → `…/core/src/x.rs`.
+                    let tail = rest.get(1..).unwrap_or(&[]).join("/");
+                    let k = krate.replace('_', "-");
+                    for name in [k.as_str(), k.rsplit('-').next().unwrap_or(&k)] {
+                        suffixes.push(join(&format!("{name}/src"), &format!("{tail}.rs")));
+                        suffixes.push(format!("{name}/src/lib.rs"));
+                    }
+                }
+            }
+            Some(Language::JavaScript | Language::TypeScript | Language::Tsx) => {
+                if module.starts_with('.')
+                    && let Some(p) = normalize(&join(dir, module))
+                {
+                    exact.push(p.clone());
+                    for ext in ["js", "ts", "tsx", "jsx", "mjs", "cjs", "d.ts"] {
+                        exact.push(format!("{p}.{ext}"));
+                        exact.push(join(&p, &format!("index.{ext}")));
+                    }
+                }
+            }
+            Some(Language::Go) => go_package = Some(module),
+            Some(Language::Java) => {
+                let p = module.replace('.', "/");
+                match imp.name.as_deref() {
+                    Some("*") | None => dirs.push(p),
+                    Some(n) => suffixes.push(format!("{p}/{n}.java")),
+                }
+            }
+            Some(Language::C | Language::Cpp) => {
+                if let Some(p) = normalize(&join(dir, module)) {
+                    exact.push(p);
+                }
+                suffixes.push(module.to_string());
+                // The header's sources: `foo.h` → `foo.c`, `foo.cpp`, … anywhere.
+                let s = stem(module);
+                for p in &self.paths {
+                    let name = p.rsplit('/').next().unwrap_or(p);
+                    if stem(p) == s && name != module.rsplit('/').next().unwrap_or(module) {
+                        exact.push(p.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+        let mut out = HashSet::new();
+        for p in &self.paths {
+            let hit = exact.iter().any(|e| **p == **e)
+                || suffixes
+                    .iter()
+                    .any(|s| **p == **s || p.ends_with(&format!("/{s}")))
+                || dirs.iter().any(|d| {
+                    let pd = dir_of(p);
+                    pd == d || pd.ends_with(&format!("/{d}"))
+                })
+                // A Go package is its directory: `github.com/o/r/util` → `util/*.go`.
+                || go_package.is_some_and(|m| {
+                    let pd = dir_of(p);
+                    p.ends_with(".go")
+                        && !pd.is_empty()
+                        && (m == pd || m.ends_with(&format!("/{pd}")))
+                });
+            if hit {
+                out.insert(p.clone());
+            }
+        }
+        out
+    }
+}
