@@ -1,18 +1,23 @@
-//! Fusing the oracles' rankings into one: `score(d) = Σ_o w_o · e_o(d)`, where `e_o(d)` is the
-//! evidence oracle `o` gives candidate `d` (0 when it did not retrieve it), read two ways:
+//! Fusing the oracles' rankings into one, as weighted Reciprocal Rank Fusion over the places the
+//! oracles give their hits: `score(d) = Σ_o w_o · (k + 1) / (k + place_o(d))`.
 //!
-//! - by rank, as weighted Reciprocal Rank Fusion: `(k + 1) / (k + rank)`. Oracles with
-//!   incomparable scores fuse fairly, but a confident first place and a guess count the same,
-//!   and a candidate two oracles both rank in the twenties beats one oracle's clear winner (the
+//! A hit's place can be read two ways:
+//! - by rank, as in plain RRF: the hit's position in the oracle's list. Oracles with
+//!   incomparable scores fuse fairly, but a confident first place and a guess count the same: the
+//!   runner-up of a clear winner gets second place as surely as the runner-up of a near tie, and
+//!   a candidate two oracles both rank in the twenties beats one oracle's clear winner (the
 //!   consensus bias).
-//! - by score, normalised per query (the convex combination of Bruch et al. 2023, "An Analysis
-//!   of Fusion Functions for Hybrid Retrieval"): each oracle's scores are read against its own
-//!   best score *for this query*, so an oracle whose first hit stands far above the rest gives
-//!   that hit much more than one whose list is flat ([`score_evidence`]).
+//! - by score: where the hit would stand if the oracle's places were spread evenly over its
+//!   scores for this query, from its best (place 1) to its score at rank `k` (place `depth`).
+//!   Two hits scored nearly alike share nearly one place; a winner that stands far above the rest
+//!   stands alone. The scores are normalised per query (min-max, as in the convex combinations
+//!   of Bruch et al. 2023, "An Analysis of Fusion Functions for Hybrid Retrieval"), so BM25 and
+//!   cosines need no common scale ([`score_evidence`]).
 //!
-//! [`Fusion::evidence`] is the share of the second: `e = (1 - β) · by_rank + β · by_score`.
-//! `β = 0` is plain RRF ([`rrf`]), whose scale the ranking rules after fusion were built on: the
-//! rank term keeps their boosts meaningful, the score term lets a clear winner through.
+//! [`Fusion::evidence`] is the share of the second reading. The result stays on RRF's scale
+//! (a place between 1 and `depth`), which the ranking rules after fusion are built on: their
+//! bounded factors keep their meaning, where a convex combination of normalised scores (tried:
+//! bench/RESULTS.md, eighteenth session) let a document's clear BM25 win override a file's role.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -44,26 +49,54 @@ pub struct Ranking<K> {
     pub items: Vec<(K, f32)>,
 }
 
-/// How rankings become one ([`fuse`]): the `[retrieval]` settings `rrf_k` and `evidence`.
+/// How rankings become one ([`fuse`]): the `[retrieval]` settings `rrf_k`, `evidence` and
+/// `evidence_depth`.
 #[derive(Clone, Copy, Debug)]
 pub struct Fusion {
-    /// RRF's constant; also the depth a relative scale is read against ([`score_evidence`]).
+    /// RRF's constant; also the rank whose score a relative scale is read against
+    /// ([`score_evidence`]).
     pub k: f64,
-    /// The share (0..=1) of the score-read evidence beside the rank-read one.
+    /// The share (0..=1) of a hit's place read from its score rather than its rank.
     pub evidence: f64,
+    /// The place (≥ 1) a hit scored as the oracle's `k`-th takes when read by score.
+    pub depth: f64,
 }
 
-/// Fuse `rankings`: `Σ_o w_o · ((1 - β) · (k + 1) / (k + rank) + β · score_evidence)`, ties
-/// broken as in [`rrf`]. Each contribution records its score's evidence.
+impl Fusion {
+    /// Plain RRF with constant `k`.
+    pub fn rrf(k: f64) -> Fusion {
+        Fusion {
+            k,
+            evidence: 0.0,
+            depth: k,
+        }
+    }
+
+    /// The place of a hit at `rank` whose score gives `evidence` (0..=1): `(1 - β) · rank +
+    /// β · (1 + (1 - evidence) · (depth - 1))`.
+    pub fn place(&self, rank: f64, evidence: f64) -> f64 {
+        let beta = self.evidence.clamp(0.0, 1.0);
+        let by_score = 1.0 + (1.0 - evidence) * (self.depth.max(1.0) - 1.0);
+        (1.0 - beta) * rank + beta * by_score
+    }
+
+    /// The fused share of a hit at `place`, before its oracle's weight: `(k + 1) / (k + place)`,
+    /// 1 for first place.
+    pub fn share(&self, place: f64) -> f64 {
+        (self.k + 1.0) / (self.k + place)
+    }
+}
+
+/// Fuse `rankings`: `Σ_o w_o · (k + 1) / (k + place)` ([`Fusion::place`]), ties broken as in
+/// [`rrf`]. Each contribution records its score's evidence.
 pub fn fuse<K: Clone + Eq + Hash + Ord>(rankings: &[Ranking<K>], fusion: Fusion) -> Vec<Fused<K>> {
     let k = fusion.k;
-    let beta = fusion.evidence.clamp(0.0, 1.0);
     let mut acc: HashMap<K, Fused<K>> = HashMap::new();
     for r in rankings {
         let by_score = score_evidence(r, k);
         for (i, (key, score)) in r.items.iter().enumerate() {
             let rank = i as u32 + 1;
-            let e = (1.0 - beta) * (k + 1.0) / (k + rank as f64) + beta * by_score[i];
+            let e = fusion.share(fusion.place(rank as f64, by_score[i]));
             let f = acc.entry(key.clone()).or_insert_with(|| Fused {
                 key: key.clone(),
                 score: 0.0,
@@ -100,10 +133,11 @@ fn scale(oracle: OracleId) -> Scale {
     }
 }
 
-/// The evidence (0..=1) each of `r`'s hits carries by its score alone:
-/// - relative scales: min-max between the oracle's best score and its score at rank `k` (or its
-///   last, if it returned fewer), `(s - s_k) / (s_1 - s_k)`, clamped at 0. A clear winner keeps
-///   1 while its runners-up fall towards 0; a flat list leaves many hits near 1 — nothing to tell
+/// The evidence (0..=1) each of `r`'s hits carries by its score alone, against the oracle's best
+/// score `s_1`:
+/// - relative scales: min-max between that best and the oracle's score at rank `k` (or its last,
+///   if it returned fewer), `(s - s_k) / (s_1 - s_k)`, clamped at 0. A clear winner keeps 1
+///   while its runners-up fall towards 0; a flat list leaves many hits near 1 — nothing to tell
 ///   them apart, so the other oracles decide. Reading against rank `k` rather than the list's
 ///   last keeps the evidence independent of how many hits were asked for.
 /// - absolute scales: `s / s_1`.
@@ -131,7 +165,7 @@ pub fn score_evidence<K>(r: &Ranking<K>, k: f64) -> Vec<f64> {
 /// Weighted Reciprocal Rank Fusion, `Σ_o w_o / (k + rank)`: [`fuse`] without score evidence,
 /// scaled by `1 / (k + 1)`.
 pub fn rrf<K: Clone + Eq + Hash + Ord>(rankings: &[Ranking<K>], k: f64) -> Vec<Fused<K>> {
-    let mut out = fuse(rankings, Fusion { k, evidence: 0.0 });
+    let mut out = fuse(rankings, Fusion::rrf(k));
     for f in &mut out {
         f.score /= k + 1.0;
     }
@@ -276,5 +310,109 @@ mod tests {
             60.0,
         );
         assert_eq!(fused.iter().map(|f| f.key).collect::<Vec<_>>(), [5, 4]);
+    }
+
+    fn scored(oracle: OracleId, items: &[(u32, f32)]) -> Ranking<u32> {
+        Ranking {
+            oracle,
+            weight: 1.0,
+            items: items.to_vec(),
+        }
+    }
+
+    const BY_SCORE: Fusion = Fusion {
+        k: 60.0,
+        evidence: 1.0,
+        depth: 60.0,
+    };
+
+    #[test]
+    fn without_score_evidence_it_is_rrf_scaled() {
+        let r = [
+            scored(OracleId::Lexical, &[(1, 9.0), (2, 8.0), (3, 1.0)]),
+            scored(OracleId::Semantic, &[(2, 0.7), (3, 0.6), (1, 0.5)]),
+        ];
+        let a = rrf(&r, 60.0);
+        let b = fuse(&r, Fusion::rrf(60.0));
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x.key, y.key);
+            assert!((x.score * 61.0 - y.score).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn a_clear_winner_stands_alone_and_a_near_tie_shares_a_place() {
+        // Lexical: 1 far above the rest. Semantic: 2 and 1 nearly tied, 3 far behind.
+        let r = [
+            scored(
+                OracleId::Lexical,
+                &[(1, 30.0), (2, 5.0), (3, 4.0), (4, 3.0)],
+            ),
+            scored(
+                OracleId::Semantic,
+                &[(2, 0.71), (1, 0.70), (3, 0.40), (4, 0.39)],
+            ),
+        ];
+        // By rank, 1 and 2 have a first and a second place each: a tie broken by key.
+        let by_rank = fuse(&r, Fusion::rrf(60.0));
+        assert!((by_rank[0].score - by_rank[1].score).abs() < 1e-12);
+        // By score, 1's clear lexical win outweighs 2's hair's-breadth semantic one.
+        let by_score = fuse(&r, BY_SCORE);
+        assert_eq!(by_score[0].key, 1);
+        assert!(by_score[0].score > by_score[1].score + 0.1, "{by_score:?}");
+        // And the contributions say why.
+        let lex = by_score[0]
+            .provenance
+            .iter()
+            .find(|c| c.oracle == OracleId::Lexical)
+            .unwrap();
+        assert_eq!(lex.score_evidence, 1.0);
+    }
+
+    #[test]
+    fn score_evidence_is_read_against_rank_k_not_the_length_asked() {
+        // The same top three, with a longer tail: the evidence of the top three is unchanged as
+        // long as the list reaches rank k.
+        let head: Vec<(u32, f32)> = (0..70).map(|i| (i, 100.0 - i as f32)).collect();
+        let longer: Vec<(u32, f32)> = (0..200).map(|i| (i, 100.0 - i as f32)).collect();
+        let a = score_evidence(&scored(OracleId::Lexical, &head), 60.0);
+        let b = score_evidence(&scored(OracleId::Lexical, &longer), 60.0);
+        assert_eq!(a[..60], b[..60]);
+        assert_eq!(a[0], 1.0);
+        assert_eq!(a[59], 0.0);
+        assert_eq!(b[150], 0.0, "below rank k: no evidence, never negative");
+    }
+
+    #[test]
+    fn absolute_scales_are_not_stretched() {
+        // Two exact-name matches and a prefix match: the prefix keeps most of its evidence.
+        let e = score_evidence(
+            &scored(OracleId::Symbol, &[(1, 1.0), (2, 1.0), (3, 0.8)]),
+            60.0,
+        );
+        assert_eq!(e, [1.0, 1.0, 0.800000011920929]);
+        // A flat relative list: every hit as good as the best.
+        let flat = score_evidence(&scored(OracleId::Semantic, &[(1, 0.5), (2, 0.5)]), 60.0);
+        assert_eq!(flat, [1.0, 1.0]);
+    }
+
+    #[test]
+    fn places_stay_on_rrf_scale() {
+        // The place of any hit lies between 1 and the depth (or its rank), so the fused share of
+        // one oracle stays between (k + 1) / (k + depth) and 1.
+        for rank in [1.0, 2.0, 30.0, 200.0] {
+            for e in [0.0, 0.3, 1.0] {
+                let place = BY_SCORE.place(rank, e);
+                assert!((1.0..=60.0).contains(&place), "{rank} {e} {place}");
+                let half = Fusion {
+                    evidence: 0.5,
+                    ..BY_SCORE
+                };
+                let p = half.place(rank, e);
+                assert!((p - (rank + place) / 2.0).abs() < 1e-9);
+            }
+        }
+        assert_eq!(BY_SCORE.share(1.0), 1.0);
     }
 }

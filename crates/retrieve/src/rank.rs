@@ -526,35 +526,27 @@ pub fn files<K: Clone>(
 ) -> Vec<FileScore<K>> {
     let mut out = aggregate(scored, opts);
     if let (Some(fusion), true) = (fusion, opts.enabled) {
-        let (k, beta) = (fusion.fusion.k, fusion.fusion.evidence.clamp(0.0, 1.0));
         let mut file_rrf = vec![0.0f64; out.len()];
-        // Each oracle's file ranking: files ordered by the best rank of any of their chunks.
-        let mut per_oracle: HashMap<OracleId, Vec<(u32, usize)>> = HashMap::new();
+        // Each oracle's file ranking: files ordered by the best rank of any of their chunks; a
+        // file's evidence is that of its best chunk there.
+        let mut per_oracle: HashMap<OracleId, Vec<(u32, usize, f64)>> = HashMap::new();
         for (i, f) in out.iter().enumerate() {
             if f.best.candidate.file.is_none() {
                 continue;
             }
             for c in &f.provenance {
-                per_oracle.entry(c.oracle).or_default().push((c.rank, i));
+                per_oracle
+                    .entry(c.oracle)
+                    .or_default()
+                    .push((c.rank, i, c.score_evidence));
             }
         }
+        let fu = &fusion.fusion;
         for (oracle, mut ranked) in per_oracle {
             let w = fusion.weight(oracle);
-            ranked.sort();
-            for (file_rank, (_, i)) in ranked.into_iter().enumerate() {
-                file_rrf[i] += w * (1.0 - beta) * (k + 1.0) / (k + file_rank as f64 + 1.0);
-            }
-        }
-        if beta > 0.0 {
-            // A file's provenance keeps each oracle's best chunk, the one with the most evidence.
-            for (i, f) in out.iter().enumerate() {
-                if f.best.candidate.file.is_some() {
-                    file_rrf[i] += beta
-                        * f.provenance
-                            .iter()
-                            .map(|c| fusion.weight(c.oracle) * c.score_evidence)
-                            .sum::<f64>();
-                }
+            ranked.sort_by_key(|r| (r.0, r.1));
+            for (file_rank, (_, i, e)) in ranked.into_iter().enumerate() {
+                file_rrf[i] += w * fu.share(fu.place(file_rank as f64 + 1.0, e));
             }
         }
         for (f, rrf) in out.iter_mut().zip(file_rrf) {

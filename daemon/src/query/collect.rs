@@ -238,9 +238,19 @@ pub(crate) fn merge_provenance(into: &mut Vec<Contribution>, from: Vec<Contribut
 
 /// Whether `path` is the root of a folder the query names ([`rank::names_module_folder`]): a
 /// root by the language's convention, else by the dependency graph — the file that imports most
-/// of its folder, or that most of it imports (asked only of a folder the query names).
+/// of its folder, or that most of it imports (asked only of a folder the query names). A folder
+/// named as the repository is (`src/flask` of flask) is the project itself, which questions name
+/// without asking about its root ("how does the flask command find the app": `cli.py`, not
+/// `app.py`, which imports most of `src/flask`). A report (an issue, a commit message) names
+/// folders on its way to a defect in one of their files, not to ask how the folder works.
 fn module_root(repo: &Repo, plan: &QueryPlan, path: &str) -> bool {
-    rank::names_module_folder(plan, path)
+    if plan.report {
+        return false;
+    }
+    let project = rank::module_folder(path)
+        .is_some_and(|f| rank::normalize(f) == rank::normalize(&repo.record().name));
+    !project
+        && rank::names_module_folder(plan, path)
         && (patina_index::graph::conventional_root(path)
             || repo.index().graph().ties_its_folder(path))
 }

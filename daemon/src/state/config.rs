@@ -255,11 +255,13 @@ pub struct IndexConfig {
 pub struct RetrievalConfig {
     /// Reciprocal Rank Fusion constant; also the depth an oracle's scores are read against.
     pub rrf_k: f64,
-    /// The share (0..=1) of each oracle's evidence read from its scores rather than its ranks
+    /// The share (0..=1) of a hit's place in the fusion read from its score rather than its rank
     /// (`patina_retrieve::fusion`; 0 is plain RRF), `[unsure, sure]`: the first for a question
     /// that names code or that the model is unsure of, the second for a prose question the model
     /// recognised (by `semantic_confidence`), a blend between.
     pub evidence: [f64; 2],
+    /// The place, read by score, of a hit scored as its oracle's `rrf_k`-th.
+    pub evidence_depth: f64,
     /// Each oracle is asked for `limit × overfetch` candidates before fusion.
     pub overfetch: usize,
     /// An oracle that has not answered within this budget is left out of the fusion (and named
@@ -304,6 +306,7 @@ impl Default for RetrievalConfig {
         RetrievalConfig {
             rrf_k: 60.0,
             evidence: [0.0, 0.0],
+            evidence_depth: 60.0,
             overfetch: 5,
             oracle_timeout_ms: 2000,
             weights: BTreeMap::from([
@@ -362,6 +365,7 @@ impl RetrievalConfig {
         patina_retrieve::fusion::Fusion {
             k: self.rrf_k,
             evidence: unsure + sureness * (sure - unsure),
+            depth: self.evidence_depth,
         }
     }
 

@@ -305,10 +305,7 @@ fn oracles_that_find_different_chunks_of_one_file_agree_on_the_file() {
         "b.rs"
     );
     let fusion = FileFusion {
-        fusion: crate::fusion::Fusion {
-            k: 60.0,
-            evidence: 0.0,
-        },
+        fusion: crate::fusion::Fusion::rrf(60.0),
         weights: vec![(OracleId::Lexical, 1.0), (OracleId::Semantic, 1.0)],
     };
     let file_level = files(score(cands, &plan, &opts), &opts, Some(&fusion));

@@ -193,8 +193,11 @@ impl Oracle for SymbolOracle {
                         offer(id, score);
                     }
                 }
+                // A re-export is where a name someone types is made public; a report (an issue,
+                // a commit message) mentions names on its way to a defect, and their re-exports
+                // (a crate's `lib.rs`, a `prelude`) are not where it leads.
                 let mut reexports = Vec::new();
-                if let Some(graph) = &graph {
+                if let Some(graph) = graph.as_ref().filter(|_| !q.plan.report) {
                     for c in cands.iter().filter(|c| is_identifier(&c.name)) {
                         reexports.extend(reexports_of(c, graph, &table, chunks));
                     }
