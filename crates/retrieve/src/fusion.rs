@@ -200,22 +200,15 @@ pub trait Weights {
     /// How sure (0..=1) the model is that it recognised a prose question whose best semantic hit
     /// scored `best`.
     fn sureness(&self, best: f32) -> f64;
-    /// The fusion of a question the model recognised with this `sureness` (0 for any question
-    /// that is not prose).
-    fn fusion(&self, sureness: f64) -> Fusion;
+    /// The fusion: RRF's `k` and how far places are read from scores.
+    fn fusion(&self) -> Fusion;
 }
 
-/// The fusion of one query from the configured one: each ranking's weight, and how much of each
-/// oracle's evidence is read from its scores (returned).
+/// The fusion of one query from the configured one (returned), with each ranking's weight:
 ///
 /// - A report's symbol weight is shared among the names it mentions.
 /// - A prose question (`prose`) weighs the words by how sure the model is that it recognised
 ///   the question, unless the best lexical chunk holds every word (`recognised`).
-/// - The same sureness decides how far scores are read beside ranks ([`Fusion::evidence`]): a
-///   model that recognised the question scores its answers meaningfully, and a question it
-///   recognised is one whose answer is told apart by what the oracles scored, not by the
-///   repository's structure that the ranking rules after fusion read. A question that names
-///   code is fused by rank, where those rules decide.
 ///
 /// `patina tune` replays it with other settings.
 pub fn adjust_weights<K>(
@@ -237,7 +230,7 @@ pub fn adjust_weights<K>(
         }
     }
     if !prose {
-        return cfg.fusion(0.0);
+        return cfg.fusion();
     }
     // How sure the model is that it recognised the question decides how much its words count
     // beside its meaning.
@@ -256,7 +249,7 @@ pub fn adjust_weights<K>(
         let (w, p) = (cfg.weight(r.oracle), cfg.prose_weight(r.oracle));
         r.weight = w + sure * (p - w);
     }
-    cfg.fusion(sure)
+    cfg.fusion()
 }
 
 #[cfg(test)]

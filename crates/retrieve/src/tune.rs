@@ -16,6 +16,8 @@ pub enum Shape {
     Switch,
     /// A small strength or share ≥ 0: scaled, and when 0 tried at small values.
     Strength,
+    /// A share between 0 and 1: tried at quarters.
+    Share,
 }
 
 impl Shape {
@@ -35,6 +37,7 @@ impl Shape {
             Shape::Switch => vec![1.0 - v],
             Shape::Strength if v <= 0.0 => vec![0.05, 0.1, 0.25],
             Shape::Strength => scaled(v, &[0.0, 0.5, 1.5, 2.0]),
+            Shape::Share => vec![0.0, 0.25, 0.5, 0.75, 1.0],
         };
         let mut out: Vec<f64> = Vec::new();
         for x in raw {

@@ -256,10 +256,8 @@ pub struct RetrievalConfig {
     /// Reciprocal Rank Fusion constant; also the depth an oracle's scores are read against.
     pub rrf_k: f64,
     /// The share (0..=1) of a hit's place in the fusion read from its score rather than its rank
-    /// (`patina_retrieve::fusion`; 0 is plain RRF), `[unsure, sure]`: the first for a question
-    /// that names code or that the model is unsure of, the second for a prose question the model
-    /// recognised (by `semantic_confidence`), a blend between.
-    pub evidence: [f64; 2],
+    /// (`patina_retrieve::fusion`; 0 is plain RRF).
+    pub evidence: f64,
     /// The place, read by score, of a hit scored as its oracle's `rrf_k`-th.
     pub evidence_depth: f64,
     /// Each oracle is asked for `limit × overfetch` candidates before fusion.
@@ -305,7 +303,7 @@ impl Default for RetrievalConfig {
     fn default() -> Self {
         RetrievalConfig {
             rrf_k: 60.0,
-            evidence: [0.0, 0.0],
+            evidence: 0.0,
             evidence_depth: 60.0,
             overfetch: 5,
             oracle_timeout_ms: 2000,
@@ -359,12 +357,11 @@ impl RetrievalConfig {
         }
     }
 
-    /// The fusion of a question of this `sureness`.
-    pub fn fusion(&self, sureness: f64) -> patina_retrieve::fusion::Fusion {
-        let [unsure, sure] = self.evidence;
+    /// The fusion these settings make.
+    pub fn fusion(&self) -> patina_retrieve::fusion::Fusion {
         patina_retrieve::fusion::Fusion {
             k: self.rrf_k,
-            evidence: unsure + sureness * (sure - unsure),
+            evidence: self.evidence,
             depth: self.evidence_depth,
         }
     }
@@ -434,8 +431,8 @@ impl patina_retrieve::fusion::Weights for RetrievalConfig {
         RetrievalConfig::sureness(self, best)
     }
 
-    fn fusion(&self, sureness: f64) -> patina_retrieve::fusion::Fusion {
-        RetrievalConfig::fusion(self, sureness)
+    fn fusion(&self) -> patina_retrieve::fusion::Fusion {
+        RetrievalConfig::fusion(self)
     }
 }
 

@@ -74,6 +74,8 @@ pub(crate) enum Knob {
     ScopePrior,
     /// `[retrieval.prose_weights] lexical`.
     ProseLexical,
+    /// `[retrieval] evidence`.
+    Evidence,
     /// `[ranking] definition_boost`, `parent_boost`, `mention_boost` (factors ≥ 1).
     Definition,
     Parent,
@@ -92,6 +94,7 @@ impl Knob {
             Knob::VotePrior => "history.vote_prior".into(),
             Knob::ScopePrior => "history.scope_prior".into(),
             Knob::ProseLexical => "prose_weight.lexical".into(),
+            Knob::Evidence => "fusion.evidence".into(),
             Knob::Definition => "ranking.definition_boost".into(),
             Knob::Parent => "ranking.parent_boost".into(),
             Knob::Mention => "ranking.mention_boost".into(),
@@ -103,6 +106,7 @@ impl Knob {
     pub fn parse(name: &str) -> Option<Knob> {
         Some(match name {
             "prose_weight.lexical" => Knob::ProseLexical,
+            "fusion.evidence" => Knob::Evidence,
             "history.by_default" => Knob::HistoryOn,
             "history.vote_prior" => Knob::VotePrior,
             "history.scope_prior" => Knob::ScopePrior,
@@ -122,6 +126,7 @@ impl Knob {
             Knob::VotePrior => t.vote_prior,
             Knob::ScopePrior => t.scope_prior,
             Knob::ProseLexical => t.retrieval.prose_weight(OracleId::Lexical),
+            Knob::Evidence => t.retrieval.evidence,
             Knob::Definition => t.ranking.definition_boost,
             Knob::Parent => t.ranking.parent_boost,
             Knob::Mention => t.ranking.mention_boost,
@@ -144,6 +149,7 @@ impl Knob {
             Knob::ProseLexical => {
                 t.retrieval.prose_weights.insert(OracleId::Lexical, v);
             }
+            Knob::Evidence => t.retrieval.evidence = v,
             Knob::Definition => t.ranking.definition_boost = v,
             Knob::Parent => t.ranking.parent_boost = v,
             Knob::Mention => t.ranking.mention_boost = v,
@@ -160,6 +166,7 @@ impl Knob {
         match self {
             Knob::Weight(_) => Shape::Weight,
             Knob::ProseLexical => Shape::WideWeight,
+            Knob::Evidence => Shape::Share,
             Knob::Definition | Knob::Parent | Knob::Mention => Shape::Factor,
             Knob::HistoryOn => Shape::Switch,
             Knob::PathWord | Knob::Coherence | Knob::VotePrior | Knob::ScopePrior => {

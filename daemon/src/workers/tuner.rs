@@ -305,6 +305,7 @@ fn run(engine: &QueryEngine, repo: &Arc<Repo>, feedback: &[(String, Vec<String>)
     let mut knobs = vec![
         Knob::Weight(OracleId::Lexical),
         Knob::Weight(OracleId::Symbol),
+        Knob::Evidence,
     ];
     if semantic.is_on() {
         knobs.push(Knob::Weight(OracleId::Semantic));
@@ -434,7 +435,10 @@ fn ask_case(
     let prose = engine.is_prose(oracles, &plan);
     let covers_all = prose && engine.lexical_covers_all(&rankings, &oq);
     // (Every candidate, whatever the fusion: the replays fuse again.)
-    let all = fuse(&rankings, cfg.retrieval.fusion(0.0));
+    let all = fuse(
+        &rankings,
+        patina_retrieve::fusion::Fusion::rrf(cfg.retrieval.rrf_k),
+    );
     let templates = engine
         .candidates(all, &repos, &reexports, &plan)
         .into_iter()
