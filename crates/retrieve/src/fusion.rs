@@ -14,7 +14,12 @@
 //!   of Bruch et al. 2023, "An Analysis of Fusion Functions for Hybrid Retrieval"), so BM25 and
 //!   cosines need no common scale ([`score_evidence`]).
 //!
-//! [`Fusion::evidence`] is the share of the second reading. The result stays on RRF's scale
+//! [`Fusion::evidence`] is the share of the second reading. The daemon's defaults, `evidence` 0.5
+//! and `depth` 120 (with `k` 60), were fitted leave-one-set-out over seven sets — CoSQA (Python
+//! functions), questions about cobra (Go), flask (Python), ripgrep (Rust) and express (JS),
+//! SWE-bench issues of pytest, tokio's commit messages — from a grid of shares 0–1 and depths
+//! 30–240: with each set held out in turn the other six chose 0.5/120, except ripgrep's fold
+//! (0.7/120). bench/RESULTS.md (eighteenth session) has the held-out figures. The result stays on RRF's scale
 //! (a place between 1 and `depth`), which the ranking rules after fusion are built on: their
 //! bounded factors keep their meaning, where a convex combination of normalised scores (tried:
 //! bench/RESULTS.md, eighteenth session) let a document's clear BM25 win override a file's role.
@@ -206,6 +211,9 @@ pub trait Weights {
 
 /// The fusion of one query from the configured one (returned), with each ranking's weight:
 ///
+/// - With one ranking to fuse (one oracle asked, or only one that found anything) the places are
+///   its ranks: there is nothing to weigh its scores against, and the ranking rules after fusion
+///   were built on rank places.
 /// - A report's symbol weight is shared among the names it mentions.
 /// - A prose question (`prose`) weighs the words by how sure the model is that it recognised
 ///   the question, unless the best lexical chunk holds every word (`recognised`).
@@ -229,8 +237,12 @@ pub fn adjust_weights<K>(
             r.weight /= shared;
         }
     }
+    let mut fusion = cfg.fusion();
+    if rankings.iter().filter(|r| !r.items.is_empty()).count() <= 1 {
+        fusion.evidence = 0.0;
+    }
     if !prose {
-        return cfg.fusion();
+        return fusion;
     }
     // How sure the model is that it recognised the question decides how much its words count
     // beside its meaning.
@@ -249,7 +261,7 @@ pub fn adjust_weights<K>(
         let (w, p) = (cfg.weight(r.oracle), cfg.prose_weight(r.oracle));
         r.weight = w + sure * (p - w);
     }
-    cfg.fusion()
+    fusion
 }
 
 #[cfg(test)]
