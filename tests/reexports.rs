@@ -100,7 +100,9 @@ export function start() {
 }
 "#;
 
-const SEARCHER_MOD_RS: &str = r#"mod cache;
+const SEARCHER_MOD_RS: &str = r#"//! Answers a query from the index: splits its text, looks the terms up, orders what matched.
+
+mod cache;
 mod filters;
 mod highlight;
 mod index;

@@ -106,6 +106,9 @@ pub struct QueryPlan {
     pub long: bool,
     /// Written as a report (a title and a body, several sentences) rather than asked.
     pub report: bool,
+    /// Asked as a question: a question word first ("how does the searcher work", "where is …")
+    /// or a question mark; a statement (a commit's "sync: fix racy access …") is not.
+    pub question: bool,
     /// The language a question asks its answer in ("python check if a variable is iterable",
     /// "… in golang"): a scope, like a folder, not a word the code contains. Its words
     /// ([`QueryPlan::scope_words`]) are left out of the lexical terms and the content words.
@@ -229,6 +232,7 @@ impl QueryPlan {
             content_words,
             long,
             report,
+            question: !report && is_question(text),
             languages,
             scope_words,
             corrections: Vec::new(),
@@ -505,3 +509,16 @@ fn is_usage_question(lower: &str) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+/// Is `text` asked: a question mark, or a question word first?
+fn is_question(text: &str) -> bool {
+    const ASKING: &[&str] = &[
+        "how", "what", "where", "which", "why", "when", "who", "whose", "does", "do", "is",
+        "are", "can", "should", "explain",
+    ];
+    text.contains('?')
+        || text
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| ASKING.contains(&w.to_lowercase().as_str()))
+}

@@ -241,10 +241,10 @@ pub(crate) fn merge_provenance(into: &mut Vec<Contribution>, from: Vec<Contribut
 /// of its folder, or that most of it imports (asked only of a folder the query names). A folder
 /// named as the repository is (`src/flask` of flask) is the project itself, which questions name
 /// without asking about its root ("how does the flask command find the app": `cli.py`, not
-/// `app.py`, which imports most of `src/flask`). A report (an issue, a commit message) names
-/// folders on its way to a defect in one of their files, not to ask how the folder works.
+/// `app.py`, which imports most of `src/flask`). Only a question asks how a folder works: a
+/// report or a commit's "sync: fix racy access …" names folders on its way to one of their files.
 fn module_root(repo: &Repo, plan: &QueryPlan, path: &str) -> bool {
-    if plan.report {
+    if !plan.question {
         return false;
     }
     let project = rank::module_folder(path)

@@ -325,3 +325,12 @@ fn identifiers_and_long_texts_offer_no_word_for_correction() {
     );
     assert!(QueryPlan::analyze(&report).correctable_words().is_empty());
 }
+
+#[test]
+fn a_question_is_asked_and_a_commit_message_is_not() {
+    assert!(QueryPlan::analyze("how does the searcher work").question);
+    assert!(QueryPlan::analyze("Where is QueryParser defined").question);
+    assert!(QueryPlan::analyze("searcher internals?").question);
+    assert!(!QueryPlan::analyze("sync: fix racy UnsafeCell access on a closed oneshot").question);
+    assert!(!QueryPlan::analyze("QueryParser").question);
+}

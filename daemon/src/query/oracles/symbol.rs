@@ -193,11 +193,13 @@ impl Oracle for SymbolOracle {
                         offer(id, score);
                     }
                 }
-                // A re-export is where a name someone types is made public; a report (an issue,
-                // a commit message) mentions names on its way to a defect, and their re-exports
-                // (a crate's `lib.rs`, a `prelude`) are not where it leads.
+                // A re-export is where a name someone types, or asks about, is made public; a
+                // statement (an issue, a commit message) mentions names on its way elsewhere,
+                // and their re-exports (a crate's `lib.rs`, a `prelude`) are not where it leads.
                 let mut reexports = Vec::new();
-                if let Some(graph) = graph.as_ref().filter(|_| !q.plan.report) {
+                let named = q.plan.intent == patina_retrieve::Intent::Identifier
+                    || q.plan.question && !q.plan.identifiers.is_empty();
+                if let Some(graph) = graph.as_ref().filter(|_| named) {
                     for c in cands.iter().filter(|c| is_identifier(&c.name)) {
                         reexports.extend(reexports_of(c, graph, &table, chunks));
                     }
