@@ -513,8 +513,8 @@ mod tests;
 /// Is `text` asked: a question mark, or a question word first?
 fn is_question(text: &str) -> bool {
     const ASKING: &[&str] = &[
-        "how", "what", "where", "which", "why", "when", "who", "whose", "does", "do", "is",
-        "are", "can", "should", "explain",
+        "how", "what", "where", "which", "why", "when", "who", "whose", "does", "do", "is", "are",
+        "can", "should", "explain",
     ];
     text.contains('?')
         || text

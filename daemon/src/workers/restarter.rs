@@ -49,11 +49,24 @@ pub(crate) fn spawn(
         // Whether work or requests were seen since the heap was last measured, and when that was.
         let mut active_since_measured = true;
         let mut measured = tokio::time::Instant::now();
+        let mut said_held_back = false;
         loop {
             tick.tick().await;
-            if started.elapsed() < min_uptime
-                || quiet_for(started) < crate::state::config::idle_release()
-            {
+            if started.elapsed() < min_uptime {
+                // Said once, when the watch first looks: the moment a second restart would have
+                // come is visible (the suite waits for it rather than for a while).
+                if !said_held_back {
+                    said_held_back = true;
+                    tracing::info!(
+                        restarts,
+                        "no restart in place within {} min of the last one",
+                        min_uptime.as_secs() / 60
+                    );
+                }
+                active_since_measured = true;
+                continue;
+            }
+            if quiet_for(started) < crate::state::config::idle_release() {
                 active_since_measured = true;
                 continue;
             }
