@@ -10,14 +10,6 @@ use std::time::{Duration, Instant};
 use crate::util::*;
 use patina_proto::v1 as pb;
 
-fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(25));
-    }
-}
-
 fn lexical(env: &TestEnv, text: &str, root: &Path) -> pb::QueryResponse {
     env.query(pb::QueryRequest {
         repos: vec![root.to_string_lossy().into_owned()],

@@ -2,11 +2,9 @@
 //! from the live index, and an edit that removes a call updates them once the index caught up;
 //! context expansion brings a hit what it needs around it.
 
-use std::time::{Duration, Instant};
-
 use patina_proto::v1 as pb;
 
-use crate::util::{TestEnv, git_repo};
+use crate::util::{EVENTUALLY, TestEnv, git_repo, poll};
 
 const FILES: &[(&str, &[u8])] = &[
     (
@@ -57,15 +55,12 @@ fn refs_callers_callees_and_defs_follow_edits() {
         "def register(form):\n    return form\n",
     )
     .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
+    poll(EVENTUALLY, "no reference of check_email is listed", || {
         let out = env.patina_in(repo.path(), &["refs", "check_email"]);
-        if out.code() == 1 && out.stdout.is_empty() {
-            break;
-        }
-        assert!(Instant::now() < deadline, "refs still listed: {out:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+        (out.code() == 1 && out.stdout.is_empty())
+            .then_some(())
+            .ok_or(format!("{out:?}"))
+    });
 }
 
 const EXPAND_FILES: &[(&str, &[u8])] = &[

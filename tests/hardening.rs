@@ -5,17 +5,8 @@
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use crate::util::*;
-
-fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 fn status_json(env: &TestEnv, root: &Path) -> serde_json::Value {
     let out = env.patina_in(root, &["status", "--json"]);
@@ -169,12 +160,9 @@ fn a_checkout_that_deletes_directories_logs_no_watch_warnings() {
 /// `PATINA_TEST_SLOW_ORACLE`), with `oracle_timeout_ms` as the base budget.
 fn slow_lexical(delay_ms: u64, timeout_ms: u64) -> TestEnv {
     let mut env = TestEnv::new();
-    let config = env.home().join("config.toml");
-    let mut text = std::fs::read_to_string(&config).unwrap();
-    text.push_str(&format!(
+    env.append_config(&format!(
         "\n[retrieval]\noracle_timeout_ms = {timeout_ms}\n"
     ));
-    std::fs::write(&config, text).unwrap();
     env.next_daemon_env("PATINA_TEST_SLOW_ORACLE", format!("lexical={delay_ms}"));
     env.start_daemon();
     env

@@ -84,18 +84,14 @@ fn a_restart_keeps_the_registry_and_the_index_without_reindexing() {
 
     // Start-up reconciles every repository (catching up with edits made while it was down); with
     // nothing changed, that round re-reads nothing and leaves the index exactly as it was.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    let after = loop {
+    let after = poll(EVENTUALLY, "the start-up reconciliation finishes", || {
         let info = env.repo_info(repo.path());
-        if !info.indexing {
-            break info;
+        if info.indexing {
+            Err(format!("{info:?}"))
+        } else {
+            Ok(info)
         }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the start-up reconciliation did not finish"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
+    });
     assert_eq!(
         (
             after.id.as_str(),

@@ -5,9 +5,8 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
-use crate::util::{TestEnv, generated_repo, git, git_repo, query};
+use crate::util::{TestEnv, eventually, generated_repo, git, git_repo, query};
 use patina_proto::v1::{Freshness, QueryRequest, QueryResponse};
 
 const FILES: &[(&str, &[u8])] = &[
@@ -44,15 +43,6 @@ fn found(r: &QueryResponse, path: &str) -> bool {
 /// The chunk defining `symbol` is a hit, in `path`.
 fn defines(r: &QueryResponse, path: &str, symbol: &str) -> bool {
     r.hits.iter().any(|h| h.path == path && h.symbol == symbol)
-}
-
-/// Poll until `cond` holds (the watcher works asynchronously); generous timeout, no sleeps-as-sync.
-fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(25));
-    }
 }
 
 fn freshness(env: &TestEnv, root: &Path) -> Freshness {

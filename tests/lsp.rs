@@ -4,33 +4,13 @@
 //! stdin/stdout, talking to the real daemon.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::util::*;
 use serde_json::{Value, json};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
-
-/// PYTHONPATH with the pinned client libraries .ci/run installs into target/pydeps.
-fn pythonpath() -> std::ffi::OsString {
-    let pydeps = std::env::var_os("PATINA_PYDEPS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target/pydeps"));
-    let mut path = std::ffi::OsString::from(&pydeps);
-    if let Some(old) = std::env::var_os("PYTHONPATH").filter(|p| !p.is_empty()) {
-        path.push(":");
-        path.push(old);
-    }
-    path
-}
 
 #[test]
 fn lsp_protocol_with_a_real_client_library() {

@@ -3,7 +3,7 @@
 //! errors, and path confinement — always the real binary over its stdin/stdout.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -186,14 +186,6 @@ fn assert_error(m: &Value, code: i64) {
     assert!(m.get("result").is_none(), "{m}");
 }
 
-/// The workspace root (tests/ is one level below it).
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
-
 #[test]
 fn mcp_conformance_with_the_official_python_sdk() {
     let env = TestEnv::started();
@@ -201,14 +193,6 @@ fn mcp_conformance_with_the_official_python_sdk() {
     env.add_repo(repo.path());
     let script = workspace().join("tests/mcp_conformance.py");
     // .ci/run installs the SDK into target/pydeps (PATINA_PYDEPS moves it).
-    let pydeps = std::env::var_os("PATINA_PYDEPS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target/pydeps"));
-    let mut pythonpath = std::ffi::OsString::from(&pydeps);
-    if let Some(old) = std::env::var_os("PYTHONPATH").filter(|p| !p.is_empty()) {
-        pythonpath.push(":");
-        pythonpath.push(old);
-    }
     let python = std::env::var_os("PATINA_PYTHON").unwrap_or_else(|| "python3".into());
     let mut cmd = Command::new(&python);
     cmd.arg(&script)
@@ -218,7 +202,7 @@ fn mcp_conformance_with_the_official_python_sdk() {
         .arg(env.home())
         .arg("--repo")
         .arg(repo.path())
-        .env("PYTHONPATH", pythonpath)
+        .env("PYTHONPATH", pythonpath())
         .env("PYTHONDONTWRITEBYTECODE", "1");
     let out = run(cmd, Duration::from_secs(360));
     println!("{}", out.stdout);
@@ -1163,10 +1147,7 @@ fn answers_say_each_thing_once_and_name_tools_not_shell_commands() {
 #[test]
 fn a_timed_out_oracle_is_named_and_complete_makes_it_an_error() {
     let mut env = TestEnv::new();
-    let config = env.home().join("config.toml");
-    let mut text_cfg = std::fs::read_to_string(&config).unwrap();
-    text_cfg.push_str("\n[retrieval]\noracle_timeout_ms = 300\n");
-    std::fs::write(&config, text_cfg).unwrap();
+    env.append_config("\n[retrieval]\noracle_timeout_ms = 300\n");
     env.next_daemon_env("PATINA_TEST_SLOW_ORACLE", "lexical=3000");
     env.start_daemon();
     let repo = git_repo(&[("src/lib.rs", b"pub fn parse_config() {}\n")]);

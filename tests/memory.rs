@@ -79,10 +79,7 @@ fn generated_repo(files: usize, defs: usize) -> Repo {
 }
 
 fn set_budget(env: &TestEnv, memory_mb: u64) {
-    let path = env.home().join("config.toml");
-    let mut text = std::fs::read_to_string(&path).expect("config.toml");
-    text.push_str(&format!("[daemon]\nmemory_mb = {memory_mb}\n"));
-    std::fs::write(&path, text).expect("writing config.toml");
+    env.append_config(&format!("[daemon]\nmemory_mb = {memory_mb}\n"));
 }
 
 #[test]
@@ -234,15 +231,9 @@ fn an_idle_daemon_restarts_in_place_keeping_its_process_socket_lock_and_index() 
     let repo = generated_repo(40, 3);
     let done = env.add_repo(repo.path());
     assert!(done.chunks >= 100, "{} chunks", done.chunks);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !env.logs().contains("restarts=1") {
-        assert!(
-            Instant::now() < deadline,
-            "no restart in place within 60 s\n{}",
-            env.logs()
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    eventually("the daemon restarts in place", || {
+        env.logs().contains("restarts=1")
+    });
     assert!(env.logs().contains("restarting in place"), "{}", env.logs());
     // The same process, answering on the same socket from the index it had.
     assert_eq!(env.daemon_pid(), Some(pid));
@@ -269,18 +260,10 @@ fn an_idle_daemon_restarts_in_place_keeping_its_process_socket_lock_and_index() 
     // Once: the next restart waits an hour, however idle. The restarted image says so when its
     // watch first looks (a tick of the idle-release second), the moment a second restart would
     // otherwise have come.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !env
-        .logs()
-        .contains("no restart in place within 60 min of the last one")
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the restarted image never looked again within 60 s\n{}",
-            env.logs()
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    eventually("the restarted image declines a second restart", || {
+        env.logs()
+            .contains("no restart in place within 60 min of the last one")
+    });
     assert!(!env.logs().contains("restarts=2"), "{}", env.logs());
     // And it stops as any daemon does, its socket removed.
     assert!(env.stop_daemon().success());

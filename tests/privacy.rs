@@ -26,13 +26,10 @@ fn repos_and_env() -> (TestEnv, Repo, Repo) {
     );
     let plain = git_repo(&[("src/contacts.rs", CONTACTS.as_bytes())]);
     let mut env = TestEnv::new();
-    let config = env.home().join("config.toml");
-    let mut text = std::fs::read_to_string(&config).unwrap();
-    text.push_str(&format!(
+    env.append_config(&format!(
         "\n[pii]\nrepos = [\"{}\"]\npatterns = [\"EMP-[0-9]{{6}}\"]\n",
         masked.path().display()
     ));
-    std::fs::write(&config, text).unwrap();
     env.start_daemon();
     env.add_repo(masked.path());
     env.add_repo(plain.path());

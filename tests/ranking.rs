@@ -301,10 +301,7 @@ fn a_question_in_words_finds_the_code_that_abbreviates_and_inflects_them() {
     );
 
     env.stop_daemon();
-    let cfg = env.home().join("config.toml");
-    let mut text = std::fs::read_to_string(&cfg).unwrap();
-    text.push_str("[retrieval]\nexpand = false\n");
-    std::fs::write(&cfg, text).unwrap();
+    env.append_config("[retrieval]\nexpand = false\n");
     env.start_daemon();
     let exact = run(&env);
     assert!(

@@ -231,7 +231,7 @@ fn switching_precision_embeds_again_instead_of_mixing_vectors() {
     // The other graph: no cached fp32 vector may be served as an int8 one.
     let config = env.home().join("config.toml");
     let base = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(&config, format!("{base}[semantic]\nprecision = \"int8\"\n")).unwrap();
+    env.append_config("[semantic]\nprecision = \"int8\"\n");
     env.start_daemon();
     assert!(env.assert_healthy().semantic.contains("Int8"));
     let int8 = wait_for_embeddings(&env, repo.path());

@@ -1,16 +1,9 @@
 //! The service definitions `scripts/setup --install` writes: systemd user units that systemd
 //! accepts, and a launchd agent that parses, both with the user's real paths (no hand edits).
 
-use std::path::Path;
 use std::process::Command;
 
-use crate::util::bin;
-
-fn workspace() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-}
+use crate::util::{bin, workspace};
 
 fn service_files(args: &[&str]) {
     let out = Command::new("python3")

@@ -4,7 +4,7 @@
 //! with a clear error and register nothing.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::util::*;
 use patina_proto::v1::{Granularity, QueryRequest, QueryResponse};
@@ -29,15 +29,16 @@ const FILES: &[(&str, &[u8])] = &[
 ];
 
 fn embedded(env: &TestEnv, root: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(180);
-    loop {
-        let i = env.repo_info(root);
-        if !i.indexing && i.chunks > 0 && i.vectors == i.chunks && i.embed_backlog == 0 {
-            return;
-        }
-        assert!(Instant::now() < deadline, "not embedded: {i:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    poll(
+        Duration::from_secs(180),
+        "the repository is embedded",
+        || {
+            let i = env.repo_info(root);
+            (!i.indexing && i.chunks > 0 && i.vectors == i.chunks && i.embed_backlog == 0)
+                .then_some(())
+                .ok_or(format!("{i:?}"))
+        },
+    );
 }
 
 fn ask(env: &TestEnv, root: &Path, text: &str, oracles: &[&str]) -> Vec<(String, u32, u32)> {

@@ -14,12 +14,14 @@
 //! does not, so run `cargo build --workspace` first in that case.
 
 //! Its parts: `process` (the binaries, running a command with a timeout), `env` ([`TestEnv`]),
-//! `git` (throwaway repositories), `fixtures` ([`fixture_repo`] and its contents).
+//! `git` (throwaway repositories), `fixtures` ([`fixture_repo`] and its contents), `wait`
+//! ([`eventually`], the workspace's paths).
 
 mod env;
 mod fixtures;
 mod git;
 mod process;
+mod wait;
 
 use std::time::Duration;
 
@@ -34,6 +36,7 @@ pub use pb::{
 };
 pub use process::*;
 pub use tonic::{Code, Status};
+pub use wait::*;
 
 /// How long a daemon may take to answer after being spawned.
 pub const START_TIMEOUT: Duration = Duration::from_secs(20);
