@@ -1,4 +1,6 @@
 #!/bin/bash
+# Needs a daemon built with the test hooks (PATINA_TEST_IDLE_RELEASE_SECS):
+#   cargo build --release --workspace --features patinad/test-hooks
 # The first question after the query session was released idle, against warm ones (whole
 # process, ms). The release time is shortened to 20 s with the daemon's test knob.
 #   bench/first_query.sh BIN_DIR PATINA_HOME REPO [ROUNDS]

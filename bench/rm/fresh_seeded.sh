@@ -1,4 +1,6 @@
 #!/bin/bash
+# Needs a daemon built with the test hooks (PATINA_TEST_IDLE_RELEASE_SECS):
+#   cargo build --release --workspace --features patinad/test-hooks
 # fresh_seeded.sh BIN W SEED REPO: idle RSS of a daemon that has just indexed REPO into a fresh
 # state W whose embedding cache is a copy of SEED (a state's `embeddings` directory holding every
 # chunk's vector, e.g. from a run of rm_model.sh with KEEP=1), so the vectors come from the cache

@@ -1,4 +1,6 @@
 #!/bin/bash
+# Needs a daemon built with the test hooks (PATINA_TEST_IDLE_RELEASE_SECS):
+#   cargo build --release --workspace --features patinad/test-hooks
 # rm_model.sh BIN REPO: as rm_one.sh, with the model: RSS measured once every chunk has the model's vector.
 BIN=$1; REPO=$2; W=/tmp/rmmodel; rm -rf $W; mkdir -p $W; export PATINA_HOME=$W
 ln -s ${PATINA_MODELS:-$HOME/.local/share/patina/models} $W/models

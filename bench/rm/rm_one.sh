@@ -1,4 +1,6 @@
 #!/bin/bash
+# Needs a daemon built with the test hooks (PATINA_TEST_IDLE_RELEASE_SECS):
+#   cargo build --release --workspace --features patinad/test-hooks
 # rm_one.sh BIN REPO [model]: RSS of an idle daemon, after adding REPO (idle), after rm REPO.
 BIN=$1; REPO=$2; W=/tmp/rmone; rm -rf $W; mkdir -p $W; export PATINA_HOME=$W
 [ "${3:-}" = model ] && ln -s ${PATINA_MODELS:-$HOME/.local/share/patina/models} $W/models

@@ -1,4 +1,6 @@
 #!/bin/bash
+# Needs a daemon built with the test hooks (PATINA_TEST_IDLE_RELEASE_SECS):
+#   cargo build --release --workspace --features patinad/test-hooks
 # rm_restart.sh BIN REPO: index REPO (no model) in a fresh state, restart the daemon, idle, RSS; rm; RSS.
 BIN=$1; REPO=$2; W=/tmp/rmrs; rm -rf $W; mkdir -p $W; export PATINA_HOME=$W
 export PATINA_TEST_IDLE_RELEASE_SECS=${IDLE:-20}

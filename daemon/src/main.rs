@@ -4,9 +4,17 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
+/// The version, and whether the suite's fault-injection hooks are compiled in
+/// (`patina_core::hooks`): the e2e harness refuses a daemon without them.
+const VERSION: &str = if patina_core::hooks::HOOKS {
+    concat!(env!("CARGO_PKG_VERSION"), " (test hooks)")
+} else {
+    env!("CARGO_PKG_VERSION")
+};
+
 /// The Patina daemon. Usually started for you by `patina` or by systemd/launchd.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version = VERSION, about)]
 struct Args {
     /// Socket to listen on (default: $PATINA_SOCKET, else $XDG_RUNTIME_DIR/patina/patina.sock).
     #[arg(long)]

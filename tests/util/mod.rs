@@ -10,8 +10,10 @@
 //!   files the indexer must skip (binary, too large, invalid UTF-8).
 //!
 //! The binaries are taken from the target directory the tests were built into (`target/<profile>/`),
-//! or from `$PATINA_BIN_DIR`. `cargo test --workspace` builds them; `cargo test -p patina-tests`
-//! does not, so run `cargo build --workspace` first in that case.
+//! or from `$PATINA_BIN_DIR`. `cargo test --workspace` builds them, with the fault-injection hooks
+//! the suite needs (the `test-hooks` feature, turned on by this crate's dev-dependency on the
+//! daemon); `cargo test -p patina-tests` does not, so run `cargo build --workspace --features
+//! patinad/test-hooks` first in that case (the harness refuses a daemon without the hooks).
 
 //! Its parts: `process` (the binaries, running a command with a timeout), `env` ([`TestEnv`]),
 //! `git` (throwaway repositories), `fixtures` ([`fixture_repo`] and its contents), `wait`

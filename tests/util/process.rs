@@ -21,18 +21,49 @@ pub fn bin_dir() -> PathBuf {
     .to_path_buf()
 }
 
-/// The path of the binary `name` (`patinad` or `patina`); panics with instructions when it is missing.
+/// The path of the binary `name` (`patinad` or `patina`); panics with instructions when it is
+/// missing, or when the daemon was built without the suite's fault-injection hooks.
 pub fn bin(name: &str) -> PathBuf {
     let path = bin_dir().join(name);
     if !path.is_file() {
         panic!(
-            "{} not found. The end-to-end tests run the real binaries: build them with \
-             `cargo build --workspace` (or run `cargo test --workspace`, which builds them), \
-             or point PATINA_BIN_DIR at the directory holding `patinad` and `patina`.",
+            "{} not found. The end-to-end tests run the real binaries: run `cargo test \
+             --workspace`, which builds them with the test hooks, or build them with `cargo \
+             build --workspace --features patinad/test-hooks`, or point PATINA_BIN_DIR at the \
+             directory holding `patinad` and `patina`.",
             path.display()
         );
     }
+    if name == "patinad" {
+        hooks_compiled_in(&path);
+    }
     path
+}
+
+/// The suite makes faults on purpose through `PATINA_TEST_*` variables, which only a daemon
+/// built with the `test-hooks` feature reads (`patinad --version` says "(test hooks)"). A daemon
+/// from `PATINA_BIN_DIR` (an older build, to show a test failing before a change) is taken as it
+/// is.
+fn hooks_compiled_in(path: &std::path::Path) {
+    static CHECKED: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    if std::env::var_os("PATINA_BIN_DIR").is_some_and(|d| !d.is_empty()) {
+        return;
+    }
+    CHECKED.get_or_init(|| {
+        let out = Command::new(path)
+            .arg("--version")
+            .output()
+            .expect("patinad --version");
+        let version = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            version.contains("(test hooks)"),
+            "{} was built without the suite's fault-injection hooks ({}): run `cargo test \
+             --workspace`, or build with `cargo build --workspace --features patinad/test-hooks` \
+             before `cargo test -p patina-tests`",
+            path.display(),
+            version.trim()
+        );
+    });
 }
 
 /// What a finished process said, decoded for assertions.

@@ -8,6 +8,7 @@
 
 pub mod error;
 pub mod facts;
+pub mod hooks;
 pub mod ids;
 pub mod lang;
 pub mod licence;

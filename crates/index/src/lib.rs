@@ -42,7 +42,7 @@ pub use round::{Phase, Progress, Repaired, RoundOptions, RoundSink, Scope, Summa
 pub fn crash_point(name: &str, before: impl FnOnce()) {
     static POINTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     let points = POINTS.get_or_init(|| {
-        std::env::var("PATINA_TEST_CRASH_AT")
+        patina_core::hooks::test_hook("PATINA_TEST_CRASH_AT")
             .unwrap_or_default()
             .split(',')
             .map(|p| p.trim().to_string())

@@ -113,7 +113,7 @@ pub(crate) fn worth_it(heap: Heap, floor: u64) -> bool {
 /// `PATINA_TEST_RESTART_WHEN_IDLE=1`: restart once idle whatever the heap holds (the tests' way
 /// to follow a restart in place of a small daemon; the decision itself is unit-tested).
 pub(crate) fn forced() -> bool {
-    std::env::var_os("PATINA_TEST_RESTART_WHEN_IDLE").is_some_and(|v| v == "1")
+    patina_core::hooks::test_hook("PATINA_TEST_RESTART_WHEN_IDLE").is_some_and(|v| v == "1")
 }
 
 /// What one image of the daemon hands the next.

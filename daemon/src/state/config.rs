@@ -414,8 +414,7 @@ const IDLE_RELEASE: std::time::Duration = std::time::Duration::from_secs(300);
 pub(crate) fn idle_release() -> std::time::Duration {
     static IDLE: std::sync::OnceLock<std::time::Duration> = std::sync::OnceLock::new();
     *IDLE.get_or_init(|| {
-        std::env::var("PATINA_TEST_IDLE_RELEASE_SECS")
-            .ok()
+        patina_core::hooks::test_hook("PATINA_TEST_IDLE_RELEASE_SECS")
             .and_then(|s| s.parse().ok())
             .map(std::time::Duration::from_secs)
             .unwrap_or(IDLE_RELEASE)

@@ -99,7 +99,7 @@ pub(crate) fn test_delay(id: OracleId) -> Option<std::time::Duration> {
     static DELAYS: std::sync::OnceLock<Vec<(OracleId, u64)>> = std::sync::OnceLock::new();
     DELAYS
         .get_or_init(|| {
-            let spec = std::env::var("PATINA_TEST_SLOW_ORACLE").unwrap_or_default();
+            let spec = patina_core::hooks::test_hook("PATINA_TEST_SLOW_ORACLE").unwrap_or_default();
             spec.split(',')
                 .filter_map(|item| {
                     let (name, ms) = item.split_once('=')?;
