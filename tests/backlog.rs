@@ -38,11 +38,14 @@ fn covered(env: &TestEnv, root: &Path) -> (bool, u64) {
 #[test]
 fn two_repositories_added_together_both_reach_coverage_the_smaller_first() {
     let mut env = TestEnv::with_model();
+    let gate = env.embed_gate();
     env.start_daemon();
     let large = python_repo(150, 5, "velocity");
     let small = python_repo(3, 2, "temperature");
     env.add_repo(large.path());
     env.add_repo(small.path());
+    // Both wait in full when the model starts (the gate held it back): the order is the policy's.
+    gate.open();
     let deadline = Instant::now() + Duration::from_secs(300);
     let mut small_done: Option<(Instant, u64)> = None;
     let large_done = loop {
@@ -80,6 +83,7 @@ fn two_copies_of_the_same_code_added_together_are_embedded_once() {
     // embedded, so its chunks find nothing in the cache when they are queued. The worker looks
     // again when it reaches them, and takes the vectors the first copy's batches computed.
     let mut env = TestEnv::with_model();
+    let gate = env.embed_gate();
     env.start_daemon();
     let original = python_repo(150, 5, "velocity");
     let copy = python_repo(150, 5, "velocity");
@@ -87,8 +91,8 @@ fn two_copies_of_the_same_code_added_together_are_embedded_once() {
         let out = env.patina(&["add", "--no-wait", &repo.key()]);
         assert_eq!(out.code(), 0, "{out:?}");
     }
-    // Wait until the copy is indexed: most of its chunks must then still wait (the worker is busy
-    // with the original's), or this test would not tell the two behaviours apart.
+    // Wait until the copy is indexed: its chunks then all wait (the gate holds the model back), so
+    // the test tells the two behaviours apart on any machine.
     let deadline = Instant::now() + Duration::from_secs(300);
     let queued = loop {
         let list = env.list();
@@ -105,6 +109,7 @@ fn two_copies_of_the_same_code_added_together_are_embedded_once() {
         );
         std::thread::sleep(Duration::from_millis(20));
     };
+    gate.open();
     let deadline = Instant::now() + Duration::from_secs(300);
     while !(covered(&env, original.path()).0 && covered(&env, copy.path()).0) {
         assert!(

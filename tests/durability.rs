@@ -343,6 +343,7 @@ fn special_files_are_never_read_and_pseudo_file_systems_are_refused() {
 #[test]
 fn a_stop_during_an_embedding_backlog_ends_the_daemon_quietly() {
     let mut env = TestEnv::with_model();
+    let gate = env.embed_gate();
     env.start_daemon();
     let repo = generated_repo(400, |i| {
         (
@@ -354,6 +355,14 @@ fn a_stop_during_an_embedding_backlog_ends_the_daemon_quietly() {
         )
     });
     env.add_repo(repo.path());
+    // The gate held the model back: the whole repository waits. Open it and stop once the first
+    // batch is in, while the rest is being embedded.
+    let queued = env.repo_info(repo.path()).embed_backlog;
+    assert!(queued > 400, "the whole repository waits: {queued}");
+    gate.open();
+    eventually("the model has embedded a first batch", || {
+        env.assert_healthy().embeddings_computed > 0
+    });
     let backlog = env.repo_info(repo.path()).embed_backlog;
     assert!(backlog > 100, "a backlog is draining: {backlog}");
     let pid = env.daemon_pid().expect("running");

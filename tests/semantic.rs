@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::util::{TestEnv, generated_repo, git_repo, query};
+use crate::util::{EVENTUALLY, TestEnv, generated_repo, git_repo, poll, query};
 use patina_proto::v1::{Granularity, QueryRequest, QueryResponse, RepoInfo};
 
 /// Unrelated functions, each with its own vocabulary.
@@ -532,10 +532,25 @@ fn static_vectors_answer_for_waiting_chunks_until_the_model_replaces_them() {
         )
     });
     let mut env = TestEnv::with_model();
+    let gate = env.embed_gate();
     env.start_daemon();
     env.add_repo(repo.path());
+    // The gate holds the model back: every chunk has its static vector and waits for the model,
+    // however fast the machine.
+    let waiting = poll(EVENTUALLY, "static vectors for the waiting chunks", || {
+        let info = env.repo_info(repo.path());
+        (info.static_vectors > 0 && info.embed_backlog > 0 && !info.indexing)
+            .then_some(info.clone())
+            .ok_or(format!("{info:?}"))
+    });
+    let r = ask(&env, "store a picture preview", &["semantic"], repo.path());
+    assert!(
+        r.notices.iter().any(|n| n.contains("static vectors")) && !r.hits.is_empty(),
+        "{r:?}"
+    );
+    gate.open();
     let deadline = Instant::now() + Duration::from_secs(300);
-    let mut served = None;
+    let mut served = Some((waiting.static_vectors, waiting.vectors, waiting.chunks));
     loop {
         let info = env.repo_info(repo.path());
         if served.is_none() && info.static_vectors > 0 && info.embed_backlog > 0 {

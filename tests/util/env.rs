@@ -219,6 +219,15 @@ impl TestEnv {
             .push((key.into(), value.as_ref().to_string_lossy().into_owned()));
     }
 
+    /// Hold the next daemon's model back (`PATINA_TEST_EMBED_GATE`): until [`Gate::open`], it
+    /// embeds nothing (static vectors still fill), so a backlog is there however fast the machine.
+    pub fn embed_gate(&mut self) -> Gate {
+        let path = self.home().join("embed-gate");
+        std::fs::write(&path, b"closed\n").expect("writing the embed gate");
+        self.next_daemon_env("PATINA_TEST_EMBED_GATE", &path);
+        Gate { path }
+    }
+
     /// Spawn the daemon without waiting for it to answer (it may crash before it listens).
     pub fn spawn_daemon(&mut self) {
         assert!(
@@ -540,5 +549,23 @@ impl Drop for TestEnv {
                 self.logs()
             );
         }
+    }
+}
+
+/// The file that holds a daemon's model back while it exists ([`TestEnv::embed_gate`]).
+pub struct Gate {
+    path: PathBuf,
+}
+
+impl Gate {
+    /// Let the model embed.
+    pub fn open(&self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        self.open();
     }
 }

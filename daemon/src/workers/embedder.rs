@@ -24,6 +24,18 @@ pub(crate) fn spawn(semantic: Arc<Semantic>, registered: Weak<Repos>) {
         .expect("spawning the embedding worker");
 }
 
+/// The test hook `PATINA_TEST_EMBED_GATE=<path>`: while that file exists the model embeds
+/// nothing (static vectors still fill), so the suite holds a backlog as long as it needs one
+/// instead of hoping the machine is slow enough to show it.
+fn gate_closed() -> bool {
+    static GATE: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    GATE.get_or_init(|| {
+        patina_core::hooks::test_hook("PATINA_TEST_EMBED_GATE").map(std::path::PathBuf::from)
+    })
+    .as_ref()
+    .is_some_and(|p| p.exists())
+}
+
 /// One batch at a time from the repository that needs it most (`embedding_order`, decided
 /// again after every batch), so a new or queried repository never waits for another's whole
 /// backlog.
@@ -63,6 +75,12 @@ fn work(sem: &Semantic, registered: Weak<Repos>) {
         if did {
             drop(repos);
             drop(reg);
+            continue;
+        }
+        if gate_closed() {
+            drop(repos);
+            drop(reg);
+            std::thread::sleep(Duration::from_millis(20));
             continue;
         }
         let stats: Vec<(usize, i64)> = repos
