@@ -119,7 +119,7 @@ fn each_hit_names_the_commit_that_last_changed_its_lines() {
     let mut req = query("beta_render");
     req.repos = vec![repo.key()];
     req.blame = true;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {
         let resp = env.query(req.clone()).unwrap();
         let b = resp

@@ -190,7 +190,7 @@ fn bad_input_gets_json_rpc_errors_and_the_server_keeps_serving() {
     );
     assert_eq!(lsp.answer()["error"]["code"], -32600);
     lsp.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    let status = wait_timeout(&mut lsp.child, Duration::from_secs(10)).expect("patina-lsp exits");
+    let status = wait_timeout(&mut lsp.child, Duration::from_secs(30)).expect("patina-lsp exits");
     assert_eq!(status.code(), Some(0));
 }
 
@@ -203,7 +203,7 @@ fn exit_without_shutdown_is_an_error_exit() {
     );
     assert_eq!(lsp.answer()["id"], 1);
     lsp.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    let status = wait_timeout(&mut lsp.child, Duration::from_secs(10)).expect("patina-lsp exits");
+    let status = wait_timeout(&mut lsp.child, Duration::from_secs(30)).expect("patina-lsp exits");
     assert_eq!(status.code(), Some(1));
 }
 

@@ -207,7 +207,7 @@ fn a_nonsense_memory_budget_is_refused_with_the_range() {
             c.arg("--check-config").arg(env.home().join("config.toml"));
             c
         },
-        Duration::from_secs(20),
+        Duration::from_secs(60),
     );
     assert_eq!(out.code(), 2, "{out:?}");
     let err = &out.stderr;
@@ -250,7 +250,7 @@ fn an_idle_daemon_restarts_in_place_keeping_its_process_socket_lock_and_index() 
         env.logs()
     );
     // The lock came along: a second daemon for the same state is refused.
-    let second = run(env.daemon_command(), Duration::from_secs(20));
+    let second = run(env.daemon_command(), Duration::from_secs(60));
     assert_eq!(second.code(), 2, "{second:?}");
     assert!(
         second.stderr.contains("another patinad is already running"),

@@ -40,7 +40,7 @@ fn in_tmux(env: &TestEnv, script: &str) -> Vec<u8> {
             .env("TERM", "xterm-256color")
             .args(["-L", &server, "-f", "/dev/null"])
             .args(args);
-        let out = run(cmd, Duration::from_secs(20));
+        let out = run(cmd, Duration::from_secs(60));
         assert_eq!(out.code(), 0, "tmux {args:?}: {out:?}");
     };
     let pane_script = format!("sh '{}'", dir.join("pane.sh").display());

@@ -41,7 +41,7 @@ pub use tonic::{Code, Status};
 pub use wait::*;
 
 /// How long a daemon may take to answer after being spawned.
-pub const START_TIMEOUT: Duration = Duration::from_secs(20);
+pub const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long any single client command or RPC may take before the test gives up on it.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(120);
 /// The indexing size limit every [`TestEnv`] configures (the fixture's huge file exceeds it).
