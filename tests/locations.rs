@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::util::{Repo, TestEnv, git, git_out, git_repo, query};
+use crate::util::{Repo, TestEnv, git, git_out, git_repo, query, seen};
 
 /// `n` functions named by `names`, in a language's syntax, each with a dozen body lines so every
 /// definition is a chunk of its own; the marker `<name>-here` sits in the middle of each body.
@@ -161,26 +161,7 @@ fn lands(
         .hits
         .first()
         .unwrap_or_else(|| panic!("no hit for {text:?}: {:?}", resp.notices));
-    let seen: Vec<String> = resp
-        .hits
-        .iter()
-        .take(8)
-        .map(|h| {
-            let by: Vec<String> = h
-                .provenance
-                .iter()
-                .map(|p| format!("{}#{}", p.oracle, p.rank))
-                .collect();
-            format!(
-                "{}:{}-{} {} [{}]",
-                h.path,
-                h.start_line,
-                h.end_line,
-                h.symbol,
-                by.join(" ")
-            )
-        })
-        .collect();
+    let seen = seen(&resp);
     assert!(
         first.path == path && first.start_line <= line && line <= first.end_line,
         "{text:?} must land on {path}:{line} first, got {seen:#?}"

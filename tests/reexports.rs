@@ -241,29 +241,6 @@ fn ask(env: &TestEnv, repo: &Repo, text: &str) -> QueryResponse {
         .unwrap_or_else(|s| panic!("query {text:?}: {s}"))
 }
 
-/// The hits as `path:start-end symbol [oracle#rank …]`, for messages.
-fn seen(resp: &QueryResponse) -> Vec<String> {
-    resp.hits
-        .iter()
-        .take(8)
-        .map(|h| {
-            let by: Vec<String> = h
-                .provenance
-                .iter()
-                .map(|p| format!("{}#{}", p.oracle, p.rank))
-                .collect();
-            format!(
-                "{}:{}-{} {} [{}]",
-                h.path,
-                h.start_line,
-                h.end_line,
-                h.symbol,
-                by.join(" ")
-            )
-        })
-        .collect()
-}
-
 fn holds(h: &Hit, path: &str, line: u32) -> bool {
     h.path == path && h.start_line <= line && line <= h.end_line
 }

@@ -1,5 +1,6 @@
 //! Waiting for the daemon, which works asynchronously: one way to poll, with the reason in the
-//! failure message, and the paths of the workspace the tests run from.
+//! failure message; what an answer held, for failure messages; the paths of the workspace the
+//! tests run from.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -64,4 +65,27 @@ pub fn poll<T>(limit: Duration, what: &str, mut probe: impl FnMut() -> Result<T,
         }
         std::thread::sleep(Duration::from_millis(25));
     }
+}
+
+/// The hits as `path:start-end symbol [oracle#rank …]`, for messages.
+pub fn seen(resp: &patina_proto::v1::QueryResponse) -> Vec<String> {
+    resp.hits
+        .iter()
+        .take(8)
+        .map(|h| {
+            let by: Vec<String> = h
+                .provenance
+                .iter()
+                .map(|p| format!("{}#{}", p.oracle, p.rank))
+                .collect();
+            format!(
+                "{}:{}-{} {} [{}]",
+                h.path,
+                h.start_line,
+                h.end_line,
+                h.symbol,
+                by.join(" ")
+            )
+        })
+        .collect()
 }
