@@ -146,6 +146,77 @@ fn a_crash_mid_commit_then_a_checkout_converges_to_the_from_scratch_index() {
     }
 }
 
+/// Copy the directory `from` to `to` (files and subdirectories).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A lexical index put back from an older state while the daemon was down (documents of chunks
+/// that are gone, none for the chunks that replaced them) is mended by the start-up round, which
+/// audits the lexical index against the store as it does after a crash: `repair --check` then
+/// finds nothing, `repair REPO` has nothing to do, and the index is the from-scratch one.
+#[test]
+fn a_stale_lexical_index_put_back_while_down_is_mended_at_start() {
+    let repo = two_versions();
+    let root = repo.path();
+    git(root, &["checkout", "-qf", "main"]);
+    let mut env = TestEnv::started();
+    env.add_repo(root);
+    env.stop_daemon();
+    let dirs: Vec<_> = std::fs::read_dir(env.home().join("repos"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    let lexical_dir = dirs[0].join("lexical");
+    let old = env.home().join("lexical-of-main");
+    copy_dir(&lexical_dir, &old);
+
+    // v2 indexed, then main's lexical index put back behind the daemon's back.
+    git(root, &["checkout", "-qf", "v2"]);
+    env.start_daemon();
+    idle(&env, root);
+    env.stop_daemon();
+    std::fs::remove_dir_all(&lexical_dir).unwrap();
+    copy_dir(&old, &lexical_dir);
+    env.start_daemon();
+    idle(&env, root);
+
+    let found = repair(&env, true).reports[0].found.unwrap_or_default();
+    assert_eq!(found, pb::IndexAudit::default(), "{found:?}");
+    let out = env.patina(&["repair", "--check"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(out.stdout.contains("consistent"), "{out:?}");
+    let out = env.patina(&["repair", &root.to_string_lossy()]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    let fresh = TestEnv::started();
+    fresh.add_repo(root);
+    let (mended, scratch) = (env.repo_info(root), fresh.repo_info(root));
+    assert_eq!(
+        (mended.files, mended.chunks, mended.chunk_digest),
+        (scratch.files, scratch.chunks, scratch.chunk_digest),
+        "the same files and chunks as a from-scratch index"
+    );
+    assert_eq!(
+        paths(&lexical(&env, "zebracrash", root)),
+        vec!["src/c.rs".to_string()],
+        "v2's new file is found"
+    );
+    assert!(
+        lexical(&env, "beta_kept", root).hits.is_empty(),
+        "main's deleted file is not found"
+    );
+}
+
 /// Defect 2: `--socket` naming a regular file is an error that names it; the file survives.
 #[test]
 fn a_socket_path_that_is_not_a_socket_is_refused_and_kept() {
