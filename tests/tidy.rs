@@ -33,6 +33,11 @@ const DAEMON_STATICS: &[(&str, &str, &str)] = &[
         "test hook: PATINA_TEST_IDLE_RELEASE_SECS, read once",
     ),
     (
+        "workers/embedder.rs",
+        "GATE",
+        "test hook: PATINA_TEST_EMBED_GATE, read once",
+    ),
+    (
         "query/oracles/mod.rs",
         "DELAYS",
         "test hook: PATINA_TEST_ORACLE_DELAY_MS, read once",
