@@ -11,6 +11,7 @@ use tree_sitter::{Node, Tree};
 use crate::languages::parse;
 
 mod reexports;
+mod ruby;
 pub use reexports::mark_package_reexports;
 
 /// The version of the fact extraction rules. Bump it whenever the facts of some text change: an
@@ -19,7 +20,8 @@ pub use reexports::mark_package_reexports;
 /// 1: calls, references, imports and type relations for the eight parsed languages.
 /// 2: re-exports ([`Import::reexport`]): `pub use`, `export … from`, names exported again
 ///    (`export { B }`, `module.exports = { B }`, `__all__`), Go type aliases of another package.
-pub const GRAPH_VERSION: u32 = 2;
+/// 3: Ruby: calls, `require`/`require_relative`, superclasses.
+pub const GRAPH_VERSION: u32 = 3;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -137,6 +139,9 @@ impl<'a> Extractor<'a> {
                 self.reference(node, false, None);
             }
             return;
+        }
+        if self.language == Language::Ruby {
+            return self.ruby(node);
         }
         match kind {
             "call_expression" | "call" | "new_expression" => {

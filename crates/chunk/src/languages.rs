@@ -13,6 +13,8 @@ use tree_sitter::Node;
 use patina_core::ChunkKind;
 pub use patina_core::Language;
 
+mod ruby;
+
 /// `text` parsed with `language`'s grammar; `None` for Markdown and plain text (no grammar) or
 /// when tree-sitter gives up. Each thread keeps one parser per language (a parser is reusable and
 /// its allocation is not free), so chunking and fact extraction of many files pay for it once.
@@ -54,6 +56,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Java => Some(&JAVA),
         Language::C => Some(&C),
         Language::Cpp => Some(&CPP),
+        Language::Ruby => Some(&ruby::RUBY),
         Language::Markdown | Language::Text => None,
     }
 }
@@ -204,6 +207,7 @@ impl Syntax {
                     definition.owner = owner;
                 }
             }
+            Name::By(namer) => namer(node, src, in_container, &mut definition)?,
             Name::CTypedef => {
                 definition.symbol = node
                     .child_by_field_name("declarator")
@@ -283,7 +287,14 @@ enum Name {
     CFunction,
     /// The typedef name; the kind follows the aliased struct/union/enum body, if any.
     CTypedef,
+    /// A language's own reading, in its module (`ruby.rs`, …): it fills in the definition and
+    /// answers `None` to reject the node.
+    By(Namer),
 }
+
+/// Names (and may refine or reject, by answering `None`) a definition of the node kind it is
+/// given for; `in_container` tells whether the node lies inside a container definition.
+type Namer = fn(Node<'_>, &str, bool, &mut Definition) -> Option<()>;
 
 /// A definition without member definitions of its own.
 const fn leaf(node: &'static str, kind: ChunkKind, name: Name) -> Rule {
@@ -567,56 +578,4 @@ fn js_value_kind(value: Node<'_>) -> Option<ChunkKind> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::path::Path;
-
-    #[test]
-    fn detects_languages_from_paths() {
-        let cases = [
-            ("src/main.rs", Language::Rust),
-            ("a/b.pyi", Language::Python),
-            ("BUILD.bazel", Language::Python),
-            ("web/app.mjs", Language::JavaScript),
-            ("web/App.jsx", Language::JavaScript),
-            ("web/api.cts", Language::TypeScript),
-            ("web/App.tsx", Language::Tsx),
-            ("cmd/main.go", Language::Go),
-            ("Main.java", Language::Java),
-            ("lib/x.h", Language::C),
-            ("lib/x.hxx", Language::Cpp),
-            ("README.md", Language::Markdown),
-            ("docs/Guide.MARKDOWN", Language::Markdown),
-            ("Makefile", Language::Text),
-            (".gitignore", Language::Text),
-            ("notes.txt", Language::Text),
-        ];
-        for (path, expected) in cases {
-            assert_eq!(Language::from_path(Path::new(path)), expected, "{path}");
-        }
-    }
-
-    #[test]
-    fn every_grammar_loads() {
-        let code = Language::ALL
-            .into_iter()
-            .filter(|l| !matches!(l, Language::Markdown | Language::Text));
-        for language in code {
-            let syntax = syntax(language).expect("code language has a syntax table");
-            let mut parser = tree_sitter::Parser::new();
-            parser
-                .set_language(&syntax.grammar())
-                .unwrap_or_else(|err| panic!("{}: {err}", language.name()));
-        }
-        assert!(syntax(Language::Markdown).is_none());
-        assert!(syntax(Language::Text).is_none());
-    }
-
-    #[test]
-    fn names_match_serialized_form() {
-        for language in [Language::JavaScript, Language::Tsx, Language::Cpp] {
-            let json = serde_json::to_string(&language).unwrap();
-            assert_eq!(json, format!("\"{}\"", language.name()));
-        }
-    }
-}
+mod tests;

@@ -1,6 +1,6 @@
 //! `patina-chunk`: a file's text → the chunks Patina indexes and returns. Tree-sitter cuts code
-//! at symbol level for eight languages (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C,
-//! C++), Markdown is cut into heading sections, anything else into overlapping line windows; see
+//! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby), Markdown
+//! is cut into heading sections, anything else into overlapping line windows; see
 //! [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
 //! relations). [`Language`] recognises a file's language from its path.
 //!
@@ -39,7 +39,9 @@ pub fn chunk_with_facts(
 ///
 /// 2: JavaScript definitions by assignment and by named callback.
 /// 3: [`Chunk::prose_share`] (chunks of help text become documentation).
-pub const VERSION: u32 = 3;
+/// 4: Ruby definitions; a doc comment above a definition that opens a grouping node (Ruby's
+///    class body) stays with it; lines of only `end` join the chunk above like closing brackets.
+pub const VERSION: u32 = 4;
 
 #[cfg(test)]
 mod tests {
@@ -64,6 +66,10 @@ mod tests {
             (
                 Language::TypeScript,
                 "import { x } from './x';\nexport class C extends D { m() { return x(); } }\n",
+            ),
+            (
+                Language::Ruby,
+                "require_relative 'b'\n\nclass A < B\n  def run\n    helper(1)\n  end\nend\n",
             ),
             (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
             (Language::Text, "a\nb\n"),

@@ -18,13 +18,14 @@ pub enum Language {
     Java,
     C,
     Cpp,
+    Ruby,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 11] = [
+    pub const ALL: [Language; 12] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -34,6 +35,7 @@ impl Language {
         Language::Java,
         Language::C,
         Language::Cpp,
+        Language::Ruby,
         Language::Markdown,
         Language::Text,
     ];
@@ -50,6 +52,13 @@ impl Language {
         ) {
             return Language::Python;
         }
+        // Ruby's build and dependency files are Ruby programs.
+        if matches!(
+            file_name,
+            "Rakefile" | "Gemfile" | "Guardfile" | "Vagrantfile" | "Capfile"
+        ) {
+            return Language::Ruby;
+        }
         let Some((_, extension)) = file_name.rsplit_once('.') else {
             return Language::Text;
         };
@@ -63,6 +72,7 @@ impl Language {
             "java" => Language::Java,
             "c" | "h" => Language::C,
             "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => Language::Cpp,
+            "rb" | "rake" | "gemspec" | "ru" => Language::Ruby,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -80,6 +90,7 @@ impl Language {
             Language::Java => "java",
             Language::C => "c",
             Language::Cpp => "cpp",
+            Language::Ruby => "ruby",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

@@ -183,6 +183,7 @@ const CONFIG_EXTS: &[&str] = &[
     "dockerignore",
     "npmignore",
     "env",
+    "gemspec",
 ];
 /// Build and tooling files known by name.
 const CONFIG_NAMES: &[&str] = &[
@@ -239,7 +240,7 @@ const CODE_EXTS: &[&str] = &[
     "rb", "php", "swift", "lua", "pl", "pm", "sh", "bash", "zsh", "fish", "ps1", "ex", "exs",
     "erl", "hrl", "hs", "ml", "mli", "clj", "cljs", "dart", "r", "jl", "zig", "nim", "v", "sql",
     "vue", "svelte", "elm", "groovy", "proto", "graphql", "css", "scss", "sass", "less", "html",
-    "htm", "vim",
+    "htm", "vim", "rake",
 ];
 
 /// The role of the file at `path` (relative to its repository, `/`-separated), looking at the first
@@ -431,6 +432,31 @@ mod tests {
         ] {
             assert_eq!(role(p), FileRole::Test, "{p}");
         }
+    }
+
+    #[test]
+    fn tests_of_ruby() {
+        for p in [
+            "spec/models/user_spec.rb",
+            "spec/spec_helper.rb",
+            "test/models/user_test.rb",
+            "test/test_helper.rb",
+            "lib/shop/cart_spec.rb",
+            "test/integration/checkout_flow.rb",
+        ] {
+            assert_eq!(role(p), FileRole::Test, "{p}");
+        }
+        for p in [
+            "lib/shop/cart.rb",
+            "app/models/user.rb",
+            "Rakefile.rb",
+            "shop.gemspec",
+        ] {
+            assert_ne!(role(p), FileRole::Test, "{p}");
+        }
+        assert_eq!(role("app/models/contest.rb"), FileRole::Source);
+        assert_eq!(role("lib/tasks/db.rake"), FileRole::Source);
+        assert_eq!(role("shop.gemspec"), FileRole::Config);
     }
 
     #[test]

@@ -390,6 +390,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "java" => (Language::Java, true),
         "c++" | "cpp" | "cplusplus" => (Language::Cpp, true),
         "c" => (Language::C, false),
+        "ruby" => (Language::Ruby, true),
         _ => return None,
     })
 }
@@ -513,8 +514,8 @@ mod tests;
 /// Is `text` asked: a question mark, or a question word first?
 fn is_question(text: &str) -> bool {
     const ASKING: &[&str] = &[
-        "how", "what", "where", "which", "why", "when", "who", "whose", "does", "do", "is",
-        "are", "can", "should", "explain",
+        "how", "what", "where", "which", "why", "when", "who", "whose", "does", "do", "is", "are",
+        "can", "should", "explain",
     ];
     text.contains('?')
         || text

@@ -9,6 +9,7 @@ const GO: &str = include_str!("../../testdata/go.go");
 const JAVA: &str = include_str!("../../testdata/java.java");
 const C: &str = include_str!("../../testdata/c.c");
 const CPP: &str = include_str!("../../testdata/cpp.cpp");
+const RUBY: &str = include_str!("../../testdata/ruby.rb");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -293,6 +294,31 @@ fn cpp_namespaces_classes_and_out_of_line_methods() {
 }
 
 #[test]
+fn ruby_modules_classes_methods_and_accessors() {
+    assert_eq!(
+        summarize(&checked(Language::Ruby, RUBY)),
+        [
+            (1, 2, Block, None, None),
+            (4, 5, Module, Some("Billing"), None),
+            (6, 7, Class, Some("Invoice"), Some("Billing")),
+            (8, 8, Method, Some("number"), Some("Invoice")),
+            (9, 9, Method, Some("lines"), Some("Invoice")),
+            (11, 15, Method, Some("initialize"), Some("Invoice")),
+            (17, 19, Method, Some("total"), Some("Invoice")),
+            (21, 23, Method, Some("parse"), Some("Invoice")),
+            (25, 25, Block, None, Some("Invoice")),
+            // `end`s close like brackets: they join the chunk above.
+            (26, 30, Method, Some("blank"), Some("Invoice")),
+            (32, 35, Method, Some("currency"), Some("Billing")),
+            (37, 37, Class, Some("Reminder"), Some("Billing")),
+            (38, 41, Method, Some("send_to"), Some("Reminder")),
+            (43, 43, Method, Some("helper"), Some("Billing")),
+            (45, 47, Function, Some("main"), None),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -467,9 +493,9 @@ fn kind_names_match_serialized_form() {
     }
 }
 
-const ALL_LANGUAGES: [Language; 11] = Language::ALL;
+const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 10] = [
+const SAMPLES: [(Language, &str); 11] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -479,5 +505,6 @@ const SAMPLES: [(Language, &str); 10] = [
     (Language::Java, JAVA),
     (Language::C, C),
     (Language::Cpp, CPP),
+    (Language::Ruby, RUBY),
     (Language::Markdown, MARKDOWN),
 ];

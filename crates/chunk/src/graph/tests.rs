@@ -53,6 +53,33 @@ fn python_calls_imports_and_bases() {
 }
 
 #[test]
+fn ruby_calls_requires_and_superclasses() {
+    let f = extract_facts(Language::Ruby, &sample("shop.rb"));
+    assert!(has_import(&f, "json", None, None), "{:?}", f.imports);
+    assert!(
+        has_import(&f, "./models/cart", None, None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "../lib/pricing.rb", None, None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_relation(&f, "Checkout", "Service"), "{:?}", f.relations);
+    assert!(has_call(&f, "lookup", 7), "{:?}", calls(&f));
+    assert!(has_call(&f, "apply_discount", 8), "{:?}", calls(&f));
+    let lookup = f.refs.iter().find(|r| r.name == "lookup").unwrap();
+    assert_eq!(lookup.qualifier.as_deref(), Some("Pricing"));
+    // `require` is an import, not a call; a definition's name is not a reference.
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| r.name == "require" || r.name == "total")
+    );
+}
+
+#[test]
 fn rust_calls_uses_and_impls() {
     let f = extract_facts(Language::Rust, &sample("lib.rs"));
     assert!(

@@ -127,6 +127,20 @@ impl GraphTable {
                     }
                 }
             }
+            Some(Language::Ruby) => {
+                let file = if module.ends_with(".rb") {
+                    module.to_string()
+                } else {
+                    format!("{module}.rb")
+                };
+                if module.starts_with('.') {
+                    // `require_relative`: a path from the requiring file's folder.
+                    exact.extend(normalize(&join(dir, &file)));
+                } else {
+                    // `require`: a name on the load path, which holds each gem's `lib/`.
+                    suffixes.push(format!("lib/{file}"));
+                }
+            }
             Some(Language::Go) => go_package = Some(module),
             Some(Language::Java) => {
                 let p = module.replace('.', "/");

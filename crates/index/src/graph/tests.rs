@@ -317,3 +317,30 @@ fn a_file_ties_its_folder_when_it_imports_or_is_imported_by_most_of_it() {
     // One tie is no folder's root.
     assert!(!t.ties_its_folder("lone/x.py"));
 }
+
+#[test]
+fn ruby_requires_reach_the_files_they_load() {
+    let t = table(&[
+        ("lib/shop/cart.rb", "class Cart\nend\n"),
+        ("lib/shop/pricing.rb", "module Pricing\nend\n"),
+        ("app/json.rb", "module Json\nend\n"),
+        (
+            "lib/shop.rb",
+            "require \"json\"\nrequire \"shop/pricing\"\nrequire_relative \"shop/cart\"\n",
+        ),
+    ]);
+    let files: Vec<(String, u32)> = t
+        .imported_files("lib/shop.rb")
+        .into_iter()
+        .map(|(p, l)| (p.to_string(), l))
+        .collect();
+    // `json` is a gem, not the repository's `app/json.rb`: only the load path (`lib/`) and the
+    // requiring file's folder are searched.
+    assert_eq!(
+        files,
+        [
+            ("lib/shop/pricing.rb".to_string(), 2),
+            ("lib/shop/cart.rb".to_string(), 3)
+        ]
+    );
+}

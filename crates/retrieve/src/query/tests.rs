@@ -265,6 +265,7 @@ fn a_language_named_as_the_scope_is_not_a_word_of_the_question() {
         ("read a file line by line in go", Language::Go, "go"),
         ("parse json using golang", Language::Go, "golang"),
         ("deep copy an object js", Language::JavaScript, "js"),
+        ("memoize a method in ruby", Language::Ruby, "ruby"),
     ] {
         let p = QueryPlan::analyze(q);
         assert_eq!(p.languages, [lang], "{q}");

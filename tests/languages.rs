@@ -1,0 +1,141 @@
+//! Languages beyond the first eight, through the real daemon: each one's definitions are found by
+//! name (`patina defs`) with their kind and lines, `-t/--type` keeps a query to its files, and its
+//! calls lead to the definitions they reach (`patina callers`).
+
+use serde_json::Value;
+
+use crate::util::{TestEnv, git_repo};
+
+/// `patina defs NAME --json` as `(path, line, end_line, kind)`.
+fn defs(env: &TestEnv, repo: &std::path::Path, name: &str) -> Vec<(String, u64, u64, String)> {
+    let out = env.patina_in(repo, &["defs", name, "--json"]);
+    assert_eq!(out.code(), 0, "defs {name}: {out:?}");
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["path"].as_str().unwrap().to_string(),
+                s["line"].as_u64().unwrap(),
+                s["end_line"].as_u64().unwrap(),
+                s["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Every `(name, path, line, end_line, kind)` is a definition the symbol table finds by name.
+fn assert_defs(env: &TestEnv, repo: &std::path::Path, expected: &[(&str, &str, u64, u64, &str)]) {
+    for &(name, path, line, end, kind) in expected {
+        let found = defs(env, repo, name);
+        assert!(
+            found.contains(&(path.to_string(), line, end, kind.to_string())),
+            "defs {name}: {found:?}"
+        );
+    }
+}
+
+/// The files `patina q QUERY --files -t TYPE` lists.
+fn typed_files(env: &TestEnv, repo: &std::path::Path, query: &str, ty: &str) -> Vec<String> {
+    let out = env.patina_in(repo, &["q", query, "--files", "-n", "50", "-t", ty]);
+    assert_eq!(out.code(), 0, "q -t {ty}: {out:?}");
+    out.stdout
+        .lines()
+        .filter_map(|l| l.split(':').next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The `(path, symbol)` of each caller of `name`.
+fn callers(env: &TestEnv, repo: &std::path::Path, name: &str) -> Vec<(String, String)> {
+    let out = env.patina_in(repo, &["callers", name, "--json"]);
+    assert_eq!(out.code(), 0, "callers {name}: {out:?}");
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["path"].as_str().unwrap().to_string(),
+                s["symbol"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+const RUBY: &[(&str, &[u8])] = &[
+    (
+        "lib/shop/pricing.rb",
+        b"# Prices of the catalogue.
+module Pricing
+  # The price of each item.
+  def self.lookup(items)
+    items.map { |i| CATALOGUE.fetch(i) }
+  end
+end
+",
+    ),
+    (
+        "lib/shop/checkout.rb",
+        b"require \"shop/pricing\"
+
+module Shop
+  # Totals a cart.
+  class Checkout < Service
+    attr_reader :cart
+
+    def initialize(cart)
+      @cart = cart
+    end
+
+    def total
+      Pricing.lookup(cart.items).sum
+    end
+  end
+end
+",
+    ),
+    (
+        "spec/shop/checkout_spec.rb",
+        b"require_relative \"../../lib/shop/checkout\"
+
+describe Shop::Checkout do
+  it \"totals\" do
+    expect(Shop::Checkout.new([]).total).to eq(0)
+  end
+end
+",
+    ),
+    ("tools/checkout.py", b"def total(cart):\n    return 0\n"),
+];
+
+#[test]
+fn ruby_definitions_types_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(RUBY);
+    env.add_repo(repo.path());
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("Pricing", "lib/shop/pricing.rb", 1, 2, "module"),
+            ("lookup", "lib/shop/pricing.rb", 3, 7, "method"),
+            ("Shop", "lib/shop/checkout.rb", 3, 3, "module"),
+            ("Checkout", "lib/shop/checkout.rb", 4, 5, "class"),
+            ("cart", "lib/shop/checkout.rb", 6, 6, "method"),
+            ("initialize", "lib/shop/checkout.rb", 8, 10, "method"),
+            ("total", "lib/shop/checkout.rb", 12, 16, "method"),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "total", "ruby");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".rb")),
+        "{files:?}"
+    );
+    let found = callers(&env, repo.path(), "lookup");
+    assert!(
+        found.contains(&("lib/shop/checkout.rb".to_string(), "total".to_string())),
+        "{found:?}"
+    );
+}
