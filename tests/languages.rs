@@ -47,6 +47,21 @@ fn typed_files(env: &TestEnv, repo: &std::path::Path, query: &str, ty: &str) -> 
         .collect()
 }
 
+/// The `(path, language, role)` of each hit of `patina q QUERY --json`.
+fn hits(env: &TestEnv, repo: &std::path::Path, query: &str) -> Vec<(String, String, String)> {
+    let out = env.patina_in(repo, &["q", query, "--json", "-n", "50"]);
+    assert_eq!(out.code(), 0, "q {query}: {out:?}");
+    out.stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "hit")
+        .map(|v| {
+            let field = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+            (field("repo_path"), field("language"), field("role"))
+        })
+        .collect()
+}
+
 /// The `(path, symbol)` of each caller of `name`.
 fn callers(env: &TestEnv, repo: &std::path::Path, name: &str) -> Vec<(String, String)> {
     let out = env.patina_in(repo, &["callers", name, "--json"]);
@@ -138,4 +153,115 @@ fn ruby_definitions_types_and_calls() {
         found.contains(&("lib/shop/checkout.rb".to_string(), "total".to_string())),
         "{found:?}"
     );
+    let found = hits(&env, repo.path(), "Checkout");
+    for (path, role) in [
+        ("spec/shop/checkout_spec.rb", "test"),
+        ("lib/shop/checkout.rb", "source"),
+    ] {
+        let hit = (path.to_string(), "ruby".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+const PHP: &[(&str, &[u8])] = &[
+    (
+        "src/Support/Money.php",
+        b"<?php
+namespace App\\Support;
+
+/** An amount in cents. */
+final class Money
+{
+    public static function of(int $cents): self
+    {
+        return new self($cents);
+    }
+}
+",
+    ),
+    (
+        "src/Billing/Invoice.php",
+        b"<?php
+namespace App\\Billing;
+
+use App\\Support\\Money;
+
+interface Billable
+{
+    public function total(): Money;
+}
+
+trait Logs
+{
+    protected function log(string $m): void {}
+}
+
+class Invoice implements Billable
+{
+    use Logs;
+
+    public function total(): Money
+    {
+        return Money::of(100);
+    }
+}
+
+function invoice_total(Invoice $i): Money
+{
+    return $i->total();
+}
+",
+    ),
+    (
+        "src/Billing/InvoiceTest.php",
+        b"<?php\nclass InvoiceTest extends TestCase\n{\n    public function testTotal(): void {}\n}\n",
+    ),
+    ("tools/total.py", b"def total(cart):\n    return 0\n"),
+];
+
+#[test]
+fn php_definitions_types_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(PHP);
+    env.add_repo(repo.path());
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("Money", "src/Support/Money.php", 4, 6, "class"),
+            ("of", "src/Support/Money.php", 7, 11, "method"),
+            ("Billable", "src/Billing/Invoice.php", 6, 7, "interface"),
+            ("Logs", "src/Billing/Invoice.php", 11, 12, "trait"),
+            ("log", "src/Billing/Invoice.php", 13, 14, "method"),
+            ("Invoice", "src/Billing/Invoice.php", 16, 18, "class"),
+            ("total", "src/Billing/Invoice.php", 20, 24, "method"),
+            (
+                "invoice_total",
+                "src/Billing/Invoice.php",
+                26,
+                29,
+                "function",
+            ),
+            ("InvoiceTest", "src/Billing/InvoiceTest.php", 2, 3, "class"),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "total", "php");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".php")),
+        "{files:?}"
+    );
+    // `use App\Support\Money` names a class, not a file: `Money::of` still reaches it.
+    let found = callers(&env, repo.path(), "of");
+    assert!(
+        found.contains(&("src/Billing/Invoice.php".to_string(), "total".to_string())),
+        "{found:?}"
+    );
+    let found = hits(&env, repo.path(), "Invoice");
+    for (path, role) in [
+        ("src/Billing/InvoiceTest.php", "test"),
+        ("src/Billing/Invoice.php", "source"),
+    ] {
+        let hit = (path.to_string(), "php".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
 }

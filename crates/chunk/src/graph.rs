@@ -10,6 +10,7 @@ use tree_sitter::{Node, Tree};
 
 use crate::languages::parse;
 
+mod php;
 mod reexports;
 mod ruby;
 pub use reexports::mark_package_reexports;
@@ -21,7 +22,8 @@ pub use reexports::mark_package_reexports;
 /// 2: re-exports ([`Import::reexport`]): `pub use`, `export … from`, names exported again
 ///    (`export { B }`, `module.exports = { B }`, `__all__`), Go type aliases of another package.
 /// 3: Ruby: calls, `require`/`require_relative`, superclasses.
-pub const GRAPH_VERSION: u32 = 3;
+/// 4: PHP: calls, `use` imports, `extends`/`implements`/trait uses.
+pub const GRAPH_VERSION: u32 = 4;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -131,6 +133,9 @@ impl<'a> Extractor<'a> {
 
     fn visit(&mut self, node: Node<'_>, field: Option<&str>) {
         let kind = node.kind();
+        if self.language == Language::Php {
+            return self.php(node, field);
+        }
         if IDENTS.contains(&kind) {
             if field == Some("name") && !self.skip.contains(&node.id()) {
                 // A definition's or declaration's own name is not a reference, except where the

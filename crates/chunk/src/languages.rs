@@ -13,6 +13,7 @@ use tree_sitter::Node;
 use patina_core::ChunkKind;
 pub use patina_core::Language;
 
+mod php;
 mod ruby;
 
 /// `text` parsed with `language`'s grammar; `None` for Markdown and plain text (no grammar) or
@@ -57,6 +58,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::C => Some(&C),
         Language::Cpp => Some(&CPP),
         Language::Ruby => Some(&ruby::RUBY),
+        Language::Php => Some(&php::PHP),
         Language::Markdown | Language::Text => None,
     }
 }

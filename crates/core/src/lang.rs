@@ -19,13 +19,14 @@ pub enum Language {
     C,
     Cpp,
     Ruby,
+    Php,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 12] = [
+    pub const ALL: [Language; 13] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -36,6 +37,7 @@ impl Language {
         Language::C,
         Language::Cpp,
         Language::Ruby,
+        Language::Php,
         Language::Markdown,
         Language::Text,
     ];
@@ -73,6 +75,7 @@ impl Language {
             "c" | "h" => Language::C,
             "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => Language::Cpp,
             "rb" | "rake" | "gemspec" | "ru" => Language::Ruby,
+            "php" | "phtml" | "php3" | "php4" | "php5" | "php7" | "phps" => Language::Php,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -91,6 +94,7 @@ impl Language {
             Language::C => "c",
             Language::Cpp => "cpp",
             Language::Ruby => "ruby",
+            Language::Php => "php",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

@@ -267,7 +267,11 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
     {
         return FileRole::Generated;
     }
-    if is_test_name(name, stem, ext) || in_dir(TEST_DIRS) {
+    let camel_stem = path
+        .rsplit('/')
+        .next()
+        .map_or("", |n| n.split('.').next().unwrap_or(n));
+    if is_test_name(name, stem, ext) || is_camel_test_name(camel_stem, ext) || in_dir(TEST_DIRS) {
         return FileRole::Test;
     }
     if in_dir(BENCH_DIRS) || is_bench_name(stem) {
@@ -315,9 +319,20 @@ fn is_test_name(name: &str, stem: &str, ext: &str) -> bool {
         || stem.ends_with("_tests")
         || stem.ends_with("_spec")
         || stem.ends_with(".test")
-        || stem.ends_with(".spec")
-        || (ext == "java" || ext == "kt" || ext == "cs")
-            && (stem.ends_with("test") || stem.ends_with("tests")))
+        || stem.ends_with(".spec"))
+}
+
+/// Test classes by name where a file is named for its class (`ParserTest.java`,
+/// `InvoiceTests.cs`, `CartTest.php`, `ShopSpec.kt`), told by the case of the stem as written:
+/// `Latest.java` and `Manifest.kt` are no tests.
+fn is_camel_test_name(stem: &str, ext: &str) -> bool {
+    matches!(
+        ext,
+        "java" | "kt" | "kts" | "cs" | "php" | "scala" | "groovy" | "swift"
+    ) && ["Test", "Tests", "Spec"].iter().any(|suffix| {
+        stem.strip_suffix(suffix)
+            .is_some_and(|rest| !rest.is_empty())
+    })
 }
 
 fn is_bench_name(stem: &str) -> bool {
@@ -457,6 +472,24 @@ mod tests {
         assert_eq!(role("app/models/contest.rb"), FileRole::Source);
         assert_eq!(role("lib/tasks/db.rake"), FileRole::Source);
         assert_eq!(role("shop.gemspec"), FileRole::Config);
+    }
+
+    #[test]
+    fn tests_of_php() {
+        for p in [
+            "tests/Unit/InvoiceTest.php",
+            "src/Billing/InvoiceTest.php",
+            "tests/bootstrap.php",
+        ] {
+            assert_eq!(role(p), FileRole::Test, "{p}");
+        }
+        for p in [
+            "src/Billing/Invoice.php",
+            "src/Http/Latest.php",
+            "src/Test.php",
+        ] {
+            assert_eq!(role(p), FileRole::Source, "{p}");
+        }
     }
 
     #[test]

@@ -391,6 +391,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "c++" | "cpp" | "cplusplus" => (Language::Cpp, true),
         "c" => (Language::C, false),
         "ruby" => (Language::Ruby, true),
+        "php" => (Language::Php, true),
         _ => return None,
     })
 }

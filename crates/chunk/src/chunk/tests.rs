@@ -10,6 +10,7 @@ const JAVA: &str = include_str!("../../testdata/java.java");
 const C: &str = include_str!("../../testdata/c.c");
 const CPP: &str = include_str!("../../testdata/cpp.cpp");
 const RUBY: &str = include_str!("../../testdata/ruby.rb");
+const PHP: &str = include_str!("../../testdata/php.php");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -319,6 +320,38 @@ fn ruby_modules_classes_methods_and_accessors() {
 }
 
 #[test]
+fn php_interfaces_traits_classes_enums_and_functions() {
+    assert_eq!(
+        summarize(&checked(Language::Php, PHP)),
+        [
+            // The opening tag, a `namespace X;` statement and the `use` lines.
+            (1, 6, Block, None, None),
+            (8, 12, Interface, Some("Billable"), None),
+            (13, 14, Method, Some("amount"), Some("Billable")),
+            (16, 17, Trait, Some("Logs"), None),
+            (18, 22, Method, Some("log"), Some("Logs")),
+            // The attribute is the class's; trait uses and properties are in its header.
+            (24, 29, Class, Some("Invoice"), None),
+            (31, 33, Method, Some("__construct"), Some("Invoice")),
+            (35, 39, Method, Some("amount"), Some("Invoice")),
+            (41, 45, Method, Some("blank"), Some("Invoice")),
+            (47, 50, Enum, Some("Status"), None),
+            (52, 55, Function, Some("format_amount"), None),
+        ]
+    );
+    // A namespace with braces holds its definitions.
+    let braced = "<?php\nnamespace App {\n    function helper() {}\n}\n";
+    assert_eq!(
+        summarize(&checked(Language::Php, braced)),
+        [
+            (1, 1, Block, None, None),
+            (2, 2, Module, Some("App"), None),
+            (3, 4, Function, Some("helper"), Some("App")),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -495,7 +528,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 11] = [
+const SAMPLES: [(Language, &str); 12] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -506,5 +539,6 @@ const SAMPLES: [(Language, &str); 11] = [
     (Language::C, C),
     (Language::Cpp, CPP),
     (Language::Ruby, RUBY),
+    (Language::Php, PHP),
     (Language::Markdown, MARKDOWN),
 ];

@@ -80,6 +80,57 @@ fn ruby_calls_requires_and_superclasses() {
 }
 
 #[test]
+fn php_calls_uses_and_parents() {
+    let f = extract_facts(Language::Php, &sample("billing.php"));
+    assert!(
+        has_import(&f, "App\\Models", Some("Customer"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(
+        &f,
+        "Psr\\Log",
+        Some("LoggerInterface"),
+        Some("Logger")
+    ));
+    assert!(
+        has_import(&f, "App\\Support", Some("Money"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(&f, "App\\Support", Some("Clock"), Some("Time")));
+    assert!(has_import(&f, "App\\Support", Some("format_amount"), None));
+    for parent in ["Document", "Billable", "Countable", "Logs"] {
+        assert!(
+            has_relation(&f, "Invoice", parent),
+            "{parent}: {:?}",
+            f.relations
+        );
+    }
+    assert!(has_call(&f, "sum", 15), "{:?}", calls(&f));
+    assert!(has_call(&f, "log", 16), "{:?}", calls(&f));
+    assert!(has_call(&f, "format_amount", 16), "{:?}", calls(&f));
+    assert!(has_call(&f, "of", 17), "{:?}", calls(&f));
+    assert!(has_call(&f, "Currency", 17), "{:?}", calls(&f));
+    let of = f.refs.iter().find(|r| r.name == "of").unwrap();
+    assert_eq!(of.qualifier.as_deref(), Some("Money"));
+    let sum = f.refs.iter().find(|r| r.name == "sum").unwrap();
+    assert_eq!(sum.qualifier.as_deref(), Some("lines"));
+    // Types named in signatures are references; variables, namespaces and definitions are not.
+    assert!(f.refs.iter().any(|r| r.name == "Customer" && r.line == 13));
+    assert!(
+        !f.refs
+            .iter()
+            .any(
+                |r| ["sum", "customer", "App", "Billing", "total"].contains(&r.name.as_str())
+                    && !r.call
+            ),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
 fn rust_calls_uses_and_impls() {
     let f = extract_facts(Language::Rust, &sample("lib.rs"));
     assert!(

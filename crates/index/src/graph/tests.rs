@@ -344,3 +344,29 @@ fn ruby_requires_reach_the_files_they_load() {
         ]
     );
 }
+
+#[test]
+fn php_uses_name_classes_not_files_so_their_names_still_resolve() {
+    let t = table(&[
+        (
+            "app/Support/Money.php",
+            "<?php\nnamespace App\\Support;\n\nclass Money\n{\n    public static function of(int $c): self\n    {\n        return new self();\n    }\n}\n",
+        ),
+        (
+            "app/Billing/Invoice.php",
+            "<?php\nnamespace App\\Billing;\n\nuse App\\Support\\Money;\n\nfunction total(): Money\n{\n    return Money::of(1);\n}\n",
+        ),
+    ]);
+    let site = Site {
+        path: "app/Billing/Invoice.php".into(),
+        line: 8,
+        call: true,
+        qualifier: Some("Money".into()),
+    };
+    let (c, _) = t.resolve("of", &site);
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["app/Support/Money.php"]
+    );
+    assert!(t.imported_files("app/Billing/Invoice.php").is_empty());
+}
