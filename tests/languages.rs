@@ -265,3 +265,113 @@ fn php_definitions_types_and_calls() {
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
 }
+
+const CSHARP: &[(&str, &[u8])] = &[
+    (
+        "src/Acme.Support/Money.cs",
+        b"namespace Acme.Support;
+
+/// <summary>An amount in cents.</summary>
+public readonly struct Money
+{
+    public static Money Of(long cents) => new Money();
+}
+",
+    ),
+    (
+        "src/Acme.Billing/Invoice.cs",
+        b"using Acme.Support;
+
+namespace Acme.Billing
+{
+    public interface IBillable
+    {
+        Money Total();
+    }
+
+    public record Line(string Sku, long Cents);
+
+    public enum Status { Draft, Paid }
+
+    [Serializable]
+    public class Invoice : IBillable
+    {
+        public string Number { get; init; }
+
+        public Money Total()
+        {
+            return Money.Of(100);
+        }
+    }
+}
+",
+    ),
+    (
+        "tests/Acme.Billing.Tests/InvoiceTests.cs",
+        b"public class InvoiceTests\n{\n    [Fact]\n    public void TotalIsPositive() { }\n}\n",
+    ),
+    ("tools/total.py", b"def total(cart):\n    return 0\n"),
+];
+
+#[test]
+fn csharp_definitions_types_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(CSHARP);
+    env.add_repo(repo.path());
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("Money", "src/Acme.Support/Money.cs", 3, 5, "struct"),
+            ("Of", "src/Acme.Support/Money.cs", 6, 7, "method"),
+            (
+                "Acme.Billing",
+                "src/Acme.Billing/Invoice.cs",
+                3,
+                4,
+                "module",
+            ),
+            (
+                "IBillable",
+                "src/Acme.Billing/Invoice.cs",
+                5,
+                6,
+                "interface",
+            ),
+            ("Line", "src/Acme.Billing/Invoice.cs", 10, 10, "class"),
+            ("Status", "src/Acme.Billing/Invoice.cs", 12, 12, "enum"),
+            ("Invoice", "src/Acme.Billing/Invoice.cs", 14, 16, "class"),
+            ("Number", "src/Acme.Billing/Invoice.cs", 17, 17, "method"),
+            ("Total", "src/Acme.Billing/Invoice.cs", 19, 24, "method"),
+            (
+                "TotalIsPositive",
+                "tests/Acme.Billing.Tests/InvoiceTests.cs",
+                3,
+                5,
+                "method",
+            ),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "Total", "csharp");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".cs")),
+        "{files:?}"
+    );
+    // `using Acme.Support` names a namespace, not a file: `Money.Of` still reaches it.
+    let found = callers(&env, repo.path(), "Of");
+    assert!(
+        found.contains(&(
+            "src/Acme.Billing/Invoice.cs".to_string(),
+            "Total".to_string()
+        )),
+        "{found:?}"
+    );
+    let found = hits(&env, repo.path(), "Invoice");
+    for (path, role) in [
+        ("tests/Acme.Billing.Tests/InvoiceTests.cs", "test"),
+        ("src/Acme.Billing/Invoice.cs", "source"),
+    ] {
+        let hit = (path.to_string(), "csharp".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}

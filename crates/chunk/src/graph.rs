@@ -10,6 +10,7 @@ use tree_sitter::{Node, Tree};
 
 use crate::languages::parse;
 
+mod csharp;
 mod php;
 mod reexports;
 mod ruby;
@@ -23,7 +24,8 @@ pub use reexports::mark_package_reexports;
 ///    (`export { B }`, `module.exports = { B }`, `__all__`), Go type aliases of another package.
 /// 3: Ruby: calls, `require`/`require_relative`, superclasses.
 /// 4: PHP: calls, `use` imports, `extends`/`implements`/trait uses.
-pub const GRAPH_VERSION: u32 = 4;
+/// 5: C#: calls, `using` directives, base lists.
+pub const GRAPH_VERSION: u32 = 5;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -145,8 +147,10 @@ impl<'a> Extractor<'a> {
             }
             return;
         }
-        if self.language == Language::Ruby {
-            return self.ruby(node);
+        match self.language {
+            Language::Ruby => return self.ruby(node),
+            Language::CSharp => return self.csharp(node),
+            _ => {}
         }
         match kind {
             "call_expression" | "call" | "new_expression" => {

@@ -13,6 +13,7 @@ use tree_sitter::Node;
 use patina_core::ChunkKind;
 pub use patina_core::Language;
 
+mod csharp;
 mod php;
 mod ruby;
 
@@ -59,6 +60,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Cpp => Some(&CPP),
         Language::Ruby => Some(&ruby::RUBY),
         Language::Php => Some(&php::PHP),
+        Language::CSharp => Some(&csharp::CSHARP),
         Language::Markdown | Language::Text => None,
     }
 }

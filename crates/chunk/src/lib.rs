@@ -1,6 +1,6 @@
 //! `patina-chunk`: a file's text → the chunks Patina indexes and returns. Tree-sitter cuts code
-//! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby, PHP),
-//! Markdown is cut into heading sections, anything else into overlapping line windows; see
+//! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby, PHP,
+//! C#), Markdown is cut into heading sections, anything else into overlapping line windows; see
 //! [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
 //! relations). [`Language`] recognises a file's language from its path.
 //!
@@ -42,7 +42,8 @@ pub fn chunk_with_facts(
 /// 4: Ruby definitions; a doc comment above a definition that opens a grouping node (Ruby's
 ///    class body) stays with it; lines of only `end` join the chunk above like closing brackets.
 /// 5: PHP definitions.
-pub const VERSION: u32 = 5;
+/// 6: C# definitions.
+pub const VERSION: u32 = 6;
 
 #[cfg(test)]
 mod tests {
@@ -75,6 +76,10 @@ mod tests {
             (
                 Language::Php,
                 "<?php\nuse App\\B;\n\nclass A extends B\n{\n    public function run() { return helper(1); }\n}\n",
+            ),
+            (
+                Language::CSharp,
+                "using Acme.B;\n\nclass A : B\n{\n    int Run() => Helper(1);\n}\n",
             ),
             (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
             (Language::Text, "a\nb\n"),

@@ -20,13 +20,14 @@ pub enum Language {
     Cpp,
     Ruby,
     Php,
+    CSharp,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 13] = [
+    pub const ALL: [Language; 14] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -38,6 +39,7 @@ impl Language {
         Language::Cpp,
         Language::Ruby,
         Language::Php,
+        Language::CSharp,
         Language::Markdown,
         Language::Text,
     ];
@@ -76,6 +78,7 @@ impl Language {
             "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => Language::Cpp,
             "rb" | "rake" | "gemspec" | "ru" => Language::Ruby,
             "php" | "phtml" | "php3" | "php4" | "php5" | "php7" | "phps" => Language::Php,
+            "cs" | "csx" => Language::CSharp,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -95,6 +98,7 @@ impl Language {
             Language::Cpp => "cpp",
             Language::Ruby => "ruby",
             Language::Php => "php",
+            Language::CSharp => "csharp",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

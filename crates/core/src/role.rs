@@ -257,6 +257,11 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
         _ => (name, ""),
     };
     let in_dir = |set: &[&str]| dirs.iter().any(|d| set.contains(d));
+    // .NET test projects: `Acme.Billing.Tests/`, `Acme.UnitTests/`.
+    let in_test_project = dirs.iter().any(|d| {
+        d.rsplit_once('.')
+            .is_some_and(|(_, last)| last.ends_with("tests") || last == "test" || last == "specs")
+    });
 
     if in_dir(VENDOR_DIRS) {
         return FileRole::Vendored;
@@ -271,7 +276,11 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
         .rsplit('/')
         .next()
         .map_or("", |n| n.split('.').next().unwrap_or(n));
-    if is_test_name(name, stem, ext) || is_camel_test_name(camel_stem, ext) || in_dir(TEST_DIRS) {
+    if is_test_name(name, stem, ext)
+        || is_camel_test_name(camel_stem, ext)
+        || in_dir(TEST_DIRS)
+        || in_test_project
+    {
         return FileRole::Test;
     }
     if in_dir(BENCH_DIRS) || is_bench_name(stem) {
@@ -487,6 +496,25 @@ mod tests {
             "src/Billing/Invoice.php",
             "src/Http/Latest.php",
             "src/Test.php",
+        ] {
+            assert_eq!(role(p), FileRole::Source, "{p}");
+        }
+    }
+
+    #[test]
+    fn tests_of_csharp() {
+        for p in [
+            "tests/Acme.Billing.Tests/InvoiceTests.cs",
+            "src/Acme.Billing.Tests/Fakes.cs",
+            "src/Acme.UnitTests/Money.cs",
+            "src/Acme.Billing/InvoiceTest.cs",
+        ] {
+            assert_eq!(role(p), FileRole::Test, "{p}");
+        }
+        for p in [
+            "src/Acme.Billing/Invoice.cs",
+            "src/Acme.Billing/Manifest.cs",
+            "src/Acme.Testing.Tools/Runner.cs",
         ] {
             assert_eq!(role(p), FileRole::Source, "{p}");
         }

@@ -392,6 +392,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "c" => (Language::C, false),
         "ruby" => (Language::Ruby, true),
         "php" => (Language::Php, true),
+        "csharp" => (Language::CSharp, true),
         _ => return None,
     })
 }

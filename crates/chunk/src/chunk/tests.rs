@@ -11,6 +11,7 @@ const C: &str = include_str!("../../testdata/c.c");
 const CPP: &str = include_str!("../../testdata/cpp.cpp");
 const RUBY: &str = include_str!("../../testdata/ruby.rb");
 const PHP: &str = include_str!("../../testdata/php.php");
+const CSHARP: &str = include_str!("../../testdata/csharp.cs");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -352,6 +353,39 @@ fn php_interfaces_traits_classes_enums_and_functions() {
 }
 
 #[test]
+fn csharp_namespaces_types_members_and_properties() {
+    assert_eq!(
+        summarize(&checked(Language::CSharp, CSHARP)),
+        [
+            (1, 2, Block, None, None),
+            (4, 5, Module, Some("Billing"), Some("Acme")),
+            (6, 8, Interface, Some("IBillable"), Some("Billing")),
+            (9, 10, Method, Some("Total"), Some("IBillable")),
+            // The attribute is the class's; fields are in its header.
+            (12, 15, Class, Some("Invoice"), Some("Billing")),
+            (17, 20, Method, Some("Invoice"), Some("Invoice")),
+            (22, 22, Method, Some("Number"), Some("Invoice")),
+            (24, 25, Method, Some("Total"), Some("Invoice")),
+            (27, 28, Method, Some("Blank"), Some("Invoice")),
+            (30, 30, Class, Some("Line"), Some("Billing")),
+            (32, 35, Struct, Some("Money"), Some("Billing")),
+            (37, 37, Enum, Some("Status"), Some("Billing")),
+            (39, 40, Type, Some("Paid"), Some("Billing")),
+        ]
+    );
+    // A file-scoped namespace is a statement: the types after it are the file's.
+    let scoped = "namespace Acme;\n\npublic class A\n{\n    void Run() {}\n}\n";
+    assert_eq!(
+        summarize(&checked(Language::CSharp, scoped)),
+        [
+            (1, 1, Block, None, None),
+            (3, 4, Class, Some("A"), None),
+            (5, 6, Method, Some("Run"), Some("A")),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -528,7 +562,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 12] = [
+const SAMPLES: [(Language, &str); 13] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -540,5 +574,6 @@ const SAMPLES: [(Language, &str); 12] = [
     (Language::Cpp, CPP),
     (Language::Ruby, RUBY),
     (Language::Php, PHP),
+    (Language::CSharp, CSHARP),
     (Language::Markdown, MARKDOWN),
 ];

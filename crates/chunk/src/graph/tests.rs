@@ -131,6 +131,57 @@ fn php_calls_uses_and_parents() {
 }
 
 #[test]
+fn csharp_calls_usings_and_bases() {
+    let f = extract_facts(Language::CSharp, &sample("Billing.cs"));
+    assert!(has_import(&f, "System", None, None), "{:?}", f.imports);
+    assert!(
+        has_import(&f, "Acme.Support", None, None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(
+        &f,
+        "System.Text.Json.JsonSerializer",
+        None,
+        Some("Json")
+    ));
+    assert!(
+        has_import(&f, "System.Math", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    for parent in ["Document", "IBillable", "IComparable"] {
+        assert!(
+            has_relation(&f, "Invoice", parent),
+            "{parent}: {:?}",
+            f.relations
+        );
+    }
+    assert!(has_relation(&f, "Line", "Entry"), "{:?}", f.relations);
+    assert!(has_call(&f, "Sum", 12), "{:?}", calls(&f));
+    assert!(has_call(&f, "Log", 13), "{:?}", calls(&f));
+    assert!(has_call(&f, "Serialize", 13), "{:?}", calls(&f));
+    assert!(has_call(&f, "Round", 14), "{:?}", calls(&f));
+    assert!(has_call(&f, "Of", 14), "{:?}", calls(&f));
+    assert!(has_call(&f, "Currency", 14), "{:?}", calls(&f));
+    let of = f.refs.iter().find(|r| r.name == "Of").unwrap();
+    assert_eq!(of.qualifier.as_deref(), Some("Money"));
+    // Types in signatures are references; namespaces, usings and definitions are not.
+    assert!(
+        f.refs
+            .iter()
+            .any(|r| r.name == "Money" && r.line == 10 && !r.call)
+    );
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| ["Acme", "Billing", "Support", "Total", "Math"].contains(&r.name.as_str())),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
 fn rust_calls_uses_and_impls() {
     let f = extract_facts(Language::Rust, &sample("lib.rs"));
     assert!(

@@ -19,6 +19,7 @@ fn detects_languages_from_paths() {
         ("Rakefile", Language::Ruby),
         ("shop.gemspec", Language::Ruby),
         ("src/Billing/Invoice.php", Language::Php),
+        ("src/Acme/Invoice.cs", Language::CSharp),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),

@@ -10,10 +10,11 @@ use super::{GraphTable, dir_of, join, normalize, stem};
 
 /// Whether `language`'s imports name files (or folders), so that an import leading to none of
 /// the repository's files comes from outside it. PHP's `use` names a namespace's class, not a
-/// file (composer maps namespaces to folders in its own configuration): such an import leads
-/// nowhere here, and the names it binds are resolved as if it were not there.
+/// file (composer maps namespaces to folders in its own configuration), and C#'s `using` a
+/// namespace any assembly may add to: such an import leads nowhere here, and the names it binds
+/// are resolved as if it were not there.
 pub(super) fn imports_name_files(language: Option<Language>) -> bool {
-    !matches!(language, Some(Language::Php))
+    !matches!(language, Some(Language::Php | Language::CSharp))
 }
 
 impl GraphTable {

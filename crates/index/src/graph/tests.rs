@@ -370,3 +370,28 @@ fn php_uses_name_classes_not_files_so_their_names_still_resolve() {
     );
     assert!(t.imported_files("app/Billing/Invoice.php").is_empty());
 }
+
+#[test]
+fn csharp_usings_name_namespaces_so_their_names_still_resolve() {
+    let t = table(&[
+        (
+            "src/Support/Money.cs",
+            "namespace Acme.Support;\n\npublic class Money\n{\n    public static Money Of(decimal d) => new Money();\n}\n",
+        ),
+        (
+            "src/Billing/Invoice.cs",
+            "using Acme.Support;\n\nnamespace Acme.Billing;\n\npublic class Invoice\n{\n    public Money Total() => Money.Of(1);\n}\n",
+        ),
+    ]);
+    let site = Site {
+        path: "src/Billing/Invoice.cs".into(),
+        line: 7,
+        call: true,
+        qualifier: Some("Money".into()),
+    };
+    let (c, _) = t.resolve("Of", &site);
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["src/Support/Money.cs"]
+    );
+}

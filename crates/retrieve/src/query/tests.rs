@@ -267,6 +267,7 @@ fn a_language_named_as_the_scope_is_not_a_word_of_the_question() {
         ("deep copy an object js", Language::JavaScript, "js"),
         ("memoize a method in ruby", Language::Ruby, "ruby"),
         ("php read a csv file", Language::Php, "php"),
+        ("async file read in csharp", Language::CSharp, "csharp"),
     ] {
         let p = QueryPlan::analyze(q);
         assert_eq!(p.languages, [lang], "{q}");
