@@ -375,3 +375,95 @@ fn csharp_definitions_types_and_calls() {
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
 }
+
+const KOTLIN: &[(&str, &[u8])] = &[
+    (
+        "src/main/kotlin/com/acme/support/Money.kt",
+        b"package com.acme.support
+
+/** An amount in cents. */
+data class Money(val cents: Long) {
+    companion object {
+        fun of(cents: Long): Money = Money(cents)
+    }
+}
+",
+    ),
+    (
+        "src/main/kotlin/com/acme/billing/Invoice.kt",
+        b"package com.acme.billing
+
+import com.acme.support.Money
+
+interface Billable {
+    fun total(): Money
+}
+
+class Invoice : Billable {
+    override fun total(): Money {
+        return Money.of(100)
+    }
+}
+
+object Registry {
+    fun find(number: String): Invoice? = null
+}
+
+fun Invoice.describe(): String = \"invoice\"
+",
+    ),
+    (
+        "src/test/kotlin/com/acme/billing/InvoiceTest.kt",
+        b"class InvoiceTest {\n    @Test\n    fun totalIsPositive() {}\n}\n",
+    ),
+    ("tools/total.py", b"def total(cart):\n    return 0\n"),
+];
+
+#[test]
+fn kotlin_definitions_types_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(KOTLIN);
+    env.add_repo(repo.path());
+    let support = "src/main/kotlin/com/acme/support/Money.kt";
+    let billing = "src/main/kotlin/com/acme/billing/Invoice.kt";
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("Money", support, 3, 5, "class"),
+            ("Money.of", support, 6, 8, "method"),
+            ("Billable", billing, 5, 5, "interface"),
+            ("Invoice", billing, 9, 9, "class"),
+            ("Invoice.total", billing, 10, 13, "method"),
+            ("Registry", billing, 15, 15, "class"),
+            ("find", billing, 16, 17, "method"),
+            // An extension function is its receiver's.
+            ("Invoice.describe", billing, 19, 19, "method"),
+            (
+                "totalIsPositive",
+                "src/test/kotlin/com/acme/billing/InvoiceTest.kt",
+                2,
+                4,
+                "method",
+            ),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "total", "kotlin");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".kt")),
+        "{files:?}"
+    );
+    let found = callers(&env, repo.path(), "of");
+    assert!(
+        found.contains(&(billing.to_string(), "total".to_string())),
+        "{found:?}"
+    );
+    let found = hits(&env, repo.path(), "Invoice");
+    for (path, role) in [
+        ("src/test/kotlin/com/acme/billing/InvoiceTest.kt", "test"),
+        (billing, "source"),
+    ] {
+        let hit = (path.to_string(), "kotlin".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}

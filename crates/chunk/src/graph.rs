@@ -11,6 +11,7 @@ use tree_sitter::{Node, Tree};
 use crate::languages::parse;
 
 mod csharp;
+mod kotlin;
 mod php;
 mod reexports;
 mod ruby;
@@ -25,7 +26,8 @@ pub use reexports::mark_package_reexports;
 /// 3: Ruby: calls, `require`/`require_relative`, superclasses.
 /// 4: PHP: calls, `use` imports, `extends`/`implements`/trait uses.
 /// 5: C#: calls, `using` directives, base lists.
-pub const GRAPH_VERSION: u32 = 5;
+/// 6: Kotlin: calls, imports, supertypes.
+pub const GRAPH_VERSION: u32 = 6;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -150,6 +152,7 @@ impl<'a> Extractor<'a> {
         match self.language {
             Language::Ruby => return self.ruby(node),
             Language::CSharp => return self.csharp(node),
+            Language::Kotlin => return self.kotlin(node),
             _ => {}
         }
         match kind {

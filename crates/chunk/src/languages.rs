@@ -14,6 +14,7 @@ use patina_core::ChunkKind;
 pub use patina_core::Language;
 
 mod csharp;
+mod kotlin;
 mod php;
 mod ruby;
 
@@ -61,6 +62,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Ruby => Some(&ruby::RUBY),
         Language::Php => Some(&php::PHP),
         Language::CSharp => Some(&csharp::CSHARP),
+        Language::Kotlin => Some(&kotlin::KOTLIN),
         Language::Markdown | Language::Text => None,
     }
 }

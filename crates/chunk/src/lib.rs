@@ -1,6 +1,6 @@
 //! `patina-chunk`: a file's text → the chunks Patina indexes and returns. Tree-sitter cuts code
 //! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby, PHP,
-//! C#), Markdown is cut into heading sections, anything else into overlapping line windows; see
+//! C#, Kotlin), Markdown is cut into heading sections, anything else into overlapping line windows; see
 //! [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
 //! relations). [`Language`] recognises a file's language from its path.
 //!
@@ -43,7 +43,8 @@ pub fn chunk_with_facts(
 ///    class body) stays with it; lines of only `end` join the chunk above like closing brackets.
 /// 5: PHP definitions.
 /// 6: C# definitions.
-pub const VERSION: u32 = 6;
+/// 7: Kotlin definitions.
+pub const VERSION: u32 = 7;
 
 #[cfg(test)]
 mod tests {
@@ -80,6 +81,10 @@ mod tests {
             (
                 Language::CSharp,
                 "using Acme.B;\n\nclass A : B\n{\n    int Run() => Helper(1);\n}\n",
+            ),
+            (
+                Language::Kotlin,
+                "import a.b.B\n\nclass A : B() {\n    fun run() = helper(1)\n}\n",
             ),
             (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
             (Language::Text, "a\nb\n"),

@@ -21,13 +21,14 @@ pub enum Language {
     Ruby,
     Php,
     CSharp,
+    Kotlin,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 14] = [
+    pub const ALL: [Language; 15] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -40,6 +41,7 @@ impl Language {
         Language::Ruby,
         Language::Php,
         Language::CSharp,
+        Language::Kotlin,
         Language::Markdown,
         Language::Text,
     ];
@@ -79,6 +81,7 @@ impl Language {
             "rb" | "rake" | "gemspec" | "ru" => Language::Ruby,
             "php" | "phtml" | "php3" | "php4" | "php5" | "php7" | "phps" => Language::Php,
             "cs" | "csx" => Language::CSharp,
+            "kt" | "kts" => Language::Kotlin,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -99,6 +102,7 @@ impl Language {
             Language::Ruby => "ruby",
             Language::Php => "php",
             Language::CSharp => "csharp",
+            Language::Kotlin => "kotlin",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

@@ -212,6 +212,8 @@ const CONFIG_NAMES: &[&str] = &[
     "go.sum",
     "cargo.toml",
     "build.rs",
+    "build.gradle.kts",
+    "settings.gradle.kts",
     "codecov.yml",
     ".travis.yml",
     "appveyor.yml",
@@ -257,10 +259,16 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
         _ => (name, ""),
     };
     let in_dir = |set: &[&str]| dirs.iter().any(|d| set.contains(d));
-    // .NET test projects: `Acme.Billing.Tests/`, `Acme.UnitTests/`.
+    // .NET test projects: `Acme.Billing.Tests/`, `Acme.UnitTests/`; Gradle's test source sets
+    // beside `src/test`: `src/androidTest/`, `src/commonTest/`, `src/integrationTest/`.
     let in_test_project = dirs.iter().any(|d| {
         d.rsplit_once('.')
             .is_some_and(|(_, last)| last.ends_with("tests") || last == "test" || last == "specs")
+    }) || path.split('/').collect::<Vec<_>>().windows(2).any(|w| {
+        w[0] == "src"
+            && w[1].strip_suffix("Test").is_some_and(|set| {
+                !set.is_empty() && set.chars().all(|c| c.is_ascii_alphanumeric())
+            })
     });
 
     if in_dir(VENDOR_DIRS) {
@@ -518,6 +526,27 @@ mod tests {
         ] {
             assert_eq!(role(p), FileRole::Source, "{p}");
         }
+    }
+
+    #[test]
+    fn tests_of_kotlin() {
+        for p in [
+            "src/test/kotlin/com/acme/InvoiceTest.kt",
+            "src/main/kotlin/com/acme/InvoiceTest.kt",
+            "app/src/androidTest/java/com/acme/MainScreen.kt",
+            "shared/src/commonTest/kotlin/com/acme/Fakes.kt",
+            "src/jvmTest/kotlin/ShopSpec.kt",
+        ] {
+            assert_eq!(role(p), FileRole::Test, "{p}");
+        }
+        for p in [
+            "src/main/kotlin/com/acme/Invoice.kt",
+            "shared/src/commonMain/kotlin/com/acme/Manifest.kt",
+            "src/latest/Main.kt",
+        ] {
+            assert_eq!(role(p), FileRole::Source, "{p}");
+        }
+        assert_eq!(role("build.gradle.kts"), FileRole::Config);
     }
 
     #[test]

@@ -393,6 +393,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "ruby" => (Language::Ruby, true),
         "php" => (Language::Php, true),
         "csharp" => (Language::CSharp, true),
+        "kotlin" => (Language::Kotlin, true),
         _ => return None,
     })
 }

@@ -12,6 +12,7 @@ const CPP: &str = include_str!("../../testdata/cpp.cpp");
 const RUBY: &str = include_str!("../../testdata/ruby.rb");
 const PHP: &str = include_str!("../../testdata/php.php");
 const CSHARP: &str = include_str!("../../testdata/csharp.cs");
+const KOTLIN: &str = include_str!("../../testdata/kotlin.kt");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -386,6 +387,32 @@ fn csharp_namespaces_types_members_and_properties() {
 }
 
 #[test]
+fn kotlin_classes_objects_and_extension_functions() {
+    assert_eq!(
+        summarize(&checked(Language::Kotlin, KOTLIN)),
+        [
+            (1, 5, Block, None, None),
+            (7, 8, Interface, Some("Billable"), None),
+            (9, 10, Method, Some("total"), Some("Billable")),
+            // The annotation is the class's; properties are in its header.
+            (12, 14, Class, Some("Invoice"), None),
+            (16, 16, Method, Some("constructor"), Some("Invoice")),
+            (18, 19, Method, Some("total"), Some("Invoice")),
+            // A companion object's functions are the class's.
+            (21, 21, Block, None, Some("Invoice")),
+            (22, 24, Method, Some("blank"), Some("Invoice")),
+            (26, 26, Enum, Some("Status"), None),
+            (28, 28, Class, Some("Registry"), None),
+            (29, 30, Method, Some("find"), Some("Registry")),
+            (32, 32, Type, Some("Amount"), None),
+            // An extension function is owned by its receiver.
+            (34, 36, Method, Some("print"), Some("Invoice")),
+            (38, 40, Function, Some("main"), None),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -562,7 +589,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 13] = [
+const SAMPLES: [(Language, &str); 14] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -575,5 +602,6 @@ const SAMPLES: [(Language, &str); 13] = [
     (Language::Ruby, RUBY),
     (Language::Php, PHP),
     (Language::CSharp, CSHARP),
+    (Language::Kotlin, KOTLIN),
     (Language::Markdown, MARKDOWN),
 ];

@@ -182,6 +182,55 @@ fn csharp_calls_usings_and_bases() {
 }
 
 #[test]
+fn kotlin_calls_imports_and_supertypes() {
+    let f = extract_facts(Language::Kotlin, &sample("Billing.kt"));
+    assert!(
+        has_import(&f, "com.acme.support", Some("Money"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(
+        &f,
+        "com.acme.support",
+        Some("Clock"),
+        Some("Time")
+    ));
+    assert!(
+        has_import(&f, "kotlinx.coroutines", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    for parent in ["Document", "Billable", "Comparable"] {
+        assert!(
+            has_relation(&f, "Invoice", parent),
+            "{parent}: {:?}",
+            f.relations
+        );
+    }
+    assert!(
+        has_relation(&f, "Registry", "Repository"),
+        "{:?}",
+        f.relations
+    );
+    assert!(has_call(&f, "sum", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "log", 10), "{:?}", calls(&f));
+    assert!(has_call(&f, "now", 10), "{:?}", calls(&f));
+    assert!(has_call(&f, "Currency", 11), "{:?}", calls(&f));
+    assert!(has_call(&f, "convert", 11), "{:?}", calls(&f));
+    let sum = f.refs.iter().find(|r| r.name == "sum" && r.call).unwrap();
+    assert_eq!(sum.qualifier.as_deref(), Some("Money"));
+    // Packages, imports and definitions are not references.
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| ["acme", "billing", "support", "total", "coroutines"]
+                .contains(&r.name.as_str())),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
 fn rust_calls_uses_and_impls() {
     let f = extract_facts(Language::Rust, &sample("lib.rs"));
     assert!(

@@ -20,6 +20,8 @@ fn detects_languages_from_paths() {
         ("shop.gemspec", Language::Ruby),
         ("src/Billing/Invoice.php", Language::Php),
         ("src/Acme/Invoice.cs", Language::CSharp),
+        ("src/main/kotlin/Invoice.kt", Language::Kotlin),
+        ("build.gradle.kts", Language::Kotlin),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),

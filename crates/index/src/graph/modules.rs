@@ -12,9 +12,13 @@ use super::{GraphTable, dir_of, join, normalize, stem};
 /// the repository's files comes from outside it. PHP's `use` names a namespace's class, not a
 /// file (composer maps namespaces to folders in its own configuration), and C#'s `using` a
 /// namespace any assembly may add to: such an import leads nowhere here, and the names it binds
-/// are resolved as if it were not there.
+/// are resolved as if it were not there. Kotlin's `import a.b.C` leads to `a/b/C.kt` when the
+/// file is named for what it declares, but a file may declare anything under any name.
 pub(super) fn imports_name_files(language: Option<Language>) -> bool {
-    !matches!(language, Some(Language::Php | Language::CSharp))
+    !matches!(
+        language,
+        Some(Language::Php | Language::CSharp | Language::Kotlin)
+    )
 }
 
 impl GraphTable {
@@ -156,6 +160,16 @@ impl GraphTable {
                 match imp.name.as_deref() {
                     Some("*") | None => dirs.push(p),
                     Some(n) => suffixes.push(format!("{p}/{n}.java")),
+                }
+            }
+            Some(Language::Kotlin) => {
+                let p = module.replace('.', "/");
+                match imp.name.as_deref() {
+                    Some("*") | None => dirs.push(p),
+                    Some(n) => {
+                        suffixes.push(format!("{p}/{n}.kt"));
+                        suffixes.push(format!("{p}/{n}.kts"));
+                    }
                 }
             }
             Some(Language::C | Language::Cpp) => {

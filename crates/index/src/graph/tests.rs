@@ -395,3 +395,40 @@ fn csharp_usings_name_namespaces_so_their_names_still_resolve() {
         ["src/Support/Money.cs"]
     );
 }
+
+#[test]
+fn kotlin_imports_reach_files_named_for_them_and_names_resolve_beyond() {
+    let t = table(&[
+        (
+            "src/main/kotlin/com/acme/support/Money.kt",
+            "package com.acme.support\n\nclass Money {\n    fun plus(o: Money): Money = o\n}\n",
+        ),
+        (
+            "src/main/kotlin/com/acme/support/Helpers.kt",
+            "package com.acme.support\n\nfun cents(n: Long): Money = Money()\n",
+        ),
+        (
+            "src/main/kotlin/com/acme/billing/Invoice.kt",
+            "package com.acme.billing\n\nimport com.acme.support.Money\nimport com.acme.support.cents\n\nfun total(): Money = cents(1)\n",
+        ),
+    ]);
+    let files: Vec<String> = t
+        .imported_files("src/main/kotlin/com/acme/billing/Invoice.kt")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(files, ["src/main/kotlin/com/acme/support/Money.kt"]);
+    // `cents` lives in a file not named for it: the import reaches no file, the name still
+    // resolves.
+    let site = Site {
+        path: "src/main/kotlin/com/acme/billing/Invoice.kt".into(),
+        line: 6,
+        call: true,
+        qualifier: None,
+    };
+    let (c, _) = t.resolve("cents", &site);
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["src/main/kotlin/com/acme/support/Helpers.kt"]
+    );
+}

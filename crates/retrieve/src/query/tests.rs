@@ -268,6 +268,11 @@ fn a_language_named_as_the_scope_is_not_a_word_of_the_question() {
         ("memoize a method in ruby", Language::Ruby, "ruby"),
         ("php read a csv file", Language::Php, "php"),
         ("async file read in csharp", Language::CSharp, "csharp"),
+        (
+            "kotlin sort a list by two fields",
+            Language::Kotlin,
+            "kotlin",
+        ),
     ] {
         let p = QueryPlan::analyze(q);
         assert_eq!(p.languages, [lang], "{q}");
