@@ -467,3 +467,76 @@ fn kotlin_definitions_types_and_calls() {
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
 }
+
+const LUA: &[(&str, &[u8])] = &[
+    (
+        "lua/shop/util.lua",
+        b"local M = {}
+
+--- The sum of the prices.
+function M.sum(prices)
+  local total = 0
+  for _, p in ipairs(prices) do total = total + p end
+  return total
+end
+
+return M
+",
+    ),
+    (
+        "lua/shop/cart.lua",
+        b"local util = require(\"shop.util\")
+
+local Cart = {}
+
+function Cart:total()
+  return util.sum(self.prices)
+end
+
+local function empty()
+  return setmetatable({ prices = {} }, Cart)
+end
+
+return Cart
+",
+    ),
+    (
+        "spec/cart_spec.lua",
+        b"describe(\"cart\", function()\n  it(\"totals\", function() end)\nend)\n",
+    ),
+    ("tools/total.py", b"def total(cart):\n    return 0\n"),
+];
+
+#[test]
+fn lua_definitions_types_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(LUA);
+    env.add_repo(repo.path());
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("M.sum", "lua/shop/util.lua", 3, 8, "function"),
+            ("Cart.total", "lua/shop/cart.lua", 5, 7, "method"),
+            ("empty", "lua/shop/cart.lua", 9, 11, "function"),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "total", "lua");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".lua")),
+        "{files:?}"
+    );
+    let found = callers(&env, repo.path(), "sum");
+    assert!(
+        found.contains(&("lua/shop/cart.lua".to_string(), "total".to_string())),
+        "{found:?}"
+    );
+    let found = hits(&env, repo.path(), "cart");
+    for (path, role) in [
+        ("spec/cart_spec.lua", "test"),
+        ("lua/shop/cart.lua", "source"),
+    ] {
+        let hit = (path.to_string(), "lua".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}

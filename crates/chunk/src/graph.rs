@@ -12,6 +12,7 @@ use crate::languages::parse;
 
 mod csharp;
 mod kotlin;
+mod lua;
 mod php;
 mod reexports;
 mod ruby;
@@ -27,7 +28,8 @@ pub use reexports::mark_package_reexports;
 /// 4: PHP: calls, `use` imports, `extends`/`implements`/trait uses.
 /// 5: C#: calls, `using` directives, base lists.
 /// 6: Kotlin: calls, imports, supertypes.
-pub const GRAPH_VERSION: u32 = 6;
+/// 7: Lua: calls, `require`.
+pub const GRAPH_VERSION: u32 = 7;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -153,6 +155,7 @@ impl<'a> Extractor<'a> {
             Language::Ruby => return self.ruby(node),
             Language::CSharp => return self.csharp(node),
             Language::Kotlin => return self.kotlin(node),
+            Language::Lua => return self.lua(node),
             _ => {}
         }
         match kind {

@@ -15,6 +15,7 @@ pub use patina_core::Language;
 
 mod csharp;
 mod kotlin;
+mod lua;
 mod php;
 mod ruby;
 
@@ -63,6 +64,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Php => Some(&php::PHP),
         Language::CSharp => Some(&csharp::CSHARP),
         Language::Kotlin => Some(&kotlin::KOTLIN),
+        Language::Lua => Some(&lua::LUA),
         Language::Markdown | Language::Text => None,
     }
 }

@@ -1,6 +1,6 @@
 //! `patina-chunk`: a file's text → the chunks Patina indexes and returns. Tree-sitter cuts code
 //! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby, PHP,
-//! C#, Kotlin), Markdown is cut into heading sections, anything else into overlapping line windows; see
+//! C#, Kotlin, Lua), Markdown is cut into heading sections, anything else into overlapping line windows; see
 //! [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
 //! relations). [`Language`] recognises a file's language from its path.
 //!
@@ -44,7 +44,8 @@ pub fn chunk_with_facts(
 /// 5: PHP definitions.
 /// 6: C# definitions.
 /// 7: Kotlin definitions.
-pub const VERSION: u32 = 7;
+/// 8: Lua definitions.
+pub const VERSION: u32 = 8;
 
 #[cfg(test)]
 mod tests {
@@ -85,6 +86,10 @@ mod tests {
             (
                 Language::Kotlin,
                 "import a.b.B\n\nclass A : B() {\n    fun run() = helper(1)\n}\n",
+            ),
+            (
+                Language::Lua,
+                "local b = require(\"b\")\n\nfunction M.run()\n  return b.helper(1)\nend\n",
             ),
             (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
             (Language::Text, "a\nb\n"),

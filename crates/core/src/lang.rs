@@ -22,13 +22,14 @@ pub enum Language {
     Php,
     CSharp,
     Kotlin,
+    Lua,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 15] = [
+    pub const ALL: [Language; 16] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -42,6 +43,7 @@ impl Language {
         Language::Php,
         Language::CSharp,
         Language::Kotlin,
+        Language::Lua,
         Language::Markdown,
         Language::Text,
     ];
@@ -82,6 +84,7 @@ impl Language {
             "php" | "phtml" | "php3" | "php4" | "php5" | "php7" | "phps" => Language::Php,
             "cs" | "csx" => Language::CSharp,
             "kt" | "kts" => Language::Kotlin,
+            "lua" | "rockspec" => Language::Lua,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -103,6 +106,7 @@ impl Language {
             Language::Php => "php",
             Language::CSharp => "csharp",
             Language::Kotlin => "kotlin",
+            Language::Lua => "lua",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

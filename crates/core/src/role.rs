@@ -184,6 +184,7 @@ const CONFIG_EXTS: &[&str] = &[
     "npmignore",
     "env",
     "gemspec",
+    "rockspec",
 ];
 /// Build and tooling files known by name.
 const CONFIG_NAMES: &[&str] = &[
@@ -547,6 +548,19 @@ mod tests {
             assert_eq!(role(p), FileRole::Source, "{p}");
         }
         assert_eq!(role("build.gradle.kts"), FileRole::Config);
+    }
+
+    #[test]
+    fn tests_of_lua() {
+        for p in [
+            "spec/cart_spec.lua",
+            "lua/shop/cart_spec.lua",
+            "test/test_cart.lua",
+        ] {
+            assert_eq!(role(p), FileRole::Test, "{p}");
+        }
+        assert_eq!(role("lua/shop/cart.lua"), FileRole::Source);
+        assert_eq!(role("shop-1.0-1.rockspec"), FileRole::Config);
     }
 
     #[test]

@@ -394,6 +394,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "php" => (Language::Php, true),
         "csharp" => (Language::CSharp, true),
         "kotlin" => (Language::Kotlin, true),
+        "lua" => (Language::Lua, true),
         _ => return None,
     })
 }

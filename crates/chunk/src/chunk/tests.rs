@@ -13,6 +13,7 @@ const RUBY: &str = include_str!("../../testdata/ruby.rb");
 const PHP: &str = include_str!("../../testdata/php.php");
 const CSHARP: &str = include_str!("../../testdata/csharp.cs");
 const KOTLIN: &str = include_str!("../../testdata/kotlin.kt");
+const LUA: &str = include_str!("../../testdata/lua.lua");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -413,6 +414,22 @@ fn kotlin_classes_objects_and_extension_functions() {
 }
 
 #[test]
+fn lua_functions_declared_and_assigned() {
+    assert_eq!(
+        summarize(&checked(Language::Lua, LUA)),
+        [
+            (1, 6, Block, None, None),
+            (8, 11, Function, Some("new"), Some("Cart")),
+            (13, 15, Method, Some("add"), Some("Cart")),
+            (17, 19, Function, Some("total"), Some("Cart")),
+            (21, 23, Function, Some("encode"), None),
+            (25, 27, Function, Some("decode"), None),
+            (29, 29, Block, None, None),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -589,7 +606,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 14] = [
+const SAMPLES: [(Language, &str); 15] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -603,5 +620,6 @@ const SAMPLES: [(Language, &str); 14] = [
     (Language::Php, PHP),
     (Language::CSharp, CSHARP),
     (Language::Kotlin, KOTLIN),
+    (Language::Lua, LUA),
     (Language::Markdown, MARKDOWN),
 ];

@@ -231,6 +231,34 @@ fn kotlin_calls_imports_and_supertypes() {
 }
 
 #[test]
+fn lua_calls_and_requires() {
+    let f = extract_facts(
+        Language::Lua,
+        "local json = require(\"json\")\nrequire \"shop.setup\"\n\nfunction Cart:add(item)\n  table.insert(self.items, json.encode(item))\n  self:touch()\n  log(item)\nend\n",
+    );
+    assert!(
+        has_import(&f, "json", None, Some("json")),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(&f, "shop.setup", None, None), "{:?}", f.imports);
+    assert_eq!(f.imports.len(), 2, "{:?}", f.imports);
+    assert!(has_call(&f, "insert", 5), "{:?}", calls(&f));
+    assert!(has_call(&f, "encode", 5), "{:?}", calls(&f));
+    assert!(has_call(&f, "touch", 6), "{:?}", calls(&f));
+    assert!(has_call(&f, "log", 7), "{:?}", calls(&f));
+    let insert = f.refs.iter().find(|r| r.name == "insert").unwrap();
+    assert_eq!(insert.qualifier.as_deref(), Some("table"));
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| ["require", "add", "Cart"].contains(&r.name.as_str())),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
 fn rust_calls_uses_and_impls() {
     let f = extract_facts(Language::Rust, &sample("lib.rs"));
     assert!(

@@ -22,6 +22,7 @@ fn detects_languages_from_paths() {
         ("src/Acme/Invoice.cs", Language::CSharp),
         ("src/main/kotlin/Invoice.kt", Language::Kotlin),
         ("build.gradle.kts", Language::Kotlin),
+        ("lua/shop/init.lua", Language::Lua),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),

@@ -154,6 +154,12 @@ impl GraphTable {
                     suffixes.push(format!("lib/{file}"));
                 }
             }
+            Some(Language::Lua) => {
+                // `require "a.b"`: `a/b.lua` or `a/b/init.lua` on the package path.
+                let p = module.replace('.', "/");
+                suffixes.push(format!("{p}.lua"));
+                suffixes.push(format!("{p}/init.lua"));
+            }
             Some(Language::Go) => go_package = Some(module),
             Some(Language::Java) => {
                 let p = module.replace('.', "/");

@@ -432,3 +432,42 @@ fn kotlin_imports_reach_files_named_for_them_and_names_resolve_beyond() {
         ["src/main/kotlin/com/acme/support/Helpers.kt"]
     );
 }
+
+#[test]
+fn lua_requires_reach_modules_on_the_package_path() {
+    let t = table(&[
+        (
+            "lua/shop/util.lua",
+            "local M = {}\n\nfunction M.sum(xs)\n  return 0\nend\n\nreturn M\n",
+        ),
+        (
+            "lua/shop/init.lua",
+            "local M = {}\n\nfunction M.setup() end\n\nreturn M\n",
+        ),
+        (
+            "lua/other.lua",
+            "local M = {}\n\nfunction M.sum(xs)\n  return 1\nend\n\nreturn M\n",
+        ),
+        (
+            "lua/cart.lua",
+            "local util = require(\"shop.util\")\nlocal shop = require \"shop\"\nlocal json = require \"json\"\n\nlocal function total(c)\n  return util.sum(c)\nend\n",
+        ),
+    ]);
+    let files: Vec<String> = t
+        .imported_files("lua/cart.lua")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(files, ["lua/shop/util.lua", "lua/shop/init.lua"]);
+    let site = Site {
+        path: "lua/cart.lua".into(),
+        line: 6,
+        call: true,
+        qualifier: Some("util".into()),
+    };
+    let (c, r) = t.resolve("sum", &site);
+    assert_eq!(
+        (c.iter().map(|d| &*d.path).collect::<Vec<_>>(), r),
+        (vec!["lua/shop/util.lua"], Resolution::Import)
+    );
+}

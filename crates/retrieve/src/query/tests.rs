@@ -273,6 +273,7 @@ fn a_language_named_as_the_scope_is_not_a_word_of_the_question() {
             Language::Kotlin,
             "kotlin",
         ),
+        ("split a string in lua", Language::Lua, "lua"),
     ] {
         let p = QueryPlan::analyze(q);
         assert_eq!(p.languages, [lang], "{q}");
