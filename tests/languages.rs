@@ -540,3 +540,74 @@ fn lua_definitions_types_and_calls() {
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
 }
+
+const BASH: &[(&str, &[u8])] = &[
+    (
+        "scripts/lib/log.sh",
+        b"# Logs to stderr with a level.
+log_info() {
+  echo \"info: $*\" >&2
+}
+",
+    ),
+    (
+        "scripts/deploy.sh",
+        b"#!/usr/bin/env bash
+source ./lib/log.sh
+
+function build {
+  log_info \"building\"
+  cargo build --release
+}
+
+deploy() {
+  build
+}
+
+deploy \"$@\"
+",
+    ),
+    (
+        "test/deploy.bats",
+        b"@test \"deploy builds\" {\n  run ./scripts/deploy.sh\n}\n",
+    ),
+    ("tools/build.py", b"def build():\n    return 0\n"),
+];
+
+#[test]
+fn shell_definitions_types_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(BASH);
+    env.add_repo(repo.path());
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("log_info", "scripts/lib/log.sh", 1, 4, "function"),
+            ("build", "scripts/deploy.sh", 4, 7, "function"),
+            ("deploy", "scripts/deploy.sh", 9, 11, "function"),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "build", "sh");
+    assert!(
+        !files.is_empty()
+            && files
+                .iter()
+                .all(|f| f.ends_with(".sh") || f.ends_with(".bats")),
+        "{files:?}"
+    );
+    // `source ./lib/log.sh` leads to the file from the script's folder.
+    let found = callers(&env, repo.path(), "log_info");
+    assert!(
+        found.contains(&("scripts/deploy.sh".to_string(), "build".to_string())),
+        "{found:?}"
+    );
+    let found = hits(&env, repo.path(), "deploy");
+    for (path, role) in [
+        ("test/deploy.bats", "test"),
+        ("scripts/deploy.sh", "source"),
+    ] {
+        let hit = (path.to_string(), "bash".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}

@@ -10,6 +10,7 @@ use tree_sitter::{Node, Tree};
 
 use crate::languages::parse;
 
+mod bash;
 mod csharp;
 mod kotlin;
 mod lua;
@@ -29,7 +30,8 @@ pub use reexports::mark_package_reexports;
 /// 5: C#: calls, `using` directives, base lists.
 /// 6: Kotlin: calls, imports, supertypes.
 /// 7: Lua: calls, `require`.
-pub const GRAPH_VERSION: u32 = 7;
+/// 8: shell scripts: commands as calls, `source`/`.`.
+pub const GRAPH_VERSION: u32 = 8;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -156,6 +158,7 @@ impl<'a> Extractor<'a> {
             Language::CSharp => return self.csharp(node),
             Language::Kotlin => return self.kotlin(node),
             Language::Lua => return self.lua(node),
+            Language::Bash => return self.bash(node),
             _ => {}
         }
         match kind {

@@ -65,6 +65,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::CSharp => Some(&csharp::CSHARP),
         Language::Kotlin => Some(&kotlin::KOTLIN),
         Language::Lua => Some(&lua::LUA),
+        Language::Bash => Some(&BASH),
         Language::Markdown | Language::Text => None,
     }
 }
@@ -441,6 +442,14 @@ static JAVA: Syntax = Syntax {
         leaf("constructor_declaration", Method, Field("name")),
         leaf("compact_constructor_declaration", Method, Field("name")),
     ],
+    wrappers: &[],
+    trivia: &[],
+};
+
+/// Shell scripts: functions (`f() { … }`, `function f { … }`); nothing else is a definition.
+static BASH: Syntax = Syntax {
+    grammar: || tree_sitter_bash::LANGUAGE.into(),
+    rules: &[leaf("function_definition", Function, Field("name"))],
     wrappers: &[],
     trivia: &[],
 };

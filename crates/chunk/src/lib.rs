@@ -1,7 +1,7 @@
 //! `patina-chunk`: a file's text → the chunks Patina indexes and returns. Tree-sitter cuts code
 //! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby, PHP,
-//! C#, Kotlin, Lua), Markdown is cut into heading sections, anything else into overlapping line windows; see
-//! [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
+//! C#, Kotlin, Lua, shell scripts), Markdown is cut into heading sections, anything else into
+//! overlapping line windows; see [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
 //! relations). [`Language`] recognises a file's language from its path.
 //!
 //! Architecture invariant: this crate only turns a string into chunks. It never does I/O (the
@@ -45,7 +45,8 @@ pub fn chunk_with_facts(
 /// 6: C# definitions.
 /// 7: Kotlin definitions.
 /// 8: Lua definitions.
-pub const VERSION: u32 = 8;
+/// 9: shell functions.
+pub const VERSION: u32 = 9;
 
 #[cfg(test)]
 mod tests {
@@ -91,6 +92,7 @@ mod tests {
                 Language::Lua,
                 "local b = require(\"b\")\n\nfunction M.run()\n  return b.helper(1)\nend\n",
             ),
+            (Language::Bash, "source ./b.sh\n\nrun() {\n  helper 1\n}\n"),
             (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
             (Language::Text, "a\nb\n"),
         ];

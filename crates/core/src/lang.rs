@@ -23,13 +23,14 @@ pub enum Language {
     CSharp,
     Kotlin,
     Lua,
+    Bash,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 16] = [
+    pub const ALL: [Language; 17] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -44,6 +45,7 @@ impl Language {
         Language::CSharp,
         Language::Kotlin,
         Language::Lua,
+        Language::Bash,
         Language::Markdown,
         Language::Text,
     ];
@@ -59,6 +61,13 @@ impl Language {
             "BUILD" | "BUILD.bazel" | "WORKSPACE" | "WORKSPACE.bazel" | "SConstruct" | "SConscript"
         ) {
             return Language::Python;
+        }
+        // Shells' start-up files are shell scripts.
+        if matches!(
+            file_name,
+            ".bashrc" | ".bash_profile" | ".bash_aliases" | ".profile" | ".zshrc" | ".zprofile"
+        ) {
+            return Language::Bash;
         }
         // Ruby's build and dependency files are Ruby programs.
         if matches!(
@@ -85,6 +94,7 @@ impl Language {
             "cs" | "csx" => Language::CSharp,
             "kt" | "kts" => Language::Kotlin,
             "lua" | "rockspec" => Language::Lua,
+            "sh" | "bash" | "zsh" | "ksh" | "bats" => Language::Bash,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -107,6 +117,7 @@ impl Language {
             Language::CSharp => "csharp",
             Language::Kotlin => "kotlin",
             Language::Lua => "lua",
+            Language::Bash => "bash",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

@@ -243,7 +243,7 @@ const CODE_EXTS: &[&str] = &[
     "rb", "php", "swift", "lua", "pl", "pm", "sh", "bash", "zsh", "fish", "ps1", "ex", "exs",
     "erl", "hrl", "hs", "ml", "mli", "clj", "cljs", "dart", "r", "jl", "zig", "nim", "v", "sql",
     "vue", "svelte", "elm", "groovy", "proto", "graphql", "css", "scss", "sass", "less", "html",
-    "htm", "vim", "rake",
+    "htm", "vim", "rake", "ksh", "bats",
 ];
 
 /// The role of the file at `path` (relative to its repository, `/`-separated), looking at the first
@@ -328,7 +328,8 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
 /// Test files by name: `test_x.py`, `x_test.py`, `conftest.py`, `x_test.go`, `x.test.ts`,
 /// `x.spec.js`, `XTest.java`, `x_spec.rb`, Rust's `tests.rs`.
 fn is_test_name(name: &str, stem: &str, ext: &str) -> bool {
-    if name == "conftest.py" || name == "tests.rs" || name == "test.rs" {
+    // Bats files are shell test suites.
+    if name == "conftest.py" || name == "tests.rs" || name == "test.rs" || ext == "bats" {
         return true;
     }
     let code = CODE_EXTS.contains(&ext);
@@ -561,6 +562,19 @@ mod tests {
         }
         assert_eq!(role("lua/shop/cart.lua"), FileRole::Source);
         assert_eq!(role("shop-1.0-1.rockspec"), FileRole::Config);
+    }
+
+    #[test]
+    fn tests_of_shell_scripts() {
+        for p in [
+            "test/deploy.bats",
+            "scripts/deploy.bats",
+            "tests/run.sh",
+            "lib/log_test.sh",
+        ] {
+            assert_eq!(role(p), FileRole::Test, "{p}");
+        }
+        assert_eq!(role("scripts/deploy.sh"), FileRole::Source);
     }
 
     #[test]

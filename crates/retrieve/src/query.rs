@@ -395,6 +395,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "csharp" => (Language::CSharp, true),
         "kotlin" => (Language::Kotlin, true),
         "lua" => (Language::Lua, true),
+        "bash" | "zsh" => (Language::Bash, true),
         _ => return None,
     })
 }

@@ -14,6 +14,7 @@ const PHP: &str = include_str!("../../testdata/php.php");
 const CSHARP: &str = include_str!("../../testdata/csharp.cs");
 const KOTLIN: &str = include_str!("../../testdata/kotlin.kt");
 const LUA: &str = include_str!("../../testdata/lua.lua");
+const BASH: &str = include_str!("../../testdata/bash.sh");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -430,6 +431,21 @@ fn lua_functions_declared_and_assigned() {
 }
 
 #[test]
+fn bash_functions() {
+    assert_eq!(
+        summarize(&checked(Language::Bash, BASH)),
+        [
+            (1, 5, Block, None, None),
+            (7, 10, Function, Some("usage"), None),
+            (12, 15, Function, Some("build"), None),
+            (17, 20, Function, Some("deploy"), None),
+            (22, 25, Function, Some("main"), None),
+            (27, 27, Block, None, None),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -606,7 +622,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 15] = [
+const SAMPLES: [(Language, &str); 16] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -621,5 +637,6 @@ const SAMPLES: [(Language, &str); 15] = [
     (Language::CSharp, CSHARP),
     (Language::Kotlin, KOTLIN),
     (Language::Lua, LUA),
+    (Language::Bash, BASH),
     (Language::Markdown, MARKDOWN),
 ];

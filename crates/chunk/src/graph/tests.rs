@@ -259,6 +259,35 @@ fn lua_calls_and_requires() {
 }
 
 #[test]
+fn shell_commands_and_sources() {
+    let f = extract_facts(
+        Language::Bash,
+        &std::fs::read_to_string(format!("{}/testdata/bash.sh", env!("CARGO_MANIFEST_DIR")))
+            .unwrap(),
+    );
+    assert!(
+        has_import(&f, "./lib/log.sh", None, None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "config/defaults.sh", None, None),
+        "{:?}",
+        f.imports
+    );
+    assert_eq!(f.imports.len(), 2, "{:?}", f.imports);
+    assert!(has_call(&f, "log_info", 14), "{:?}", calls(&f));
+    assert!(has_call(&f, "build", 18), "{:?}", calls(&f));
+    assert!(has_call(&f, "usage", 23), "{:?}", calls(&f));
+    assert!(has_call(&f, "deploy", 24), "{:?}", calls(&f));
+    assert!(has_call(&f, "main", 27), "{:?}", calls(&f));
+    // A variable-built path is not an import; a definition is not a call.
+    let f = extract_facts(Language::Bash, "source \"$DIR/x.sh\"\nf() { :; }\n");
+    assert!(f.imports.is_empty(), "{:?}", f.imports);
+    assert!(!f.refs.iter().any(|r| r.name == "f"), "{:?}", f.refs);
+}
+
+#[test]
 fn rust_calls_uses_and_impls() {
     let f = extract_facts(Language::Rust, &sample("lib.rs"));
     assert!(

@@ -160,6 +160,12 @@ impl GraphTable {
                 suffixes.push(format!("{p}.lua"));
                 suffixes.push(format!("{p}/init.lua"));
             }
+            // `source FILE` reads FILE from the shell's working folder: the script's own folder
+            // or the repository's root, as scripts are usually run (never `/etc/…` or `~/…`).
+            Some(Language::Bash) if !module.starts_with(['/', '~']) => {
+                exact.extend(normalize(&join(dir, module)));
+                exact.extend(normalize(module));
+            }
             Some(Language::Go) => go_package = Some(module),
             Some(Language::Java) => {
                 let p = module.replace('.', "/");

@@ -471,3 +471,32 @@ fn lua_requires_reach_modules_on_the_package_path() {
         (vec!["lua/shop/util.lua"], Resolution::Import)
     );
 }
+
+#[test]
+fn shell_sources_reach_the_files_they_name() {
+    let t = table(&[
+        ("scripts/lib/log.sh", "log_info() {\n  echo \"$1\"\n}\n"),
+        ("config/defaults.sh", "defaults() {\n  :\n}\n"),
+        (
+            "scripts/deploy.sh",
+            "source ./lib/log.sh\n. config/defaults.sh\nsource /etc/profile\n\nmain() {\n  log_info hi\n}\n",
+        ),
+    ]);
+    let files: Vec<String> = t
+        .imported_files("scripts/deploy.sh")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(files, ["scripts/lib/log.sh", "config/defaults.sh"]);
+    let site = Site {
+        path: "scripts/deploy.sh".into(),
+        line: 6,
+        call: true,
+        qualifier: None,
+    };
+    let (c, _) = t.resolve("log_info", &site);
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["scripts/lib/log.sh"]
+    );
+}

@@ -274,6 +274,7 @@ fn a_language_named_as_the_scope_is_not_a_word_of_the_question() {
             "kotlin",
         ),
         ("split a string in lua", Language::Lua, "lua"),
+        ("loop over files in bash", Language::Bash, "bash"),
     ] {
         let p = QueryPlan::analyze(q);
         assert_eq!(p.languages, [lang], "{q}");
