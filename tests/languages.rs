@@ -611,3 +611,81 @@ fn shell_definitions_types_and_calls() {
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
 }
+
+const SCALA: &[(&str, &[u8])] = &[
+    (
+        "src/main/scala/com/acme/support/Money.scala",
+        b"package com.acme.support
+
+/** Sums of cents. */
+object Money {
+  def sum(cents: List[Long]): Long = cents.sum
+}
+",
+    ),
+    (
+        "src/main/scala/com/acme/billing/Invoice.scala",
+        b"package com.acme.billing
+
+import com.acme.support.Money
+
+trait Billable {
+  def total: Long
+}
+
+case class Invoice(lines: List[Long]) extends Billable {
+  def total: Long = Money.sum(lines)
+}
+",
+    ),
+    (
+        "src/test/scala/com/acme/billing/InvoiceSpec.scala",
+        b"class InvoiceSpec extends AnyFunSuite {\n  test(\"total\") {\n    assert(Invoice(Nil).total == 0)\n  }\n}\n",
+    ),
+    ("tools/total.py", b"def total(cart):\n    return 0\n"),
+];
+
+#[test]
+fn scala_definitions_types_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(SCALA);
+    env.add_repo(repo.path());
+    let support = "src/main/scala/com/acme/support/Money.scala";
+    let billing = "src/main/scala/com/acme/billing/Invoice.scala";
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("Money", support, 3, 4, "class"),
+            ("Money.sum", support, 5, 6, "method"),
+            ("Billable", billing, 5, 5, "trait"),
+            ("Invoice", billing, 9, 9, "class"),
+            ("Invoice.total", billing, 10, 11, "method"),
+            (
+                "InvoiceSpec",
+                "src/test/scala/com/acme/billing/InvoiceSpec.scala",
+                1,
+                5,
+                "class",
+            ),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "total", "scala");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".scala")),
+        "{files:?}"
+    );
+    let found = callers(&env, repo.path(), "sum");
+    assert!(
+        found.contains(&(billing.to_string(), "total".to_string())),
+        "{found:?}"
+    );
+    let found = hits(&env, repo.path(), "Invoice");
+    for (path, role) in [
+        ("src/test/scala/com/acme/billing/InvoiceSpec.scala", "test"),
+        (billing, "source"),
+    ] {
+        let hit = (path.to_string(), "scala".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}

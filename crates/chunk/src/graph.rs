@@ -17,6 +17,7 @@ mod lua;
 mod php;
 mod reexports;
 mod ruby;
+mod scala;
 pub use reexports::mark_package_reexports;
 
 /// The version of the fact extraction rules. Bump it whenever the facts of some text change: an
@@ -31,7 +32,8 @@ pub use reexports::mark_package_reexports;
 /// 6: Kotlin: calls, imports, supertypes.
 /// 7: Lua: calls, `require`.
 /// 8: shell scripts: commands as calls, `source`/`.`.
-pub const GRAPH_VERSION: u32 = 8;
+/// 9: Scala: calls, imports, `extends`/`with`.
+pub const GRAPH_VERSION: u32 = 9;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -159,6 +161,7 @@ impl<'a> Extractor<'a> {
             Language::Kotlin => return self.kotlin(node),
             Language::Lua => return self.lua(node),
             Language::Bash => return self.bash(node),
+            Language::Scala => return self.scala(node),
             _ => {}
         }
         match kind {

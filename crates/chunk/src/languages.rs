@@ -66,6 +66,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Kotlin => Some(&kotlin::KOTLIN),
         Language::Lua => Some(&lua::LUA),
         Language::Bash => Some(&BASH),
+        Language::Scala => Some(&SCALA),
         Language::Markdown | Language::Text => None,
     }
 }
@@ -450,6 +451,24 @@ static JAVA: Syntax = Syntax {
 static BASH: Syntax = Syntax {
     grammar: || tree_sitter_bash::LANGUAGE.into(),
     rules: &[leaf("function_definition", Function, Field("name"))],
+    wrappers: &[],
+    trivia: &[],
+};
+
+/// Scala 2 and 3: classes, objects, traits and enums hold their `def`s (abstract ones too);
+/// a package object holds what it defines; type aliases. Annotations are inside the definition.
+static SCALA: Syntax = Syntax {
+    grammar: || tree_sitter_scala::LANGUAGE.into(),
+    rules: &[
+        container("class_definition", Class, Field("name")),
+        container("object_definition", Class, Field("name")),
+        container("trait_definition", Trait, Field("name")),
+        container("enum_definition", Enum, Field("name")),
+        container("package_object", Module, Field("name")),
+        leaf("function_definition", Function, Field("name")),
+        leaf("function_declaration", Function, Field("name")),
+        leaf("type_definition", Type, Field("name")),
+    ],
     wrappers: &[],
     trivia: &[],
 };

@@ -1,7 +1,7 @@
 //! `patina-chunk`: a file's text → the chunks Patina indexes and returns. Tree-sitter cuts code
 //! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby, PHP,
-//! C#, Kotlin, Lua, shell scripts), Markdown is cut into heading sections, anything else into
-//! overlapping line windows; see [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
+//! C#, Kotlin, Scala, Lua, shell scripts), Markdown is cut into heading sections, anything else
+//! into overlapping line windows; see [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
 //! relations). [`Language`] recognises a file's language from its path.
 //!
 //! Architecture invariant: this crate only turns a string into chunks. It never does I/O (the
@@ -46,7 +46,8 @@ pub fn chunk_with_facts(
 /// 7: Kotlin definitions.
 /// 8: Lua definitions.
 /// 9: shell functions.
-pub const VERSION: u32 = 9;
+/// 10: Scala definitions.
+pub const VERSION: u32 = 10;
 
 #[cfg(test)]
 mod tests {
@@ -93,6 +94,10 @@ mod tests {
                 "local b = require(\"b\")\n\nfunction M.run()\n  return b.helper(1)\nend\n",
             ),
             (Language::Bash, "source ./b.sh\n\nrun() {\n  helper 1\n}\n"),
+            (
+                Language::Scala,
+                "import a.b.B\n\nclass A extends B {\n  def run(): Int = helper(1)\n}\n",
+            ),
             (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
             (Language::Text, "a\nb\n"),
         ];

@@ -24,13 +24,14 @@ pub enum Language {
     Kotlin,
     Lua,
     Bash,
+    Scala,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 17] = [
+    pub const ALL: [Language; 18] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -46,6 +47,7 @@ impl Language {
         Language::Kotlin,
         Language::Lua,
         Language::Bash,
+        Language::Scala,
         Language::Markdown,
         Language::Text,
     ];
@@ -95,6 +97,7 @@ impl Language {
             "kt" | "kts" => Language::Kotlin,
             "lua" | "rockspec" => Language::Lua,
             "sh" | "bash" | "zsh" | "ksh" | "bats" => Language::Bash,
+            "scala" | "sc" | "sbt" => Language::Scala,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -118,6 +121,7 @@ impl Language {
             Language::Kotlin => "kotlin",
             Language::Lua => "lua",
             Language::Bash => "bash",
+            Language::Scala => "scala",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

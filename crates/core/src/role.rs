@@ -185,6 +185,7 @@ const CONFIG_EXTS: &[&str] = &[
     "env",
     "gemspec",
     "rockspec",
+    "sbt",
 ];
 /// Build and tooling files known by name.
 const CONFIG_NAMES: &[&str] = &[
@@ -342,13 +343,13 @@ fn is_test_name(name: &str, stem: &str, ext: &str) -> bool {
 }
 
 /// Test classes by name where a file is named for its class (`ParserTest.java`,
-/// `InvoiceTests.cs`, `CartTest.php`, `ShopSpec.kt`), told by the case of the stem as written:
-/// `Latest.java` and `Manifest.kt` are no tests.
+/// `InvoiceTests.cs`, `CartTest.php`, `ShopSpec.kt`, `CartSuite.scala`), told by the case of the
+/// stem as written: `Latest.java` and `Manifest.kt` are no tests.
 fn is_camel_test_name(stem: &str, ext: &str) -> bool {
     matches!(
         ext,
         "java" | "kt" | "kts" | "cs" | "php" | "scala" | "groovy" | "swift"
-    ) && ["Test", "Tests", "Spec"].iter().any(|suffix| {
+    ) && ["Test", "Tests", "Spec", "Suite"].iter().any(|suffix| {
         stem.strip_suffix(suffix)
             .is_some_and(|rest| !rest.is_empty())
     })
@@ -575,6 +576,22 @@ mod tests {
             assert_eq!(role(p), FileRole::Test, "{p}");
         }
         assert_eq!(role("scripts/deploy.sh"), FileRole::Source);
+    }
+
+    #[test]
+    fn tests_of_scala() {
+        for p in [
+            "src/test/scala/com/acme/InvoiceSpec.scala",
+            "core/src/main/scala/com/acme/InvoiceSuite.scala",
+            "modules/core/src/test/scala/Fixtures.scala",
+        ] {
+            assert_eq!(role(p), FileRole::Test, "{p}");
+        }
+        assert_eq!(
+            role("src/main/scala/com/acme/Invoice.scala"),
+            FileRole::Source
+        );
+        assert_eq!(role("build.sbt"), FileRole::Config);
     }
 
     #[test]

@@ -344,9 +344,12 @@ impl GraphTable {
         if !same_file.is_empty() {
             return (same_file, Resolution::Exact);
         }
-        // One package, one namespace: Go, Java and Kotlin definitions of the same directory.
-        if matches!(lang, Some(Language::Go | Language::Java | Language::Kotlin))
-            && !qualified_object
+        // One package, one namespace: Go, Java, Kotlin and Scala definitions of the same
+        // directory.
+        if matches!(
+            lang,
+            Some(Language::Go | Language::Java | Language::Kotlin | Language::Scala)
+        ) && !qualified_object
         {
             let dir = dir_of(&site.path);
             let same_pkg: Vec<Def> = all

@@ -396,6 +396,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "kotlin" => (Language::Kotlin, true),
         "lua" => (Language::Lua, true),
         "bash" | "zsh" => (Language::Bash, true),
+        "scala" => (Language::Scala, true),
         _ => return None,
     })
 }

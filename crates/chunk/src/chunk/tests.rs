@@ -15,6 +15,7 @@ const CSHARP: &str = include_str!("../../testdata/csharp.cs");
 const KOTLIN: &str = include_str!("../../testdata/kotlin.kt");
 const LUA: &str = include_str!("../../testdata/lua.lua");
 const BASH: &str = include_str!("../../testdata/bash.sh");
+const SCALA: &str = include_str!("../../testdata/scala.scala");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -446,6 +447,28 @@ fn bash_functions() {
 }
 
 #[test]
+fn scala_traits_classes_objects_and_defs() {
+    assert_eq!(
+        summarize(&checked(Language::Scala, SCALA)),
+        [
+            (1, 4, Block, None, None),
+            (6, 7, Trait, Some("Billable"), None),
+            (8, 9, Method, Some("total"), Some("Billable")),
+            // The annotation is the class's; vals are in its header.
+            (11, 13, Class, Some("Invoice"), None),
+            (15, 16, Method, Some("total"), Some("Invoice")),
+            (18, 19, Method, Some("toString"), Some("Invoice")),
+            // The companion object.
+            (21, 21, Class, Some("Invoice"), None),
+            (22, 23, Method, Some("blank"), Some("Invoice")),
+            (25, 27, Enum, Some("Status"), None),
+            (29, 29, Type, Some("Amount"), None),
+            (31, 32, Function, Some("format"), None),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -622,7 +645,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 16] = [
+const SAMPLES: [(Language, &str); 17] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -638,5 +661,6 @@ const SAMPLES: [(Language, &str); 16] = [
     (Language::Kotlin, KOTLIN),
     (Language::Lua, LUA),
     (Language::Bash, BASH),
+    (Language::Scala, SCALA),
     (Language::Markdown, MARKDOWN),
 ];

@@ -288,6 +288,61 @@ fn shell_commands_and_sources() {
 }
 
 #[test]
+fn scala_calls_imports_and_parents() {
+    let f = extract_facts(
+        Language::Scala,
+        "package com.acme.billing\n\nimport com.acme.support.{Money, Clock => Time, Hidden => _}\nimport scala.collection.mutable._\nimport com.acme.tax.Rates\n\nclass Invoice(lines: List[Money]) extends Document with Billable with Ordered[Invoice] {\n  def total: Money = Money.sum(lines)\n  def log(): Unit = println(Time.now())\n  def copy(): Invoice = new Invoice(Nil)\n}\n",
+    );
+    assert!(
+        has_import(&f, "com.acme.support", Some("Money"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(
+        &f,
+        "com.acme.support",
+        Some("Clock"),
+        Some("Time")
+    ));
+    assert!(!has_import(
+        &f,
+        "com.acme.support",
+        Some("Hidden"),
+        Some("_")
+    ));
+    assert!(
+        has_import(&f, "scala.collection.mutable", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "com.acme.tax", Some("Rates"), None),
+        "{:?}",
+        f.imports
+    );
+    for parent in ["Document", "Billable", "Ordered"] {
+        assert!(
+            has_relation(&f, "Invoice", parent),
+            "{parent}: {:?}",
+            f.relations
+        );
+    }
+    assert!(has_call(&f, "sum", 8), "{:?}", calls(&f));
+    assert!(has_call(&f, "println", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "now", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "Invoice", 10), "{:?}", calls(&f));
+    let sum = f.refs.iter().find(|r| r.name == "sum").unwrap();
+    assert_eq!(sum.qualifier.as_deref(), Some("Money"));
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| ["acme", "billing", "mutable", "total"].contains(&r.name.as_str())),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
 fn rust_calls_uses_and_impls() {
     let f = extract_facts(Language::Rust, &sample("lib.rs"));
     assert!(

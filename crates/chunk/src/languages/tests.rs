@@ -26,6 +26,8 @@ fn detects_languages_from_paths() {
         ("scripts/deploy.sh", Language::Bash),
         ("test/deploy.bats", Language::Bash),
         ("home/.bashrc", Language::Bash),
+        ("src/main/scala/Invoice.scala", Language::Scala),
+        ("build.sbt", Language::Scala),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),

@@ -13,11 +13,12 @@ use super::{GraphTable, dir_of, join, normalize, stem};
 /// file (composer maps namespaces to folders in its own configuration), and C#'s `using` a
 /// namespace any assembly may add to: such an import leads nowhere here, and the names it binds
 /// are resolved as if it were not there. Kotlin's `import a.b.C` leads to `a/b/C.kt` when the
-/// file is named for what it declares, but a file may declare anything under any name.
+/// file is named for what it declares, but a file may declare anything under any name (and so
+/// may Scala's).
 pub(super) fn imports_name_files(language: Option<Language>) -> bool {
     !matches!(
         language,
-        Some(Language::Php | Language::CSharp | Language::Kotlin)
+        Some(Language::Php | Language::CSharp | Language::Kotlin | Language::Scala)
     )
 }
 
@@ -174,13 +175,24 @@ impl GraphTable {
                     Some(n) => suffixes.push(format!("{p}/{n}.java")),
                 }
             }
-            Some(Language::Kotlin) => {
+            Some(Language::Kotlin | Language::Scala) => {
                 let p = module.replace('.', "/");
+                let extensions: &[&str] = if lang == Some(Language::Kotlin) {
+                    &["kt", "kts"]
+                } else {
+                    &["scala", "sc"]
+                };
+                // `import a.b.C` is `a/b/C.kt`; `import a.b.Obj.member` and `a.b.Obj.*` reach
+                // into `a/b/Obj.kt`.
+                for ext in extensions {
+                    suffixes.push(format!("{p}.{ext}"));
+                }
                 match imp.name.as_deref() {
                     Some("*") | None => dirs.push(p),
                     Some(n) => {
-                        suffixes.push(format!("{p}/{n}.kt"));
-                        suffixes.push(format!("{p}/{n}.kts"));
+                        for ext in extensions {
+                            suffixes.push(format!("{p}/{n}.{ext}"));
+                        }
                     }
                 }
             }

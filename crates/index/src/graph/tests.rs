@@ -500,3 +500,42 @@ fn shell_sources_reach_the_files_they_name() {
         ["scripts/lib/log.sh"]
     );
 }
+
+#[test]
+fn scala_imports_reach_files_named_for_them() {
+    let t = table(&[
+        (
+            "src/main/scala/com/acme/support/Money.scala",
+            "package com.acme.support\n\nobject Money {\n  def sum(xs: List[Long]): Long = 0\n}\n",
+        ),
+        (
+            "src/main/scala/com/acme/other/Totals.scala",
+            "package com.acme.other\n\nobject Totals {\n  def sum(xs: List[Long]): Long = 1\n}\n",
+        ),
+        (
+            "src/main/scala/com/acme/billing/Invoice.scala",
+            "package com.acme.billing\n\nimport com.acme.support.Money\nimport com.acme.support.Money.sum\n\nclass Invoice {\n  def total: Long = sum(Nil)\n}\n",
+        ),
+    ]);
+    let files: Vec<String> = t
+        .imported_files("src/main/scala/com/acme/billing/Invoice.scala")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(files, ["src/main/scala/com/acme/support/Money.scala"]);
+    // A member imported from an object is found in the object's file.
+    let site = Site {
+        path: "src/main/scala/com/acme/billing/Invoice.scala".into(),
+        line: 7,
+        call: true,
+        qualifier: None,
+    };
+    let (c, r) = t.resolve("sum", &site);
+    assert_eq!(
+        (c.iter().map(|d| &*d.path).collect::<Vec<_>>(), r),
+        (
+            vec!["src/main/scala/com/acme/support/Money.scala"],
+            Resolution::Import
+        )
+    );
+}

@@ -275,6 +275,11 @@ fn a_language_named_as_the_scope_is_not_a_word_of_the_question() {
         ),
         ("split a string in lua", Language::Lua, "lua"),
         ("loop over files in bash", Language::Bash, "bash"),
+        (
+            "scala pattern match on a case class",
+            Language::Scala,
+            "scala",
+        ),
     ] {
         let p = QueryPlan::analyze(q);
         assert_eq!(p.languages, [lang], "{q}");
