@@ -16,6 +16,7 @@ mod graph;
 mod hardening;
 mod history;
 mod indexing;
+mod languages;
 mod live;
 mod locations;
 mod lsp;

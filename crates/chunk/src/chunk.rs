@@ -188,11 +188,16 @@ fn non_blank_bounds(lines: &[&str], start: usize, end: usize) -> Option<(usize, 
 }
 
 /// Whether a line carries nothing of its own: closing brackets such as `}` or
-/// `});` (perhaps with a trailing comment), or a C++ access label.
+/// `});` (perhaps with a trailing comment), Ruby's `end`, or a C++ access label.
 fn is_closing(line: &str) -> bool {
     let line = line.trim();
-    let rest = line.trim_start_matches(['}', ')', ']', ';', ',', ' ', '\t']);
-    let only_closers = rest.len() < line.len() && (rest.is_empty() || rest.starts_with("//"));
+    let keyword = line
+        .strip_prefix("end")
+        .filter(|rest| rest.is_empty() || rest.starts_with([')', ';', ',', ' ', '\t']))
+        .unwrap_or(line);
+    let rest = keyword.trim_start_matches(['}', ')', ']', ';', ',', ' ', '\t']);
+    let only_closers = rest.len() < line.len()
+        && (rest.is_empty() || rest.starts_with("//") || rest.starts_with('#'));
     only_closers || matches!(line, "public:" | "protected:" | "private:")
 }
 
@@ -460,6 +465,9 @@ struct Visit<'t> {
     container: Option<usize>,
     /// First row of `node` including the comments attached above it.
     start: usize,
+    /// Whether `node` is no definition itself, so the comments attached above it belong to the
+    /// definition it begins with.
+    groups: bool,
 }
 
 impl DefinitionFinder<'_> {
@@ -474,6 +482,7 @@ impl DefinitionFinder<'_> {
             node: root,
             container: None,
             start: root.start_position().row,
+            groups: false,
         }];
         let mut cursor = root.walk();
         while let Some(visit) = pending.pop() {
@@ -489,8 +498,13 @@ impl DefinitionFinder<'_> {
                     trivia.push(child, attachable);
                     continue;
                 }
-                let start = trivia.attached_to(child);
+                let mut start = trivia.attached_to(child);
                 trivia = TriviaRun::default();
+                // A node that only groups definitions (Ruby's `body_statement` after a doc
+                // comment) hands the comments attached above it to the definition it opens with.
+                if visit.groups && child.start_byte() == visit.node.start_byte() {
+                    start = start.min(visit.start);
+                }
                 if !child.is_named() {
                     continue;
                 }
@@ -503,6 +517,7 @@ impl DefinitionFinder<'_> {
                             node: child,
                             container: visit.container,
                             start,
+                            groups: true,
                         });
                     }
                     continue;
@@ -517,6 +532,7 @@ impl DefinitionFinder<'_> {
                         node: child,
                         container: Some(found.len()),
                         start,
+                        groups: false,
                     });
                 }
                 let end = end_row(anchor).min(self.lines.len() - 1);

@@ -10,7 +10,14 @@ use tree_sitter::{Node, Tree};
 
 use crate::languages::parse;
 
+mod bash;
+mod csharp;
+mod kotlin;
+mod lua;
+mod php;
 mod reexports;
+mod ruby;
+mod scala;
 pub use reexports::mark_package_reexports;
 
 /// The version of the fact extraction rules. Bump it whenever the facts of some text change: an
@@ -19,7 +26,14 @@ pub use reexports::mark_package_reexports;
 /// 1: calls, references, imports and type relations for the eight parsed languages.
 /// 2: re-exports ([`Import::reexport`]): `pub use`, `export … from`, names exported again
 ///    (`export { B }`, `module.exports = { B }`, `__all__`), Go type aliases of another package.
-pub const GRAPH_VERSION: u32 = 2;
+/// 3: Ruby: calls, `require`/`require_relative`, superclasses.
+/// 4: PHP: calls, `use` imports, `extends`/`implements`/trait uses.
+/// 5: C#: calls, `using` directives, base lists.
+/// 6: Kotlin: calls, imports, supertypes.
+/// 7: Lua: calls, `require`.
+/// 8: shell scripts: commands as calls, `source`/`.`.
+/// 9: Scala: calls, imports, `extends`/`with`.
+pub const GRAPH_VERSION: u32 = 9;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -129,6 +143,9 @@ impl<'a> Extractor<'a> {
 
     fn visit(&mut self, node: Node<'_>, field: Option<&str>) {
         let kind = node.kind();
+        if self.language == Language::Php {
+            return self.php(node, field);
+        }
         if IDENTS.contains(&kind) {
             if field == Some("name") && !self.skip.contains(&node.id()) {
                 // A definition's or declaration's own name is not a reference, except where the
@@ -137,6 +154,15 @@ impl<'a> Extractor<'a> {
                 self.reference(node, false, None);
             }
             return;
+        }
+        match self.language {
+            Language::Ruby => return self.ruby(node),
+            Language::CSharp => return self.csharp(node),
+            Language::Kotlin => return self.kotlin(node),
+            Language::Lua => return self.lua(node),
+            Language::Bash => return self.bash(node),
+            Language::Scala => return self.scala(node),
+            _ => {}
         }
         match kind {
             "call_expression" | "call" | "new_expression" => {

@@ -13,6 +13,12 @@ use tree_sitter::Node;
 use patina_core::ChunkKind;
 pub use patina_core::Language;
 
+mod csharp;
+mod kotlin;
+mod lua;
+mod php;
+mod ruby;
+
 /// `text` parsed with `language`'s grammar; `None` for Markdown and plain text (no grammar) or
 /// when tree-sitter gives up. Each thread keeps one parser per language (a parser is reusable and
 /// its allocation is not free), so chunking and fact extraction of many files pay for it once.
@@ -54,6 +60,13 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Java => Some(&JAVA),
         Language::C => Some(&C),
         Language::Cpp => Some(&CPP),
+        Language::Ruby => Some(&ruby::RUBY),
+        Language::Php => Some(&php::PHP),
+        Language::CSharp => Some(&csharp::CSHARP),
+        Language::Kotlin => Some(&kotlin::KOTLIN),
+        Language::Lua => Some(&lua::LUA),
+        Language::Bash => Some(&BASH),
+        Language::Scala => Some(&SCALA),
         Language::Markdown | Language::Text => None,
     }
 }
@@ -204,6 +217,7 @@ impl Syntax {
                     definition.owner = owner;
                 }
             }
+            Name::By(namer) => namer(node, src, in_container, &mut definition)?,
             Name::CTypedef => {
                 definition.symbol = node
                     .child_by_field_name("declarator")
@@ -283,7 +297,14 @@ enum Name {
     CFunction,
     /// The typedef name; the kind follows the aliased struct/union/enum body, if any.
     CTypedef,
+    /// A language's own reading, in its module (`ruby.rs`, …): it fills in the definition and
+    /// answers `None` to reject the node.
+    By(Namer),
 }
+
+/// Names (and may refine or reject, by answering `None`) a definition of the node kind it is
+/// given for; `in_container` tells whether the node lies inside a container definition.
+type Namer = fn(Node<'_>, &str, bool, &mut Definition) -> Option<()>;
 
 /// A definition without member definitions of its own.
 const fn leaf(node: &'static str, kind: ChunkKind, name: Name) -> Rule {
@@ -421,6 +442,32 @@ static JAVA: Syntax = Syntax {
         leaf("method_declaration", Function, WithBody("name")),
         leaf("constructor_declaration", Method, Field("name")),
         leaf("compact_constructor_declaration", Method, Field("name")),
+    ],
+    wrappers: &[],
+    trivia: &[],
+};
+
+/// Shell scripts: functions (`f() { … }`, `function f { … }`); nothing else is a definition.
+static BASH: Syntax = Syntax {
+    grammar: || tree_sitter_bash::LANGUAGE.into(),
+    rules: &[leaf("function_definition", Function, Field("name"))],
+    wrappers: &[],
+    trivia: &[],
+};
+
+/// Scala 2 and 3: classes, objects, traits and enums hold their `def`s (abstract ones too);
+/// a package object holds what it defines; type aliases. Annotations are inside the definition.
+static SCALA: Syntax = Syntax {
+    grammar: || tree_sitter_scala::LANGUAGE.into(),
+    rules: &[
+        container("class_definition", Class, Field("name")),
+        container("object_definition", Class, Field("name")),
+        container("trait_definition", Trait, Field("name")),
+        container("enum_definition", Enum, Field("name")),
+        container("package_object", Module, Field("name")),
+        leaf("function_definition", Function, Field("name")),
+        leaf("function_declaration", Function, Field("name")),
+        leaf("type_definition", Type, Field("name")),
     ],
     wrappers: &[],
     trivia: &[],
@@ -567,56 +614,4 @@ fn js_value_kind(value: Node<'_>) -> Option<ChunkKind> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::path::Path;
-
-    #[test]
-    fn detects_languages_from_paths() {
-        let cases = [
-            ("src/main.rs", Language::Rust),
-            ("a/b.pyi", Language::Python),
-            ("BUILD.bazel", Language::Python),
-            ("web/app.mjs", Language::JavaScript),
-            ("web/App.jsx", Language::JavaScript),
-            ("web/api.cts", Language::TypeScript),
-            ("web/App.tsx", Language::Tsx),
-            ("cmd/main.go", Language::Go),
-            ("Main.java", Language::Java),
-            ("lib/x.h", Language::C),
-            ("lib/x.hxx", Language::Cpp),
-            ("README.md", Language::Markdown),
-            ("docs/Guide.MARKDOWN", Language::Markdown),
-            ("Makefile", Language::Text),
-            (".gitignore", Language::Text),
-            ("notes.txt", Language::Text),
-        ];
-        for (path, expected) in cases {
-            assert_eq!(Language::from_path(Path::new(path)), expected, "{path}");
-        }
-    }
-
-    #[test]
-    fn every_grammar_loads() {
-        let code = Language::ALL
-            .into_iter()
-            .filter(|l| !matches!(l, Language::Markdown | Language::Text));
-        for language in code {
-            let syntax = syntax(language).expect("code language has a syntax table");
-            let mut parser = tree_sitter::Parser::new();
-            parser
-                .set_language(&syntax.grammar())
-                .unwrap_or_else(|err| panic!("{}: {err}", language.name()));
-        }
-        assert!(syntax(Language::Markdown).is_none());
-        assert!(syntax(Language::Text).is_none());
-    }
-
-    #[test]
-    fn names_match_serialized_form() {
-        for language in [Language::JavaScript, Language::Tsx, Language::Cpp] {
-            let json = serde_json::to_string(&language).unwrap();
-            assert_eq!(json, format!("\"{}\"", language.name()));
-        }
-    }
-}
+mod tests;

@@ -1,7 +1,7 @@
 //! `patina-chunk`: a file's text → the chunks Patina indexes and returns. Tree-sitter cuts code
-//! at symbol level for eight languages (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C,
-//! C++), Markdown is cut into heading sections, anything else into overlapping line windows; see
-//! [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
+//! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby, PHP,
+//! C#, Kotlin, Scala, Lua, shell scripts), Markdown is cut into heading sections, anything else
+//! into overlapping line windows; see [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
 //! relations). [`Language`] recognises a file's language from its path.
 //!
 //! Architecture invariant: this crate only turns a string into chunks. It never does I/O (the
@@ -39,7 +39,15 @@ pub fn chunk_with_facts(
 ///
 /// 2: JavaScript definitions by assignment and by named callback.
 /// 3: [`Chunk::prose_share`] (chunks of help text become documentation).
-pub const VERSION: u32 = 3;
+/// 4: Ruby definitions; a doc comment above a definition that opens a grouping node (Ruby's
+///    class body) stays with it; lines of only `end` join the chunk above like closing brackets.
+/// 5: PHP definitions.
+/// 6: C# definitions.
+/// 7: Kotlin definitions.
+/// 8: Lua definitions.
+/// 9: shell functions.
+/// 10: Scala definitions.
+pub const VERSION: u32 = 10;
 
 #[cfg(test)]
 mod tests {
@@ -64,6 +72,31 @@ mod tests {
             (
                 Language::TypeScript,
                 "import { x } from './x';\nexport class C extends D { m() { return x(); } }\n",
+            ),
+            (
+                Language::Ruby,
+                "require_relative 'b'\n\nclass A < B\n  def run\n    helper(1)\n  end\nend\n",
+            ),
+            (
+                Language::Php,
+                "<?php\nuse App\\B;\n\nclass A extends B\n{\n    public function run() { return helper(1); }\n}\n",
+            ),
+            (
+                Language::CSharp,
+                "using Acme.B;\n\nclass A : B\n{\n    int Run() => Helper(1);\n}\n",
+            ),
+            (
+                Language::Kotlin,
+                "import a.b.B\n\nclass A : B() {\n    fun run() = helper(1)\n}\n",
+            ),
+            (
+                Language::Lua,
+                "local b = require(\"b\")\n\nfunction M.run()\n  return b.helper(1)\nend\n",
+            ),
+            (Language::Bash, "source ./b.sh\n\nrun() {\n  helper 1\n}\n"),
+            (
+                Language::Scala,
+                "import a.b.B\n\nclass A extends B {\n  def run(): Int = helper(1)\n}\n",
             ),
             (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
             (Language::Text, "a\nb\n"),

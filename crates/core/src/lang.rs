@@ -18,13 +18,20 @@ pub enum Language {
     Java,
     C,
     Cpp,
+    Ruby,
+    Php,
+    CSharp,
+    Kotlin,
+    Lua,
+    Bash,
+    Scala,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 11] = [
+    pub const ALL: [Language; 18] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -34,6 +41,13 @@ impl Language {
         Language::Java,
         Language::C,
         Language::Cpp,
+        Language::Ruby,
+        Language::Php,
+        Language::CSharp,
+        Language::Kotlin,
+        Language::Lua,
+        Language::Bash,
+        Language::Scala,
         Language::Markdown,
         Language::Text,
     ];
@@ -50,6 +64,20 @@ impl Language {
         ) {
             return Language::Python;
         }
+        // Shells' start-up files are shell scripts.
+        if matches!(
+            file_name,
+            ".bashrc" | ".bash_profile" | ".bash_aliases" | ".profile" | ".zshrc" | ".zprofile"
+        ) {
+            return Language::Bash;
+        }
+        // Ruby's build and dependency files are Ruby programs.
+        if matches!(
+            file_name,
+            "Rakefile" | "Gemfile" | "Guardfile" | "Vagrantfile" | "Capfile"
+        ) {
+            return Language::Ruby;
+        }
         let Some((_, extension)) = file_name.rsplit_once('.') else {
             return Language::Text;
         };
@@ -63,6 +91,13 @@ impl Language {
             "java" => Language::Java,
             "c" | "h" => Language::C,
             "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => Language::Cpp,
+            "rb" | "rake" | "gemspec" | "ru" => Language::Ruby,
+            "php" | "phtml" | "php3" | "php4" | "php5" | "php7" | "phps" => Language::Php,
+            "cs" | "csx" => Language::CSharp,
+            "kt" | "kts" => Language::Kotlin,
+            "lua" | "rockspec" => Language::Lua,
+            "sh" | "bash" | "zsh" | "ksh" | "bats" => Language::Bash,
+            "scala" | "sc" | "sbt" => Language::Scala,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -80,6 +115,13 @@ impl Language {
             Language::Java => "java",
             Language::C => "c",
             Language::Cpp => "cpp",
+            Language::Ruby => "ruby",
+            Language::Php => "php",
+            Language::CSharp => "csharp",
+            Language::Kotlin => "kotlin",
+            Language::Lua => "lua",
+            Language::Bash => "bash",
+            Language::Scala => "scala",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

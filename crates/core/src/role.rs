@@ -183,6 +183,9 @@ const CONFIG_EXTS: &[&str] = &[
     "dockerignore",
     "npmignore",
     "env",
+    "gemspec",
+    "rockspec",
+    "sbt",
 ];
 /// Build and tooling files known by name.
 const CONFIG_NAMES: &[&str] = &[
@@ -211,6 +214,8 @@ const CONFIG_NAMES: &[&str] = &[
     "go.sum",
     "cargo.toml",
     "build.rs",
+    "build.gradle.kts",
+    "settings.gradle.kts",
     "codecov.yml",
     ".travis.yml",
     "appveyor.yml",
@@ -239,7 +244,7 @@ const CODE_EXTS: &[&str] = &[
     "rb", "php", "swift", "lua", "pl", "pm", "sh", "bash", "zsh", "fish", "ps1", "ex", "exs",
     "erl", "hrl", "hs", "ml", "mli", "clj", "cljs", "dart", "r", "jl", "zig", "nim", "v", "sql",
     "vue", "svelte", "elm", "groovy", "proto", "graphql", "css", "scss", "sass", "less", "html",
-    "htm", "vim",
+    "htm", "vim", "rake", "ksh", "bats",
 ];
 
 /// The role of the file at `path` (relative to its repository, `/`-separated), looking at the first
@@ -256,6 +261,17 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
         _ => (name, ""),
     };
     let in_dir = |set: &[&str]| dirs.iter().any(|d| set.contains(d));
+    // .NET test projects: `Acme.Billing.Tests/`, `Acme.UnitTests/`; Gradle's test source sets
+    // beside `src/test`: `src/androidTest/`, `src/commonTest/`, `src/integrationTest/`.
+    let in_test_project = dirs.iter().any(|d| {
+        d.rsplit_once('.')
+            .is_some_and(|(_, last)| last.ends_with("tests") || last == "test" || last == "specs")
+    }) || path.split('/').collect::<Vec<_>>().windows(2).any(|w| {
+        w[0] == "src"
+            && w[1].strip_suffix("Test").is_some_and(|set| {
+                !set.is_empty() && set.chars().all(|c| c.is_ascii_alphanumeric())
+            })
+    });
 
     if in_dir(VENDOR_DIRS) {
         return FileRole::Vendored;
@@ -266,7 +282,15 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
     {
         return FileRole::Generated;
     }
-    if is_test_name(name, stem, ext) || in_dir(TEST_DIRS) {
+    let camel_stem = path
+        .rsplit('/')
+        .next()
+        .map_or("", |n| n.split('.').next().unwrap_or(n));
+    if is_test_name(name, stem, ext)
+        || is_camel_test_name(camel_stem, ext)
+        || in_dir(TEST_DIRS)
+        || in_test_project
+    {
         return FileRole::Test;
     }
     if in_dir(BENCH_DIRS) || is_bench_name(stem) {
@@ -305,7 +329,8 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
 /// Test files by name: `test_x.py`, `x_test.py`, `conftest.py`, `x_test.go`, `x.test.ts`,
 /// `x.spec.js`, `XTest.java`, `x_spec.rb`, Rust's `tests.rs`.
 fn is_test_name(name: &str, stem: &str, ext: &str) -> bool {
-    if name == "conftest.py" || name == "tests.rs" || name == "test.rs" {
+    // Bats files are shell test suites.
+    if name == "conftest.py" || name == "tests.rs" || name == "test.rs" || ext == "bats" {
         return true;
     }
     let code = CODE_EXTS.contains(&ext);
@@ -314,9 +339,20 @@ fn is_test_name(name: &str, stem: &str, ext: &str) -> bool {
         || stem.ends_with("_tests")
         || stem.ends_with("_spec")
         || stem.ends_with(".test")
-        || stem.ends_with(".spec")
-        || (ext == "java" || ext == "kt" || ext == "cs")
-            && (stem.ends_with("test") || stem.ends_with("tests")))
+        || stem.ends_with(".spec"))
+}
+
+/// Test classes by name where a file is named for its class (`ParserTest.java`,
+/// `InvoiceTests.cs`, `CartTest.php`, `ShopSpec.kt`, `CartSuite.scala`), told by the case of the
+/// stem as written: `Latest.java` and `Manifest.kt` are no tests.
+fn is_camel_test_name(stem: &str, ext: &str) -> bool {
+    matches!(
+        ext,
+        "java" | "kt" | "kts" | "cs" | "php" | "scala" | "groovy" | "swift"
+    ) && ["Test", "Tests", "Spec", "Suite"].iter().any(|suffix| {
+        stem.strip_suffix(suffix)
+            .is_some_and(|rest| !rest.is_empty())
+    })
 }
 
 fn is_bench_name(stem: &str) -> bool {
@@ -431,6 +467,131 @@ mod tests {
         ] {
             assert_eq!(role(p), FileRole::Test, "{p}");
         }
+    }
+
+    #[test]
+    fn tests_of_ruby() {
+        for p in [
+            "spec/models/user_spec.rb",
+            "spec/spec_helper.rb",
+            "test/models/user_test.rb",
+            "test/test_helper.rb",
+            "lib/shop/cart_spec.rb",
+            "test/integration/checkout_flow.rb",
+        ] {
+            assert_eq!(role(p), FileRole::Test, "{p}");
+        }
+        for p in [
+            "lib/shop/cart.rb",
+            "app/models/user.rb",
+            "Rakefile.rb",
+            "shop.gemspec",
+        ] {
+            assert_ne!(role(p), FileRole::Test, "{p}");
+        }
+        assert_eq!(role("app/models/contest.rb"), FileRole::Source);
+        assert_eq!(role("lib/tasks/db.rake"), FileRole::Source);
+        assert_eq!(role("shop.gemspec"), FileRole::Config);
+    }
+
+    #[test]
+    fn tests_of_php() {
+        for p in [
+            "tests/Unit/InvoiceTest.php",
+            "src/Billing/InvoiceTest.php",
+            "tests/bootstrap.php",
+        ] {
+            assert_eq!(role(p), FileRole::Test, "{p}");
+        }
+        for p in [
+            "src/Billing/Invoice.php",
+            "src/Http/Latest.php",
+            "src/Test.php",
+        ] {
+            assert_eq!(role(p), FileRole::Source, "{p}");
+        }
+    }
+
+    #[test]
+    fn tests_of_csharp() {
+        for p in [
+            "tests/Acme.Billing.Tests/InvoiceTests.cs",
+            "src/Acme.Billing.Tests/Fakes.cs",
+            "src/Acme.UnitTests/Money.cs",
+            "src/Acme.Billing/InvoiceTest.cs",
+        ] {
+            assert_eq!(role(p), FileRole::Test, "{p}");
+        }
+        for p in [
+            "src/Acme.Billing/Invoice.cs",
+            "src/Acme.Billing/Manifest.cs",
+            "src/Acme.Testing.Tools/Runner.cs",
+        ] {
+            assert_eq!(role(p), FileRole::Source, "{p}");
+        }
+    }
+
+    #[test]
+    fn tests_of_kotlin() {
+        for p in [
+            "src/test/kotlin/com/acme/InvoiceTest.kt",
+            "src/main/kotlin/com/acme/InvoiceTest.kt",
+            "app/src/androidTest/java/com/acme/MainScreen.kt",
+            "shared/src/commonTest/kotlin/com/acme/Fakes.kt",
+            "src/jvmTest/kotlin/ShopSpec.kt",
+        ] {
+            assert_eq!(role(p), FileRole::Test, "{p}");
+        }
+        for p in [
+            "src/main/kotlin/com/acme/Invoice.kt",
+            "shared/src/commonMain/kotlin/com/acme/Manifest.kt",
+            "src/latest/Main.kt",
+        ] {
+            assert_eq!(role(p), FileRole::Source, "{p}");
+        }
+        assert_eq!(role("build.gradle.kts"), FileRole::Config);
+    }
+
+    #[test]
+    fn tests_of_lua() {
+        for p in [
+            "spec/cart_spec.lua",
+            "lua/shop/cart_spec.lua",
+            "test/test_cart.lua",
+        ] {
+            assert_eq!(role(p), FileRole::Test, "{p}");
+        }
+        assert_eq!(role("lua/shop/cart.lua"), FileRole::Source);
+        assert_eq!(role("shop-1.0-1.rockspec"), FileRole::Config);
+    }
+
+    #[test]
+    fn tests_of_shell_scripts() {
+        for p in [
+            "test/deploy.bats",
+            "scripts/deploy.bats",
+            "tests/run.sh",
+            "lib/log_test.sh",
+        ] {
+            assert_eq!(role(p), FileRole::Test, "{p}");
+        }
+        assert_eq!(role("scripts/deploy.sh"), FileRole::Source);
+    }
+
+    #[test]
+    fn tests_of_scala() {
+        for p in [
+            "src/test/scala/com/acme/InvoiceSpec.scala",
+            "core/src/main/scala/com/acme/InvoiceSuite.scala",
+            "modules/core/src/test/scala/Fixtures.scala",
+        ] {
+            assert_eq!(role(p), FileRole::Test, "{p}");
+        }
+        assert_eq!(
+            role("src/main/scala/com/acme/Invoice.scala"),
+            FileRole::Source
+        );
+        assert_eq!(role("build.sbt"), FileRole::Config);
     }
 
     #[test]

@@ -284,7 +284,7 @@ impl GraphTable {
             let head = q.split(['.', ':']).find(|s| !s.is_empty()).unwrap_or(q);
             if let Some(imp) = self.import_binding(&site.path, head) {
                 let files = self.module_files(&site.path, imp);
-                if files.is_empty() {
+                if files.is_empty() && modules::imports_name_files(lang) {
                     // A module from outside the repository (`os.environ.get`, `std::fs::read`).
                     return (Vec::new(), Resolution::NameOnly);
                 }
@@ -304,7 +304,7 @@ impl GraphTable {
             && let Some(imp) = self.import_binding(&site.path, name)
         {
             let files = self.module_files(&site.path, imp);
-            if files.is_empty() {
+            if files.is_empty() && modules::imports_name_files(lang) {
                 // Imported from outside the repository: `from json import loads`.
                 return (Vec::new(), Resolution::NameOnly);
             }
@@ -344,8 +344,13 @@ impl GraphTable {
         if !same_file.is_empty() {
             return (same_file, Resolution::Exact);
         }
-        // One package, one namespace: Go and Java definitions of the same directory.
-        if matches!(lang, Some(Language::Go | Language::Java)) && !qualified_object {
+        // One package, one namespace: Go, Java, Kotlin and Scala definitions of the same
+        // directory.
+        if matches!(
+            lang,
+            Some(Language::Go | Language::Java | Language::Kotlin | Language::Scala)
+        ) && !qualified_object
+        {
             let dir = dir_of(&site.path);
             let same_pkg: Vec<Def> = all
                 .iter()

@@ -390,6 +390,13 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "java" => (Language::Java, true),
         "c++" | "cpp" | "cplusplus" => (Language::Cpp, true),
         "c" => (Language::C, false),
+        "ruby" => (Language::Ruby, true),
+        "php" => (Language::Php, true),
+        "csharp" => (Language::CSharp, true),
+        "kotlin" => (Language::Kotlin, true),
+        "lua" => (Language::Lua, true),
+        "bash" | "zsh" => (Language::Bash, true),
+        "scala" => (Language::Scala, true),
         _ => return None,
     })
 }

@@ -9,6 +9,13 @@ const GO: &str = include_str!("../../testdata/go.go");
 const JAVA: &str = include_str!("../../testdata/java.java");
 const C: &str = include_str!("../../testdata/c.c");
 const CPP: &str = include_str!("../../testdata/cpp.cpp");
+const RUBY: &str = include_str!("../../testdata/ruby.rb");
+const PHP: &str = include_str!("../../testdata/php.php");
+const CSHARP: &str = include_str!("../../testdata/csharp.cs");
+const KOTLIN: &str = include_str!("../../testdata/kotlin.kt");
+const LUA: &str = include_str!("../../testdata/lua.lua");
+const BASH: &str = include_str!("../../testdata/bash.sh");
+const SCALA: &str = include_str!("../../testdata/scala.scala");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -293,6 +300,175 @@ fn cpp_namespaces_classes_and_out_of_line_methods() {
 }
 
 #[test]
+fn ruby_modules_classes_methods_and_accessors() {
+    assert_eq!(
+        summarize(&checked(Language::Ruby, RUBY)),
+        [
+            (1, 2, Block, None, None),
+            (4, 5, Module, Some("Billing"), None),
+            (6, 7, Class, Some("Invoice"), Some("Billing")),
+            (8, 8, Method, Some("number"), Some("Invoice")),
+            (9, 9, Method, Some("lines"), Some("Invoice")),
+            (11, 15, Method, Some("initialize"), Some("Invoice")),
+            (17, 19, Method, Some("total"), Some("Invoice")),
+            (21, 23, Method, Some("parse"), Some("Invoice")),
+            (25, 25, Block, None, Some("Invoice")),
+            // `end`s close like brackets: they join the chunk above.
+            (26, 30, Method, Some("blank"), Some("Invoice")),
+            (32, 35, Method, Some("currency"), Some("Billing")),
+            (37, 37, Class, Some("Reminder"), Some("Billing")),
+            (38, 41, Method, Some("send_to"), Some("Reminder")),
+            (43, 43, Method, Some("helper"), Some("Billing")),
+            (45, 47, Function, Some("main"), None),
+        ]
+    );
+}
+
+#[test]
+fn php_interfaces_traits_classes_enums_and_functions() {
+    assert_eq!(
+        summarize(&checked(Language::Php, PHP)),
+        [
+            // The opening tag, a `namespace X;` statement and the `use` lines.
+            (1, 6, Block, None, None),
+            (8, 12, Interface, Some("Billable"), None),
+            (13, 14, Method, Some("amount"), Some("Billable")),
+            (16, 17, Trait, Some("Logs"), None),
+            (18, 22, Method, Some("log"), Some("Logs")),
+            // The attribute is the class's; trait uses and properties are in its header.
+            (24, 29, Class, Some("Invoice"), None),
+            (31, 33, Method, Some("__construct"), Some("Invoice")),
+            (35, 39, Method, Some("amount"), Some("Invoice")),
+            (41, 45, Method, Some("blank"), Some("Invoice")),
+            (47, 50, Enum, Some("Status"), None),
+            (52, 55, Function, Some("format_amount"), None),
+        ]
+    );
+    // A namespace with braces holds its definitions.
+    let braced = "<?php\nnamespace App {\n    function helper() {}\n}\n";
+    assert_eq!(
+        summarize(&checked(Language::Php, braced)),
+        [
+            (1, 1, Block, None, None),
+            (2, 2, Module, Some("App"), None),
+            (3, 4, Function, Some("helper"), Some("App")),
+        ]
+    );
+}
+
+#[test]
+fn csharp_namespaces_types_members_and_properties() {
+    assert_eq!(
+        summarize(&checked(Language::CSharp, CSHARP)),
+        [
+            (1, 2, Block, None, None),
+            (4, 5, Module, Some("Billing"), Some("Acme")),
+            (6, 8, Interface, Some("IBillable"), Some("Billing")),
+            (9, 10, Method, Some("Total"), Some("IBillable")),
+            // The attribute is the class's; fields are in its header.
+            (12, 15, Class, Some("Invoice"), Some("Billing")),
+            (17, 20, Method, Some("Invoice"), Some("Invoice")),
+            (22, 22, Method, Some("Number"), Some("Invoice")),
+            (24, 25, Method, Some("Total"), Some("Invoice")),
+            (27, 28, Method, Some("Blank"), Some("Invoice")),
+            (30, 30, Class, Some("Line"), Some("Billing")),
+            (32, 35, Struct, Some("Money"), Some("Billing")),
+            (37, 37, Enum, Some("Status"), Some("Billing")),
+            (39, 40, Type, Some("Paid"), Some("Billing")),
+        ]
+    );
+    // A file-scoped namespace is a statement: the types after it are the file's.
+    let scoped = "namespace Acme;\n\npublic class A\n{\n    void Run() {}\n}\n";
+    assert_eq!(
+        summarize(&checked(Language::CSharp, scoped)),
+        [
+            (1, 1, Block, None, None),
+            (3, 4, Class, Some("A"), None),
+            (5, 6, Method, Some("Run"), Some("A")),
+        ]
+    );
+}
+
+#[test]
+fn kotlin_classes_objects_and_extension_functions() {
+    assert_eq!(
+        summarize(&checked(Language::Kotlin, KOTLIN)),
+        [
+            (1, 5, Block, None, None),
+            (7, 8, Interface, Some("Billable"), None),
+            (9, 10, Method, Some("total"), Some("Billable")),
+            // The annotation is the class's; properties are in its header.
+            (12, 14, Class, Some("Invoice"), None),
+            (16, 16, Method, Some("constructor"), Some("Invoice")),
+            (18, 19, Method, Some("total"), Some("Invoice")),
+            // A companion object's functions are the class's.
+            (21, 21, Block, None, Some("Invoice")),
+            (22, 24, Method, Some("blank"), Some("Invoice")),
+            (26, 26, Enum, Some("Status"), None),
+            (28, 28, Class, Some("Registry"), None),
+            (29, 30, Method, Some("find"), Some("Registry")),
+            (32, 32, Type, Some("Amount"), None),
+            // An extension function is owned by its receiver.
+            (34, 36, Method, Some("print"), Some("Invoice")),
+            (38, 40, Function, Some("main"), None),
+        ]
+    );
+}
+
+#[test]
+fn lua_functions_declared_and_assigned() {
+    assert_eq!(
+        summarize(&checked(Language::Lua, LUA)),
+        [
+            (1, 6, Block, None, None),
+            (8, 11, Function, Some("new"), Some("Cart")),
+            (13, 15, Method, Some("add"), Some("Cart")),
+            (17, 19, Function, Some("total"), Some("Cart")),
+            (21, 23, Function, Some("encode"), None),
+            (25, 27, Function, Some("decode"), None),
+            (29, 29, Block, None, None),
+        ]
+    );
+}
+
+#[test]
+fn bash_functions() {
+    assert_eq!(
+        summarize(&checked(Language::Bash, BASH)),
+        [
+            (1, 5, Block, None, None),
+            (7, 10, Function, Some("usage"), None),
+            (12, 15, Function, Some("build"), None),
+            (17, 20, Function, Some("deploy"), None),
+            (22, 25, Function, Some("main"), None),
+            (27, 27, Block, None, None),
+        ]
+    );
+}
+
+#[test]
+fn scala_traits_classes_objects_and_defs() {
+    assert_eq!(
+        summarize(&checked(Language::Scala, SCALA)),
+        [
+            (1, 4, Block, None, None),
+            (6, 7, Trait, Some("Billable"), None),
+            (8, 9, Method, Some("total"), Some("Billable")),
+            // The annotation is the class's; vals are in its header.
+            (11, 13, Class, Some("Invoice"), None),
+            (15, 16, Method, Some("total"), Some("Invoice")),
+            (18, 19, Method, Some("toString"), Some("Invoice")),
+            // The companion object.
+            (21, 21, Class, Some("Invoice"), None),
+            (22, 23, Method, Some("blank"), Some("Invoice")),
+            (25, 27, Enum, Some("Status"), None),
+            (29, 29, Type, Some("Amount"), None),
+            (31, 32, Function, Some("format"), None),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -467,9 +643,9 @@ fn kind_names_match_serialized_form() {
     }
 }
 
-const ALL_LANGUAGES: [Language; 11] = Language::ALL;
+const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 10] = [
+const SAMPLES: [(Language, &str); 17] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -479,5 +655,12 @@ const SAMPLES: [(Language, &str); 10] = [
     (Language::Java, JAVA),
     (Language::C, C),
     (Language::Cpp, CPP),
+    (Language::Ruby, RUBY),
+    (Language::Php, PHP),
+    (Language::CSharp, CSHARP),
+    (Language::Kotlin, KOTLIN),
+    (Language::Lua, LUA),
+    (Language::Bash, BASH),
+    (Language::Scala, SCALA),
     (Language::Markdown, MARKDOWN),
 ];

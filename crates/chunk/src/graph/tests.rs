@@ -53,6 +53,296 @@ fn python_calls_imports_and_bases() {
 }
 
 #[test]
+fn ruby_calls_requires_and_superclasses() {
+    let f = extract_facts(Language::Ruby, &sample("shop.rb"));
+    assert!(has_import(&f, "json", None, None), "{:?}", f.imports);
+    assert!(
+        has_import(&f, "./models/cart", None, None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "../lib/pricing.rb", None, None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_relation(&f, "Checkout", "Service"), "{:?}", f.relations);
+    assert!(has_call(&f, "lookup", 7), "{:?}", calls(&f));
+    assert!(has_call(&f, "apply_discount", 8), "{:?}", calls(&f));
+    let lookup = f.refs.iter().find(|r| r.name == "lookup").unwrap();
+    assert_eq!(lookup.qualifier.as_deref(), Some("Pricing"));
+    // `require` is an import, not a call; a definition's name is not a reference.
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| r.name == "require" || r.name == "total")
+    );
+}
+
+#[test]
+fn php_calls_uses_and_parents() {
+    let f = extract_facts(Language::Php, &sample("billing.php"));
+    assert!(
+        has_import(&f, "App\\Models", Some("Customer"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(
+        &f,
+        "Psr\\Log",
+        Some("LoggerInterface"),
+        Some("Logger")
+    ));
+    assert!(
+        has_import(&f, "App\\Support", Some("Money"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(&f, "App\\Support", Some("Clock"), Some("Time")));
+    assert!(has_import(&f, "App\\Support", Some("format_amount"), None));
+    for parent in ["Document", "Billable", "Countable", "Logs"] {
+        assert!(
+            has_relation(&f, "Invoice", parent),
+            "{parent}: {:?}",
+            f.relations
+        );
+    }
+    assert!(has_call(&f, "sum", 15), "{:?}", calls(&f));
+    assert!(has_call(&f, "log", 16), "{:?}", calls(&f));
+    assert!(has_call(&f, "format_amount", 16), "{:?}", calls(&f));
+    assert!(has_call(&f, "of", 17), "{:?}", calls(&f));
+    assert!(has_call(&f, "Currency", 17), "{:?}", calls(&f));
+    let of = f.refs.iter().find(|r| r.name == "of").unwrap();
+    assert_eq!(of.qualifier.as_deref(), Some("Money"));
+    let sum = f.refs.iter().find(|r| r.name == "sum").unwrap();
+    assert_eq!(sum.qualifier.as_deref(), Some("lines"));
+    // Types named in signatures are references; variables, namespaces and definitions are not.
+    assert!(f.refs.iter().any(|r| r.name == "Customer" && r.line == 13));
+    assert!(
+        !f.refs
+            .iter()
+            .any(
+                |r| ["sum", "customer", "App", "Billing", "total"].contains(&r.name.as_str())
+                    && !r.call
+            ),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
+fn csharp_calls_usings_and_bases() {
+    let f = extract_facts(Language::CSharp, &sample("Billing.cs"));
+    assert!(has_import(&f, "System", None, None), "{:?}", f.imports);
+    assert!(
+        has_import(&f, "Acme.Support", None, None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(
+        &f,
+        "System.Text.Json.JsonSerializer",
+        None,
+        Some("Json")
+    ));
+    assert!(
+        has_import(&f, "System.Math", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    for parent in ["Document", "IBillable", "IComparable"] {
+        assert!(
+            has_relation(&f, "Invoice", parent),
+            "{parent}: {:?}",
+            f.relations
+        );
+    }
+    assert!(has_relation(&f, "Line", "Entry"), "{:?}", f.relations);
+    assert!(has_call(&f, "Sum", 12), "{:?}", calls(&f));
+    assert!(has_call(&f, "Log", 13), "{:?}", calls(&f));
+    assert!(has_call(&f, "Serialize", 13), "{:?}", calls(&f));
+    assert!(has_call(&f, "Round", 14), "{:?}", calls(&f));
+    assert!(has_call(&f, "Of", 14), "{:?}", calls(&f));
+    assert!(has_call(&f, "Currency", 14), "{:?}", calls(&f));
+    let of = f.refs.iter().find(|r| r.name == "Of").unwrap();
+    assert_eq!(of.qualifier.as_deref(), Some("Money"));
+    // Types in signatures are references; namespaces, usings and definitions are not.
+    assert!(
+        f.refs
+            .iter()
+            .any(|r| r.name == "Money" && r.line == 10 && !r.call)
+    );
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| ["Acme", "Billing", "Support", "Total", "Math"].contains(&r.name.as_str())),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
+fn kotlin_calls_imports_and_supertypes() {
+    let f = extract_facts(Language::Kotlin, &sample("Billing.kt"));
+    assert!(
+        has_import(&f, "com.acme.support", Some("Money"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(
+        &f,
+        "com.acme.support",
+        Some("Clock"),
+        Some("Time")
+    ));
+    assert!(
+        has_import(&f, "kotlinx.coroutines", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    for parent in ["Document", "Billable", "Comparable"] {
+        assert!(
+            has_relation(&f, "Invoice", parent),
+            "{parent}: {:?}",
+            f.relations
+        );
+    }
+    assert!(
+        has_relation(&f, "Registry", "Repository"),
+        "{:?}",
+        f.relations
+    );
+    assert!(has_call(&f, "sum", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "log", 10), "{:?}", calls(&f));
+    assert!(has_call(&f, "now", 10), "{:?}", calls(&f));
+    assert!(has_call(&f, "Currency", 11), "{:?}", calls(&f));
+    assert!(has_call(&f, "convert", 11), "{:?}", calls(&f));
+    let sum = f.refs.iter().find(|r| r.name == "sum" && r.call).unwrap();
+    assert_eq!(sum.qualifier.as_deref(), Some("Money"));
+    // Packages, imports and definitions are not references.
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| ["acme", "billing", "support", "total", "coroutines"]
+                .contains(&r.name.as_str())),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
+fn lua_calls_and_requires() {
+    let f = extract_facts(
+        Language::Lua,
+        "local json = require(\"json\")\nrequire \"shop.setup\"\n\nfunction Cart:add(item)\n  table.insert(self.items, json.encode(item))\n  self:touch()\n  log(item)\nend\n",
+    );
+    assert!(
+        has_import(&f, "json", None, Some("json")),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(&f, "shop.setup", None, None), "{:?}", f.imports);
+    assert_eq!(f.imports.len(), 2, "{:?}", f.imports);
+    assert!(has_call(&f, "insert", 5), "{:?}", calls(&f));
+    assert!(has_call(&f, "encode", 5), "{:?}", calls(&f));
+    assert!(has_call(&f, "touch", 6), "{:?}", calls(&f));
+    assert!(has_call(&f, "log", 7), "{:?}", calls(&f));
+    let insert = f.refs.iter().find(|r| r.name == "insert").unwrap();
+    assert_eq!(insert.qualifier.as_deref(), Some("table"));
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| ["require", "add", "Cart"].contains(&r.name.as_str())),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
+fn shell_commands_and_sources() {
+    let f = extract_facts(
+        Language::Bash,
+        &std::fs::read_to_string(format!("{}/testdata/bash.sh", env!("CARGO_MANIFEST_DIR")))
+            .unwrap(),
+    );
+    assert!(
+        has_import(&f, "./lib/log.sh", None, None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "config/defaults.sh", None, None),
+        "{:?}",
+        f.imports
+    );
+    assert_eq!(f.imports.len(), 2, "{:?}", f.imports);
+    assert!(has_call(&f, "log_info", 14), "{:?}", calls(&f));
+    assert!(has_call(&f, "build", 18), "{:?}", calls(&f));
+    assert!(has_call(&f, "usage", 23), "{:?}", calls(&f));
+    assert!(has_call(&f, "deploy", 24), "{:?}", calls(&f));
+    assert!(has_call(&f, "main", 27), "{:?}", calls(&f));
+    // A variable-built path is not an import; a definition is not a call.
+    let f = extract_facts(Language::Bash, "source \"$DIR/x.sh\"\nf() { :; }\n");
+    assert!(f.imports.is_empty(), "{:?}", f.imports);
+    assert!(!f.refs.iter().any(|r| r.name == "f"), "{:?}", f.refs);
+}
+
+#[test]
+fn scala_calls_imports_and_parents() {
+    let f = extract_facts(
+        Language::Scala,
+        "package com.acme.billing\n\nimport com.acme.support.{Money, Clock => Time, Hidden => _}\nimport scala.collection.mutable._\nimport com.acme.tax.Rates\n\nclass Invoice(lines: List[Money]) extends Document with Billable with Ordered[Invoice] {\n  def total: Money = Money.sum(lines)\n  def log(): Unit = println(Time.now())\n  def copy(): Invoice = new Invoice(Nil)\n}\n",
+    );
+    assert!(
+        has_import(&f, "com.acme.support", Some("Money"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(
+        &f,
+        "com.acme.support",
+        Some("Clock"),
+        Some("Time")
+    ));
+    assert!(!has_import(
+        &f,
+        "com.acme.support",
+        Some("Hidden"),
+        Some("_")
+    ));
+    assert!(
+        has_import(&f, "scala.collection.mutable", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "com.acme.tax", Some("Rates"), None),
+        "{:?}",
+        f.imports
+    );
+    for parent in ["Document", "Billable", "Ordered"] {
+        assert!(
+            has_relation(&f, "Invoice", parent),
+            "{parent}: {:?}",
+            f.relations
+        );
+    }
+    assert!(has_call(&f, "sum", 8), "{:?}", calls(&f));
+    assert!(has_call(&f, "println", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "now", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "Invoice", 10), "{:?}", calls(&f));
+    let sum = f.refs.iter().find(|r| r.name == "sum").unwrap();
+    assert_eq!(sum.qualifier.as_deref(), Some("Money"));
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| ["acme", "billing", "mutable", "total"].contains(&r.name.as_str())),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
 fn rust_calls_uses_and_impls() {
     let f = extract_facts(Language::Rust, &sample("lib.rs"));
     assert!(

@@ -8,6 +8,20 @@ use patina_core::{Import, Language};
 
 use super::{GraphTable, dir_of, join, normalize, stem};
 
+/// Whether `language`'s imports name files (or folders), so that an import leading to none of
+/// the repository's files comes from outside it. PHP's `use` names a namespace's class, not a
+/// file (composer maps namespaces to folders in its own configuration), and C#'s `using` a
+/// namespace any assembly may add to: such an import leads nowhere here, and the names it binds
+/// are resolved as if it were not there. Kotlin's `import a.b.C` leads to `a/b/C.kt` when the
+/// file is named for what it declares, but a file may declare anything under any name (and so
+/// may Scala's).
+pub(super) fn imports_name_files(language: Option<Language>) -> bool {
+    !matches!(
+        language,
+        Some(Language::Php | Language::CSharp | Language::Kotlin | Language::Scala)
+    )
+}
+
 impl GraphTable {
     /// The files of the repository an import may reach.
     pub fn module_files(&self, from: &str, imp: &Import) -> HashSet<Arc<str>> {
@@ -127,12 +141,59 @@ impl GraphTable {
                     }
                 }
             }
+            Some(Language::Ruby) => {
+                let file = if module.ends_with(".rb") {
+                    module.to_string()
+                } else {
+                    format!("{module}.rb")
+                };
+                if module.starts_with('.') {
+                    // `require_relative`: a path from the requiring file's folder.
+                    exact.extend(normalize(&join(dir, &file)));
+                } else {
+                    // `require`: a name on the load path, which holds each gem's `lib/`.
+                    suffixes.push(format!("lib/{file}"));
+                }
+            }
+            Some(Language::Lua) => {
+                // `require "a.b"`: `a/b.lua` or `a/b/init.lua` on the package path.
+                let p = module.replace('.', "/");
+                suffixes.push(format!("{p}.lua"));
+                suffixes.push(format!("{p}/init.lua"));
+            }
+            // `source FILE` reads FILE from the shell's working folder: the script's own folder
+            // or the repository's root, as scripts are usually run (never `/etc/…` or `~/…`).
+            Some(Language::Bash) if !module.starts_with(['/', '~']) => {
+                exact.extend(normalize(&join(dir, module)));
+                exact.extend(normalize(module));
+            }
             Some(Language::Go) => go_package = Some(module),
             Some(Language::Java) => {
                 let p = module.replace('.', "/");
                 match imp.name.as_deref() {
                     Some("*") | None => dirs.push(p),
                     Some(n) => suffixes.push(format!("{p}/{n}.java")),
+                }
+            }
+            Some(Language::Kotlin | Language::Scala) => {
+                let p = module.replace('.', "/");
+                let extensions: &[&str] = if lang == Some(Language::Kotlin) {
+                    &["kt", "kts"]
+                } else {
+                    &["scala", "sc"]
+                };
+                // `import a.b.C` is `a/b/C.kt`; `import a.b.Obj.member` and `a.b.Obj.*` reach
+                // into `a/b/Obj.kt`.
+                for ext in extensions {
+                    suffixes.push(format!("{p}.{ext}"));
+                }
+                match imp.name.as_deref() {
+                    Some("*") | None => dirs.push(p),
+                    Some(n) => {
+                        for ext in extensions {
+                            suffixes.push(format!("{p}/{n}.{ext}"));
+                        }
+                    }
                 }
             }
             Some(Language::C | Language::Cpp) => {

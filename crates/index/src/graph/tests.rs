@@ -317,3 +317,225 @@ fn a_file_ties_its_folder_when_it_imports_or_is_imported_by_most_of_it() {
     // One tie is no folder's root.
     assert!(!t.ties_its_folder("lone/x.py"));
 }
+
+#[test]
+fn ruby_requires_reach_the_files_they_load() {
+    let t = table(&[
+        ("lib/shop/cart.rb", "class Cart\nend\n"),
+        ("lib/shop/pricing.rb", "module Pricing\nend\n"),
+        ("app/json.rb", "module Json\nend\n"),
+        (
+            "lib/shop.rb",
+            "require \"json\"\nrequire \"shop/pricing\"\nrequire_relative \"shop/cart\"\n",
+        ),
+    ]);
+    let files: Vec<(String, u32)> = t
+        .imported_files("lib/shop.rb")
+        .into_iter()
+        .map(|(p, l)| (p.to_string(), l))
+        .collect();
+    // `json` is a gem, not the repository's `app/json.rb`: only the load path (`lib/`) and the
+    // requiring file's folder are searched.
+    assert_eq!(
+        files,
+        [
+            ("lib/shop/pricing.rb".to_string(), 2),
+            ("lib/shop/cart.rb".to_string(), 3)
+        ]
+    );
+}
+
+#[test]
+fn php_uses_name_classes_not_files_so_their_names_still_resolve() {
+    let t = table(&[
+        (
+            "app/Support/Money.php",
+            "<?php\nnamespace App\\Support;\n\nclass Money\n{\n    public static function of(int $c): self\n    {\n        return new self();\n    }\n}\n",
+        ),
+        (
+            "app/Billing/Invoice.php",
+            "<?php\nnamespace App\\Billing;\n\nuse App\\Support\\Money;\n\nfunction total(): Money\n{\n    return Money::of(1);\n}\n",
+        ),
+    ]);
+    let site = Site {
+        path: "app/Billing/Invoice.php".into(),
+        line: 8,
+        call: true,
+        qualifier: Some("Money".into()),
+    };
+    let (c, _) = t.resolve("of", &site);
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["app/Support/Money.php"]
+    );
+    assert!(t.imported_files("app/Billing/Invoice.php").is_empty());
+}
+
+#[test]
+fn csharp_usings_name_namespaces_so_their_names_still_resolve() {
+    let t = table(&[
+        (
+            "src/Support/Money.cs",
+            "namespace Acme.Support;\n\npublic class Money\n{\n    public static Money Of(decimal d) => new Money();\n}\n",
+        ),
+        (
+            "src/Billing/Invoice.cs",
+            "using Acme.Support;\n\nnamespace Acme.Billing;\n\npublic class Invoice\n{\n    public Money Total() => Money.Of(1);\n}\n",
+        ),
+    ]);
+    let site = Site {
+        path: "src/Billing/Invoice.cs".into(),
+        line: 7,
+        call: true,
+        qualifier: Some("Money".into()),
+    };
+    let (c, _) = t.resolve("Of", &site);
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["src/Support/Money.cs"]
+    );
+}
+
+#[test]
+fn kotlin_imports_reach_files_named_for_them_and_names_resolve_beyond() {
+    let t = table(&[
+        (
+            "src/main/kotlin/com/acme/support/Money.kt",
+            "package com.acme.support\n\nclass Money {\n    fun plus(o: Money): Money = o\n}\n",
+        ),
+        (
+            "src/main/kotlin/com/acme/support/Helpers.kt",
+            "package com.acme.support\n\nfun cents(n: Long): Money = Money()\n",
+        ),
+        (
+            "src/main/kotlin/com/acme/billing/Invoice.kt",
+            "package com.acme.billing\n\nimport com.acme.support.Money\nimport com.acme.support.cents\n\nfun total(): Money = cents(1)\n",
+        ),
+    ]);
+    let files: Vec<String> = t
+        .imported_files("src/main/kotlin/com/acme/billing/Invoice.kt")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(files, ["src/main/kotlin/com/acme/support/Money.kt"]);
+    // `cents` lives in a file not named for it: the import reaches no file, the name still
+    // resolves.
+    let site = Site {
+        path: "src/main/kotlin/com/acme/billing/Invoice.kt".into(),
+        line: 6,
+        call: true,
+        qualifier: None,
+    };
+    let (c, _) = t.resolve("cents", &site);
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["src/main/kotlin/com/acme/support/Helpers.kt"]
+    );
+}
+
+#[test]
+fn lua_requires_reach_modules_on_the_package_path() {
+    let t = table(&[
+        (
+            "lua/shop/util.lua",
+            "local M = {}\n\nfunction M.sum(xs)\n  return 0\nend\n\nreturn M\n",
+        ),
+        (
+            "lua/shop/init.lua",
+            "local M = {}\n\nfunction M.setup() end\n\nreturn M\n",
+        ),
+        (
+            "lua/other.lua",
+            "local M = {}\n\nfunction M.sum(xs)\n  return 1\nend\n\nreturn M\n",
+        ),
+        (
+            "lua/cart.lua",
+            "local util = require(\"shop.util\")\nlocal shop = require \"shop\"\nlocal json = require \"json\"\n\nlocal function total(c)\n  return util.sum(c)\nend\n",
+        ),
+    ]);
+    let files: Vec<String> = t
+        .imported_files("lua/cart.lua")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(files, ["lua/shop/util.lua", "lua/shop/init.lua"]);
+    let site = Site {
+        path: "lua/cart.lua".into(),
+        line: 6,
+        call: true,
+        qualifier: Some("util".into()),
+    };
+    let (c, r) = t.resolve("sum", &site);
+    assert_eq!(
+        (c.iter().map(|d| &*d.path).collect::<Vec<_>>(), r),
+        (vec!["lua/shop/util.lua"], Resolution::Import)
+    );
+}
+
+#[test]
+fn shell_sources_reach_the_files_they_name() {
+    let t = table(&[
+        ("scripts/lib/log.sh", "log_info() {\n  echo \"$1\"\n}\n"),
+        ("config/defaults.sh", "defaults() {\n  :\n}\n"),
+        (
+            "scripts/deploy.sh",
+            "source ./lib/log.sh\n. config/defaults.sh\nsource /etc/profile\n\nmain() {\n  log_info hi\n}\n",
+        ),
+    ]);
+    let files: Vec<String> = t
+        .imported_files("scripts/deploy.sh")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(files, ["scripts/lib/log.sh", "config/defaults.sh"]);
+    let site = Site {
+        path: "scripts/deploy.sh".into(),
+        line: 6,
+        call: true,
+        qualifier: None,
+    };
+    let (c, _) = t.resolve("log_info", &site);
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["scripts/lib/log.sh"]
+    );
+}
+
+#[test]
+fn scala_imports_reach_files_named_for_them() {
+    let t = table(&[
+        (
+            "src/main/scala/com/acme/support/Money.scala",
+            "package com.acme.support\n\nobject Money {\n  def sum(xs: List[Long]): Long = 0\n}\n",
+        ),
+        (
+            "src/main/scala/com/acme/other/Totals.scala",
+            "package com.acme.other\n\nobject Totals {\n  def sum(xs: List[Long]): Long = 1\n}\n",
+        ),
+        (
+            "src/main/scala/com/acme/billing/Invoice.scala",
+            "package com.acme.billing\n\nimport com.acme.support.Money\nimport com.acme.support.Money.sum\n\nclass Invoice {\n  def total: Long = sum(Nil)\n}\n",
+        ),
+    ]);
+    let files: Vec<String> = t
+        .imported_files("src/main/scala/com/acme/billing/Invoice.scala")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(files, ["src/main/scala/com/acme/support/Money.scala"]);
+    // A member imported from an object is found in the object's file.
+    let site = Site {
+        path: "src/main/scala/com/acme/billing/Invoice.scala".into(),
+        line: 7,
+        call: true,
+        qualifier: None,
+    };
+    let (c, r) = t.resolve("sum", &site);
+    assert_eq!(
+        (c.iter().map(|d| &*d.path).collect::<Vec<_>>(), r),
+        (
+            vec!["src/main/scala/com/acme/support/Money.scala"],
+            Resolution::Import
+        )
+    );
+}

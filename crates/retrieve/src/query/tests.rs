@@ -265,6 +265,21 @@ fn a_language_named_as_the_scope_is_not_a_word_of_the_question() {
         ("read a file line by line in go", Language::Go, "go"),
         ("parse json using golang", Language::Go, "golang"),
         ("deep copy an object js", Language::JavaScript, "js"),
+        ("memoize a method in ruby", Language::Ruby, "ruby"),
+        ("php read a csv file", Language::Php, "php"),
+        ("async file read in csharp", Language::CSharp, "csharp"),
+        (
+            "kotlin sort a list by two fields",
+            Language::Kotlin,
+            "kotlin",
+        ),
+        ("split a string in lua", Language::Lua, "lua"),
+        ("loop over files in bash", Language::Bash, "bash"),
+        (
+            "scala pattern match on a case class",
+            Language::Scala,
+            "scala",
+        ),
     ] {
         let p = QueryPlan::analyze(q);
         assert_eq!(p.languages, [lang], "{q}");

@@ -1,0 +1,75 @@
+//! Kotlin: classes (interfaces and enum classes are `class_declaration`s too) and objects hold
+//! their functions and secondary constructors; a companion object is no definition of its own
+//! (its functions are the class's, called through it). An extension function `fun T.f()` is
+//! owned by its receiver type `T`.
+
+use tree_sitter::Node;
+
+use super::{
+    Definition, Name::By, Name::Field, Syntax, container, field_text, leaf, node_text, normalize,
+};
+use patina_core::ChunkKind::{Class, Enum, Function, Interface, Method, Type};
+
+pub(super) static KOTLIN: Syntax = Syntax {
+    grammar: || tree_sitter_kotlin_ng::LANGUAGE.into(),
+    rules: &[
+        container("class_declaration", Class, By(class)),
+        container("object_declaration", Class, Field("name")),
+        leaf("function_declaration", Function, By(function)),
+        leaf("secondary_constructor", Method, By(constructor)),
+        leaf("type_alias", Type, Field("type")),
+    ],
+    wrappers: &[],
+    trivia: &[],
+};
+
+/// `class`, `data class`, `interface`, `enum class`: one node kind, told apart by a keyword child
+/// or the enum's body.
+fn class(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
+    definition.symbol = field_text(node, "name", src);
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        match child.kind() {
+            "interface" => definition.kind = Interface,
+            "enum_class_body" => definition.kind = Enum,
+            _ => {}
+        }
+    }
+    definition.symbol.as_ref().map(|_| ())
+}
+
+/// `fun f()`; `fun Invoice.print()` is an extension: a method owned by its receiver type, which
+/// is the type written before the name (the return type comes after the parameters).
+fn function(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
+    let name = node.child_by_field_name("name")?;
+    definition.symbol = normalize(node_text(name, src));
+    let mut cursor = node.walk();
+    let receiver = node
+        .named_children(&mut cursor)
+        .take_while(|child| child.id() != name.id())
+        .find(|child| {
+            matches!(
+                child.kind(),
+                "user_type" | "nullable_type" | "parenthesized_type"
+            )
+        });
+    if let Some(receiver) = receiver {
+        definition.kind = Method;
+        definition.owner = receiver_name(receiver, src);
+    }
+    definition.symbol.as_ref().map(|_| ())
+}
+
+/// `List<T>?` → "List", `a.b.Foo` → "Foo".
+fn receiver_name(ty: Node<'_>, src: &str) -> Option<String> {
+    let text = node_text(ty, src);
+    let bare = text.split('<').next().unwrap_or(text);
+    let bare = bare.trim_matches(['(', ')', '?', ' ']);
+    normalize(bare.rsplit('.').next().unwrap_or(bare))
+}
+
+/// A secondary constructor has no name of its own: it is the class's `constructor`, as written.
+fn constructor(_: Node<'_>, _: &str, _: bool, definition: &mut Definition) -> Option<()> {
+    definition.symbol = Some("constructor".to_string());
+    Some(())
+}

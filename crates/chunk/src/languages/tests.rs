@@ -1,0 +1,64 @@
+use super::*;
+use std::path::Path;
+
+#[test]
+fn detects_languages_from_paths() {
+    let cases = [
+        ("src/main.rs", Language::Rust),
+        ("a/b.pyi", Language::Python),
+        ("BUILD.bazel", Language::Python),
+        ("web/app.mjs", Language::JavaScript),
+        ("web/App.jsx", Language::JavaScript),
+        ("web/api.cts", Language::TypeScript),
+        ("web/App.tsx", Language::Tsx),
+        ("cmd/main.go", Language::Go),
+        ("Main.java", Language::Java),
+        ("lib/x.h", Language::C),
+        ("lib/x.hxx", Language::Cpp),
+        ("lib/shop/cart.rb", Language::Ruby),
+        ("Rakefile", Language::Ruby),
+        ("shop.gemspec", Language::Ruby),
+        ("src/Billing/Invoice.php", Language::Php),
+        ("src/Acme/Invoice.cs", Language::CSharp),
+        ("src/main/kotlin/Invoice.kt", Language::Kotlin),
+        ("build.gradle.kts", Language::Kotlin),
+        ("lua/shop/init.lua", Language::Lua),
+        ("scripts/deploy.sh", Language::Bash),
+        ("test/deploy.bats", Language::Bash),
+        ("home/.bashrc", Language::Bash),
+        ("src/main/scala/Invoice.scala", Language::Scala),
+        ("build.sbt", Language::Scala),
+        ("README.md", Language::Markdown),
+        ("docs/Guide.MARKDOWN", Language::Markdown),
+        ("Makefile", Language::Text),
+        (".gitignore", Language::Text),
+        ("notes.txt", Language::Text),
+    ];
+    for (path, expected) in cases {
+        assert_eq!(Language::from_path(Path::new(path)), expected, "{path}");
+    }
+}
+
+#[test]
+fn every_grammar_loads() {
+    let code = Language::ALL
+        .into_iter()
+        .filter(|l| !matches!(l, Language::Markdown | Language::Text));
+    for language in code {
+        let syntax = syntax(language).expect("code language has a syntax table");
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&syntax.grammar())
+            .unwrap_or_else(|err| panic!("{}: {err}", language.name()));
+    }
+    assert!(syntax(Language::Markdown).is_none());
+    assert!(syntax(Language::Text).is_none());
+}
+
+#[test]
+fn names_match_serialized_form() {
+    for language in [Language::JavaScript, Language::Tsx, Language::Cpp] {
+        let json = serde_json::to_string(&language).unwrap();
+        assert_eq!(json, format!("\"{}\"", language.name()));
+    }
+}

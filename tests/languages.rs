@@ -1,0 +1,691 @@
+//! Languages beyond the first eight, through the real daemon: each one's definitions are found by
+//! name (`patina defs`) with their kind and lines, `-t/--type` keeps a query to its files, and its
+//! calls lead to the definitions they reach (`patina callers`).
+
+use serde_json::Value;
+
+use crate::util::{TestEnv, git_repo};
+
+/// `patina defs NAME --json` as `(path, line, end_line, kind)`.
+fn defs(env: &TestEnv, repo: &std::path::Path, name: &str) -> Vec<(String, u64, u64, String)> {
+    let out = env.patina_in(repo, &["defs", name, "--json"]);
+    assert_eq!(out.code(), 0, "defs {name}: {out:?}");
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["path"].as_str().unwrap().to_string(),
+                s["line"].as_u64().unwrap(),
+                s["end_line"].as_u64().unwrap(),
+                s["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Every `(name, path, line, end_line, kind)` is a definition the symbol table finds by name.
+fn assert_defs(env: &TestEnv, repo: &std::path::Path, expected: &[(&str, &str, u64, u64, &str)]) {
+    for &(name, path, line, end, kind) in expected {
+        let found = defs(env, repo, name);
+        assert!(
+            found.contains(&(path.to_string(), line, end, kind.to_string())),
+            "defs {name}: {found:?}"
+        );
+    }
+}
+
+/// The files `patina q QUERY --files -t TYPE` lists.
+fn typed_files(env: &TestEnv, repo: &std::path::Path, query: &str, ty: &str) -> Vec<String> {
+    let out = env.patina_in(repo, &["q", query, "--files", "-n", "50", "-t", ty]);
+    assert_eq!(out.code(), 0, "q -t {ty}: {out:?}");
+    out.stdout
+        .lines()
+        .filter_map(|l| l.split(':').next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The `(path, language, role)` of each hit of `patina q QUERY --json`.
+fn hits(env: &TestEnv, repo: &std::path::Path, query: &str) -> Vec<(String, String, String)> {
+    let out = env.patina_in(repo, &["q", query, "--json", "-n", "50"]);
+    assert_eq!(out.code(), 0, "q {query}: {out:?}");
+    out.stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "hit")
+        .map(|v| {
+            let field = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+            (field("repo_path"), field("language"), field("role"))
+        })
+        .collect()
+}
+
+/// The `(path, symbol)` of each caller of `name`.
+fn callers(env: &TestEnv, repo: &std::path::Path, name: &str) -> Vec<(String, String)> {
+    let out = env.patina_in(repo, &["callers", name, "--json"]);
+    assert_eq!(out.code(), 0, "callers {name}: {out:?}");
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["path"].as_str().unwrap().to_string(),
+                s["symbol"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+const RUBY: &[(&str, &[u8])] = &[
+    (
+        "lib/shop/pricing.rb",
+        b"# Prices of the catalogue.
+module Pricing
+  # The price of each item.
+  def self.lookup(items)
+    items.map { |i| CATALOGUE.fetch(i) }
+  end
+end
+",
+    ),
+    (
+        "lib/shop/checkout.rb",
+        b"require \"shop/pricing\"
+
+module Shop
+  # Totals a cart.
+  class Checkout < Service
+    attr_reader :cart
+
+    def initialize(cart)
+      @cart = cart
+    end
+
+    def total
+      Pricing.lookup(cart.items).sum
+    end
+  end
+end
+",
+    ),
+    (
+        "spec/shop/checkout_spec.rb",
+        b"require_relative \"../../lib/shop/checkout\"
+
+describe Shop::Checkout do
+  it \"totals\" do
+    expect(Shop::Checkout.new([]).total).to eq(0)
+  end
+end
+",
+    ),
+    ("tools/checkout.py", b"def total(cart):\n    return 0\n"),
+];
+
+#[test]
+fn ruby_definitions_types_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(RUBY);
+    env.add_repo(repo.path());
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("Pricing", "lib/shop/pricing.rb", 1, 2, "module"),
+            ("lookup", "lib/shop/pricing.rb", 3, 7, "method"),
+            ("Shop", "lib/shop/checkout.rb", 3, 3, "module"),
+            ("Checkout", "lib/shop/checkout.rb", 4, 5, "class"),
+            ("cart", "lib/shop/checkout.rb", 6, 6, "method"),
+            ("initialize", "lib/shop/checkout.rb", 8, 10, "method"),
+            ("total", "lib/shop/checkout.rb", 12, 16, "method"),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "total", "ruby");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".rb")),
+        "{files:?}"
+    );
+    let found = callers(&env, repo.path(), "lookup");
+    assert!(
+        found.contains(&("lib/shop/checkout.rb".to_string(), "total".to_string())),
+        "{found:?}"
+    );
+    let found = hits(&env, repo.path(), "Checkout");
+    for (path, role) in [
+        ("spec/shop/checkout_spec.rb", "test"),
+        ("lib/shop/checkout.rb", "source"),
+    ] {
+        let hit = (path.to_string(), "ruby".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+const PHP: &[(&str, &[u8])] = &[
+    (
+        "src/Support/Money.php",
+        b"<?php
+namespace App\\Support;
+
+/** An amount in cents. */
+final class Money
+{
+    public static function of(int $cents): self
+    {
+        return new self($cents);
+    }
+}
+",
+    ),
+    (
+        "src/Billing/Invoice.php",
+        b"<?php
+namespace App\\Billing;
+
+use App\\Support\\Money;
+
+interface Billable
+{
+    public function total(): Money;
+}
+
+trait Logs
+{
+    protected function log(string $m): void {}
+}
+
+class Invoice implements Billable
+{
+    use Logs;
+
+    public function total(): Money
+    {
+        return Money::of(100);
+    }
+}
+
+function invoice_total(Invoice $i): Money
+{
+    return $i->total();
+}
+",
+    ),
+    (
+        "src/Billing/InvoiceTest.php",
+        b"<?php\nclass InvoiceTest extends TestCase\n{\n    public function testTotal(): void {}\n}\n",
+    ),
+    ("tools/total.py", b"def total(cart):\n    return 0\n"),
+];
+
+#[test]
+fn php_definitions_types_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(PHP);
+    env.add_repo(repo.path());
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("Money", "src/Support/Money.php", 4, 6, "class"),
+            ("of", "src/Support/Money.php", 7, 11, "method"),
+            ("Billable", "src/Billing/Invoice.php", 6, 7, "interface"),
+            ("Logs", "src/Billing/Invoice.php", 11, 12, "trait"),
+            ("log", "src/Billing/Invoice.php", 13, 14, "method"),
+            ("Invoice", "src/Billing/Invoice.php", 16, 18, "class"),
+            ("total", "src/Billing/Invoice.php", 20, 24, "method"),
+            (
+                "invoice_total",
+                "src/Billing/Invoice.php",
+                26,
+                29,
+                "function",
+            ),
+            ("InvoiceTest", "src/Billing/InvoiceTest.php", 2, 3, "class"),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "total", "php");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".php")),
+        "{files:?}"
+    );
+    // `use App\Support\Money` names a class, not a file: `Money::of` still reaches it.
+    let found = callers(&env, repo.path(), "of");
+    assert!(
+        found.contains(&("src/Billing/Invoice.php".to_string(), "total".to_string())),
+        "{found:?}"
+    );
+    let found = hits(&env, repo.path(), "Invoice");
+    for (path, role) in [
+        ("src/Billing/InvoiceTest.php", "test"),
+        ("src/Billing/Invoice.php", "source"),
+    ] {
+        let hit = (path.to_string(), "php".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+const CSHARP: &[(&str, &[u8])] = &[
+    (
+        "src/Acme.Support/Money.cs",
+        b"namespace Acme.Support;
+
+/// <summary>An amount in cents.</summary>
+public readonly struct Money
+{
+    public static Money Of(long cents) => new Money();
+}
+",
+    ),
+    (
+        "src/Acme.Billing/Invoice.cs",
+        b"using Acme.Support;
+
+namespace Acme.Billing
+{
+    public interface IBillable
+    {
+        Money Total();
+    }
+
+    public record Line(string Sku, long Cents);
+
+    public enum Status { Draft, Paid }
+
+    [Serializable]
+    public class Invoice : IBillable
+    {
+        public string Number { get; init; }
+
+        public Money Total()
+        {
+            return Money.Of(100);
+        }
+    }
+}
+",
+    ),
+    (
+        "tests/Acme.Billing.Tests/InvoiceTests.cs",
+        b"public class InvoiceTests\n{\n    [Fact]\n    public void TotalIsPositive() { }\n}\n",
+    ),
+    ("tools/total.py", b"def total(cart):\n    return 0\n"),
+];
+
+#[test]
+fn csharp_definitions_types_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(CSHARP);
+    env.add_repo(repo.path());
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("Money", "src/Acme.Support/Money.cs", 3, 5, "struct"),
+            ("Of", "src/Acme.Support/Money.cs", 6, 7, "method"),
+            (
+                "Acme.Billing",
+                "src/Acme.Billing/Invoice.cs",
+                3,
+                4,
+                "module",
+            ),
+            (
+                "IBillable",
+                "src/Acme.Billing/Invoice.cs",
+                5,
+                6,
+                "interface",
+            ),
+            ("Line", "src/Acme.Billing/Invoice.cs", 10, 10, "class"),
+            ("Status", "src/Acme.Billing/Invoice.cs", 12, 12, "enum"),
+            ("Invoice", "src/Acme.Billing/Invoice.cs", 14, 16, "class"),
+            ("Number", "src/Acme.Billing/Invoice.cs", 17, 17, "method"),
+            ("Total", "src/Acme.Billing/Invoice.cs", 19, 24, "method"),
+            (
+                "TotalIsPositive",
+                "tests/Acme.Billing.Tests/InvoiceTests.cs",
+                3,
+                5,
+                "method",
+            ),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "Total", "csharp");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".cs")),
+        "{files:?}"
+    );
+    // `using Acme.Support` names a namespace, not a file: `Money.Of` still reaches it.
+    let found = callers(&env, repo.path(), "Of");
+    assert!(
+        found.contains(&(
+            "src/Acme.Billing/Invoice.cs".to_string(),
+            "Total".to_string()
+        )),
+        "{found:?}"
+    );
+    let found = hits(&env, repo.path(), "Invoice");
+    for (path, role) in [
+        ("tests/Acme.Billing.Tests/InvoiceTests.cs", "test"),
+        ("src/Acme.Billing/Invoice.cs", "source"),
+    ] {
+        let hit = (path.to_string(), "csharp".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+const KOTLIN: &[(&str, &[u8])] = &[
+    (
+        "src/main/kotlin/com/acme/support/Money.kt",
+        b"package com.acme.support
+
+/** An amount in cents. */
+data class Money(val cents: Long) {
+    companion object {
+        fun of(cents: Long): Money = Money(cents)
+    }
+}
+",
+    ),
+    (
+        "src/main/kotlin/com/acme/billing/Invoice.kt",
+        b"package com.acme.billing
+
+import com.acme.support.Money
+
+interface Billable {
+    fun total(): Money
+}
+
+class Invoice : Billable {
+    override fun total(): Money {
+        return Money.of(100)
+    }
+}
+
+object Registry {
+    fun find(number: String): Invoice? = null
+}
+
+fun Invoice.describe(): String = \"invoice\"
+",
+    ),
+    (
+        "src/test/kotlin/com/acme/billing/InvoiceTest.kt",
+        b"class InvoiceTest {\n    @Test\n    fun totalIsPositive() {}\n}\n",
+    ),
+    ("tools/total.py", b"def total(cart):\n    return 0\n"),
+];
+
+#[test]
+fn kotlin_definitions_types_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(KOTLIN);
+    env.add_repo(repo.path());
+    let support = "src/main/kotlin/com/acme/support/Money.kt";
+    let billing = "src/main/kotlin/com/acme/billing/Invoice.kt";
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("Money", support, 3, 5, "class"),
+            ("Money.of", support, 6, 8, "method"),
+            ("Billable", billing, 5, 5, "interface"),
+            ("Invoice", billing, 9, 9, "class"),
+            ("Invoice.total", billing, 10, 13, "method"),
+            ("Registry", billing, 15, 15, "class"),
+            ("find", billing, 16, 17, "method"),
+            // An extension function is its receiver's.
+            ("Invoice.describe", billing, 19, 19, "method"),
+            (
+                "totalIsPositive",
+                "src/test/kotlin/com/acme/billing/InvoiceTest.kt",
+                2,
+                4,
+                "method",
+            ),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "total", "kotlin");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".kt")),
+        "{files:?}"
+    );
+    let found = callers(&env, repo.path(), "of");
+    assert!(
+        found.contains(&(billing.to_string(), "total".to_string())),
+        "{found:?}"
+    );
+    let found = hits(&env, repo.path(), "Invoice");
+    for (path, role) in [
+        ("src/test/kotlin/com/acme/billing/InvoiceTest.kt", "test"),
+        (billing, "source"),
+    ] {
+        let hit = (path.to_string(), "kotlin".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+const LUA: &[(&str, &[u8])] = &[
+    (
+        "lua/shop/util.lua",
+        b"local M = {}
+
+--- The sum of the prices.
+function M.sum(prices)
+  local total = 0
+  for _, p in ipairs(prices) do total = total + p end
+  return total
+end
+
+return M
+",
+    ),
+    (
+        "lua/shop/cart.lua",
+        b"local util = require(\"shop.util\")
+
+local Cart = {}
+
+function Cart:total()
+  return util.sum(self.prices)
+end
+
+local function empty()
+  return setmetatable({ prices = {} }, Cart)
+end
+
+return Cart
+",
+    ),
+    (
+        "spec/cart_spec.lua",
+        b"describe(\"cart\", function()\n  it(\"totals\", function() end)\nend)\n",
+    ),
+    ("tools/total.py", b"def total(cart):\n    return 0\n"),
+];
+
+#[test]
+fn lua_definitions_types_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(LUA);
+    env.add_repo(repo.path());
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("M.sum", "lua/shop/util.lua", 3, 8, "function"),
+            ("Cart.total", "lua/shop/cart.lua", 5, 7, "method"),
+            ("empty", "lua/shop/cart.lua", 9, 11, "function"),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "total", "lua");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".lua")),
+        "{files:?}"
+    );
+    let found = callers(&env, repo.path(), "sum");
+    assert!(
+        found.contains(&("lua/shop/cart.lua".to_string(), "total".to_string())),
+        "{found:?}"
+    );
+    let found = hits(&env, repo.path(), "cart");
+    for (path, role) in [
+        ("spec/cart_spec.lua", "test"),
+        ("lua/shop/cart.lua", "source"),
+    ] {
+        let hit = (path.to_string(), "lua".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+const BASH: &[(&str, &[u8])] = &[
+    (
+        "scripts/lib/log.sh",
+        b"# Logs to stderr with a level.
+log_info() {
+  echo \"info: $*\" >&2
+}
+",
+    ),
+    (
+        "scripts/deploy.sh",
+        b"#!/usr/bin/env bash
+source ./lib/log.sh
+
+function build {
+  log_info \"building\"
+  cargo build --release
+}
+
+deploy() {
+  build
+}
+
+deploy \"$@\"
+",
+    ),
+    (
+        "test/deploy.bats",
+        b"@test \"deploy builds\" {\n  run ./scripts/deploy.sh\n}\n",
+    ),
+    ("tools/build.py", b"def build():\n    return 0\n"),
+];
+
+#[test]
+fn shell_definitions_types_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(BASH);
+    env.add_repo(repo.path());
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("log_info", "scripts/lib/log.sh", 1, 4, "function"),
+            ("build", "scripts/deploy.sh", 4, 7, "function"),
+            ("deploy", "scripts/deploy.sh", 9, 11, "function"),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "build", "sh");
+    assert!(
+        !files.is_empty()
+            && files
+                .iter()
+                .all(|f| f.ends_with(".sh") || f.ends_with(".bats")),
+        "{files:?}"
+    );
+    // `source ./lib/log.sh` leads to the file from the script's folder.
+    let found = callers(&env, repo.path(), "log_info");
+    assert!(
+        found.contains(&("scripts/deploy.sh".to_string(), "build".to_string())),
+        "{found:?}"
+    );
+    let found = hits(&env, repo.path(), "deploy");
+    for (path, role) in [
+        ("test/deploy.bats", "test"),
+        ("scripts/deploy.sh", "source"),
+    ] {
+        let hit = (path.to_string(), "bash".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+const SCALA: &[(&str, &[u8])] = &[
+    (
+        "src/main/scala/com/acme/support/Money.scala",
+        b"package com.acme.support
+
+/** Sums of cents. */
+object Money {
+  def sum(cents: List[Long]): Long = cents.sum
+}
+",
+    ),
+    (
+        "src/main/scala/com/acme/billing/Invoice.scala",
+        b"package com.acme.billing
+
+import com.acme.support.Money
+
+trait Billable {
+  def total: Long
+}
+
+case class Invoice(lines: List[Long]) extends Billable {
+  def total: Long = Money.sum(lines)
+}
+",
+    ),
+    (
+        "src/test/scala/com/acme/billing/InvoiceSpec.scala",
+        b"class InvoiceSpec extends AnyFunSuite {\n  test(\"total\") {\n    assert(Invoice(Nil).total == 0)\n  }\n}\n",
+    ),
+    ("tools/total.py", b"def total(cart):\n    return 0\n"),
+];
+
+#[test]
+fn scala_definitions_types_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(SCALA);
+    env.add_repo(repo.path());
+    let support = "src/main/scala/com/acme/support/Money.scala";
+    let billing = "src/main/scala/com/acme/billing/Invoice.scala";
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("Money", support, 3, 4, "class"),
+            ("Money.sum", support, 5, 6, "method"),
+            ("Billable", billing, 5, 5, "trait"),
+            ("Invoice", billing, 9, 9, "class"),
+            ("Invoice.total", billing, 10, 11, "method"),
+            (
+                "InvoiceSpec",
+                "src/test/scala/com/acme/billing/InvoiceSpec.scala",
+                1,
+                5,
+                "class",
+            ),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "total", "scala");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".scala")),
+        "{files:?}"
+    );
+    let found = callers(&env, repo.path(), "sum");
+    assert!(
+        found.contains(&(billing.to_string(), "total".to_string())),
+        "{found:?}"
+    );
+    let found = hits(&env, repo.path(), "Invoice");
+    for (path, role) in [
+        ("src/test/scala/com/acme/billing/InvoiceSpec.scala", "test"),
+        (billing, "source"),
+    ] {
+        let hit = (path.to_string(), "scala".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
