@@ -216,6 +216,7 @@ const CONFIG_NAMES: &[&str] = &[
     "build.rs",
     "build.gradle.kts",
     "settings.gradle.kts",
+    "mix.exs",
     "codecov.yml",
     ".travis.yml",
     "appveyor.yml",
@@ -236,6 +237,7 @@ const GENERATED_NAMES: &[&str] = &[
     "go.sum",
     "uv.lock",
     "npm-shrinkwrap.json",
+    "mix.lock",
 ];
 /// Extensions of code.
 const CODE_EXTS: &[&str] = &[
@@ -592,6 +594,20 @@ mod tests {
             FileRole::Source
         );
         assert_eq!(role("build.sbt"), FileRole::Config);
+    }
+
+    #[test]
+    fn tests_of_elixir() {
+        for p in [
+            "test/acme/billing/invoice_test.exs",
+            "test/support/fixtures.ex",
+            "apps/billing/test/test_helper.exs",
+        ] {
+            assert_eq!(role(p), FileRole::Test, "{p}");
+        }
+        assert_eq!(role("lib/acme/billing/invoice.ex"), FileRole::Source);
+        assert_eq!(role("mix.exs"), FileRole::Config);
+        assert_eq!(role("mix.lock"), FileRole::Generated);
     }
 
     #[test]
