@@ -123,6 +123,22 @@ with open(path) as f:
     return parse(f.read())
 "#;
     assert_eq!(share_of(Language::Python, python, "load"), 0.0);
+    // Elixir's documentation attributes are its docstrings; a message it prints is prose.
+    let elixir = r#"
+defmodule Config do
+  @doc """
+  Loads the configuration file at path. Values in the file override the defaults,
+  and unknown keys are reported with the line they were found on.
+  """
+  def load(path), do: File.read!(path)
+
+  def usage do
+    IO.puts("usage: config PATH -- loads the configuration file at PATH and prints every key it sets")
+  end
+end
+"#;
+    assert_eq!(share_of(Language::Elixir, elixir, "load"), 0.0);
+    assert!(share_of(Language::Elixir, elixir, "usage") > 0.5);
 }
 
 #[test]
