@@ -689,3 +689,85 @@ fn scala_definitions_types_and_calls() {
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
 }
+
+const ELIXIR: &[(&str, &[u8])] = &[
+    (
+        "lib/acme/support/money.ex",
+        b"defmodule Acme.Support.Money do
+  @moduledoc \"Sums of cents.\"
+
+  @doc \"The sum of the cents.\"
+  def sum(cents), do: Enum.sum(cents)
+end
+",
+    ),
+    (
+        "lib/acme/billing/invoice.ex",
+        b"defmodule Acme.Billing.Invoice do
+  alias Acme.Support.Money
+
+  defstruct lines: []
+
+  def total(%__MODULE__{lines: lines}) do
+    Money.sum(lines)
+  end
+
+  defp check(invoice) when is_map(invoice), do: invoice
+end
+",
+    ),
+    (
+        "test/acme/billing/invoice_test.exs",
+        b"defmodule Acme.Billing.InvoiceTest do\n  use ExUnit.Case\n\n  test \"total\" do\n    assert Acme.Billing.Invoice.total(%Acme.Billing.Invoice{}) == 0\n  end\nend\n",
+    ),
+    ("tools/total.py", b"def total(cart):\n    return 0\n"),
+];
+
+#[test]
+fn elixir_definitions_types_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(ELIXIR);
+    env.add_repo(repo.path());
+    let support = "lib/acme/support/money.ex";
+    let billing = "lib/acme/billing/invoice.ex";
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("Money", support, 1, 2, "module"),
+            ("Support.Money", support, 1, 2, "module"),
+            ("Money.sum", support, 4, 6, "function"),
+            ("Billing.Invoice", billing, 1, 4, "module"),
+            ("Invoice.total", billing, 6, 8, "function"),
+            ("check", billing, 10, 11, "function"),
+            (
+                "InvoiceTest",
+                "test/acme/billing/invoice_test.exs",
+                1,
+                7,
+                "module",
+            ),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "total", "elixir");
+    assert!(
+        !files.is_empty()
+            && files
+                .iter()
+                .all(|f| f.ends_with(".ex") || f.ends_with(".exs")),
+        "{files:?}"
+    );
+    let found = callers(&env, repo.path(), "sum");
+    assert!(
+        found.contains(&(billing.to_string(), "total".to_string())),
+        "{found:?}"
+    );
+    let found = hits(&env, repo.path(), "Invoice");
+    for (path, role) in [
+        ("test/acme/billing/invoice_test.exs", "test"),
+        (billing, "source"),
+    ] {
+        let hit = (path.to_string(), "elixir".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}

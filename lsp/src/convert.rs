@@ -287,20 +287,13 @@ pub(crate) fn date(unix: i64) -> String {
     format!("{year:04}-{month:02}-{day:02}")
 }
 
-/// The fence language of a path's extension, for hover code blocks.
+/// The fence language of a path, for hover code blocks: the language the index gives the file
+/// (its names are the fence names editors highlight), none for prose and plain text.
 pub(crate) fn fence_language(path: &str) -> &'static str {
-    match path.rsplit('.').next().unwrap_or("") {
-        "rs" => "rust",
-        "py" => "python",
-        "js" | "mjs" | "cjs" => "javascript",
-        "ts" | "tsx" => "typescript",
-        "go" => "go",
-        "java" => "java",
-        "c" | "h" => "c",
-        "cc" | "cpp" | "hpp" | "cxx" => "cpp",
-        "rb" => "ruby",
-        "lua" => "lua",
-        _ => "",
+    match patina_core::Language::from_path(Path::new(path)) {
+        patina_core::Language::Markdown | patina_core::Language::Text => "",
+        patina_core::Language::Tsx => "typescript",
+        language => language.name(),
     }
 }
 
@@ -308,6 +301,23 @@ pub(crate) fn fence_language(path: &str) -> &'static str {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn hover_fences_name_the_indexed_language() {
+        for (path, fence) in [
+            ("src/lib.rs", "rust"),
+            ("web/App.tsx", "typescript"),
+            ("lib/shop/cart.rb", "ruby"),
+            ("src/Invoice.cs", "csharp"),
+            ("src/main/kotlin/Invoice.kt", "kotlin"),
+            ("lib/acme/invoice.ex", "elixir"),
+            ("scripts/deploy.sh", "bash"),
+            ("README.md", ""),
+            ("data.csv", ""),
+        ] {
+            assert_eq!(fence_language(path), fence, "{path}");
+        }
+    }
 
     #[test]
     fn uris_round_trip_with_percent_encoding() {

@@ -401,19 +401,36 @@ fn is_string_literal(kind: &str) -> bool {
     )
 }
 
+/// Whether a string literal documents the code around it rather than being printed: a string
+/// standing alone as a statement (Python's docstrings), or the text of Elixir's `@doc`,
+/// `@moduledoc` and `@typedoc` attributes.
+fn is_docstring(string: Node<'_>, text: &str) -> bool {
+    let Some(parent) = string.parent() else {
+        return false;
+    };
+    if parent.kind() == "expression_statement" {
+        return true;
+    }
+    let attribute = parent
+        .parent()
+        .filter(|call| parent.kind() == "arguments" && call.kind() == "call")
+        .filter(|call| call.parent().is_some_and(|p| p.kind() == "unary_operator"));
+    attribute
+        .and_then(|call| call.child_by_field_name("target"))
+        .and_then(|target| text.get(target.byte_range()))
+        .is_some_and(|name| matches!(name, "doc" | "moduledoc" | "typedoc"))
+}
+
 /// Per row, the bytes inside prose literals ([`Chunk::prose_share`]).
 fn prose_rows(root: Node<'_>, text: &str, lines: &[&str]) -> Vec<u32> {
     let mut rows = vec![0u32; lines.len()];
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         if is_string_literal(node.kind()) {
-            let docstring = node
-                .parent()
-                .is_some_and(|p| p.kind() == "expression_statement");
             let body = text.get(node.byte_range()).unwrap_or("");
-            if !docstring
-                && body.len() >= PROSE_LITERAL_BYTES
+            if body.len() >= PROSE_LITERAL_BYTES
                 && body.split_whitespace().count() >= PROSE_LITERAL_WORDS
+                && !is_docstring(node, text)
             {
                 let (from, to) = (node.start_position(), node.end_position());
                 for r in from.row..=to.row.min(lines.len().saturating_sub(1)) {

@@ -12,6 +12,7 @@ use crate::languages::parse;
 
 mod bash;
 mod csharp;
+mod elixir;
 mod kotlin;
 mod lua;
 mod php;
@@ -33,7 +34,8 @@ pub use reexports::mark_package_reexports;
 /// 7: Lua: calls, `require`.
 /// 8: shell scripts: commands as calls, `source`/`.`.
 /// 9: Scala: calls, imports, `extends`/`with`.
-pub const GRAPH_VERSION: u32 = 9;
+/// 10: Elixir: calls, `alias`/`import`/`require`/`use`, `defimpl`.
+pub const GRAPH_VERSION: u32 = 10;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -162,6 +164,7 @@ impl<'a> Extractor<'a> {
             Language::Lua => return self.lua(node),
             Language::Bash => return self.bash(node),
             Language::Scala => return self.scala(node),
+            Language::Elixir => return self.elixir(node),
             _ => {}
         }
         match kind {

@@ -14,6 +14,7 @@ use patina_core::ChunkKind;
 pub use patina_core::Language;
 
 mod csharp;
+mod elixir;
 mod kotlin;
 mod lua;
 mod php;
@@ -67,6 +68,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Lua => Some(&lua::LUA),
         Language::Bash => Some(&BASH),
         Language::Scala => Some(&SCALA),
+        Language::Elixir => Some(&elixir::ELIXIR),
         Language::Markdown | Language::Text => None,
     }
 }

@@ -1,7 +1,7 @@
 //! `patina-chunk`: a file's text → the chunks Patina indexes and returns. Tree-sitter cuts code
 //! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby, PHP,
-//! C#, Kotlin, Scala, Lua, shell scripts), Markdown is cut into heading sections, anything else
-//! into overlapping line windows; see [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
+//! C#, Kotlin, Scala, Elixir, Lua, shell scripts), Markdown is cut into heading sections,
+//! anything else into overlapping line windows; see [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
 //! relations). [`Language`] recognises a file's language from its path.
 //!
 //! Architecture invariant: this crate only turns a string into chunks. It never does I/O (the
@@ -47,7 +47,8 @@ pub fn chunk_with_facts(
 /// 8: Lua definitions.
 /// 9: shell functions.
 /// 10: Scala definitions.
-pub const VERSION: u32 = 10;
+/// 11: Elixir definitions; a dotted Ruby or C# name's owner is the part just before its last.
+pub const VERSION: u32 = 11;
 
 #[cfg(test)]
 mod tests {
@@ -97,6 +98,10 @@ mod tests {
             (
                 Language::Scala,
                 "import a.b.B\n\nclass A extends B {\n  def run(): Int = helper(1)\n}\n",
+            ),
+            (
+                Language::Elixir,
+                "defmodule A do\n  alias B.C\n\n  def run(x), do: C.helper(x)\nend\n",
             ),
             (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
             (Language::Text, "a\nb\n"),

@@ -25,13 +25,14 @@ pub enum Language {
     Lua,
     Bash,
     Scala,
+    Elixir,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 18] = [
+    pub const ALL: [Language; 19] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -48,6 +49,7 @@ impl Language {
         Language::Lua,
         Language::Bash,
         Language::Scala,
+        Language::Elixir,
         Language::Markdown,
         Language::Text,
     ];
@@ -98,6 +100,7 @@ impl Language {
             "lua" | "rockspec" => Language::Lua,
             "sh" | "bash" | "zsh" | "ksh" | "bats" => Language::Bash,
             "scala" | "sc" | "sbt" => Language::Scala,
+            "ex" | "exs" => Language::Elixir,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -122,6 +125,7 @@ impl Language {
             Language::Lua => "lua",
             Language::Bash => "bash",
             Language::Scala => "scala",
+            Language::Elixir => "elixir",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

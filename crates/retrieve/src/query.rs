@@ -397,6 +397,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "lua" => (Language::Lua, true),
         "bash" | "zsh" => (Language::Bash, true),
         "scala" => (Language::Scala, true),
+        "elixir" => (Language::Elixir, true),
         _ => return None,
     })
 }

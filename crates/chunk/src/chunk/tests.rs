@@ -16,6 +16,7 @@ const KOTLIN: &str = include_str!("../../testdata/kotlin.kt");
 const LUA: &str = include_str!("../../testdata/lua.lua");
 const BASH: &str = include_str!("../../testdata/bash.sh");
 const SCALA: &str = include_str!("../../testdata/scala.scala");
+const ELIXIR: &str = include_str!("../../testdata/elixir.ex");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -122,6 +123,22 @@ with open(path) as f:
     return parse(f.read())
 "#;
     assert_eq!(share_of(Language::Python, python, "load"), 0.0);
+    // Elixir's documentation attributes are its docstrings; a message it prints is prose.
+    let elixir = r#"
+defmodule Config do
+  @doc """
+  Loads the configuration file at path. Values in the file override the defaults,
+  and unknown keys are reported with the line they were found on.
+  """
+  def load(path), do: File.read!(path)
+
+  def usage do
+    IO.puts("usage: config PATH -- loads the configuration file at PATH and prints every key it sets")
+  end
+end
+"#;
+    assert_eq!(share_of(Language::Elixir, elixir, "load"), 0.0);
+    assert!(share_of(Language::Elixir, elixir, "usage") > 0.5);
 }
 
 #[test]
@@ -469,6 +486,26 @@ fn scala_traits_classes_objects_and_defs() {
 }
 
 #[test]
+fn elixir_modules_protocols_and_functions() {
+    assert_eq!(
+        summarize(&checked(Language::Elixir, ELIXIR)),
+        [
+            // The module's header: its doc, aliases, imports and struct.
+            (1, 10, Module, Some("Invoice"), Some("Billing")),
+            // `@doc` and `@spec` are the function's.
+            (12, 16, Function, Some("total"), Some("Invoice")),
+            (18, 18, Function, Some("blank"), Some("Invoice")),
+            (20, 22, Function, Some("log"), Some("Invoice")),
+            (24, 27, Function, Some("paid?"), Some("Invoice")),
+            (29, 29, Interface, Some("Billable"), Some("Acme")),
+            (30, 31, Method, Some("amount"), Some("Billable")),
+            (33, 33, Impl, Some("Billable for Invoice"), None),
+            (34, 35, Method, Some("amount"), Some("Invoice")),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -645,7 +682,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 17] = [
+const SAMPLES: [(Language, &str); 18] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -662,5 +699,6 @@ const SAMPLES: [(Language, &str); 17] = [
     (Language::Lua, LUA),
     (Language::Bash, BASH),
     (Language::Scala, SCALA),
+    (Language::Elixir, ELIXIR),
     (Language::Markdown, MARKDOWN),
 ];

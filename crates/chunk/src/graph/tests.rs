@@ -343,6 +343,54 @@ fn scala_calls_imports_and_parents() {
 }
 
 #[test]
+fn elixir_calls_aliases_and_impls() {
+    let f = extract_facts(
+        Language::Elixir,
+        &std::fs::read_to_string(format!("{}/testdata/elixir.ex", env!("CARGO_MANIFEST_DIR")))
+            .unwrap(),
+    );
+    assert!(
+        has_import(&f, "Acme.Support", Some("Money"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "Acme.Support", Some("Clock"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "Acme.Format", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(&f, "Logger", None, None), "{:?}", f.imports);
+    assert!(has_relation(&f, "Invoice", "Billable"), "{:?}", f.relations);
+    assert!(has_call(&f, "sum", 15), "{:?}", calls(&f));
+    assert!(has_call(&f, "info", 21), "{:?}", calls(&f));
+    assert!(has_call(&f, "cents", 21), "{:?}", calls(&f));
+    assert!(has_call(&f, "total", 21), "{:?}", calls(&f));
+    assert!(has_call(&f, "total", 34), "{:?}", calls(&f));
+    let sum = f.refs.iter().find(|r| r.name == "sum").unwrap();
+    assert_eq!(sum.qualifier.as_deref(), Some("Money"));
+    // Definitions' heads, special forms and the definers are no calls.
+    assert!(!has_call(&f, "total", 14), "{:?}", calls(&f));
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| ["def", "defmodule", "quote", "alias", "log"].contains(&r.name.as_str())),
+        "{:?}",
+        f.refs
+    );
+    let f = extract_facts(Language::Elixir, "alias Acme.Support.Money, as: M\n");
+    assert!(
+        has_import(&f, "Acme.Support", Some("Money"), Some("M")),
+        "{:?}",
+        f.imports
+    );
+}
+
+#[test]
 fn rust_calls_uses_and_impls() {
     let f = extract_facts(Language::Rust, &sample("lib.rs"));
     assert!(

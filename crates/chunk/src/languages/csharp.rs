@@ -27,13 +27,15 @@ pub(super) static CSHARP: Syntax = Syntax {
     trivia: &[],
 };
 
-/// `namespace Acme.Billing` → "Billing" owned by `Acme`: a dotted name is looked up as the last
-/// name inside the others (`Acme.Billing`, `Billing.Invoice`), as for every language.
+/// `namespace Acme.Billing` → "Billing" owned by `Acme` (`A.B.C` → "C" in "B", as if nested):
+/// a dotted name is looked up as its last name inside the one before (`Acme.Billing`,
+/// `Billing.Invoice`), as for every language.
 fn namespace(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
     let name = node.child_by_field_name("name")?;
     if name.kind() == "qualified_name" {
         definition.symbol = field_text(name, "name", src);
-        definition.owner = field_text(name, "qualifier", src);
+        definition.owner = field_text(name, "qualifier", src)
+            .map(|scope| scope.rsplit('.').next().unwrap_or(&scope).to_string());
     } else {
         definition.symbol = field_text(node, "name", src);
     }

@@ -20,12 +20,14 @@ pub(super) static RUBY: Syntax = Syntax {
     trivia: &[],
 };
 
-/// `class Foo` → "Foo"; `class Outer::Foo` → "Foo" owned by `Outer` (the name users look up).
+/// `class Foo` → "Foo"; `class A::Outer::Foo` → "Foo" owned by `Outer`, as if nested (the names
+/// users look up: `Outer::Foo`).
 fn constant(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
     let name = node.child_by_field_name("name")?;
     if name.kind() == "scope_resolution" {
         definition.symbol = field_text(name, "name", src);
-        definition.owner = field_text(name, "scope", src);
+        definition.owner = field_text(name, "scope", src)
+            .map(|scope| scope.rsplit("::").next().unwrap_or(&scope).to_string());
     } else {
         definition.symbol = field_text(node, "name", src);
     }

@@ -28,6 +28,8 @@ fn detects_languages_from_paths() {
         ("home/.bashrc", Language::Bash),
         ("src/main/scala/Invoice.scala", Language::Scala),
         ("build.sbt", Language::Scala),
+        ("lib/acme/invoice.ex", Language::Elixir),
+        ("test/acme/invoice_test.exs", Language::Elixir),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),

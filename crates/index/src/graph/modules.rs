@@ -14,12 +14,43 @@ use super::{GraphTable, dir_of, join, normalize, stem};
 /// namespace any assembly may add to: such an import leads nowhere here, and the names it binds
 /// are resolved as if it were not there. Kotlin's `import a.b.C` leads to `a/b/C.kt` when the
 /// file is named for what it declares, but a file may declare anything under any name (and so
-/// may Scala's).
+/// may Scala's, and an Elixir module's file is only named for it by convention).
 pub(super) fn imports_name_files(language: Option<Language>) -> bool {
     !matches!(
         language,
-        Some(Language::Php | Language::CSharp | Language::Kotlin | Language::Scala)
+        Some(
+            Language::Php
+                | Language::CSharp
+                | Language::Kotlin
+                | Language::Scala
+                | Language::Elixir
+        )
     )
+}
+
+/// Elixir's file for a module, by Mix's convention: `Acme.HTTPClient` → `acme/http_client`.
+fn elixir_path(module: &str) -> String {
+    let underscore = |segment: &str| {
+        let chars: Vec<char> = segment.chars().collect();
+        let mut out = String::with_capacity(segment.len() + 4);
+        for (i, &c) in chars.iter().enumerate() {
+            if c.is_uppercase() && i > 0 {
+                let prev = chars[i - 1];
+                let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+                if prev.is_lowercase() || prev.is_ascii_digit() || prev.is_uppercase() && next_lower
+                {
+                    out.push('_');
+                }
+            }
+            out.extend(c.to_lowercase());
+        }
+        out
+    };
+    module
+        .split('.')
+        .map(underscore)
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 impl GraphTable {
@@ -166,6 +197,16 @@ impl GraphTable {
             Some(Language::Bash) if !module.starts_with(['/', '~']) => {
                 exact.extend(normalize(&join(dir, module)));
                 exact.extend(normalize(module));
+            }
+            Some(Language::Elixir) => {
+                // `alias A.B` names module `A.B`; `import`/`require`/`use A` module `A`.
+                let full = match imp.name.as_deref() {
+                    Some("*") | None => module.to_string(),
+                    Some(n) => format!("{module}.{n}"),
+                };
+                let p = elixir_path(&full);
+                suffixes.push(format!("{p}.ex"));
+                suffixes.push(format!("{p}.exs"));
             }
             Some(Language::Go) => go_package = Some(module),
             Some(Language::Java) => {

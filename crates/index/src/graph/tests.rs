@@ -539,3 +539,45 @@ fn scala_imports_reach_files_named_for_them() {
         )
     );
 }
+
+#[test]
+fn elixir_aliases_reach_files_by_mix_convention() {
+    let t = table(&[
+        (
+            "lib/acme/support/money.ex",
+            "defmodule Acme.Support.Money do\n  def sum(xs), do: Enum.sum(xs)\nend\n",
+        ),
+        (
+            "lib/acme/http_client.ex",
+            "defmodule Acme.HTTPClient do\n  def get(url), do: url\nend\n",
+        ),
+        (
+            "lib/acme/other.ex",
+            "defmodule Acme.Other do\n  def sum(xs), do: 0\nend\n",
+        ),
+        (
+            "lib/acme/billing/invoice.ex",
+            "defmodule Acme.Billing.Invoice do\n  alias Acme.Support.Money\n  import Acme.HTTPClient\n  require Logger\n\n  def total(i), do: Money.sum(i)\nend\n",
+        ),
+    ]);
+    let files: Vec<String> = t
+        .imported_files("lib/acme/billing/invoice.ex")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(
+        files,
+        ["lib/acme/support/money.ex", "lib/acme/http_client.ex"]
+    );
+    let site = Site {
+        path: "lib/acme/billing/invoice.ex".into(),
+        line: 6,
+        call: true,
+        qualifier: Some("Money".into()),
+    };
+    let (c, r) = t.resolve("sum", &site);
+    assert_eq!(
+        (c.iter().map(|d| &*d.path).collect::<Vec<_>>(), r),
+        (vec!["lib/acme/support/money.ex"], Resolution::Import)
+    );
+}

@@ -1,0 +1,269 @@
+use super::*;
+
+fn role(path: &str) -> FileRole {
+    classify(path, None)
+}
+
+#[test]
+fn tests_across_ecosystems() {
+    for p in [
+        "cmd/root_test.go",
+        "tests/test_config.py",
+        "testing/python/fixtures.py",
+        "src/app/test_views.py",
+        "pkg/foo_test.py",
+        "conftest.py",
+        "src/components/__tests__/Button.tsx",
+        "src/button.spec.ts",
+        "lib/router.test.js",
+        "tokio/tests/io_read.rs",
+        "src/main/java/org/x/ParserTest.java",
+        "spec/models/user_spec.rb",
+        "src/fs/tests.rs",
+        "internal/testdata/input.go",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+}
+
+#[test]
+fn tests_of_ruby() {
+    for p in [
+        "spec/models/user_spec.rb",
+        "spec/spec_helper.rb",
+        "test/models/user_test.rb",
+        "test/test_helper.rb",
+        "lib/shop/cart_spec.rb",
+        "test/integration/checkout_flow.rb",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    for p in [
+        "lib/shop/cart.rb",
+        "app/models/user.rb",
+        "Rakefile.rb",
+        "shop.gemspec",
+    ] {
+        assert_ne!(role(p), FileRole::Test, "{p}");
+    }
+    assert_eq!(role("app/models/contest.rb"), FileRole::Source);
+    assert_eq!(role("lib/tasks/db.rake"), FileRole::Source);
+    assert_eq!(role("shop.gemspec"), FileRole::Config);
+}
+
+#[test]
+fn tests_of_php() {
+    for p in [
+        "tests/Unit/InvoiceTest.php",
+        "src/Billing/InvoiceTest.php",
+        "tests/bootstrap.php",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    for p in [
+        "src/Billing/Invoice.php",
+        "src/Http/Latest.php",
+        "src/Test.php",
+    ] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+}
+
+#[test]
+fn tests_of_csharp() {
+    for p in [
+        "tests/Acme.Billing.Tests/InvoiceTests.cs",
+        "src/Acme.Billing.Tests/Fakes.cs",
+        "src/Acme.UnitTests/Money.cs",
+        "src/Acme.Billing/InvoiceTest.cs",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    for p in [
+        "src/Acme.Billing/Invoice.cs",
+        "src/Acme.Billing/Manifest.cs",
+        "src/Acme.Testing.Tools/Runner.cs",
+    ] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+}
+
+#[test]
+fn tests_of_kotlin() {
+    for p in [
+        "src/test/kotlin/com/acme/InvoiceTest.kt",
+        "src/main/kotlin/com/acme/InvoiceTest.kt",
+        "app/src/androidTest/java/com/acme/MainScreen.kt",
+        "shared/src/commonTest/kotlin/com/acme/Fakes.kt",
+        "src/jvmTest/kotlin/ShopSpec.kt",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    for p in [
+        "src/main/kotlin/com/acme/Invoice.kt",
+        "shared/src/commonMain/kotlin/com/acme/Manifest.kt",
+        "src/latest/Main.kt",
+    ] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+    assert_eq!(role("build.gradle.kts"), FileRole::Config);
+}
+
+#[test]
+fn tests_of_lua() {
+    for p in [
+        "spec/cart_spec.lua",
+        "lua/shop/cart_spec.lua",
+        "test/test_cart.lua",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    assert_eq!(role("lua/shop/cart.lua"), FileRole::Source);
+    assert_eq!(role("shop-1.0-1.rockspec"), FileRole::Config);
+}
+
+#[test]
+fn tests_of_shell_scripts() {
+    for p in [
+        "test/deploy.bats",
+        "scripts/deploy.bats",
+        "tests/run.sh",
+        "lib/log_test.sh",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    assert_eq!(role("scripts/deploy.sh"), FileRole::Source);
+}
+
+#[test]
+fn tests_of_scala() {
+    for p in [
+        "src/test/scala/com/acme/InvoiceSpec.scala",
+        "core/src/main/scala/com/acme/InvoiceSuite.scala",
+        "modules/core/src/test/scala/Fixtures.scala",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    assert_eq!(
+        role("src/main/scala/com/acme/Invoice.scala"),
+        FileRole::Source
+    );
+    assert_eq!(role("build.sbt"), FileRole::Config);
+}
+
+#[test]
+fn tests_of_elixir() {
+    for p in [
+        "test/acme/billing/invoice_test.exs",
+        "test/support/fixtures.ex",
+        "apps/billing/test/test_helper.exs",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    assert_eq!(role("lib/acme/billing/invoice.ex"), FileRole::Source);
+    assert_eq!(role("mix.exs"), FileRole::Config);
+    assert_eq!(role("mix.lock"), FileRole::Generated);
+}
+
+#[test]
+fn source_is_code_outside_special_places() {
+    for p in [
+        "src/_pytest/fixtures.py",
+        "command.go",
+        "tokio/src/runtime/mod.rs",
+        "lib/router/index.js",
+        "src/flask/config.py",
+        "crates/core/src/lib.rs",
+        "src/attestation.py",
+        "contest.py",
+    ] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+}
+
+#[test]
+fn docs_examples_benchmarks() {
+    assert_eq!(role("README.md"), FileRole::Docs);
+    assert_eq!(role("README"), FileRole::Docs);
+    assert_eq!(role("docs/config.rst"), FileRole::Docs);
+    assert_eq!(role("site/content/completions/_index.md"), FileRole::Docs);
+    assert_eq!(role("changelog/1234.bugfix.rst"), FileRole::Docs);
+    assert_eq!(role("docs/conf.py"), FileRole::Docs);
+    assert_eq!(role("examples/hello.rs"), FileRole::Example);
+    assert_eq!(role("docs/examples/app.py"), FileRole::Example);
+    assert_eq!(role("benches/sync_mpsc.rs"), FileRole::Benchmark);
+    assert_eq!(role("bench_parse.py"), FileRole::Benchmark);
+}
+
+#[test]
+fn config_generated_vendored_other() {
+    assert_eq!(role("Cargo.toml"), FileRole::Config);
+    assert_eq!(role("requirements.txt"), FileRole::Config);
+    assert_eq!(role("CMakeLists.txt"), FileRole::Config);
+    assert_eq!(role(".github/workflows/ci.yml"), FileRole::Config);
+    assert_eq!(role("Makefile"), FileRole::Config);
+    assert_eq!(role("Cargo.lock"), FileRole::Generated);
+    assert_eq!(role("api/v1/service.pb.go"), FileRole::Generated);
+    assert_eq!(role("static/app.min.js"), FileRole::Generated);
+    assert_eq!(
+        classify(
+            "gen/types.go",
+            Some("// Code generated by stringer. DO NOT EDIT.\npackage x")
+        ),
+        FileRole::Generated
+    );
+    assert_eq!(
+        classify("x.js", Some(&"a".repeat(5000))),
+        FileRole::Generated
+    );
+    assert_eq!(role("vendor/github.com/x/y.go"), FileRole::Vendored);
+    assert_eq!(role("web/node_modules/react/index.js"), FileRole::Vendored);
+    assert_eq!(role("data/words.csv"), FileRole::Other);
+}
+
+#[test]
+fn rust_inline_test_modules() {
+    let r = |parent, symbol, text| chunk_role(FileRole::Source, true, parent, symbol, text, 0.0);
+    assert_eq!(
+        r(Some("tests"), Some("parses"), "fn parses() {}"),
+        FileRole::Test
+    );
+    assert_eq!(
+        r(None, Some("tests"), "#[cfg(test)]\nmod tests {"),
+        FileRole::Test
+    );
+    assert_eq!(
+        r(Some("Parser"), Some("parse"), "fn parse() {}"),
+        FileRole::Source
+    );
+    assert_eq!(
+        chunk_role(FileRole::Source, false, Some("tests"), None, "", 0.0),
+        FileRole::Source
+    );
+    assert_eq!(
+        chunk_role(FileRole::Docs, true, Some("tests"), None, "", 0.0),
+        FileRole::Docs
+    );
+}
+
+#[test]
+fn source_chunks_of_help_text_are_documentation() {
+    let r = |share| chunk_role(FileRole::Source, false, None, Some("Glob"), "", share);
+    assert_eq!(r(0.8), FileRole::Docs);
+    assert_eq!(r(PROSE_DOCS_SHARE), FileRole::Docs);
+    assert_eq!(r(0.6), FileRole::Source);
+    // Only source chunks: a test full of fixture prose stays a test.
+    assert_eq!(
+        chunk_role(FileRole::Test, false, None, None, "", 0.9),
+        FileRole::Test
+    );
+}
+
+#[test]
+fn names_round_trip() {
+    for r in FileRole::ALL {
+        assert_eq!(FileRole::parse(r.name()), Some(r));
+    }
+    assert_eq!(FileRole::parse("tests"), Some(FileRole::Test));
+    assert_eq!(FileRole::parse("nope"), None);
+}
