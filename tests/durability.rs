@@ -217,6 +217,66 @@ fn a_stale_lexical_index_put_back_while_down_is_mended_at_start() {
     );
 }
 
+/// The same damage met by a daemon that did not mend it at start (`PATINA_TEST_NO_CATCH_UP`:
+/// as if it happened while the daemon ran): `repair --check` finds it and exits 1, `repair REPO`
+/// mends it, and the index is then the from-scratch one.
+#[test]
+fn repair_finds_a_damaged_lexical_index_and_mends_it() {
+    let repo = two_versions();
+    let root = repo.path();
+    git(root, &["checkout", "-qf", "main"]);
+    let mut env = TestEnv::started();
+    env.add_repo(root);
+    env.stop_daemon();
+    let dirs: Vec<_> = std::fs::read_dir(env.home().join("repos"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let lexical_dir = dirs[0].join("lexical");
+    let old = env.home().join("lexical-of-main");
+    copy_dir(&lexical_dir, &old);
+    git(root, &["checkout", "-qf", "v2"]);
+    env.start_daemon();
+    idle(&env, root);
+    env.stop_daemon();
+    std::fs::remove_dir_all(&lexical_dir).unwrap();
+    copy_dir(&old, &lexical_dir);
+
+    env.next_daemon_env("PATINA_TEST_NO_CATCH_UP", "1");
+    env.start_daemon();
+    let found = repair(&env, true).reports[0].found.unwrap_or_default();
+    assert!(
+        found.stray_docs > 0 && found.missing_docs > 0,
+        "main's documents are stray, v2's are missing: {found:?}"
+    );
+    let out = env.patina(&["repair", "--check"]);
+    assert_eq!(out.code(), 1, "damage found is exit 1: {out:?}");
+    assert!(!out.stdout.contains("consistent"), "{out:?}");
+    assert!(
+        lexical(&env, "zebracrash", root).hits.is_empty(),
+        "before the repair, v2's new file has no lexical document"
+    );
+
+    let out = env.patina(&["repair", &root.to_string_lossy()]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    let out = env.patina(&["repair", "--check"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(out.stdout.contains("consistent"), "{out:?}");
+    let fresh = TestEnv::started();
+    fresh.add_repo(root);
+    let (mended, scratch) = (env.repo_info(root), fresh.repo_info(root));
+    assert_eq!(
+        (mended.files, mended.chunks, mended.chunk_digest),
+        (scratch.files, scratch.chunks, scratch.chunk_digest),
+        "the same files and chunks as a from-scratch index"
+    );
+    assert_eq!(
+        paths(&lexical(&env, "zebracrash", root)),
+        vec!["src/c.rs".to_string()]
+    );
+    assert!(lexical(&env, "beta_kept", root).hits.is_empty());
+}
+
 /// Defect 2: `--socket` naming a regular file is an error that names it; the file survives.
 #[test]
 fn a_socket_path_that_is_not_a_socket_is_refused_and_kept() {

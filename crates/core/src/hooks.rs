@@ -1,5 +1,6 @@
 //! Fault-injection hooks for the end-to-end suite (`PATINA_TEST_*` variables): a crash at an
-//! exact point, a slow oracle, a short idle release, a forced restart in place. Compiled only
+//! exact point, a slow oracle, a short idle release, a forced restart in place, a start without
+//! its catch-up round, a held-back model. Compiled only
 //! with the `test-hooks` feature, which the suite's build turns on (`tests/Cargo.toml`) and
 //! `scripts/setup`'s release build does not: an installed daemon reads no such variable.
 

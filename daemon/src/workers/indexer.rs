@@ -169,6 +169,12 @@ impl Indexer {
     /// Reconcile every registered repository (start-up: edits made while the daemon was down). A
     /// repository whose directory vanished is reported, not dropped.
     pub fn catch_up(&self) {
+        // Test hook: come up without the start-up round, so damage made while the daemon was down
+        // stays for `patina repair` to find and mend, as damage done while it runs would.
+        if patina_core::hooks::test_hook("PATINA_TEST_NO_CATCH_UP").is_some() {
+            tracing::warn!("PATINA_TEST_NO_CATCH_UP: no start-up round");
+            return;
+        }
         for repo in self.repos.all() {
             if repo.root().is_dir() {
                 self.start_job(&repo);
