@@ -27,6 +27,9 @@ fn python_repo(files: usize, defs: usize, word: &str) -> Repo {
     git_repo(&refs)
 }
 
+/// How long a backlog of a few hundred chunks may take to embed on a busy machine.
+const COVERED: Duration = Duration::from_secs(300);
+
 fn covered(env: &TestEnv, root: &Path) -> (bool, u64) {
     let info = env.repo_info(root);
     (
@@ -46,25 +49,22 @@ fn two_repositories_added_together_both_reach_coverage_the_smaller_first() {
     env.add_repo(small.path());
     // Both wait in full when the model starts (the gate held it back): the order is the policy's.
     gate.open();
-    let deadline = Instant::now() + Duration::from_secs(300);
     let mut small_done: Option<(Instant, u64)> = None;
-    let large_done = loop {
+    let large_done = poll(COVERED, "both repositories are covered", || {
         let (small_ok, _) = covered(&env, small.path());
         let (large_ok, large_backlog) = covered(&env, large.path());
         if small_ok && small_done.is_none() {
             small_done = Some((Instant::now(), large_backlog));
         }
         if large_ok {
-            break Instant::now();
+            return Ok(Instant::now());
         }
-        assert!(
-            Instant::now() < deadline,
-            "not covered in time: small {:?}, large {:?}",
+        Err(format!(
+            "small {:?}, large {:?}",
             env.repo_info(small.path()),
             env.repo_info(large.path())
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+        ))
+    });
     let (small_at, large_backlog_then) =
         small_done.expect("the small repository was covered before the large one");
     assert!(small_at <= large_done);
@@ -93,32 +93,20 @@ fn two_copies_of_the_same_code_added_together_are_embedded_once() {
     }
     // Wait until the copy is indexed: its chunks then all wait (the gate holds the model back), so
     // the test tells the two behaviours apart on any machine.
-    let deadline = Instant::now() + Duration::from_secs(300);
-    let queued = loop {
+    let queued = poll(COVERED, "the copy is indexed", || {
         let list = env.list();
         let info = list
             .repos
             .iter()
             .find(|r| r.root == copy.path().to_string_lossy());
-        if let Some(info) = info.filter(|i| i.chunks > 0 && !i.indexing) {
-            break info.clone();
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the copy was not indexed in time"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+        info.filter(|i| i.chunks > 0 && !i.indexing)
+            .cloned()
+            .ok_or(format!("{info:?}"))
+    });
     gate.open();
-    let deadline = Instant::now() + Duration::from_secs(300);
-    while !(covered(&env, original.path()).0 && covered(&env, copy.path()).0) {
-        assert!(
-            Instant::now() < deadline,
-            "not covered in time: {:?}",
-            env.repo_info(copy.path())
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    eventually_within(COVERED, "both copies are covered", || {
+        covered(&env, original.path()).0 && covered(&env, copy.path()).0
+    });
     let chunks = env.repo_info(original.path()).chunks;
     assert_eq!(env.repo_info(copy.path()).vectors, chunks);
     assert!(

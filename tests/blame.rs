@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::util::{TestEnv, git, git_out, git_repo, query};
+use crate::util::{EVENTUALLY, TestEnv, git, git_out, git_repo, poll, query};
 
 fn commit(root: &Path, rel: &str, text: &str, message: &str, date: &str) -> String {
     std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
@@ -119,8 +119,7 @@ fn each_hit_names_the_commit_that_last_changed_its_lines() {
     let mut req = query("beta_render");
     req.repos = vec![repo.key()];
     req.blame = true;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
+    poll(EVENTUALLY, "the blame names the new commit", || {
         let resp = env.query(req.clone()).unwrap();
         let b = resp
             .hits
@@ -130,10 +129,9 @@ fn each_hit_names_the_commit_that_last_changed_its_lines() {
             .expect("blame");
         if b.commit == strong {
             assert_eq!(b.subject, "Strong beta");
-            break;
+            return Ok(());
         }
         assert!(!resp.cached, "a cached blame outlived the commit: {b:?}");
-        assert!(std::time::Instant::now() < deadline, "{b:?}");
-        std::thread::sleep(std::time::Duration::from_millis(25));
-    }
+        Err(format!("{b:?}"))
+    });
 }

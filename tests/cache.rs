@@ -1,9 +1,7 @@
 //! The query cache: a repeated question is answered from the cache, and never after anything it
 //! was computed from changed (an edit indexed, a checkout, a session note).
 
-use std::time::{Duration, Instant};
-
-use crate::util::{QueryRequest, TestEnv, git_repo, query};
+use crate::util::{EVENTUALLY, QueryRequest, TestEnv, git_repo, poll, query};
 use patina_proto::v1 as pb;
 
 const FILES: &[(&str, &[u8])] = &[
@@ -55,32 +53,27 @@ fn a_repeated_query_is_cached_until_an_edit_is_indexed() {
         "pub fn cache_probe_alpha() -> u32 {\n    3\n}\n",
     )
     .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
+    poll(EVENTUALLY, "the edit shows", || {
         let r = env.query(req.clone()).unwrap();
         if paths(&r).first() == Some(&"src/b.rs") {
             assert!(!r.cached, "the first answer after the round is computed");
-            break;
+            return Ok(());
         }
         // Until the round has run, the old answer is what the index says: never after.
-        assert!(Instant::now() < deadline, "the edit never showed: {r:?}");
-        std::thread::sleep(Duration::from_millis(25));
-    }
+        Err(format!("{r:?}"))
+    });
     // The two writes may reach the index in two rounds (and the watcher may report the second
     // only after an answer called the index fresh): once the index is quiet, the same question
     // is a lookup again, and every answer on the way says b.rs.
-    loop {
+    poll(EVENTUALLY, "the answer is served from the cache", || {
         let r = env.query(req.clone()).unwrap();
         assert_eq!(paths(&r)[0], "src/b.rs", "{r:?}");
         if r.cached {
-            break;
+            Ok(())
+        } else {
+            Err(format!("{r:?}"))
         }
-        assert!(
-            Instant::now() < deadline,
-            "never served from the cache: {r:?}"
-        );
-        std::thread::sleep(Duration::from_millis(25));
-    }
+    });
 
     // Search.Context is cached by the same rules.
     let ctx = |env: &TestEnv| {
@@ -183,20 +176,18 @@ fn a_checkout_invalidates_cached_history_answers() {
     assert!(env.query(req.clone()).unwrap().cached);
     // Back before that commit: the cached answer (which knew the future) is never served again.
     crate::util::git(root, &["checkout", "-q", &first]);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
+    poll(EVENTUALLY, "the index catches up with the checkout", || {
         let r = env.query(req.clone()).unwrap();
         if r.freshness[0].fresh {
             assert!(
                 r.hits.is_empty(),
                 "a fresh answer after the checkout: {r:?}"
             );
-            break;
+            return Ok(());
         }
         assert!(r.hits.is_empty() || !r.cached, "{r:?}");
-        assert!(Instant::now() < deadline, "never caught up: {r:?}");
-        std::thread::sleep(Duration::from_millis(25));
-    }
+        Err(format!("{r:?}"))
+    });
     let again = env.query(req).unwrap();
     assert!(again.hits.is_empty() && again.cached, "{again:?}");
 }

@@ -257,20 +257,9 @@ fn a_socket_passed_by_systemd_is_served_and_left_in_place() {
     let mut child = cmd.spawn().expect("spawning patinad under sh");
     drop(listener);
 
-    let deadline = Instant::now() + START_TIMEOUT;
-    let health = loop {
-        match env.health() {
-            Ok(h) => break h,
-            Err(e) => {
-                assert!(
-                    Instant::now() < deadline,
-                    "the activated daemon never answered: {e}\n{}",
-                    env.logs()
-                );
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
-    };
+    let health = poll(START_TIMEOUT, "the activated daemon answers", || {
+        env.health().map_err(|e| format!("{e}\n{}", env.logs()))
+    });
     assert!(health.socket_activated, "{health:?}");
     assert_eq!(health.pid, child.id(), "{health:?}");
 
@@ -349,11 +338,7 @@ fn clients_warn_when_the_daemons_binary_was_replaced_since_it_started() {
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
     let mut child = cmd.spawn().expect("starting a copy of patinad");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while env.health().is_err() {
-        assert!(Instant::now() < deadline, "the copied daemon did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    poll(START_TIMEOUT, "the copied daemon answers", || env.health());
 
     let before = env.patina(&["status"]);
     assert_eq!(before.code(), 0, "{before:?}");

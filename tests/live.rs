@@ -329,3 +329,40 @@ fn a_hundred_and_fifty_repositories_are_all_watched() {
         },
     );
 }
+
+/// Past the OS limit on file watches (`PATINA_TEST_WATCH_LIMIT`: the limit the kernel enforces
+/// with ENOSPC, here reached after one directory), the repository says it is polling, why, and
+/// how to raise the limit; edits in directories left unwatched still reach the index, by the
+/// reconciliation the timer runs (every 2 s here, 30 s by default).
+#[test]
+fn past_the_os_watch_limit_the_repository_polls_and_edits_still_arrive() {
+    let mut env = TestEnv::new();
+    env.next_daemon_env("PATINA_TEST_WATCH_LIMIT", "1");
+    env.next_daemon_env("PATINA_TEST_IDLE_RELEASE_SECS", "2");
+    env.start_daemon();
+    let repo = git_repo(&[
+        ("src/deep/a.rs", b"pub fn first_item() {}\n"),
+        ("README.md", b"# A repository\n"),
+    ]);
+    env.add_repo(repo.path());
+    let watch = freshness(&env, repo.path()).watch;
+    assert!(
+        watch.starts_with("polling: ") && watch.contains("max_user_watches"),
+        "{watch}"
+    );
+    let out = env.patina(&["status"]);
+    assert!(out.stdout.contains("polling"), "{out:?}");
+
+    std::fs::write(
+        repo.path().join("src/deep/b.rs"),
+        "pub fn quokka_arrives() {}\n",
+    )
+    .unwrap();
+    eventually("the timer's reconciliation indexes the new file", || {
+        defines(
+            &ask(&env, "quokka_arrives", repo.path()),
+            "src/deep/b.rs",
+            "quokka_arrives",
+        )
+    });
+}

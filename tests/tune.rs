@@ -6,11 +6,10 @@
 //! the next query must use it.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use patina_proto::v1 as pb;
 
-use crate::util::{TestEnv, git, git_out, git_repo, query};
+use crate::util::{EVENTUALLY, TestEnv, git, git_out, git_repo, poll, query};
 
 const TOPICS: [[&str; 5]; 6] = [
     ["lantern", "harbor", "meadow", "beacon", "ferry"],
@@ -80,21 +79,21 @@ fn tune_client(env: &TestEnv) -> pb::tune_client::TuneClient<tonic::transport::C
 }
 
 fn wait_tuned(env: &TestEnv, key: &str) -> pb::TuneState {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
+    let s = poll(EVENTUALLY, "tuning ends", || {
         let s = env
             .block_on(tune_client(env).status(pb::TuneStatusRequest { repo: key.into() }))
             .expect("Tune.Status")
             .into_inner()
             .repos
             .remove(0);
-        if !s.running {
-            assert!(s.error.is_empty(), "tuning failed: {}", s.error);
-            return s;
+        if s.running {
+            Err(format!("{s:?}"))
+        } else {
+            Ok(s)
         }
-        assert!(Instant::now() < deadline, "tuning did not end: {s:?}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    });
+    assert!(s.error.is_empty(), "tuning failed: {}", s.error);
+    s
 }
 
 fn ask(env: &TestEnv, repo: &Path, text: &str) -> pb::QueryResponse {
@@ -270,21 +269,15 @@ fn commit_messages_are_matched_by_meaning_with_the_model() {
     );
     env.add_repo(root);
     let question = "survive losing the ethernet connection";
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
+    poll(EVENTUALLY, "the unplugged-cable commit is matched", || {
         let mut q = query(question);
         q.repos = vec![root.to_string_lossy().into_owned()];
         q.oracles = vec!["history".into()];
         q.no_cache = true;
         let resp = env.query(q).expect("Search.Query");
-        if resp.hits.first().map(|h| h.path.as_str()) == Some("src/link.rs") {
-            break;
+        match resp.hits.first().map(|h| h.path.as_str()) {
+            Some("src/link.rs") => Ok(()),
+            _ => Err(format!("{:?}", resp.hits)),
         }
-        assert!(
-            Instant::now() < deadline,
-            "the unplugged-cable commit was never matched: {:?}",
-            resp.hits
-        );
-        std::thread::sleep(Duration::from_millis(300));
-    }
+    });
 }

@@ -32,6 +32,10 @@ const FILES: &[(&str, &str)] = &[
         "model/reference.json",
         include_str!("../../scripts/model/reference.json"),
     ),
+    (
+        "model/distil.py",
+        include_str!("../../scripts/model/distil.py"),
+    ),
 ];
 
 /// Run the provisioning (idempotent: a no-op when the install is intact).
@@ -92,6 +96,37 @@ pub(crate) async fn status(socket: &Path) -> Result<ExitCode> {
         Err(_) => {
             outln!("daemon: not running");
             Ok(ExitCode::from(if manifest.is_file() { 0 } else { 1 }))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FILES;
+
+    /// Every file `setup-model` runs or hashes from its folder (`$scripts/NAME`) travels in the
+    /// binary: an installed `patina` has no checkout to read them from.
+    #[test]
+    fn every_script_setup_model_names_is_compiled_in() {
+        let (_, script) = FILES[0];
+        let named: std::collections::BTreeSet<&str> = script
+            .split("$scripts")
+            .skip(1)
+            .map(|rest| {
+                let rest = rest.trim_start_matches('"').trim_start_matches('/');
+                let end = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_'))
+                    .unwrap_or(rest.len());
+                &rest[..end]
+            })
+            .collect();
+        assert!(named.len() >= 5, "{named:?}");
+        for name in named {
+            let path = format!("model/{name}");
+            assert!(
+                FILES.iter().any(|(f, _)| *f == path),
+                "scripts/setup-model uses {path}, which `patina model install` does not carry"
+            );
         }
     }
 }

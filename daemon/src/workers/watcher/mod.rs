@@ -185,7 +185,16 @@ impl Watcher {
         if deb.is_none() {
             *deb = Some(self.start()?);
         }
-        match deb.as_mut().expect("started").watch(dir, recursive) {
+        // Test hook: an OS limit of this many watches, reached as the kernel's would be.
+        let limited = patina_core::hooks::test_hook("PATINA_TEST_WATCH_LIMIT")
+            .and_then(|n| n.parse::<usize>().ok())
+            .is_some_and(|n| counts.len() >= n);
+        let watched_now = if limited {
+            Err(WatchError::Limit)
+        } else {
+            deb.as_mut().expect("started").watch(dir, recursive)
+        };
+        match watched_now {
             Ok(()) => {
                 counts.insert(dir.to_path_buf(), 1);
                 Ok(())
