@@ -297,7 +297,7 @@ fn add_refuses_what_is_probably_a_mistake_unless_forced() {
 }
 
 #[test]
-fn add_refuses_the_home_directory_and_a_tree_of_more_than_50000_files_unless_forced() {
+fn add_refuses_the_home_directory_unless_forced() {
     // The daemon's home is a git repository here: still not something to index by accident.
     let home = fixture_repo();
     let mut env = TestEnv::new();
@@ -310,31 +310,47 @@ fn add_refuses_the_home_directory_and_a_tree_of_more_than_50000_files_unless_for
         out.stderr.contains("home directory") && out.stderr.contains("--force"),
         "{out:?}"
     );
+    assert!(
+        !env.patina(&["repos"]).stdout.contains(&key),
+        "nothing registered"
+    );
+}
 
-    // A repository of 50,001 files: refused after counting, before indexing anything.
+/// A git repository is meant, however large: 60,000 committed files are registered without
+/// `--force`, and `add` says first what indexing them will cost.
+#[test]
+fn a_git_repository_of_60000_files_is_added_without_force_and_its_cost_is_said() {
     let big = tempfile::Builder::new()
         .prefix("pbig")
         .tempdir_in("/tmp")
         .unwrap();
     git(big.path(), &["init", "-q"]);
-    for d in 0..51 {
+    for d in 0..60 {
         let dir = big.path().join(format!("d{d}"));
         std::fs::create_dir(&dir).unwrap();
-        for f in 0..(if d < 50 { 1000 } else { 1 }) {
-            std::fs::write(dir.join(format!("f{f}.txt")), "x\n").unwrap();
+        for f in 0..1000 {
+            std::fs::write(dir.join(format!("f{f}.txt")), format!("{d} {f}\n")).unwrap();
         }
     }
+    git(big.path(), &["add", "-A"]);
+    git(big.path(), &["commit", "-q", "-m", "sixty thousand files"]);
+    let env = TestEnv::started();
     let key = big.path().to_string_lossy().into_owned();
     let out = env.patina(&["add", "--no-wait", &key]);
-    assert_eq!(out.code(), 2, "{out:?}");
+    assert_eq!(out.code(), 0, "{out:?}");
     assert!(
-        out.stderr.contains("more than 50000 files") && out.stderr.contains("--force"),
+        out.stderr.contains("a large repository: 60,000 files")
+            && out
+                .stderr
+                .contains("Expect lexical and symbol search within about")
+            && out.stderr.contains("of index on disk"),
         "{out:?}"
     );
-    assert!(
-        !env.patina(&["repos"]).stdout.contains(&key),
-        "nothing registered"
-    );
+    assert!(env.patina(&["repos"]).stdout.contains(&key));
+    // Removing it cancels the round and deletes its data.
+    let out = env.patina(&["rm", &key]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(!env.patina(&["repos"]).stdout.contains(&key));
 }
 
 #[test]

@@ -51,7 +51,8 @@ pub(crate) enum Cmd {
         #[arg(long)]
         no_wait: bool,
         /// Register a directory Patina would refuse: not a git repository, your home directory,
-        /// `/`, the temporary directory, or more than 50,000 files.
+        /// `/` or the temporary directory. (A large git repository needs no --force: `add` says
+        /// what indexing it will cost, then proceeds.)
         #[arg(long)]
         force: bool,
     },

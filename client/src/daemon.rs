@@ -214,6 +214,10 @@ impl Client {
             .map_err(status_error)?
             .context("daemon sent no progress")?;
         let mut info = first.repo.clone().map(|b| *b).unwrap_or_default();
+        // A note the daemon makes before indexing (what a large repository will cost).
+        if first.phase != pb::IndexPhase::Failed as i32 && !first.message.is_empty() {
+            eprintln!("{}: {}", info.root, first.message);
+        }
         if !wait {
             return Ok(info);
         }

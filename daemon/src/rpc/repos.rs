@@ -17,13 +17,24 @@ use crate::state::repo::Repo;
 type ProgressStream = Pin<Box<dyn Stream<Item = Result<pb::IndexProgress, Status>> + Send>>;
 
 /// Forward a job's progress until it finishes (the job itself keeps running if the client leaves).
-fn follow(repo: Arc<Repo>, mut rx: watch::Receiver<Progress>) -> ProgressStream {
+fn follow(
+    repo: Arc<Repo>,
+    mut rx: watch::Receiver<Progress>,
+    mut notice: Option<String>,
+) -> ProgressStream {
     let (tx, out) = tokio::sync::mpsc::channel(16);
     tokio::spawn(async move {
         loop {
             let p = rx.borrow_and_update().clone();
             let finished = p.finished();
-            if tx.send(Ok(progress_pb(&p, Some(&repo)))).await.is_err() || finished {
+            let mut msg = progress_pb(&p, Some(&repo));
+            // The first message carries the note `add` makes before indexing (a large tree's cost).
+            if let Some(note) = notice.take()
+                && msg.message.is_empty()
+            {
+                msg.message = note;
+            }
+            if tx.send(Ok(msg)).await.is_err() || finished {
                 break;
             }
             if rx.changed().await.is_err() {
@@ -44,8 +55,12 @@ impl pb::repos_server::Repos for Services {
     async fn add(&self, req: Request<pb::AddRequest>) -> Result<Response<ProgressStream>, Status> {
         let req = req.into_inner();
         let (indexer, path, force) = (self.0.indexer.clone(), req.path, req.force);
-        let (repo, rx) = blocking(move || indexer.add(&path, force)).await?;
-        Ok(Response::new(follow(repo, rx)))
+        let added = blocking(move || indexer.add(&path, force)).await?;
+        Ok(Response::new(follow(
+            added.repo,
+            added.progress,
+            added.notice,
+        )))
     }
 
     async fn remove(
@@ -102,7 +117,7 @@ impl pb::repos_server::Repos for Services {
                 .1
             }
         };
-        Ok(Response::new(follow(repo, rx)))
+        Ok(Response::new(follow(repo, rx, None)))
     }
 
     async fn repair(

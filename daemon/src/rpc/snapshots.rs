@@ -59,8 +59,8 @@ impl pb::snapshots_server::Snapshots for Services {
             let (s, info) = snapshot::read(&r.file)?;
             let into = snapshot::check_restore(&semantic, &s, &r.into)?;
             let imported = snapshot::import(&semantic, &s)?;
-            let (repo, rx) = indexer.add(&into.to_string_lossy(), false)?;
-            Ok((info, imported, repo, rx))
+            let added = indexer.add(&into.to_string_lossy(), false)?;
+            Ok((info, imported, added.repo, added.progress))
         })
         .await?;
         let mut rx = rx;

@@ -109,19 +109,20 @@ impl Repos {
     /// (a durable registry write, opening the lexical index): call it on the blocking pool.
     /// Without `force`, a directory that is unlikely to be meant is refused ([`refusal`]).
     /// `prepare` (attaching its vectors) runs before the repository is seen by anyone. Returns
-    /// the repository, registered now or before.
+    /// the repository, and whether it was registered now (else before).
     pub fn register(
         &self,
         path: &str,
         force: bool,
         prepare: impl FnOnce(&Repo) -> Result<()>,
-    ) -> Result<Arc<Repo>> {
+    ) -> Result<(Arc<Repo>, bool)> {
         if path.is_empty() {
             return Err(UserError::Invalid("no path given".into()).into());
         }
         let root = repo_root(Path::new(path))?;
         let id = repo_id(&root);
         let existing = self.repos.read().expect("repos lock").get(&id).cloned();
+        let new = existing.is_none();
         let repo = match existing {
             Some(r) => r,
             None => {
@@ -167,7 +168,7 @@ impl Repos {
                 repo
             }
         };
-        Ok(repo)
+        Ok((repo, new))
     }
 
     /// Forget `repo` (its files are the caller's to delete).
@@ -203,12 +204,10 @@ impl Repos {
 
 /// The root of the repository containing `path`: the nearest ancestor holding `.git` (a directory,
 /// or a file for worktrees and submodules), else `path` itself when it is a directory.
-/// A registration needs `--force` above this many files.
-pub const MAX_FILES_UNFORCED: usize = 50_000;
-
 /// Why registering `root` is probably a mistake, if it is: it is not a git repository (Patina
 /// would index, watch and keep everything below it), it is the home directory, `/` or the
-/// temporary directory, or it holds more than [`MAX_FILES_UNFORCED`] files.
+/// temporary directory. A git repository is meant, however large: its size is said, not refused
+/// (`state::estimate`).
 fn refusal(root: &Path) -> Option<String> {
     let same = |p: &Path| std::fs::canonicalize(p).is_ok_and(|p| p == root);
     if root.parent().is_none() {
@@ -226,10 +225,7 @@ fn refusal(root: &Path) -> Option<String> {
                 .into(),
         );
     }
-    let n = patina_index::walk::count_files(root, MAX_FILES_UNFORCED + 1);
-    (n > MAX_FILES_UNFORCED).then(|| {
-        format!("it holds more than {MAX_FILES_UNFORCED} files (not counting ignored ones)")
-    })
+    None
 }
 
 fn repo_root(path: &Path) -> Result<PathBuf> {

@@ -12,11 +12,20 @@ use tokio::sync::{Semaphore, watch};
 
 use crate::services::embedding::Semantic;
 use crate::state::config::Config;
+use crate::state::estimate::Estimate;
 use crate::state::repo::Repo;
 use crate::state::repos::Repos;
 use crate::state::schedule::{Change, Scheduler};
 use crate::workers::round;
 use crate::workers::watcher::Watcher;
+
+/// A repository `add` registered (now or before), the progress of its round, and what to say
+/// first (the cost of indexing a large repository).
+pub(crate) struct Added {
+    pub repo: Arc<Repo>,
+    pub progress: watch::Receiver<Progress>,
+    pub notice: Option<String>,
+}
 
 pub(crate) struct Indexer {
     me: Weak<Indexer>,
@@ -62,11 +71,26 @@ impl Indexer {
     /// Register the repository containing `path` (idempotent) and start indexing it. Blocking
     /// (a durable registry write, opening the lexical index): call it on the blocking pool.
     /// Without `force`, a directory that is unlikely to be meant is refused.
-    pub fn add(&self, path: &str, force: bool) -> Result<(Arc<Repo>, watch::Receiver<Progress>)> {
+    /// A repository registered now that is large gets what indexing it will cost
+    /// ([`Estimate`]), said before it proceeds.
+    pub fn add(&self, path: &str, force: bool) -> Result<Added> {
         let semantic = self.semantic.clone();
-        let repo = self.repos.register(path, force, |r| semantic.attach(r))?;
-        let rx = self.start_job(&repo);
-        Ok((repo, rx))
+        let (repo, new) = self.repos.register(path, force, |r| semantic.attach(r))?;
+        let estimate = if new {
+            let files = patina_index::walk::count_files(repo.root(), usize::MAX) as u64;
+            Estimate::for_large(files).inspect(|e| {
+                tracing::info!(repo = %repo.id(), files = e.files, chunks = e.chunks,
+                    lexical_s = e.lexical.as_secs(), "a large repository: indexing proceeds");
+            })
+        } else {
+            None
+        };
+        let progress = self.start_job(&repo);
+        Ok(Added {
+            notice: estimate.map(|e| e.describe(self.semantic.is_on())),
+            repo,
+            progress,
+        })
     }
 
     /// Start an index job for `repo` unless one is already running; either way, return its progress.

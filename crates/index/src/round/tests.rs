@@ -455,3 +455,26 @@ fn overlays_stand_in_for_the_disk_until_cleared() {
     assert_eq!(chunks_named(&index, "on_disk").len(), 1);
     assert!(chunks_named(&index, "in_buffer").is_empty());
 }
+
+#[test]
+fn vendored_generated_and_built_files_are_deferred_and_first_party_code_is_not() {
+    for rel in [
+        "vendor/github.com/x/y.go",
+        "third_party/zlib/inflate.c",
+        "web/node_modules/left-pad/index.js",
+        "Cargo.lock",
+        "static/app.min.js",
+        "packages/ui/dist/index.js",
+    ] {
+        assert!(deferred(rel), "{rel}");
+    }
+    for rel in [
+        "src/main.rs",
+        "cmd/dist/main.go",
+        "lib/distance.py",
+        "README.md",
+        "tests/test_x.py",
+    ] {
+        assert!(!deferred(rel), "{rel}");
+    }
+}
