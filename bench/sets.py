@@ -14,6 +14,7 @@ them at once, with the same binary and state, and compared per question against 
          alamofire} (bench/questions/fetch.sh URL DIR/own own, ... DIR/langs langs), pytest, tokio
          (any clone of pytest-dev/pytest and tokio-rs/tokio; `patina bench` checks commits out).
 --config the text of $PATINA_HOME/config.toml for this run (the daemon is restarted with it).
+--fresh-ms  passed to `patina bench --repo-dir` (how long to wait for the embeddings to catch up).
 
 Sets (../shared/eval and bench/questions):
   cosqa   CoSQA dev, 500 web questions -> Python functions
@@ -49,9 +50,14 @@ def patina(args, env, binary):
     return r.stdout
 
 
+FRESH_MS = None  # --fresh-ms: passed to `patina bench` with --repo-dir when set
+
+
 def bench(env, binary, oracles, queries, corpus=None, repo_dir=None):
     args = ["bench", "retrieval", "--queries", str(queries), "--json"]
     args += ["--corpus", str(corpus)] if corpus else ["--repo-dir", str(repo_dir), "--force"]
+    if repo_dir and FRESH_MS:
+        args += ["--fresh-ms", str(FRESH_MS)]
     for o in oracles:
         args += ["--oracle", o]
     out = json.loads(patina(args, env, binary))
@@ -67,6 +73,8 @@ def bench(env, binary, oracles, queries, corpus=None, repo_dir=None):
 
 
 def run(a):
+    global FRESH_MS
+    FRESH_MS = a.fresh_ms
     home = Path(a.home).resolve()
     home.mkdir(parents=True, exist_ok=True)
     models = home / "models"
@@ -147,6 +155,8 @@ def main():
     r.add_argument("--config")
     r.add_argument("--history", action="store_true")
     r.add_argument("--no-model", action="store_true")
+    r.add_argument("--fresh-ms", type=int, help="how long `patina bench` waits for a checkout's index "
+                   "and embeddings (its default: 600000); raise it on a loaded machine")
     d = sub.add_parser("diff")
     d.add_argument("base")
     d.add_argument("new")
