@@ -5,18 +5,22 @@ A gain on one set that costs another is not a gain, so a change to ranking is me
 them at once, with the same binary and state, and compared per question against a baseline run.
 
     bench/sets.py run  --home DIR --repos DIR --out RUN.json [--bin target/release]
-                       [--sets cosqa,own,pytest,tokio] [--config TOML] [--history]
+                       [--sets cosqa,own,langs,pytest,tokio] [--config TOML] [--history]
     bench/sets.py diff BASE.json NEW.json     # per set: figures side by side, questions won / lost
 
 --home   the PATINA_HOME of the run (created; `models` is linked to the installed model unless
          --no-model). Indices persist there, so a second run with the same home only catches up.
---repos  clones: own/{cobra,flask,ripgrep,express} (bench/questions/fetch.sh), pytest, tokio
+--repos  clones: own/{cobra,flask,ripgrep,express} and langs/{sinatra,koin,plug,slim,serilog,
+         alamofire} (bench/questions/fetch.sh URL DIR/own own, ... DIR/langs langs), pytest, tokio
          (any clone of pytest-dev/pytest and tokio-rs/tokio; `patina bench` checks commits out).
 --config the text of $PATINA_HOME/config.toml for this run (the daemon is restarted with it).
+--fresh-ms  passed to `patina bench --repo-dir` (how long to wait for the embeddings to catch up).
 
 Sets (../shared/eval and bench/questions):
   cosqa   CoSQA dev, 500 web questions -> Python functions
   own     85 questions over cobra (Go), flask (Python), ripgrep (Rust), express (JS)
+  langs   120 questions, 20 per language: sinatra (Ruby), koin (Kotlin), plug (Elixir),
+          slim (PHP), serilog (C#), alamofire (Swift); measured like own
   pytest  34 GitHub issues -> files of the fix (SWE-bench) (+ history with --history)
   tokio   100 commit messages -> files (run with --no-model, as RESULTS does; + lexical,symbol)
 Each set is measured with the lexical and the semantic oracle alone and with the default oracles
@@ -35,6 +39,7 @@ HERE = Path(__file__).resolve().parent
 EVAL = (HERE / ".." / ".." / "shared" / "eval").resolve()
 DEFAULT = "lexical,symbol,semantic,graph"
 OWN = ["cobra", "flask", "ripgrep", "express"]
+LANGS = ["sinatra", "koin", "plug", "slim", "serilog", "alamofire"]
 
 
 def patina(args, env, binary):
@@ -45,9 +50,14 @@ def patina(args, env, binary):
     return r.stdout
 
 
+FRESH_MS = None  # --fresh-ms: passed to `patina bench` with --repo-dir when set
+
+
 def bench(env, binary, oracles, queries, corpus=None, repo_dir=None):
     args = ["bench", "retrieval", "--queries", str(queries), "--json"]
     args += ["--corpus", str(corpus)] if corpus else ["--repo-dir", str(repo_dir), "--force"]
+    if repo_dir and FRESH_MS:
+        args += ["--fresh-ms", str(FRESH_MS)]
     for o in oracles:
         args += ["--oracle", o]
     out = json.loads(patina(args, env, binary))
@@ -63,6 +73,8 @@ def bench(env, binary, oracles, queries, corpus=None, repo_dir=None):
 
 
 def run(a):
+    global FRESH_MS
+    FRESH_MS = a.fresh_ms
     home = Path(a.home).resolve()
     home.mkdir(parents=True, exist_ok=True)
     models = home / "models"
@@ -87,6 +99,10 @@ def run(a):
         for n in OWN:
             result[n] = bench(env, a.bin, singles + [default], HERE / "questions" / f"{n}.jsonl",
                               repo_dir=repos / "own" / n)
+    if "langs" in sets:
+        for n in LANGS:
+            result[n] = bench(env, a.bin, singles + [default], HERE / "questions" / f"{n}.jsonl",
+                              repo_dir=repos / "langs" / n)
     if "pytest" in sets:
         rows = singles + [default] + ([default + ",history"] if a.history else [])
         result["pytest"] = bench(env, a.bin, rows, EVAL / "swebench-pytest" / "dev.jsonl",
@@ -139,6 +155,8 @@ def main():
     r.add_argument("--config")
     r.add_argument("--history", action="store_true")
     r.add_argument("--no-model", action="store_true")
+    r.add_argument("--fresh-ms", type=int, help="how long `patina bench` waits for a checkout's index "
+                   "and embeddings (its default: 600000); raise it on a loaded machine")
     d = sub.add_parser("diff")
     d.add_argument("base")
     d.add_argument("new")

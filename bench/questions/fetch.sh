@@ -3,25 +3,39 @@
 # labelled against, each checked out at the commit recorded in the JSONL
 # files. Nothing is downloaded by this script; run its output yourself.
 #
-# Usage: bench/questions/fetch.sh URL_BASE DEST
+# Usage: bench/questions/fetch.sh URL_BASE DEST [SET]
 #   URL_BASE  e.g. https://github.com (or a local mirror with owner/name.git)
 #   DEST      directory that will hold one clone per repository
+#   SET       own (cobra, flask, ripgrep, express), langs (the six per-language
+#             repositories) or all (default)
 # Example:
 #   bench/questions/fetch.sh https://github.com /tmp/bench-repos | sh
+#   # the layout bench/sets.py expects (--repos DIR):
+#   bench/questions/fetch.sh https://github.com DIR/own own | sh
+#   bench/questions/fetch.sh https://github.com DIR/langs langs | sh
 set -eu
-if [ $# -ne 2 ]; then
-    echo "usage: $0 URL_BASE DEST" >&2
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then
+    echo "usage: $0 URL_BASE DEST [own|langs|all]" >&2
     exit 2
 fi
 base=${1%/}
 dest=${2%/}
-# name  owner/repo  commit   (must match the "commit" field of NAME.jsonl)
-while read -r name repo commit; do
+want=${3:-all}
+case $want in own|langs|all) ;; *) echo "unknown set: $want" >&2; exit 2 ;; esac
+# set  name  owner/repo  commit   (must match the "commit" field of NAME.jsonl)
+while read -r set name repo commit; do
+    [ "$want" = all ] || [ "$want" = "$set" ] || continue
     echo "git clone $base/$repo.git $dest/$name"
     echo "git -C $dest/$name checkout --detach $commit"
 done <<'LIST'
-cobra spf13/cobra adbc8813901bba65827259daa8e22ff94ec1f30e
-flask pallets/flask 2ac89889f4cc330eabd50f295dcef02828522c69
-ripgrep BurntSushi/ripgrep 3fce3b5bb0236da2df6d99672afb8a719642eca7
-express expressjs/express a3714473feb3d2908add734d340e7755fd85e0a3
+own cobra spf13/cobra adbc8813901bba65827259daa8e22ff94ec1f30e
+own flask pallets/flask 2ac89889f4cc330eabd50f295dcef02828522c69
+own ripgrep BurntSushi/ripgrep 3fce3b5bb0236da2df6d99672afb8a719642eca7
+own express expressjs/express a3714473feb3d2908add734d340e7755fd85e0a3
+langs sinatra sinatra/sinatra cb22afd7902b566b6eaba6c4ea89739494a65d12
+langs koin InsertKoinIO/koin fff5291f333c04fe5d6d9447f72740647d40d186
+langs plug elixir-plug/plug a898c454a04ca5ffad306bd751a15c7ac9ff6927
+langs slim slimphp/Slim 038fd5713d5a41636fdff0e8dcceedecdd17fc17
+langs serilog serilog/serilog 60935b4d7abad71cf6157b45a10f5c3c65ead527
+langs alamofire Alamofire/Alamofire 7595cbcf59809f9977c5f6378500de2ad73b7ddb
 LIST

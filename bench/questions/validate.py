@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Validate the retrieval question set.
 
-Usage: validate.py CLONES_DIR
-CLONES_DIR holds one clone per repository, named after the JSONL file
-(cobra, flask, ripgrep, express), e.g. as created by fetch.sh.
+Usage: validate.py CLONES_DIR [CLONES_DIR ...]
+Each CLONES_DIR holds clones named after the JSONL files (cobra, flask,
+ripgrep, express, sinatra, koin, plug, slim, serilog, alamofire), e.g. as
+created by fetch.sh; a repository is looked up in each directory in turn
+(e.g. `validate.py DIR/own DIR/langs` for bench/sets.py's layout).
 
 Checks: every file is JSON Lines with the expected fields, ids are unique,
 every relevant path exists at the recorded commit
@@ -15,14 +17,15 @@ KINDS = {"how", "where", "behaviour", "identifier", "docs", "tests"}
 FIELDS = {"id", "repo", "commit", "query", "relevant", "kind"}
 
 def main() -> int:
-    if len(sys.argv) != 2:
+    if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
-    clones = pathlib.Path(sys.argv[1])
+    dirs = [pathlib.Path(d) for d in sys.argv[1:]]
     here = pathlib.Path(__file__).resolve().parent
     errors, ids, counts = [], set(), collections.Counter()
     for f in sorted(here.glob("*.jsonl")):
         name = f.stem
+        clone = next((d / name for d in dirs if (d / name).exists()), dirs[0] / name)
         for n, line in enumerate(f.read_text().splitlines(), 1):
             where = f"{f.name}:{n}"
             try:
@@ -44,10 +47,10 @@ def main() -> int:
                 errors.append(f"{where}: {len(q['relevant'])} relevant paths")
             for r in q["relevant"]:
                 spec = f"{q['commit']}:{r['path']}"
-                rc = subprocess.run(["git", "-C", str(clones / name), "cat-file", "-e", spec],
+                rc = subprocess.run(["git", "-C", str(clone), "cat-file", "-e", spec],
                                     capture_output=True).returncode
                 if rc != 0:
-                    errors.append(f"{where}: {spec} missing in {clones / name}")
+                    errors.append(f"{where}: {spec} missing in {clone}")
             counts[(name, q["kind"])] += 1
     for e in errors:
         print("ERROR", e)
