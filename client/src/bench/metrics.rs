@@ -75,43 +75,17 @@ impl Role {
     }
 }
 
-/// The role of `path` (repository-relative, '/'-separated): tests, then docs, then examples, then
-/// source code by extension, else other.
+/// The role of `path` (repository-relative, '/'-separated) as the index gives it
+/// ([`patina_core::role::classify`], by path), in the report's five groups: benchmarks with
+/// tests, configuration, generated and vendored files with other.
 pub(crate) fn file_role(path: &str) -> Role {
-    let lower = path.to_ascii_lowercase();
-    let mut parts: Vec<&str> = lower.split('/').collect();
-    let name = parts.pop().unwrap_or("");
-    let dirs = parts;
-    let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
-    let in_dir = |names: &[&str]| dirs.iter().any(|d| names.contains(d));
-    if in_dir(&["tests", "test", "testing", "__tests__"])
-        || dirs.iter().any(|d| d.starts_with("tests-"))
-        || (name.starts_with("test_") && ext == "py")
-        || name.ends_with("_test.py")
-        || name == "conftest.py"
-        || name.ends_with("_test.go")
-        || [".spec.ts", ".spec.js", ".test.ts", ".test.js"]
-            .iter()
-            .any(|s| name.ends_with(s))
-    {
-        return Role::Test;
-    }
-    if matches!(ext, "md" | "rst" | "txt") || in_dir(&["docs", "doc", "changelog"]) {
-        return Role::Docs;
-    }
-    if in_dir(&["examples", "example"]) {
-        return Role::Example;
-    }
-    const CODE: &[&str] = &[
-        "rs", "py", "pyi", "pyx", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "java", "kt",
-        "scala", "c", "h", "cc", "cpp", "cxx", "hh", "hpp", "hxx", "cs", "rb", "php", "swift", "m",
-        "mm", "lua", "sh", "bash", "zig", "ex", "exs", "erl", "hs", "ml", "clj", "dart", "vue",
-        "svelte",
-    ];
-    if CODE.contains(&ext) {
-        Role::Source
-    } else {
-        Role::Other
+    use patina_core::FileRole;
+    match patina_core::role::classify(path, None) {
+        FileRole::Source => Role::Source,
+        FileRole::Test | FileRole::Benchmark => Role::Test,
+        FileRole::Docs => Role::Docs,
+        FileRole::Example => Role::Example,
+        _ => Role::Other,
     }
 }
 
