@@ -771,3 +771,112 @@ fn elixir_definitions_types_and_calls() {
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
 }
+
+/// The `(path, symbol)` of the first hit of `patina q QUERY --json`.
+fn first_hit(env: &TestEnv, repo: &std::path::Path, query: &str) -> (String, String) {
+    let out = env.patina_in(repo, &["q", query, "--json", "-n", "5"]);
+    assert_eq!(out.code(), 0, "q {query}: {out:?}");
+    out.stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "hit")
+        .map(|v| {
+            let field = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+            (field("repo_path"), field("symbol"))
+        })
+        .unwrap_or_default()
+}
+
+/// One repository of the later languages (Swift, Haskell, Zig, Dart), each with a vocabulary of
+/// its own, so that a name and a question each have one right answer.
+const POLYGLOT: &[(&str, &[u8])] = &[
+    (
+        "Package.swift",
+        b"// swift-tools-version:5.9\nimport PackageDescription\n\nlet package = Package(name: \"Shop\")\n",
+    ),
+    (
+        "Sources/Shipping/Parcel.swift",
+        b"/// Postage of parcels.
+struct Parcel {
+    let grams: Int
+
+    /// The postage fee of a parcel, from its weight in grams.
+    static func postageFee(grams: Int) -> Int {
+        return grams / 100 + 3
+    }
+}
+",
+    ),
+    (
+        "Sources/Checkout/Basket.swift",
+        b"import Foundation
+import Shipping
+
+final class Basket: Container {
+    init() {}
+
+    func charge(grams: Int) -> Int {
+        return Parcel.postageFee(grams: grams)
+    }
+}
+
+extension Basket: CustomStringConvertible {
+    var description: String { \"basket\" }
+}
+",
+    ),
+    (
+        "Tests/CheckoutTests/BasketTests.swift",
+        b"import XCTest\n@testable import Checkout\n\nfinal class BasketTests: XCTestCase {\n    func testCharge() { XCTAssertEqual(Basket().charge(grams: 0), 3) }\n}\n",
+    ),
+];
+
+#[test]
+fn later_languages_definitions_questions_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(POLYGLOT);
+    env.add_repo(repo.path());
+    let parcel = "Sources/Shipping/Parcel.swift";
+    let basket = "Sources/Checkout/Basket.swift";
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("Parcel", parcel, 1, 3, "struct"),
+            ("Parcel.postageFee", parcel, 5, 9, "method"),
+            ("Basket", basket, 4, 4, "class"),
+            ("init", basket, 5, 5, "method"),
+            ("Basket.charge", basket, 7, 10, "method"),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "charge", "swift");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".swift")),
+        "{files:?}"
+    );
+    // `import Shipping` reaches the target's folder: `Parcel.postageFee` is called from there.
+    let found = callers(&env, repo.path(), "postageFee");
+    assert!(
+        found.contains(&(basket.to_string(), "charge".to_string())),
+        "{found:?}"
+    );
+    for query in ["postageFee", "what is the postage fee of a parcel"] {
+        assert_eq!(
+            first_hit(&env, repo.path(), query),
+            (parcel.to_string(), "postageFee".to_string()),
+            "{query}"
+        );
+    }
+    let found = hits(&env, repo.path(), "Basket");
+    for (path, role) in [
+        ("Tests/CheckoutTests/BasketTests.swift", "test"),
+        (basket, "source"),
+    ] {
+        let hit = (path.to_string(), "swift".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+    // `patina status` counts the files of each language.
+    let out = env.patina(&["status"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(out.stdout.contains("swift 4"), "{}", out.stdout);
+}

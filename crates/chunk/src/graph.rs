@@ -19,6 +19,7 @@ mod php;
 mod reexports;
 mod ruby;
 mod scala;
+mod swift;
 pub use reexports::mark_package_reexports;
 
 /// The version of the fact extraction rules. Bump it whenever the facts of some text change: an
@@ -35,7 +36,8 @@ pub use reexports::mark_package_reexports;
 /// 8: shell scripts: commands as calls, `source`/`.`.
 /// 9: Scala: calls, imports, `extends`/`with`.
 /// 10: Elixir: calls, `alias`/`import`/`require`/`use`, `defimpl`.
-pub const GRAPH_VERSION: u32 = 10;
+/// 11: Swift: calls, `import`, inheritance clauses.
+pub const GRAPH_VERSION: u32 = 11;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -63,6 +65,7 @@ const IDENTS: &[&str] = &[
     "property_identifier",
     "package_identifier",
     "constant",
+    "simple_identifier",
 ];
 
 /// The graph facts of `text` in `language` (nothing for Markdown and plain text, or on a parse
@@ -165,6 +168,7 @@ impl<'a> Extractor<'a> {
             Language::Bash => return self.bash(node),
             Language::Scala => return self.scala(node),
             Language::Elixir => return self.elixir(node),
+            Language::Swift => return self.swift(node),
             _ => {}
         }
         match kind {

@@ -19,6 +19,7 @@ mod kotlin;
 mod lua;
 mod php;
 mod ruby;
+mod swift;
 
 /// `text` parsed with `language`'s grammar; `None` for Markdown and plain text (no grammar) or
 /// when tree-sitter gives up. Each thread keeps one parser per language (a parser is reusable and
@@ -69,6 +70,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Bash => Some(&BASH),
         Language::Scala => Some(&SCALA),
         Language::Elixir => Some(&elixir::ELIXIR),
+        Language::Swift => Some(&swift::SWIFT),
         Language::Markdown | Language::Text => None,
     }
 }

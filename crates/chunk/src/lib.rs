@@ -1,6 +1,6 @@
 //! `patina-chunk`: a file's text → the chunks Patina indexes and returns. Tree-sitter cuts code
 //! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby, PHP,
-//! C#, Kotlin, Scala, Elixir, Lua, shell scripts), Markdown is cut into heading sections,
+//! C#, Kotlin, Scala, Elixir, Lua, shell scripts, Swift), Markdown is cut into heading sections,
 //! anything else into overlapping line windows; see [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
 //! relations). [`Language`] recognises a file's language from its path.
 //!
@@ -48,7 +48,8 @@ pub fn chunk_with_facts(
 /// 9: shell functions.
 /// 10: Scala definitions.
 /// 11: Elixir definitions; a dotted Ruby or C# name's owner is the part just before its last.
-pub const VERSION: u32 = 11;
+/// 12: Swift definitions.
+pub const VERSION: u32 = 12;
 
 #[cfg(test)]
 mod tests {
@@ -102,6 +103,10 @@ mod tests {
             (
                 Language::Elixir,
                 "defmodule A do\n  alias B.C\n\n  def run(x), do: C.helper(x)\nend\n",
+            ),
+            (
+                Language::Swift,
+                "import Shop\n\nclass A: B {\n    func run() -> Int { helper(1) }\n}\n",
             ),
             (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
             (Language::Text, "a\nb\n"),

@@ -26,13 +26,14 @@ pub enum Language {
     Bash,
     Scala,
     Elixir,
+    Swift,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 19] = [
+    pub const ALL: [Language; 20] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -50,6 +51,7 @@ impl Language {
         Language::Bash,
         Language::Scala,
         Language::Elixir,
+        Language::Swift,
         Language::Markdown,
         Language::Text,
     ];
@@ -101,6 +103,7 @@ impl Language {
             "sh" | "bash" | "zsh" | "ksh" | "bats" => Language::Bash,
             "scala" | "sc" | "sbt" => Language::Scala,
             "ex" | "exs" => Language::Elixir,
+            "swift" => Language::Swift,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -126,6 +129,7 @@ impl Language {
             Language::Bash => "bash",
             Language::Scala => "scala",
             Language::Elixir => "elixir",
+            Language::Swift => "swift",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

@@ -217,6 +217,7 @@ const CONFIG_NAMES: &[&str] = &[
     "build.gradle.kts",
     "settings.gradle.kts",
     "mix.exs",
+    "package.swift",
     "codecov.yml",
     ".travis.yml",
     "appveyor.yml",
@@ -238,6 +239,8 @@ const GENERATED_NAMES: &[&str] = &[
     "uv.lock",
     "npm-shrinkwrap.json",
     "mix.lock",
+    "package.resolved",
+    "podfile.lock",
 ];
 /// Extensions of code.
 const CODE_EXTS: &[&str] = &[
@@ -275,7 +278,10 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
             })
     });
 
-    if in_dir(VENDOR_DIRS) {
+    // CocoaPods' checked-in dependencies, as CocoaPods spells the folder (a `pods/` folder of
+    // Kubernetes code is the project's own).
+    let in_pods = path.starts_with("Pods/") || path.contains("/Pods/");
+    if in_dir(VENDOR_DIRS) || in_pods {
         return FileRole::Vendored;
     }
     if GENERATED_NAMES.contains(&name)

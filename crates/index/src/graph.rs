@@ -361,6 +361,18 @@ impl GraphTable {
                 return (same_pkg, Resolution::Exact);
             }
         }
+        // One module, one namespace: Swift definitions of the same target, in any of its folders.
+        if lang == Some(Language::Swift) && !qualified_object {
+            let module = modules::swift_module(&site.path);
+            let same_module: Vec<Def> = all
+                .iter()
+                .filter(|d| modules::swift_module(&d.path) == module && allowed(d))
+                .cloned()
+                .collect();
+            if !same_module.is_empty() {
+                return (same_module, Resolution::Exact);
+            }
+        }
         // Wildcard imports: `from m import *`, `use m::*`, `import a.b.*`.
         if let Some(f) = self.facts.get(&*site.path) {
             for imp in f.imports.iter().filter(|i| i.name.as_deref() == Some("*")) {

@@ -398,6 +398,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "bash" | "zsh" => (Language::Bash, true),
         "scala" => (Language::Scala, true),
         "elixir" => (Language::Elixir, true),
+        "swift" => (Language::Swift, true),
         _ => return None,
     })
 }

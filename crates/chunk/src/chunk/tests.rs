@@ -17,6 +17,7 @@ const LUA: &str = include_str!("../../testdata/lua.lua");
 const BASH: &str = include_str!("../../testdata/bash.sh");
 const SCALA: &str = include_str!("../../testdata/scala.scala");
 const ELIXIR: &str = include_str!("../../testdata/elixir.ex");
+const SWIFT: &str = include_str!("../../testdata/swift.swift");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -506,6 +507,31 @@ fn elixir_modules_protocols_and_functions() {
 }
 
 #[test]
+fn swift_types_extensions_and_initialisers() {
+    assert_eq!(
+        summarize(&checked(Language::Swift, SWIFT)),
+        [
+            (1, 2, Block, None, None),
+            (4, 5, Interface, Some("Billable"), None),
+            (6, 7, Method, Some("total"), Some("Billable")),
+            // The doc comment and the attribute are the class's.
+            (9, 12, Class, Some("Invoice"), None),
+            (14, 16, Method, Some("init"), Some("Invoice")),
+            (18, 22, Method, Some("total"), Some("Invoice")),
+            (24, 25, Struct, Some("Line"), None),
+            (26, 27, Method, Some("doubled"), Some("Line")),
+            (29, 30, Enum, Some("Status"), None),
+            (31, 32, Method, Some("label"), Some("Status")),
+            // An extension's members are the extended type's.
+            (34, 35, Impl, Some("Invoice"), None),
+            (36, 39, Method, Some("describe"), Some("Invoice")),
+            (41, 41, Type, Some("Amount"), None),
+            (43, 45, Function, Some("main"), None),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -682,7 +708,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 18] = [
+const SAMPLES: [(Language, &str); 19] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -700,5 +726,6 @@ const SAMPLES: [(Language, &str); 18] = [
     (Language::Bash, BASH),
     (Language::Scala, SCALA),
     (Language::Elixir, ELIXIR),
+    (Language::Swift, SWIFT),
     (Language::Markdown, MARKDOWN),
 ];

@@ -391,6 +391,49 @@ fn elixir_calls_aliases_and_impls() {
 }
 
 #[test]
+fn swift_calls_imports_and_inheritance() {
+    let f = extract_facts(Language::Swift, &sample("Billing.swift"));
+    assert!(
+        has_import(&f, "Foundation", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "Support", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "UIKit", Some("UIView"), None),
+        "{:?}",
+        f.imports
+    );
+    for parent in ["Document", "Billable", "CustomStringConvertible"] {
+        assert!(
+            has_relation(&f, "Invoice", parent),
+            "{parent}: {:?}",
+            f.relations
+        );
+    }
+    assert!(has_call(&f, "sum", 7), "{:?}", calls(&f));
+    assert!(has_call(&f, "log", 8), "{:?}", calls(&f));
+    assert!(has_call(&f, "now", 8), "{:?}", calls(&f));
+    assert!(has_call(&f, "Currency", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "convert", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "format", 14), "{:?}", calls(&f));
+    let sum = f.refs.iter().find(|r| r.name == "sum" && r.call).unwrap();
+    assert_eq!(sum.qualifier.as_deref(), Some("Money"));
+    // Imports and definitions are not references.
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| ["Foundation", "Support", "UIKit", "total"].contains(&r.name.as_str())),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
 fn rust_calls_uses_and_impls() {
     let f = extract_facts(Language::Rust, &sample("lib.rs"));
     assert!(

@@ -30,6 +30,7 @@ fn detects_languages_from_paths() {
         ("build.sbt", Language::Scala),
         ("lib/acme/invoice.ex", Language::Elixir),
         ("test/acme/invoice_test.exs", Language::Elixir),
+        ("Sources/Shop/Cart.swift", Language::Swift),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),

@@ -166,6 +166,28 @@ fn tests_of_elixir() {
 }
 
 #[test]
+fn tests_of_swift() {
+    for p in [
+        "Tests/ShopTests/CartTests.swift",
+        "Tests/ShopTests/Fixtures.swift",
+        "App/CartTests.swift",
+        "AppUITests/LaunchTests.swift",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    for p in ["Sources/Shop/Cart.swift", "App/Contest.swift"] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+    assert_eq!(role("Package.swift"), FileRole::Config);
+    assert_eq!(role("Package.resolved"), FileRole::Generated);
+    assert_eq!(
+        role("Pods/Alamofire/Source/Session.swift"),
+        FileRole::Vendored
+    );
+    assert_eq!(role("pkg/kubelet/pods/manager.go"), FileRole::Source);
+}
+
+#[test]
 fn source_is_code_outside_special_places() {
     for p in [
         "src/_pytest/fixtures.py",

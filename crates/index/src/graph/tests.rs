@@ -581,3 +581,63 @@ fn elixir_aliases_reach_files_by_mix_convention() {
         (vec!["lib/acme/support/money.ex"], Resolution::Import)
     );
 }
+
+#[test]
+fn swift_imports_reach_their_target_and_a_target_is_one_namespace() {
+    let t = table(&[
+        (
+            "Sources/Support/Money.swift",
+            "struct Money {\n    static func sum(_ c: [Int]) -> Int { 0 }\n}\n",
+        ),
+        (
+            "Sources/Support/Util/Round.swift",
+            "func round(_ n: Int) -> Int { n }\n",
+        ),
+        (
+            "Sources/Billing/Invoice.swift",
+            "import Foundation\nimport Support\n\nfunc total() -> Int {\n    return round(Money.sum([]))\n}\n",
+        ),
+        (
+            "Sources/Billing/Tax.swift",
+            "func tax() -> Int { total() }\n",
+        ),
+    ]);
+    let mut files: Vec<String> = t
+        .imported_files("Sources/Billing/Invoice.swift")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "Sources/Support/Money.swift",
+            "Sources/Support/Util/Round.swift"
+        ]
+    );
+    // Through the imported module, in a folder below the target's.
+    let site = |path: &str, line| Site {
+        path: path.into(),
+        line,
+        call: true,
+        qualifier: None,
+    };
+    let (c, how) = t.resolve("round", &site("Sources/Billing/Invoice.swift", 5));
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["Sources/Support/Util/Round.swift"]
+    );
+    assert_eq!(how, Resolution::Import);
+    // The same target needs no import.
+    let (c, how) = t.resolve("total", &site("Sources/Billing/Tax.swift", 1));
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["Sources/Billing/Invoice.swift"]
+    );
+    assert_eq!(how, Resolution::Exact);
+    assert_eq!(
+        modules::swift_module("Pkg/Sources/Shop/Models/Cart.swift"),
+        "Pkg/Sources/Shop"
+    );
+    assert_eq!(modules::swift_module("App/View.swift"), "App");
+}
