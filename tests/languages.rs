@@ -829,6 +829,31 @@ extension Basket: CustomStringConvertible {
         "Tests/CheckoutTests/BasketTests.swift",
         b"import XCTest\n@testable import Checkout\n\nfinal class BasketTests: XCTestCase {\n    func testCharge() { XCTAssertEqual(Basket().charge(grams: 0), 3) }\n}\n",
     ),
+    ("acme.cabal", b"cabal-version: 3.0\nname: acme\nversion: 0.1\n"),
+    (
+        "src/Acme/Rates.hs",
+        b"module Acme.Rates (exchangeRate) where
+
+-- | The exchange rate between two currencies, in basis points.
+exchangeRate :: String -> String -> Int
+exchangeRate \"EUR\" \"USD\" = 10800
+exchangeRate _ _ = 10000
+",
+    ),
+    (
+        "src/Acme/Convert.hs",
+        b"module Acme.Convert (convert) where
+
+import Acme.Rates (exchangeRate)
+
+convert :: Int -> Int
+convert cents = cents * exchangeRate \"EUR\" \"USD\" `div` 10000
+",
+    ),
+    (
+        "test/Acme/RatesSpec.hs",
+        b"module Acme.RatesSpec (spec) where\n\nspec :: Spec\nspec = it \"rates\" (exchangeRate \"A\" \"B\" `shouldBe` 10000)\n",
+    ),
 ];
 
 #[test]
@@ -875,8 +900,51 @@ fn later_languages_definitions_questions_and_calls() {
         let hit = (path.to_string(), "swift".to_string(), role.to_string());
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
+    haskell(&env, repo.path());
     // `patina status` counts the files of each language.
     let out = env.patina(&["status"]);
     assert_eq!(out.code(), 0, "{out:?}");
-    assert!(out.stdout.contains("swift 4"), "{}", out.stdout);
+    for count in ["swift 4", "haskell 3"] {
+        assert!(out.stdout.contains(count), "{count}: {}", out.stdout);
+    }
+}
+
+/// The name, a question, `-t`, callers through an import list and roles, in Haskell.
+fn haskell(env: &TestEnv, repo: &std::path::Path) {
+    let rates = "src/Acme/Rates.hs";
+    let convert = "src/Acme/Convert.hs";
+    // The equations, signature and Haddock comment are one definition.
+    assert_defs(
+        env,
+        repo,
+        &[
+            ("exchangeRate", rates, 3, 6, "function"),
+            ("convert", convert, 5, 6, "function"),
+        ],
+    );
+    let files = typed_files(env, repo, "exchangeRate", "haskell");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".hs")),
+        "{files:?}"
+    );
+    let found = callers(env, repo, "exchangeRate");
+    assert!(
+        found.contains(&(convert.to_string(), "convert".to_string())),
+        "{found:?}"
+    );
+    for query in [
+        "exchangeRate",
+        "what is the exchange rate between two currencies",
+    ] {
+        assert_eq!(
+            first_hit(env, repo, query),
+            (rates.to_string(), "exchangeRate".to_string()),
+            "{query}"
+        );
+    }
+    let found = hits(env, repo, "exchangeRate");
+    for (path, role) in [("test/Acme/RatesSpec.hs", "test"), (rates, "source")] {
+        let hit = (path.to_string(), "haskell".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
 }

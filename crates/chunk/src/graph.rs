@@ -13,6 +13,7 @@ use crate::languages::parse;
 mod bash;
 mod csharp;
 mod elixir;
+mod haskell;
 mod kotlin;
 mod lua;
 mod php;
@@ -37,7 +38,8 @@ pub use reexports::mark_package_reexports;
 /// 9: Scala: calls, imports, `extends`/`with`.
 /// 10: Elixir: calls, `alias`/`import`/`require`/`use`, `defimpl`.
 /// 11: Swift: calls, `import`, inheritance clauses.
-pub const GRAPH_VERSION: u32 = 11;
+/// 12: Haskell: applications as calls, `import`, instances.
+pub const GRAPH_VERSION: u32 = 12;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -169,6 +171,7 @@ impl<'a> Extractor<'a> {
             Language::Scala => return self.scala(node),
             Language::Elixir => return self.elixir(node),
             Language::Swift => return self.swift(node),
+            Language::Haskell => return self.haskell(node, field),
             _ => {}
         }
         match kind {

@@ -15,6 +15,7 @@ pub use patina_core::Language;
 
 mod csharp;
 mod elixir;
+mod haskell;
 mod kotlin;
 mod lua;
 mod php;
@@ -71,6 +72,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Scala => Some(&SCALA),
         Language::Elixir => Some(&elixir::ELIXIR),
         Language::Swift => Some(&swift::SWIFT),
+        Language::Haskell => Some(&haskell::HASKELL),
         Language::Markdown | Language::Text => None,
     }
 }
@@ -259,6 +261,12 @@ impl Syntax {
         kind.ends_with("comment") || self.trivia.contains(&kind)
     }
 
+    /// Whether nodes of this kind are equations: one after another with the same name, they
+    /// make one definition (Haskell's functions by pattern).
+    pub(crate) fn is_equation(&self, kind: &str) -> bool {
+        self.rule(kind).is_some_and(|rule| rule.equation)
+    }
+
     fn rule(&self, kind: &str) -> Option<&Rule> {
         self.rules.iter().find(|rule| rule.node == kind)
     }
@@ -271,6 +279,8 @@ struct Rule {
     container: bool,
     /// Only a definition inside a container (JS methods: not in object literals).
     member_only: bool,
+    /// Consecutive definitions of the same name are one ([`Syntax::is_equation`]).
+    equation: bool,
     name: Name,
 }
 
@@ -317,6 +327,7 @@ const fn leaf(node: &'static str, kind: ChunkKind, name: Name) -> Rule {
         kind,
         container: false,
         member_only: false,
+        equation: false,
         name,
     }
 }
@@ -325,6 +336,14 @@ const fn leaf(node: &'static str, kind: ChunkKind, name: Name) -> Rule {
 const fn container(node: &'static str, kind: ChunkKind, name: Name) -> Rule {
     Rule {
         container: true,
+        ..leaf(node, kind, name)
+    }
+}
+
+/// A definition by equations: consecutive ones of the same name make one definition.
+const fn equation(node: &'static str, kind: ChunkKind, name: Name) -> Rule {
+    Rule {
+        equation: true,
         ..leaf(node, kind, name)
     }
 }

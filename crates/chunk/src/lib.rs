@@ -1,6 +1,6 @@
 //! `patina-chunk`: a file's text → the chunks Patina indexes and returns. Tree-sitter cuts code
 //! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby, PHP,
-//! C#, Kotlin, Scala, Elixir, Lua, shell scripts, Swift), Markdown is cut into heading sections,
+//! C#, Kotlin, Scala, Elixir, Lua, shell scripts, Swift, Haskell), Markdown is cut into heading sections,
 //! anything else into overlapping line windows; see [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
 //! relations). [`Language`] recognises a file's language from its path.
 //!
@@ -49,7 +49,8 @@ pub fn chunk_with_facts(
 /// 10: Scala definitions.
 /// 11: Elixir definitions; a dotted Ruby or C# name's owner is the part just before its last.
 /// 12: Swift definitions.
-pub const VERSION: u32 = 12;
+/// 13: Haskell definitions; consecutive equations of one function are one definition.
+pub const VERSION: u32 = 13;
 
 #[cfg(test)]
 mod tests {
@@ -107,6 +108,10 @@ mod tests {
             (
                 Language::Swift,
                 "import Shop\n\nclass A: B {\n    func run() -> Int { helper(1) }\n}\n",
+            ),
+            (
+                Language::Haskell,
+                "import B (helper)\n\nrun :: Int -> Int\nrun x = helper x\n",
             ),
             (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
             (Language::Text, "a\nb\n"),

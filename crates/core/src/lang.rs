@@ -27,13 +27,14 @@ pub enum Language {
     Scala,
     Elixir,
     Swift,
+    Haskell,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 20] = [
+    pub const ALL: [Language; 21] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -52,6 +53,7 @@ impl Language {
         Language::Scala,
         Language::Elixir,
         Language::Swift,
+        Language::Haskell,
         Language::Markdown,
         Language::Text,
     ];
@@ -104,6 +106,7 @@ impl Language {
             "scala" | "sc" | "sbt" => Language::Scala,
             "ex" | "exs" => Language::Elixir,
             "swift" => Language::Swift,
+            "hs" | "hs-boot" => Language::Haskell,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -130,6 +133,7 @@ impl Language {
             Language::Scala => "scala",
             Language::Elixir => "elixir",
             Language::Swift => "swift",
+            Language::Haskell => "haskell",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

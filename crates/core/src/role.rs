@@ -186,6 +186,7 @@ const CONFIG_EXTS: &[&str] = &[
     "gemspec",
     "rockspec",
     "sbt",
+    "cabal",
 ];
 /// Build and tooling files known by name.
 const CONFIG_NAMES: &[&str] = &[
@@ -218,6 +219,8 @@ const CONFIG_NAMES: &[&str] = &[
     "settings.gradle.kts",
     "mix.exs",
     "package.swift",
+    "cabal.project",
+    "setup.hs",
     "codecov.yml",
     ".travis.yml",
     "appveyor.yml",
@@ -351,12 +354,12 @@ fn is_test_name(name: &str, stem: &str, ext: &str) -> bool {
 }
 
 /// Test classes by name where a file is named for its class (`ParserTest.java`,
-/// `InvoiceTests.cs`, `CartTest.php`, `ShopSpec.kt`, `CartSuite.scala`), told by the case of the
+/// `InvoiceTests.cs`, `CartTest.php`, `ShopSpec.kt`, `CartSuite.scala`, `CartSpec.hs`), told by the case of the
 /// stem as written: `Latest.java` and `Manifest.kt` are no tests.
 fn is_camel_test_name(stem: &str, ext: &str) -> bool {
     matches!(
         ext,
-        "java" | "kt" | "kts" | "cs" | "php" | "scala" | "groovy" | "swift"
+        "java" | "kt" | "kts" | "cs" | "php" | "scala" | "groovy" | "swift" | "hs"
     ) && ["Test", "Tests", "Spec", "Suite"].iter().any(|suffix| {
         stem.strip_suffix(suffix)
             .is_some_and(|rest| !rest.is_empty())

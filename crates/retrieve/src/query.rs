@@ -399,6 +399,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "scala" => (Language::Scala, true),
         "elixir" => (Language::Elixir, true),
         "swift" => (Language::Swift, true),
+        "haskell" | "ghc" => (Language::Haskell, true),
         _ => return None,
     })
 }

@@ -18,6 +18,7 @@ const BASH: &str = include_str!("../../testdata/bash.sh");
 const SCALA: &str = include_str!("../../testdata/scala.scala");
 const ELIXIR: &str = include_str!("../../testdata/elixir.ex");
 const SWIFT: &str = include_str!("../../testdata/swift.swift");
+const HASKELL: &str = include_str!("../../testdata/haskell.hs");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -532,6 +533,38 @@ fn swift_types_extensions_and_initialisers() {
 }
 
 #[test]
+fn haskell_types_classes_instances_and_equations() {
+    assert_eq!(
+        summarize(&checked(Language::Haskell, HASKELL)),
+        [
+            (1, 10, Block, None, None),
+            // The grammar puts this Haddock comment at the end of the imports: it is the data
+            // type's all the same.
+            (12, 16, Struct, Some("Invoice"), None),
+            (18, 18, Type, Some("Cents"), None),
+            (20, 20, Type, Some("Amount"), None),
+            (22, 24, Trait, Some("Billable"), None),
+            (26, 26, Impl, Some("Billable Invoice"), None),
+            // An instance's methods are its type's.
+            (27, 27, Method, Some("bill"), Some("Invoice")),
+            // A function is its Haddock comment, its signature and its equations.
+            (29, 31, Function, Some("total"), None),
+            (33, 35, Function, Some("main"), None),
+            (37, 41, Function, Some("fib"), None),
+        ]
+    );
+}
+
+#[test]
+fn haskell_comments_above_the_first_declaration_are_its_own() {
+    let text = "module A (f) where\n\n-- | Doc.\nf :: Int\nf = 1\n";
+    assert_eq!(
+        summarize(&checked(Language::Haskell, text)),
+        [(1, 1, Block, None, None), (3, 5, Function, Some("f"), None)]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -708,7 +741,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 19] = [
+const SAMPLES: [(Language, &str); 20] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -727,5 +760,6 @@ const SAMPLES: [(Language, &str); 19] = [
     (Language::Scala, SCALA),
     (Language::Elixir, ELIXIR),
     (Language::Swift, SWIFT),
+    (Language::Haskell, HASKELL),
     (Language::Markdown, MARKDOWN),
 ];

@@ -434,6 +434,42 @@ fn swift_calls_imports_and_inheritance() {
 }
 
 #[test]
+fn haskell_applications_imports_and_instances() {
+    let f = extract_facts(Language::Haskell, &sample("Billing.hs"));
+    assert!(
+        has_import(&f, "Data.List", Some("foldl'"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "Data.Map", None, Some("Map")),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(&f, "Acme.Support.Money", Some("sumMoney"), None));
+    assert!(has_import(&f, "Acme.Support.Money", Some("Money"), None));
+    assert!(has_import(&f, "Acme.Support.Clock", Some("*"), None));
+    assert!(has_relation(&f, "Invoice", "Billable"), "{:?}", f.relations);
+    assert!(has_call(&f, "total", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "sumMoney", 12), "{:?}", calls(&f));
+    assert!(has_call(&f, "lines", 12), "{:?}", calls(&f));
+    assert!(has_call(&f, "lookup", 15), "{:?}", calls(&f));
+    let lookup = f.refs.iter().find(|r| r.name == "lookup").unwrap();
+    assert_eq!(lookup.qualifier.as_deref(), Some("Map"));
+    // Type names in signatures are references; definitions, imports and exports are not.
+    assert!(f.refs.iter().any(|r| r.name == "Money" && r.line == 11));
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| ["Acme", "foldl'", "bill"].contains(&r.name.as_str())
+                || r.name == "total" && r.line != 9
+                || r.name == "lookupRate"),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
 fn rust_calls_uses_and_impls() {
     let f = extract_facts(Language::Rust, &sample("lib.rs"));
     assert!(

@@ -31,6 +31,7 @@ fn detects_languages_from_paths() {
         ("lib/acme/invoice.ex", Language::Elixir),
         ("test/acme/invoice_test.exs", Language::Elixir),
         ("Sources/Shop/Cart.swift", Language::Swift),
+        ("src/Acme/Billing.hs", Language::Haskell),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),

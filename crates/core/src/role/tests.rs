@@ -188,6 +188,23 @@ fn tests_of_swift() {
 }
 
 #[test]
+fn tests_of_haskell() {
+    for p in [
+        "test/Spec.hs",
+        "test/Acme/BillingSpec.hs",
+        "src/Acme/BillingTest.hs",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    for p in ["src/Acme/Billing.hs", "app/Main.hs", "src/Acme/Inspect.hs"] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+    for p in ["acme.cabal", "stack.yaml", "cabal.project", "Setup.hs"] {
+        assert_eq!(role(p), FileRole::Config, "{p}");
+    }
+}
+
+#[test]
 fn source_is_code_outside_special_places() {
     for p in [
         "src/_pytest/fixtures.py",

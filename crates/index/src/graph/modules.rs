@@ -230,6 +230,13 @@ impl GraphTable {
                 suffixes.push(format!("{p}.ex"));
                 suffixes.push(format!("{p}.exs"));
             }
+            // `import Acme.Billing`: GHC's file for the module is `Acme/Billing.hs`, under a
+            // source folder (`src/`, `lib/`, …) the .cabal file names.
+            Some(Language::Haskell) => {
+                let p = module.replace('.', "/");
+                suffixes.push(format!("{p}.hs"));
+                suffixes.push(format!("{p}.hs-boot"));
+            }
             Some(Language::Go) => go_package = Some(module),
             // `import Shop`: SwiftPM's target `Shop`, the folder `Sources/Shop/` and all below it.
             // A module with no such folder (Foundation, a dependency) is outside the repository.

@@ -641,3 +641,37 @@ fn swift_imports_reach_their_target_and_a_target_is_one_namespace() {
     );
     assert_eq!(modules::swift_module("App/View.swift"), "App");
 }
+
+#[test]
+fn haskell_imports_reach_the_module_file() {
+    let t = table(&[
+        (
+            "src/Acme/Support/Money.hs",
+            "module Acme.Support.Money where\n\nsumMoney :: [Int] -> Int\nsumMoney = sum\n",
+        ),
+        (
+            "src/Acme/Billing.hs",
+            "module Acme.Billing where\n\nimport Data.List (sort)\nimport Acme.Support.Money\n\ntotal xs = sumMoney (sort xs)\n",
+        ),
+    ]);
+    let files: Vec<String> = t
+        .imported_files("src/Acme/Billing.hs")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(files, ["src/Acme/Support/Money.hs"]);
+    let site = |line| Site {
+        path: "src/Acme/Billing.hs".into(),
+        line,
+        call: true,
+        qualifier: None,
+    };
+    let (c, how) = t.resolve("sumMoney", &site(6));
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["src/Acme/Support/Money.hs"]
+    );
+    assert_eq!(how, Resolution::Import);
+    // `sort` comes from a module outside the repository: nothing is guessed.
+    assert!(t.resolve("sort", &site(6)).0.is_empty());
+}
