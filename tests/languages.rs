@@ -854,6 +854,37 @@ convert cents = cents * exchangeRate \"EUR\" \"USD\" `div` 10000
         "test/Acme/RatesSpec.hs",
         b"module Acme.RatesSpec (spec) where\n\nspec :: Spec\nspec = it \"rates\" (exchangeRate \"A\" \"B\" `shouldBe` 10000)\n",
     ),
+    (
+        "build.zig",
+        b"const std = @import(\"std\");\n\npub fn build(b: *std.Build) void {\n    _ = b;\n}\n",
+    ),
+    (
+        "src/tax/vat.zig",
+        b"/// The value-added tax owed on a net amount, in cents.
+pub fn vatOwed(net: u64) u64 {
+    return net / 5;
+}
+",
+    ),
+    (
+        "src/till.zig",
+        b"const vat = @import(\"tax/vat.zig\");
+
+pub const Till = struct {
+    pub fn ring(net: u64) u64 {
+        return net + vat.vatOwed(net);
+    }
+};
+
+test \"ring adds tax\" {
+    _ = Till.ring(100);
+}
+",
+    ),
+    (
+        "test/till_test.zig",
+        b"const till = @import(\"../src/till.zig\");\n\ntest \"till rings\" {\n    _ = till.Till.ring(1);\n}\n",
+    ),
 ];
 
 #[test]
@@ -901,10 +932,11 @@ fn later_languages_definitions_questions_and_calls() {
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
     haskell(&env, repo.path());
+    zig(&env, repo.path());
     // `patina status` counts the files of each language.
     let out = env.patina(&["status"]);
     assert_eq!(out.code(), 0, "{out:?}");
-    for count in ["swift 4", "haskell 3"] {
+    for count in ["swift 4", "haskell 3", "zig 4"] {
         assert!(out.stdout.contains(count), "{count}: {}", out.stdout);
     }
 }
@@ -945,6 +977,47 @@ fn haskell(env: &TestEnv, repo: &std::path::Path) {
     let found = hits(env, repo, "exchangeRate");
     for (path, role) in [("test/Acme/RatesSpec.hs", "test"), (rates, "source")] {
         let hit = (path.to_string(), "haskell".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+/// The name, a question, `-t`, callers through `@import` and roles, in Zig.
+fn zig(env: &TestEnv, repo: &std::path::Path) {
+    let vat = "src/tax/vat.zig";
+    let till = "src/till.zig";
+    assert_defs(
+        env,
+        repo,
+        &[
+            ("vatOwed", vat, 1, 4, "function"),
+            ("Till", till, 3, 3, "struct"),
+            ("Till.ring", till, 4, 7, "method"),
+            ("ring adds tax", till, 9, 11, "function"),
+        ],
+    );
+    let files = typed_files(env, repo, "ring", "zig");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".zig")),
+        "{files:?}"
+    );
+    let found = callers(env, repo, "vatOwed");
+    assert!(
+        found.contains(&(till.to_string(), "ring".to_string())),
+        "{found:?}"
+    );
+    for query in [
+        "vatOwed",
+        "how much value-added tax is owed on a net amount",
+    ] {
+        assert_eq!(
+            first_hit(env, repo, query),
+            (vat.to_string(), "vatOwed".to_string()),
+            "{query}"
+        );
+    }
+    let found = hits(env, repo, "ring");
+    for (path, role) in [("test/till_test.zig", "test"), (till, "source")] {
+        let hit = (path.to_string(), "zig".to_string(), role.to_string());
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
 }

@@ -21,6 +21,7 @@ mod reexports;
 mod ruby;
 mod scala;
 mod swift;
+mod zig;
 pub use reexports::mark_package_reexports;
 
 /// The version of the fact extraction rules. Bump it whenever the facts of some text change: an
@@ -39,7 +40,8 @@ pub use reexports::mark_package_reexports;
 /// 10: Elixir: calls, `alias`/`import`/`require`/`use`, `defimpl`.
 /// 11: Swift: calls, `import`, inheritance clauses.
 /// 12: Haskell: applications as calls, `import`, instances.
-pub const GRAPH_VERSION: u32 = 12;
+/// 13: Zig: calls (and `a.b()` by the `object`/`member` fields), `@import`.
+pub const GRAPH_VERSION: u32 = 13;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -172,6 +174,8 @@ impl<'a> Extractor<'a> {
             Language::Elixir => return self.elixir(node),
             Language::Swift => return self.swift(node),
             Language::Haskell => return self.haskell(node, field),
+            // Zig's calls are read by the common rules below.
+            Language::Zig => self.zig(node),
             _ => {}
         }
         match kind {
@@ -245,10 +249,13 @@ impl<'a> Extractor<'a> {
                     .or_else(|| callee.child_by_field_name("scope")),
             ),
             "field_expression" => (
-                callee.child_by_field_name("field"),
+                callee
+                    .child_by_field_name("field")
+                    .or_else(|| callee.child_by_field_name("member")),
                 callee
                     .child_by_field_name("value")
-                    .or_else(|| callee.child_by_field_name("argument")),
+                    .or_else(|| callee.child_by_field_name("argument"))
+                    .or_else(|| callee.child_by_field_name("object")),
             ),
             "member_expression" => (
                 callee.child_by_field_name("property"),

@@ -21,6 +21,7 @@ mod lua;
 mod php;
 mod ruby;
 mod swift;
+mod zig;
 
 /// `text` parsed with `language`'s grammar; `None` for Markdown and plain text (no grammar) or
 /// when tree-sitter gives up. Each thread keeps one parser per language (a parser is reusable and
@@ -73,6 +74,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Elixir => Some(&elixir::ELIXIR),
         Language::Swift => Some(&swift::SWIFT),
         Language::Haskell => Some(&haskell::HASKELL),
+        Language::Zig => Some(&zig::ZIG),
         Language::Markdown | Language::Text => None,
     }
 }

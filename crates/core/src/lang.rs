@@ -28,13 +28,14 @@ pub enum Language {
     Elixir,
     Swift,
     Haskell,
+    Zig,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 21] = [
+    pub const ALL: [Language; 22] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -54,6 +55,7 @@ impl Language {
         Language::Elixir,
         Language::Swift,
         Language::Haskell,
+        Language::Zig,
         Language::Markdown,
         Language::Text,
     ];
@@ -107,6 +109,7 @@ impl Language {
             "ex" | "exs" => Language::Elixir,
             "swift" => Language::Swift,
             "hs" | "hs-boot" => Language::Haskell,
+            "zig" | "zon" => Language::Zig,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -134,6 +137,7 @@ impl Language {
             Language::Elixir => "elixir",
             Language::Swift => "swift",
             Language::Haskell => "haskell",
+            Language::Zig => "zig",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

@@ -187,6 +187,7 @@ const CONFIG_EXTS: &[&str] = &[
     "rockspec",
     "sbt",
     "cabal",
+    "zon",
 ];
 /// Build and tooling files known by name.
 const CONFIG_NAMES: &[&str] = &[
@@ -221,6 +222,7 @@ const CONFIG_NAMES: &[&str] = &[
     "package.swift",
     "cabal.project",
     "setup.hs",
+    "build.zig",
     "codecov.yml",
     ".travis.yml",
     "appveyor.yml",

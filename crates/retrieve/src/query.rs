@@ -400,6 +400,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "elixir" => (Language::Elixir, true),
         "swift" => (Language::Swift, true),
         "haskell" | "ghc" => (Language::Haskell, true),
+        "zig" => (Language::Zig, true),
         _ => return None,
     })
 }

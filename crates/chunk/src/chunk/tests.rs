@@ -19,6 +19,7 @@ const SCALA: &str = include_str!("../../testdata/scala.scala");
 const ELIXIR: &str = include_str!("../../testdata/elixir.ex");
 const SWIFT: &str = include_str!("../../testdata/swift.swift");
 const HASKELL: &str = include_str!("../../testdata/haskell.hs");
+const ZIG: &str = include_str!("../../testdata/zig.zig");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -565,6 +566,24 @@ fn haskell_comments_above_the_first_declaration_are_its_own() {
 }
 
 #[test]
+fn zig_functions_type_constants_and_tests() {
+    assert_eq!(
+        summarize(&checked(Language::Zig, ZIG)),
+        [
+            (1, 2, Block, None, None),
+            // A constant holding a struct is the struct, its functions are its methods.
+            (4, 7, Struct, Some("Invoice"), None),
+            (9, 13, Method, Some("total"), Some("Invoice")),
+            (15, 15, Enum, Some("Status"), None),
+            (17, 17, Struct, Some("Value"), None),
+            (19, 23, Function, Some("main"), None),
+            // A test block is named by its string.
+            (25, 27, Function, Some("total of nothing"), None),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -741,7 +760,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 20] = [
+const SAMPLES: [(Language, &str); 21] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -761,5 +780,6 @@ const SAMPLES: [(Language, &str); 20] = [
     (Language::Elixir, ELIXIR),
     (Language::Swift, SWIFT),
     (Language::Haskell, HASKELL),
+    (Language::Zig, ZIG),
     (Language::Markdown, MARKDOWN),
 ];

@@ -470,6 +470,27 @@ fn haskell_applications_imports_and_instances() {
 }
 
 #[test]
+fn zig_calls_and_imports() {
+    let f = extract_facts(Language::Zig, &sample("billing.zig"));
+    assert!(has_import(&f, "std", None, Some("std")), "{:?}", f.imports);
+    assert!(
+        has_import(&f, "support/money.zig", None, Some("money")),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_call(&f, "sum", 7), "{:?}", calls(&f));
+    assert!(has_call(&f, "print", 13), "{:?}", calls(&f));
+    assert!(has_call(&f, "total", 13), "{:?}", calls(&f));
+    let sum = f.refs.iter().find(|r| r.name == "sum" && r.call).unwrap();
+    assert_eq!(sum.qualifier.as_deref(), Some("money"));
+    let print = f.refs.iter().find(|r| r.name == "print" && r.call).unwrap();
+    assert_eq!(print.qualifier.as_deref(), Some("std.debug"));
+    // A constant's own name is no reference; a use of it is.
+    assert!(!f.refs.iter().any(|r| r.name == "Invoice" && r.line == 4));
+    assert!(f.refs.iter().any(|r| r.name == "Invoice" && r.line == 12));
+}
+
+#[test]
 fn rust_calls_uses_and_impls() {
     let f = extract_facts(Language::Rust, &sample("lib.rs"));
     assert!(

@@ -32,6 +32,8 @@ fn detects_languages_from_paths() {
         ("test/acme/invoice_test.exs", Language::Elixir),
         ("Sources/Shop/Cart.swift", Language::Swift),
         ("src/Acme/Billing.hs", Language::Haskell),
+        ("src/main.zig", Language::Zig),
+        ("build.zig.zon", Language::Zig),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),

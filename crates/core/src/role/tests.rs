@@ -205,6 +205,17 @@ fn tests_of_haskell() {
 }
 
 #[test]
+fn roles_of_zig() {
+    for p in ["src/main.zig", "src/std/testing.zig"] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+    assert_eq!(role("test/behavior/cast.zig"), FileRole::Test);
+    for p in ["build.zig", "build.zig.zon"] {
+        assert_eq!(role(p), FileRole::Config, "{p}");
+    }
+}
+
+#[test]
 fn source_is_code_outside_special_places() {
     for p in [
         "src/_pytest/fixtures.py",

@@ -237,6 +237,11 @@ impl GraphTable {
                 suffixes.push(format!("{p}.hs"));
                 suffixes.push(format!("{p}.hs-boot"));
             }
+            // `@import("money.zig")` is a file beside the importing one; `@import("std")` and
+            // the packages build.zig.zon names are outside the repository.
+            Some(Language::Zig) if module.ends_with(".zig") => {
+                exact.extend(normalize(&join(dir, module)));
+            }
             Some(Language::Go) => go_package = Some(module),
             // `import Shop`: SwiftPM's target `Shop`, the folder `Sources/Shop/` and all below it.
             // A module with no such folder (Foundation, a dependency) is outside the repository.

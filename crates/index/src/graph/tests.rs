@@ -675,3 +675,37 @@ fn haskell_imports_reach_the_module_file() {
     // `sort` comes from a module outside the repository: nothing is guessed.
     assert!(t.resolve("sort", &site(6)).0.is_empty());
 }
+
+#[test]
+fn zig_imports_reach_the_file_beside() {
+    let t = table(&[
+        (
+            "src/support/money.zig",
+            "pub fn sum(xs: []const u64) u64 {\n    return 0;\n}\n",
+        ),
+        (
+            "src/invoice.zig",
+            "const std = @import(\"std\");\nconst money = @import(\"support/money.zig\");\n\npub fn total() u64 {\n    return money.sum(&.{}) + std.math.sum(1);\n}\n",
+        ),
+    ]);
+    let files: Vec<String> = t
+        .imported_files("src/invoice.zig")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(files, ["src/support/money.zig"]);
+    let site = |q: &str| Site {
+        path: "src/invoice.zig".into(),
+        line: 5,
+        call: true,
+        qualifier: Some(q.into()),
+    };
+    let (c, how) = t.resolve("sum", &site("money"));
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["src/support/money.zig"]
+    );
+    assert_eq!(how, Resolution::Import);
+    // Through the standard library: outside the repository, nothing is guessed.
+    assert!(t.resolve("sum", &site("std.math")).0.is_empty());
+}
