@@ -885,6 +885,38 @@ test \"ring adds tax\" {
         "test/till_test.zig",
         b"const till = @import(\"../src/till.zig\");\n\ntest \"till rings\" {\n    _ = till.Till.ring(1);\n}\n",
     ),
+    ("pubspec.yaml", b"name: acme\nenvironment:\n  sdk: ^3.0.0\n"),
+    (
+        "lib/src/loyalty.dart",
+        b"/// Loyalty points a customer earns.
+class Loyalty {
+  /// The loyalty points earned for spending an amount of cents.
+  static int pointsEarned(int cents) {
+    return cents ~/ 100;
+  }
+}
+",
+    ),
+    (
+        "lib/src/receipt.dart",
+        b"import 'package:acme/src/loyalty.dart';
+
+class Receipt extends Printable {
+  final int cents;
+
+  Receipt(this.cents);
+
+  String render() {
+    final points = Loyalty.pointsEarned(cents);
+    return 'points: $points';
+  }
+}
+",
+    ),
+    (
+        "test/receipt_test.dart",
+        b"import 'package:acme/src/receipt.dart';\n\nvoid main() {\n  test('render', () => Receipt(1).render());\n}\n",
+    ),
 ];
 
 #[test]
@@ -933,10 +965,11 @@ fn later_languages_definitions_questions_and_calls() {
     }
     haskell(&env, repo.path());
     zig(&env, repo.path());
+    dart(&env, repo.path());
     // `patina status` counts the files of each language.
     let out = env.patina(&["status"]);
     assert_eq!(out.code(), 0, "{out:?}");
-    for count in ["swift 4", "haskell 3", "zig 4"] {
+    for count in ["swift 4", "haskell 3", "zig 4", "dart 3"] {
         assert!(out.stdout.contains(count), "{count}: {}", out.stdout);
     }
 }
@@ -1018,6 +1051,48 @@ fn zig(env: &TestEnv, repo: &std::path::Path) {
     let found = hits(env, repo, "ring");
     for (path, role) in [("test/till_test.zig", "test"), (till, "source")] {
         let hit = (path.to_string(), "zig".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+/// The name, a question, `-t`, callers through a package import and roles, in Dart.
+fn dart(env: &TestEnv, repo: &std::path::Path) {
+    let loyalty = "lib/src/loyalty.dart";
+    let receipt = "lib/src/receipt.dart";
+    assert_defs(
+        env,
+        repo,
+        &[
+            ("Loyalty", loyalty, 1, 2, "class"),
+            ("Loyalty.pointsEarned", loyalty, 3, 7, "method"),
+            ("Receipt", receipt, 3, 4, "class"),
+            ("Receipt.Receipt", receipt, 6, 6, "method"),
+            ("Receipt.render", receipt, 8, 12, "method"),
+        ],
+    );
+    let files = typed_files(env, repo, "render", "dart");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".dart")),
+        "{files:?}"
+    );
+    let found = callers(env, repo, "pointsEarned");
+    assert!(
+        found.contains(&(receipt.to_string(), "render".to_string())),
+        "{found:?}"
+    );
+    for query in [
+        "pointsEarned",
+        "how many loyalty points are earned for spending cents",
+    ] {
+        assert_eq!(
+            first_hit(env, repo, query),
+            (loyalty.to_string(), "pointsEarned".to_string()),
+            "{query}"
+        );
+    }
+    let found = hits(env, repo, "Receipt");
+    for (path, role) in [("test/receipt_test.dart", "test"), (receipt, "source")] {
+        let hit = (path.to_string(), "dart".to_string(), role.to_string());
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
 }

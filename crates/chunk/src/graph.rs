@@ -12,6 +12,7 @@ use crate::languages::parse;
 
 mod bash;
 mod csharp;
+mod dart;
 mod elixir;
 mod haskell;
 mod kotlin;
@@ -41,7 +42,8 @@ pub use reexports::mark_package_reexports;
 /// 11: Swift: calls, `import`, inheritance clauses.
 /// 12: Haskell: applications as calls, `import`, instances.
 /// 13: Zig: calls (and `a.b()` by the `object`/`member` fields), `@import`.
-pub const GRAPH_VERSION: u32 = 13;
+/// 14: Dart: calls, `import`, `extends`/`with`/`implements`.
+pub const GRAPH_VERSION: u32 = 14;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -176,6 +178,7 @@ impl<'a> Extractor<'a> {
             Language::Haskell => return self.haskell(node, field),
             // Zig's calls are read by the common rules below.
             Language::Zig => self.zig(node),
+            Language::Dart => self.dart(node),
             _ => {}
         }
         match kind {

@@ -14,6 +14,7 @@ use patina_core::ChunkKind;
 pub use patina_core::Language;
 
 mod csharp;
+mod dart;
 mod elixir;
 mod haskell;
 mod kotlin;
@@ -75,6 +76,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Swift => Some(&swift::SWIFT),
         Language::Haskell => Some(&haskell::HASKELL),
         Language::Zig => Some(&zig::ZIG),
+        Language::Dart => Some(&dart::DART),
         Language::Markdown | Language::Text => None,
     }
 }

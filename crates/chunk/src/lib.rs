@@ -1,6 +1,6 @@
 //! `patina-chunk`: a file's text → the chunks Patina indexes and returns. Tree-sitter cuts code
 //! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby, PHP,
-//! C#, Kotlin, Scala, Elixir, Lua, shell scripts, Swift, Haskell, Zig), Markdown is cut into heading sections,
+//! C#, Kotlin, Scala, Elixir, Lua, shell scripts, Swift, Haskell, Zig, Dart), Markdown is cut into heading sections,
 //! anything else into overlapping line windows; see [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
 //! relations). [`Language`] recognises a file's language from its path.
 //!
@@ -51,7 +51,8 @@ pub fn chunk_with_facts(
 /// 12: Swift definitions.
 /// 13: Haskell definitions; consecutive equations of one function are one definition.
 /// 14: Zig definitions.
-pub const VERSION: u32 = 14;
+/// 15: Dart definitions.
+pub const VERSION: u32 = 15;
 
 #[cfg(test)]
 mod tests {
@@ -117,6 +118,10 @@ mod tests {
             (
                 Language::Zig,
                 "const b = @import(\"b.zig\");\n\npub const A = struct {\n    fn run() u32 {\n        return b.helper(1);\n    }\n};\n",
+            ),
+            (
+                Language::Dart,
+                "import 'b.dart';\n\nclass A extends B {\n  int run() => helper(1);\n}\n",
             ),
             (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
             (Language::Text, "a\nb\n"),

@@ -29,13 +29,14 @@ pub enum Language {
     Swift,
     Haskell,
     Zig,
+    Dart,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 22] = [
+    pub const ALL: [Language; 23] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -56,6 +57,7 @@ impl Language {
         Language::Swift,
         Language::Haskell,
         Language::Zig,
+        Language::Dart,
         Language::Markdown,
         Language::Text,
     ];
@@ -110,6 +112,7 @@ impl Language {
             "swift" => Language::Swift,
             "hs" | "hs-boot" => Language::Haskell,
             "zig" | "zon" => Language::Zig,
+            "dart" => Language::Dart,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -138,6 +141,7 @@ impl Language {
             Language::Swift => "swift",
             Language::Haskell => "haskell",
             Language::Zig => "zig",
+            Language::Dart => "dart",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

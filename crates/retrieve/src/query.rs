@@ -401,6 +401,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "swift" => (Language::Swift, true),
         "haskell" | "ghc" => (Language::Haskell, true),
         "zig" => (Language::Zig, true),
+        "dart" | "flutter" => (Language::Dart, true),
         _ => return None,
     })
 }

@@ -20,6 +20,7 @@ const ELIXIR: &str = include_str!("../../testdata/elixir.ex");
 const SWIFT: &str = include_str!("../../testdata/swift.swift");
 const HASKELL: &str = include_str!("../../testdata/haskell.hs");
 const ZIG: &str = include_str!("../../testdata/zig.zig");
+const DART: &str = include_str!("../../testdata/dart.dart");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -584,6 +585,35 @@ fn zig_functions_type_constants_and_tests() {
 }
 
 #[test]
+fn dart_classes_mixins_extensions_and_constructors() {
+    assert_eq!(
+        summarize(&checked(Language::Dart, DART)),
+        [
+            (1, 3, Block, None, None),
+            (5, 6, Class, Some("Billable"), None),
+            (7, 8, Method, Some("total"), Some("Billable")),
+            // The doc comment and the annotation are the class's; fields are in its header.
+            (10, 13, Class, Some("Invoice"), None),
+            // Constructors: the unnamed one by the class's name, named ones by their own.
+            (15, 15, Method, Some("Invoice"), Some("Invoice")),
+            (17, 17, Method, Some("blank"), Some("Invoice")),
+            (19, 19, Method, Some("parse"), Some("Invoice")),
+            (21, 25, Method, Some("total"), Some("Invoice")),
+            (27, 28, Method, Some("label"), Some("Invoice")),
+            (30, 30, Trait, Some("Logs"), None),
+            (31, 32, Method, Some("log"), Some("Logs")),
+            // An extension's members are its type's.
+            (34, 34, Impl, Some("Describe"), None),
+            (35, 36, Method, Some("describe"), Some("Invoice")),
+            (38, 38, Enum, Some("Status"), None),
+            (40, 40, Type, Some("Amount"), None),
+            (42, 42, Function, Some("add"), None),
+            (44, 46, Function, Some("main"), None),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -760,7 +790,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 21] = [
+const SAMPLES: [(Language, &str); 22] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -781,5 +811,6 @@ const SAMPLES: [(Language, &str); 21] = [
     (Language::Swift, SWIFT),
     (Language::Haskell, HASKELL),
     (Language::Zig, ZIG),
+    (Language::Dart, DART),
     (Language::Markdown, MARKDOWN),
 ];

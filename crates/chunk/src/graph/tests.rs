@@ -491,6 +491,47 @@ fn zig_calls_and_imports() {
 }
 
 #[test]
+fn dart_calls_imports_and_parents() {
+    let f = extract_facts(Language::Dart, &sample("billing.dart"));
+    assert!(
+        has_import(&f, "package:acme/support/money.dart", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "dart:math", None, Some("math")),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "../util.dart", Some("helper"), None),
+        "{:?}",
+        f.imports
+    );
+    for parent in ["Document", "Logs", "Billable"] {
+        assert!(
+            has_relation(&f, "Invoice", parent),
+            "{parent}: {:?}",
+            f.relations
+        );
+    }
+    assert!(has_call(&f, "sum", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "helper", 10), "{:?}", calls(&f));
+    assert!(has_call(&f, "max", 10), "{:?}", calls(&f));
+    assert!(has_call(&f, "Invoice", 15), "{:?}", calls(&f));
+    let sum = f.refs.iter().find(|r| r.name == "sum" && r.call).unwrap();
+    assert_eq!(sum.qualifier.as_deref(), Some("Money"));
+    // Imports and definitions are not references.
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| r.name == "total" && !r.call || r.name.contains("dart")),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
 fn rust_calls_uses_and_impls() {
     let f = extract_facts(Language::Rust, &sample("lib.rs"));
     assert!(

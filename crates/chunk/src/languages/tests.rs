@@ -34,6 +34,7 @@ fn detects_languages_from_paths() {
         ("src/Acme/Billing.hs", Language::Haskell),
         ("src/main.zig", Language::Zig),
         ("build.zig.zon", Language::Zig),
+        ("lib/src/cart.dart", Language::Dart),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),

@@ -216,6 +216,32 @@ fn roles_of_zig() {
 }
 
 #[test]
+fn roles_of_dart() {
+    for p in [
+        "test/cart_test.dart",
+        "lib/src/cart_test.dart",
+        "test/helpers.dart",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    for p in ["lib/src/cart.dart", "lib/cart.dart", "bin/main.dart"] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+    for p in [
+        "lib/src/cart.g.dart",
+        "lib/src/cart.freezed.dart",
+        "test/cart_test.mocks.dart",
+        "lib/src/proto/cart.pb.dart",
+        "pubspec.lock",
+    ] {
+        assert_eq!(role(p), FileRole::Generated, "{p}");
+    }
+    for p in ["pubspec.yaml", "analysis_options.yaml"] {
+        assert_eq!(role(p), FileRole::Config, "{p}");
+    }
+}
+
+#[test]
 fn source_is_code_outside_special_places() {
     for p in [
         "src/_pytest/fixtures.py",

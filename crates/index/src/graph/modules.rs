@@ -242,6 +242,17 @@ impl GraphTable {
             Some(Language::Zig) if module.ends_with(".zig") => {
                 exact.extend(normalize(&join(dir, module)));
             }
+            // `import 'package:acme/billing.dart'` is `lib/billing.dart` of package acme;
+            // `import 'util.dart'` a path from the importing file's folder; `dart:…` is the SDK.
+            Some(Language::Dart) => match module.strip_prefix("package:") {
+                Some(rest) => {
+                    if let Some((_, path)) = rest.split_once('/') {
+                        suffixes.push(format!("lib/{path}"));
+                    }
+                }
+                None if !module.contains(':') => exact.extend(normalize(&join(dir, module))),
+                None => {}
+            },
             Some(Language::Go) => go_package = Some(module),
             // `import Shop`: SwiftPM's target `Shop`, the folder `Sources/Shop/` and all below it.
             // A module with no such folder (Foundation, a dependency) is outside the repository.

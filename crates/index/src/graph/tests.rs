@@ -709,3 +709,44 @@ fn zig_imports_reach_the_file_beside() {
     // Through the standard library: outside the repository, nothing is guessed.
     assert!(t.resolve("sum", &site("std.math")).0.is_empty());
 }
+
+#[test]
+fn dart_imports_reach_package_libraries_and_relative_files() {
+    let t = table(&[
+        (
+            "lib/src/money.dart",
+            "class Money {\n  static int sum(List<int> c) => 0;\n}\n",
+        ),
+        ("lib/src/util.dart", "int helper(int n) => n;\n"),
+        (
+            "lib/src/invoice.dart",
+            "import 'package:acme/src/money.dart';\nimport 'util.dart' show helper;\nimport 'dart:math';\n\nint total() => helper(Money.sum([]) + max(1, 2));\n",
+        ),
+    ]);
+    let mut files: Vec<String> = t
+        .imported_files("lib/src/invoice.dart")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["lib/src/money.dart", "lib/src/util.dart"]);
+    let site = |q: Option<&str>| Site {
+        path: "lib/src/invoice.dart".into(),
+        line: 5,
+        call: true,
+        qualifier: q.map(str::to_string),
+    };
+    let (c, how) = t.resolve("helper", &site(None));
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["lib/src/util.dart"]
+    );
+    assert_eq!(how, Resolution::Import);
+    let (c, _) = t.resolve("sum", &site(Some("Money")));
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["lib/src/money.dart"]
+    );
+    // `max` comes from the SDK: nothing in the repository is guessed for it.
+    assert!(t.resolve("max", &site(None)).0.is_empty());
+}

@@ -284,6 +284,7 @@ fn a_language_named_as_the_scope_is_not_a_word_of_the_question() {
         ("decode json in swift", Language::Swift, "swift"),
         ("fold a list in haskell", Language::Haskell, "haskell"),
         ("allocate a slice in zig", Language::Zig, "zig"),
+        ("parse json in dart", Language::Dart, "dart"),
     ] {
         let p = QueryPlan::analyze(q);
         assert_eq!(p.languages, [lang], "{q}");
