@@ -1096,3 +1096,39 @@ fn dart(env: &TestEnv, repo: &std::path::Path) {
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
 }
+
+/// cobra's layout: `doc/` is a Go package (it generates man pages) that the commands import.
+const GO_DOC_PACKAGE: &[(&str, &[u8])] = &[
+    (
+        "doc/man_docs.go",
+        b"package doc\n\n// GenManTree writes a man page for every command.\nfunc GenManTree(dir string) error {\n\treturn nil\n}\n",
+    ),
+    (
+        "cmd/gen/main.go",
+        b"package main\n\nimport \"example.com/cli/doc\"\n\nfunc main() {\n\t_ = doc.GenManTree(\"man\")\n}\n",
+    ),
+    (
+        "doc/README.md",
+        b"# Generating man pages\n\nCall GenManTree with a folder.\n",
+    ),
+    (
+        "docs/snippets/hello.go",
+        b"package main\n\nfunc main() { println(\"GenManTree\") }\n",
+    ),
+];
+
+#[test]
+fn a_go_package_in_a_doc_folder_is_source_and_its_prose_docs() {
+    let env = TestEnv::started();
+    let repo = git_repo(GO_DOC_PACKAGE);
+    env.add_repo(repo.path());
+    let found = hits(&env, repo.path(), "GenManTree");
+    for (path, language, role) in [
+        ("doc/man_docs.go", "go", "source"),
+        ("doc/README.md", "markdown", "docs"),
+        ("docs/snippets/hello.go", "go", "docs"),
+    ] {
+        let hit = (path.to_string(), language.to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}

@@ -18,7 +18,8 @@ pub enum FileRole {
     Source,
     /// Tests, test fixtures and test data.
     Test,
-    /// Prose: Markdown, reStructuredText, text files, anything under a documentation directory.
+    /// Prose: Markdown, reStructuredText, text files, anything under a documentation directory
+    /// but the code of a package there.
     Docs,
     /// Examples, samples and demos.
     Example,
@@ -319,7 +320,11 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
         && !stem.starts_with("constraints")
         || (ext.is_empty() && DOC_NAMES.contains(&stem))
         || DOC_NAMES.contains(&stem) && DOC_EXTS.contains(&ext);
-    if is_doc_file || in_dir(DOC_DIRS) && !CONFIG_NAMES.contains(&name) {
+    let in_doc_dir = dirs
+        .iter()
+        .position(|d| DOC_DIRS.contains(d))
+        .is_some_and(|at| !is_package_code(&dirs, at, ext, head));
+    if is_doc_file || in_doc_dir && !CONFIG_NAMES.contains(&name) {
         return FileRole::Docs;
     }
     if CONFIG_NAMES.contains(&name)
@@ -338,6 +343,40 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
         return FileRole::Source;
     }
     FileRole::Other
+}
+
+/// Whether a code file inside a documentation folder (`dirs[doc]`) is part of a package the
+/// program is built from, by its language's package rules, rather than a sample the prose shows:
+/// - Go: a package other than `main` (cobra's `doc/` is package `doc`, which generates man pages
+///   and which other packages import); a `package main` program there is an example;
+/// - Java, Kotlin, Scala, Groovy: the file's `package` declaration names the folder (`package
+///   com.acme.docs;` in `com/acme/docs/`);
+/// - Rust: the folder is inside a crate's `src/`, where every file is a module of the crate.
+///
+/// Prose files are documentation wherever they are; this only keeps code out of it.
+fn is_package_code(dirs: &[&str], doc: usize, ext: &str, head: Option<&str>) -> bool {
+    let declared = |keyword: &str| {
+        head.into_iter()
+            .flat_map(str::lines)
+            .take(200)
+            .find_map(|line| {
+                let rest = line.trim_start().strip_prefix(keyword)?;
+                rest.starts_with(char::is_whitespace).then(|| {
+                    rest.trim()
+                        .trim_end_matches(';')
+                        .trim()
+                        .to_ascii_lowercase()
+                })
+            })
+    };
+    match ext {
+        "go" => declared("package").is_some_and(|p| !p.is_empty() && p != "main"),
+        "java" | "kt" | "kts" | "scala" | "groovy" => {
+            declared("package").is_some_and(|p| p.split('.').any(|segment| segment == dirs[doc]))
+        }
+        "rs" => dirs[..doc].contains(&"src"),
+        _ => false,
+    }
 }
 
 /// Test files by name: `test_x.py`, `x_test.py`, `conftest.py`, `x_test.go`, `x.test.ts`,

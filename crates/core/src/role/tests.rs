@@ -242,6 +242,41 @@ fn roles_of_dart() {
 }
 
 #[test]
+fn code_of_a_package_in_a_docs_folder_is_source() {
+    let go = |path: &str, head: &str| classify(path, Some(head));
+    // cobra's `doc/`: a package other packages import, which generates man pages.
+    assert_eq!(
+        go(
+            "doc/man_docs.go",
+            "// Copyright\n\npackage doc\n\nimport \"fmt\"\n"
+        ),
+        FileRole::Source
+    );
+    // A program shown by the docs is an example of them.
+    assert_eq!(
+        go("docs/snippets/hello.go", "package main\n\nfunc main() {}\n"),
+        FileRole::Docs
+    );
+    assert_eq!(
+        go(
+            "src/main/java/com/acme/docs/Renderer.java",
+            "package com.acme.docs;\n\npublic class Renderer {}\n"
+        ),
+        FileRole::Source
+    );
+    assert_eq!(
+        go("docs/snippets/Hello.java", "public class Hello {}\n"),
+        FileRole::Docs
+    );
+    assert_eq!(go("src/doc/mod.rs", "//! Docs.\n"), FileRole::Source);
+    assert_eq!(go("docs/src/lib.rs", "fn x() {}\n"), FileRole::Docs);
+    // Without the text (a path alone), and for prose, the folder decides.
+    assert_eq!(role("doc/man_docs.go"), FileRole::Docs);
+    assert_eq!(go("doc/README.md", "package doc\n"), FileRole::Docs);
+    assert_eq!(go("docs/conf.py", "project = 'x'\n"), FileRole::Docs);
+}
+
+#[test]
 fn source_is_code_outside_special_places() {
     for p in [
         "src/_pytest/fixtures.py",
