@@ -1111,6 +1111,12 @@ const GO_DOC_PACKAGE: &[(&str, &[u8])] = &[
         "doc/README.md",
         b"# Generating man pages\n\nCall GenManTree with a folder.\n",
     ),
+    ("doc/py/__init__.py", b"from .pages import render_pages\n"),
+    (
+        "doc/py/pages.py",
+        b"def render_pages(tree):\n    \"\"\"GenManTree for Python users.\"\"\"\n    return tree\n",
+    ),
+    ("docs/conf.py", b"project = \"GenManTree\"\n"),
     (
         "docs/snippets/hello.go",
         b"package main\n\nfunc main() { println(\"GenManTree\") }\n",
@@ -1127,6 +1133,9 @@ fn a_go_package_in_a_doc_folder_is_source_and_its_prose_docs() {
         ("doc/man_docs.go", "go", "source"),
         ("doc/README.md", "markdown", "docs"),
         ("docs/snippets/hello.go", "go", "docs"),
+        // Python's rule: a folder with an `__init__.py` is a package.
+        ("doc/py/pages.py", "python", "source"),
+        ("docs/conf.py", "python", "docs"),
     ] {
         let hit = (path.to_string(), language.to_string(), role.to_string());
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
