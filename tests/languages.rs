@@ -917,6 +917,30 @@ class Receipt extends Printable {
         "test/receipt_test.dart",
         b"import 'package:acme/src/receipt.dart';\n\nvoid main() {\n  test('render', () => Receipt(1).render());\n}\n",
     ),
+    (
+        "proto/acme/support/money.proto",
+        b"syntax = \"proto3\";
+package acme.support;
+
+// A sum of money in cents, with its currency code.
+message Money {
+  string currency_code = 1;
+  int64 cents = 2;
+}
+",
+    ),
+    (
+        "proto/acme/billing/ledger.proto",
+        b"syntax = \"proto3\";
+package acme.billing;
+
+import \"acme/support/money.proto\";
+
+message LedgerEntry {
+  acme.support.Money amount = 1;
+}
+",
+    ),
 ];
 
 #[test]
@@ -966,10 +990,11 @@ fn later_languages_definitions_questions_and_calls() {
     haskell(&env, repo.path());
     zig(&env, repo.path());
     dart(&env, repo.path());
+    protobuf(&env, repo.path());
     // `patina status` counts the files of each language.
     let out = env.patina(&["status"]);
     assert_eq!(out.code(), 0, "{out:?}");
-    for count in ["swift 4", "haskell 3", "zig 4", "dart 3"] {
+    for count in ["swift 4", "haskell 3", "zig 4", "dart 3", "protobuf 2"] {
         assert!(out.stdout.contains(count), "{count}: {}", out.stdout);
     }
 }
@@ -1094,6 +1119,39 @@ fn dart(env: &TestEnv, repo: &std::path::Path) {
     for (path, role) in [("test/receipt_test.dart", "test"), (receipt, "source")] {
         let hit = (path.to_string(), "dart".to_string(), role.to_string());
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+/// The name, a question, `-t` and references through an import, in Protocol Buffers.
+fn protobuf(env: &TestEnv, repo: &std::path::Path) {
+    let money = "proto/acme/support/money.proto";
+    let ledger = "proto/acme/billing/ledger.proto";
+    assert_defs(
+        env,
+        repo,
+        &[
+            ("Money", money, 4, 8, "struct"),
+            ("LedgerEntry", ledger, 6, 8, "struct"),
+        ],
+    );
+    let files = typed_files(env, repo, "Money", "protobuf");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".proto")),
+        "{files:?}"
+    );
+    let out = env.patina_in(repo, &["refs", "Money"]);
+    assert!(
+        out.stdout
+            .contains(&format!("{ledger}\n  7  in LedgerEntry  [import]")),
+        "{}",
+        out.stdout
+    );
+    for query in ["Money", "a sum of money in cents with its currency code"] {
+        assert_eq!(
+            first_hit(env, repo, query),
+            (money.to_string(), "Money".to_string()),
+            "{query}"
+        );
     }
 }
 

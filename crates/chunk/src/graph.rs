@@ -18,6 +18,7 @@ mod haskell;
 mod kotlin;
 mod lua;
 mod php;
+mod protobuf;
 mod reexports;
 mod ruby;
 mod scala;
@@ -43,7 +44,8 @@ pub use reexports::mark_package_reexports;
 /// 12: Haskell: applications as calls, `import`, instances.
 /// 13: Zig: calls (and `a.b()` by the `object`/`member` fields), `@import`.
 /// 14: Dart: calls, `import`, `extends`/`with`/`implements`.
-pub const GRAPH_VERSION: u32 = 14;
+/// 15: Protocol Buffers: types named by fields and rpcs, `import`.
+pub const GRAPH_VERSION: u32 = 15;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -176,6 +178,7 @@ impl<'a> Extractor<'a> {
             Language::Elixir => return self.elixir(node),
             Language::Swift => return self.swift(node),
             Language::Haskell => return self.haskell(node, field),
+            Language::Protobuf => return self.protobuf(node),
             // Zig's calls are read by the common rules below.
             Language::Zig => self.zig(node),
             Language::Dart => self.dart(node),

@@ -20,6 +20,7 @@ mod haskell;
 mod kotlin;
 mod lua;
 mod php;
+mod protobuf;
 mod ruby;
 mod swift;
 mod zig;
@@ -77,6 +78,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Haskell => Some(&haskell::HASKELL),
         Language::Zig => Some(&zig::ZIG),
         Language::Dart => Some(&dart::DART),
+        Language::Protobuf => Some(&protobuf::PROTOBUF),
         Language::Markdown | Language::Text => None,
     }
 }

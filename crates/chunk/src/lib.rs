@@ -1,6 +1,6 @@
 //! `patina-chunk`: a file's text → the chunks Patina indexes and returns. Tree-sitter cuts code
 //! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby, PHP,
-//! C#, Kotlin, Scala, Elixir, Lua, shell scripts, Swift, Haskell, Zig, Dart), Markdown is cut into heading sections,
+//! C#, Kotlin, Scala, Elixir, Lua, shell scripts, Swift, Haskell, Zig, Dart, Protocol Buffers), Markdown is cut into heading sections,
 //! anything else into overlapping line windows; see [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
 //! relations). [`Language`] recognises a file's language from its path.
 //!
@@ -54,7 +54,8 @@ pub fn chunk_with_facts(
 /// 15: Dart definitions.
 /// 16: no chunk changes: a round re-examines every file so that code of a package in a docs folder
 ///     (`patina_core::role`) loses the docs role it was given.
-pub const VERSION: u32 = 16;
+/// 17: Protocol Buffers definitions.
+pub const VERSION: u32 = 17;
 
 #[cfg(test)]
 mod tests {
@@ -124,6 +125,10 @@ mod tests {
             (
                 Language::Dart,
                 "import 'b.dart';\n\nclass A extends B {\n  int run() => helper(1);\n}\n",
+            ),
+            (
+                Language::Protobuf,
+                "syntax = \"proto3\";\nimport \"b.proto\";\n\nmessage A {\n  B b = 1;\n}\n",
             ),
             (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
             (Language::Text, "a\nb\n"),

@@ -30,13 +30,14 @@ pub enum Language {
     Haskell,
     Zig,
     Dart,
+    Protobuf,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 23] = [
+    pub const ALL: [Language; 24] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -58,6 +59,7 @@ impl Language {
         Language::Haskell,
         Language::Zig,
         Language::Dart,
+        Language::Protobuf,
         Language::Markdown,
         Language::Text,
     ];
@@ -113,6 +115,7 @@ impl Language {
             "hs" | "hs-boot" => Language::Haskell,
             "zig" | "zon" => Language::Zig,
             "dart" => Language::Dart,
+            "proto" => Language::Protobuf,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -142,6 +145,7 @@ impl Language {
             Language::Haskell => "haskell",
             Language::Zig => "zig",
             Language::Dart => "dart",
+            Language::Protobuf => "protobuf",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

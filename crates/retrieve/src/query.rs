@@ -402,6 +402,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "haskell" | "ghc" => (Language::Haskell, true),
         "zig" => (Language::Zig, true),
         "dart" | "flutter" => (Language::Dart, true),
+        "protobuf" | "proto3" | "proto2" => (Language::Protobuf, true),
         _ => return None,
     })
 }

@@ -21,6 +21,7 @@ const SWIFT: &str = include_str!("../../testdata/swift.swift");
 const HASKELL: &str = include_str!("../../testdata/haskell.hs");
 const ZIG: &str = include_str!("../../testdata/zig.zig");
 const DART: &str = include_str!("../../testdata/dart.dart");
+const PROTOBUF: &str = include_str!("../../testdata/protobuf.proto");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -614,6 +615,23 @@ fn dart_classes_mixins_extensions_and_constructors() {
 }
 
 #[test]
+fn protobuf_messages_services_and_rpcs() {
+    assert_eq!(
+        summarize(&checked(Language::Protobuf, PROTOBUF)),
+        [
+            (1, 5, Block, None, None),
+            (7, 10, Struct, Some("Invoice"), None),
+            // A nested message is its message's.
+            (12, 17, Struct, Some("Line"), Some("Invoice")),
+            (19, 22, Enum, Some("Status"), None),
+            (24, 25, Interface, Some("Billing"), None),
+            (26, 27, Method, Some("GetInvoice"), Some("Billing")),
+            (28, 29, Method, Some("ListInvoices"), Some("Billing")),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -790,7 +808,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 22] = [
+const SAMPLES: [(Language, &str); 23] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -812,5 +830,6 @@ const SAMPLES: [(Language, &str); 22] = [
     (Language::Haskell, HASKELL),
     (Language::Zig, ZIG),
     (Language::Dart, DART),
+    (Language::Protobuf, PROTOBUF),
     (Language::Markdown, MARKDOWN),
 ];

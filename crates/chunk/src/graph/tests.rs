@@ -532,6 +532,60 @@ fn dart_calls_imports_and_parents() {
 }
 
 #[test]
+fn protobuf_types_and_imports() {
+    let f = extract_facts(Language::Protobuf, PROTO);
+    assert!(
+        has_import(&f, "acme/support/money.proto", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    let money = f.refs.iter().find(|r| r.name == "Money").unwrap();
+    assert_eq!((money.line, money.call), (7, false));
+    let req = f
+        .refs
+        .iter()
+        .find(|r| r.name == "GetInvoiceRequest")
+        .unwrap();
+    assert_eq!(req.line, 12);
+    // What an rpc returns is a reference too.
+    assert!(f.refs.iter().any(|r| r.name == "Invoice" && r.line == 12));
+    // A package-qualified type is the type's name.
+    let ts = f.refs.iter().find(|r| r.name == "Timestamp").unwrap();
+    assert_eq!((ts.line, ts.qualifier.as_deref()), (8, None));
+    // Names of definitions and fields, packages and options are no references.
+    assert!(
+        !f.refs.iter().any(|r| [
+            "total",
+            "acme",
+            "billing",
+            "Billing",
+            "GetInvoice",
+            "java_package"
+        ]
+        .contains(&r.name.as_str())
+            || r.name == "Invoice" && r.line == 6
+            || r.call),
+        "{:?}",
+        f.refs
+    );
+}
+
+const PROTO: &str = "syntax = \"proto3\";
+package acme.billing;
+import \"acme/support/money.proto\";
+option java_package = \"com.acme\";
+
+message Invoice {
+  Money total = 1;
+  google.protobuf.Timestamp issued = 2;
+}
+
+service Billing {
+  rpc GetInvoice(GetInvoiceRequest) returns (Invoice);
+}
+";
+
+#[test]
 fn rust_calls_uses_and_impls() {
     let f = extract_facts(Language::Rust, &sample("lib.rs"));
     assert!(

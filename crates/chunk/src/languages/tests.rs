@@ -35,6 +35,7 @@ fn detects_languages_from_paths() {
         ("src/main.zig", Language::Zig),
         ("build.zig.zon", Language::Zig),
         ("lib/src/cart.dart", Language::Dart),
+        ("proto/acme/billing.proto", Language::Protobuf),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),

@@ -253,6 +253,8 @@ impl GraphTable {
                 None if !module.contains(':') => exact.extend(normalize(&join(dir, module))),
                 None => {}
             },
+            // `import "acme/money.proto"`: a path from one of protoc's include folders.
+            Some(Language::Protobuf) => suffixes.push(module.to_string()),
             Some(Language::Go) => go_package = Some(module),
             // `import Shop`: SwiftPM's target `Shop`, the folder `Sources/Shop/` and all below it.
             // A module with no such folder (Foundation, a dependency) is outside the repository.

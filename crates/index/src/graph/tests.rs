@@ -750,3 +750,32 @@ fn dart_imports_reach_package_libraries_and_relative_files() {
     // `max` comes from the SDK: nothing in the repository is guessed for it.
     assert!(t.resolve("max", &site(None)).0.is_empty());
 }
+
+#[test]
+fn protobuf_imports_reach_the_file_from_an_include_folder() {
+    let t = table(&[
+        (
+            "proto/acme/support/money.proto",
+            "syntax = \"proto3\";\npackage acme.support;\n\nmessage Money {\n  int64 cents = 1;\n}\n",
+        ),
+        (
+            "proto/acme/billing/invoice.proto",
+            "syntax = \"proto3\";\nimport \"acme/support/money.proto\";\nimport \"google/protobuf/timestamp.proto\";\n\nmessage Invoice {\n  acme.support.Money total = 1;\n}\n",
+        ),
+    ]);
+    let files: Vec<String> = t
+        .imported_files("proto/acme/billing/invoice.proto")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(files, ["proto/acme/support/money.proto"]);
+    let refs = refs(&t, "Money");
+    assert_eq!(
+        refs,
+        [(
+            "proto/acme/billing/invoice.proto".to_string(),
+            6,
+            Resolution::Import
+        )]
+    );
+}
