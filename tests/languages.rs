@@ -941,6 +941,27 @@ message LedgerEntry {
 }
 ",
     ),
+    (
+        "infra/variables.tf",
+        b"# How many days the access logs are retained before they expire.
+variable \"retention_days\" {
+  type    = number
+  default = 30
+}
+",
+    ),
+    (
+        "infra/main.tf",
+        b"resource \"aws_s3_bucket\" \"access_logs\" {
+  bucket = \"acme-access-logs\"
+}
+
+resource \"aws_s3_bucket_lifecycle_configuration\" \"expiry\" {
+  bucket = aws_s3_bucket.access_logs.id
+  days   = var.retention_days
+}
+",
+    ),
 ];
 
 #[test]
@@ -991,10 +1012,18 @@ fn later_languages_definitions_questions_and_calls() {
     zig(&env, repo.path());
     dart(&env, repo.path());
     protobuf(&env, repo.path());
+    terraform(&env, repo.path());
     // `patina status` counts the files of each language.
     let out = env.patina(&["status"]);
     assert_eq!(out.code(), 0, "{out:?}");
-    for count in ["swift 4", "haskell 3", "zig 4", "dart 3", "protobuf 2"] {
+    for count in [
+        "swift 4",
+        "haskell 3",
+        "zig 4",
+        "dart 3",
+        "protobuf 2",
+        "hcl 2",
+    ] {
         assert!(out.stdout.contains(count), "{count}: {}", out.stdout);
     }
 }
@@ -1150,6 +1179,43 @@ fn protobuf(env: &TestEnv, repo: &std::path::Path) {
         assert_eq!(
             first_hit(env, repo, query),
             (money.to_string(), "Money".to_string()),
+            "{query}"
+        );
+    }
+}
+
+/// The name, a question, `-t` and references by address, in Terraform's HCL.
+fn terraform(env: &TestEnv, repo: &std::path::Path) {
+    let variables = "infra/variables.tf";
+    let main = "infra/main.tf";
+    assert_defs(
+        env,
+        repo,
+        &[
+            ("retention_days", variables, 1, 5, "const"),
+            ("var.retention_days", variables, 1, 5, "const"),
+            ("aws_s3_bucket.access_logs", main, 1, 3, "struct"),
+        ],
+    );
+    let files = typed_files(env, repo, "retention_days", "tf");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".tf")),
+        "{files:?}"
+    );
+    let out = env.patina_in(repo, &["refs", "retention_days"]);
+    assert!(
+        out.stdout
+            .contains(&format!("{main}\n  7  in expiry  [exact]")),
+        "{}",
+        out.stdout
+    );
+    for query in [
+        "retention_days",
+        "how many days are the access logs retained",
+    ] {
+        assert_eq!(
+            first_hit(env, repo, query),
+            (variables.to_string(), "retention_days".to_string()),
             "{query}"
         );
     }

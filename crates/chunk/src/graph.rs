@@ -15,6 +15,7 @@ mod csharp;
 mod dart;
 mod elixir;
 mod haskell;
+mod hcl;
 mod kotlin;
 mod lua;
 mod php;
@@ -45,7 +46,8 @@ pub use reexports::mark_package_reexports;
 /// 13: Zig: calls (and `a.b()` by the `object`/`member` fields), `@import`.
 /// 14: Dart: calls, `import`, `extends`/`with`/`implements`.
 /// 15: Protocol Buffers: types named by fields and rpcs, `import`.
-pub const GRAPH_VERSION: u32 = 15;
+/// 16: HCL: Terraform addresses as references, function calls.
+pub const GRAPH_VERSION: u32 = 16;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -179,6 +181,7 @@ impl<'a> Extractor<'a> {
             Language::Swift => return self.swift(node),
             Language::Haskell => return self.haskell(node, field),
             Language::Protobuf => return self.protobuf(node),
+            Language::Hcl => return self.hcl(node),
             // Zig's calls are read by the common rules below.
             Language::Zig => self.zig(node),
             Language::Dart => self.dart(node),

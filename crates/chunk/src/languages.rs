@@ -17,6 +17,7 @@ mod csharp;
 mod dart;
 mod elixir;
 mod haskell;
+mod hcl;
 mod kotlin;
 mod lua;
 mod php;
@@ -79,6 +80,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Zig => Some(&zig::ZIG),
         Language::Dart => Some(&dart::DART),
         Language::Protobuf => Some(&protobuf::PROTOBUF),
+        Language::Hcl => Some(&hcl::HCL),
         Language::Markdown | Language::Text => None,
     }
 }

@@ -1,6 +1,7 @@
 //! `patina-chunk`: a file's text → the chunks Patina indexes and returns. Tree-sitter cuts code
 //! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby, PHP,
-//! C#, Kotlin, Scala, Elixir, Lua, shell scripts, Swift, Haskell, Zig, Dart, Protocol Buffers), Markdown is cut into heading sections,
+//! C#, Kotlin, Scala, Elixir, Lua, shell scripts, Swift, Haskell, Zig, Dart, Protocol Buffers,
+//! HCL), Markdown is cut into heading sections,
 //! anything else into overlapping line windows; see [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
 //! relations). [`Language`] recognises a file's language from its path.
 //!
@@ -55,7 +56,8 @@ pub fn chunk_with_facts(
 /// 16: no chunk changes: a round re-examines every file so that code of a package in a docs folder
 ///     (`patina_core::role`) loses the docs role it was given.
 /// 17: Protocol Buffers definitions.
-pub const VERSION: u32 = 17;
+/// 18: HCL definitions.
+pub const VERSION: u32 = 18;
 
 #[cfg(test)]
 mod tests {
@@ -129,6 +131,10 @@ mod tests {
             (
                 Language::Protobuf,
                 "syntax = \"proto3\";\nimport \"b.proto\";\n\nmessage A {\n  B b = 1;\n}\n",
+            ),
+            (
+                Language::Hcl,
+                "variable \"region\" {}\n\nresource \"aws_s3_bucket\" \"logs\" {\n  bucket = var.region\n}\n",
             ),
             (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
             (Language::Text, "a\nb\n"),

@@ -31,13 +31,14 @@ pub enum Language {
     Zig,
     Dart,
     Protobuf,
+    Hcl,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 24] = [
+    pub const ALL: [Language; 25] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -60,6 +61,7 @@ impl Language {
         Language::Zig,
         Language::Dart,
         Language::Protobuf,
+        Language::Hcl,
         Language::Markdown,
         Language::Text,
     ];
@@ -116,6 +118,7 @@ impl Language {
             "zig" | "zon" => Language::Zig,
             "dart" => Language::Dart,
             "proto" => Language::Protobuf,
+            "tf" | "tfvars" | "hcl" | "nomad" => Language::Hcl,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -146,6 +149,7 @@ impl Language {
             Language::Zig => "zig",
             Language::Dart => "dart",
             Language::Protobuf => "protobuf",
+            Language::Hcl => "hcl",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

@@ -189,6 +189,7 @@ const CONFIG_EXTS: &[&str] = &[
     "sbt",
     "cabal",
     "zon",
+    "tfvars",
 ];
 /// Build and tooling files known by name.
 const CONFIG_NAMES: &[&str] = &[
@@ -248,6 +249,7 @@ const GENERATED_NAMES: &[&str] = &[
     "package.resolved",
     "podfile.lock",
     "pubspec.lock",
+    ".terraform.lock.hcl",
 ];
 /// Extensions of code.
 const CODE_EXTS: &[&str] = &[
@@ -256,7 +258,7 @@ const CODE_EXTS: &[&str] = &[
     "rb", "php", "swift", "lua", "pl", "pm", "sh", "bash", "zsh", "fish", "ps1", "ex", "exs",
     "erl", "hrl", "hs", "ml", "mli", "clj", "cljs", "dart", "r", "jl", "zig", "nim", "v", "sql",
     "vue", "svelte", "elm", "groovy", "proto", "graphql", "css", "scss", "sass", "less", "html",
-    "htm", "vim", "rake", "ksh", "bats",
+    "htm", "vim", "rake", "ksh", "bats", "tf", "hcl", "nomad",
 ];
 
 /// The role of the file at `path` (relative to its repository, `/`-separated), looking at the first

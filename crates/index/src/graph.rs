@@ -336,6 +336,19 @@ impl GraphTable {
             }
             true
         };
+        // A Terraform address (`var.region`, `aws_s3_bucket.logs`) names one block of the
+        // module, which is the folder: its owner is the address's first part.
+        if lang == Some(Language::Hcl) {
+            let dir = dir_of(&site.path);
+            let same_module: Vec<Def> = all
+                .iter()
+                .filter(|d| dir_of(&d.path) == dir && d.parent.as_deref() == q)
+                .cloned()
+                .collect();
+            if !same_module.is_empty() {
+                return (same_module, Resolution::Exact);
+            }
+        }
         let same_file: Vec<Def> = all
             .iter()
             .filter(|d| d.path == site.path && allowed(d))

@@ -403,6 +403,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "zig" => (Language::Zig, true),
         "dart" | "flutter" => (Language::Dart, true),
         "protobuf" | "proto3" | "proto2" => (Language::Protobuf, true),
+        "terraform" | "hcl" => (Language::Hcl, true),
         _ => return None,
     })
 }

@@ -22,6 +22,7 @@ const HASKELL: &str = include_str!("../../testdata/haskell.hs");
 const ZIG: &str = include_str!("../../testdata/zig.zig");
 const DART: &str = include_str!("../../testdata/dart.dart");
 const PROTOBUF: &str = include_str!("../../testdata/protobuf.proto");
+const HCL: &str = include_str!("../../testdata/hcl.tf");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -632,6 +633,23 @@ fn protobuf_messages_services_and_rpcs() {
 }
 
 #[test]
+fn hcl_blocks_named_as_terraform_addresses_them() {
+    assert_eq!(
+        summarize(&checked(Language::Hcl, HCL)),
+        [
+            (1, 3, Struct, Some("terraform"), None),
+            // `var.region`, with the comment above it.
+            (5, 9, Const, Some("region"), Some("var")),
+            // `aws_s3_bucket.logs`, its nested blocks inside it.
+            (11, 18, Struct, Some("logs"), Some("aws_s3_bucket")),
+            (20, 22, Struct, Some("ubuntu"), Some("aws_ami")),
+            (24, 26, Module, Some("vpc"), Some("module")),
+            (28, 30, Const, Some("logs_arn"), None),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -808,7 +826,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 23] = [
+const SAMPLES: [(Language, &str); 24] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -831,5 +849,6 @@ const SAMPLES: [(Language, &str); 23] = [
     (Language::Zig, ZIG),
     (Language::Dart, DART),
     (Language::Protobuf, PROTOBUF),
+    (Language::Hcl, HCL),
     (Language::Markdown, MARKDOWN),
 ];

@@ -586,6 +586,33 @@ service Billing {
 ";
 
 #[test]
+fn hcl_addresses_and_function_calls() {
+    let f = extract_facts(
+        Language::Hcl,
+        "resource \"aws_s3_bucket\" \"logs\" {\n  bucket = var.bucket_name\n  policy = file(\"p.json\")\n  ami    = data.aws_ami.ubuntu.id\n  vpc    = module.network.vpc_id\n  tags   = local.tags\n}\n\noutput \"arn\" {\n  value = aws_s3_bucket.logs.arn\n}\n",
+    );
+    let addressed = |name: &str, q: &str, line: u32| {
+        f.refs.iter().any(|r| {
+            r.name == name && r.qualifier.as_deref() == Some(q) && r.line == line && !r.call
+        })
+    };
+    assert!(addressed("bucket_name", "var", 2), "{:?}", f.refs);
+    assert!(addressed("ubuntu", "aws_ami", 4), "{:?}", f.refs);
+    assert!(addressed("network", "module", 5), "{:?}", f.refs);
+    assert!(addressed("logs", "aws_s3_bucket", 10), "{:?}", f.refs);
+    assert!(has_call(&f, "file", 3), "{:?}", calls(&f));
+    // Block types, labels, attribute names and locals are no references.
+    assert!(
+        !f.refs.iter().any(|r| [
+            "resource", "bucket", "policy", "tags", "local", "value", "arn", "vpc_id", "id"
+        ]
+        .contains(&r.name.as_str())),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
 fn rust_calls_uses_and_impls() {
     let f = extract_facts(Language::Rust, &sample("lib.rs"));
     assert!(

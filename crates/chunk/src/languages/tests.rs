@@ -36,6 +36,8 @@ fn detects_languages_from_paths() {
         ("build.zig.zon", Language::Zig),
         ("lib/src/cart.dart", Language::Dart),
         ("proto/acme/billing.proto", Language::Protobuf),
+        ("infra/main.tf", Language::Hcl),
+        ("prod.tfvars", Language::Hcl),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),

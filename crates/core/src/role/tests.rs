@@ -277,6 +277,16 @@ fn code_of_a_package_in_a_docs_folder_is_source() {
 }
 
 #[test]
+fn roles_of_terraform() {
+    for p in ["main.tf", "modules/vpc/variables.tf", "jobs/web.nomad"] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+    assert_eq!(role("envs/prod.tfvars"), FileRole::Config);
+    assert_eq!(role(".terraform.lock.hcl"), FileRole::Generated);
+    assert_eq!(role("examples/basic/main.tf"), FileRole::Example);
+}
+
+#[test]
 fn source_is_code_outside_special_places() {
     for p in [
         "src/_pytest/fixtures.py",

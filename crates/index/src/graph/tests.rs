@@ -779,3 +779,45 @@ fn protobuf_imports_reach_the_file_from_an_include_folder() {
         )]
     );
 }
+
+#[test]
+fn terraform_addresses_name_the_blocks_of_their_module_folder() {
+    let t = table(&[
+        (
+            "infra/variables.tf",
+            "variable \"logs\" {\n  type = string\n}\n",
+        ),
+        (
+            "infra/main.tf",
+            "resource \"aws_s3_bucket\" \"logs\" {\n  bucket = var.logs\n}\n\noutput \"arn\" {\n  value = aws_s3_bucket.logs.arn\n}\n",
+        ),
+        ("other/main.tf", "variable \"logs\" {}\n"),
+    ]);
+    let got = refs(&t, "logs");
+    assert!(
+        got.contains(&("infra/main.tf".to_string(), 2, Resolution::Exact)),
+        "{got:?}"
+    );
+    let site = |line, q: &str| Site {
+        path: "infra/main.tf".into(),
+        line,
+        call: false,
+        qualifier: Some(q.into()),
+    };
+    // `var.logs` is the variable of this folder, `aws_s3_bucket.logs` the bucket.
+    let (c, how) = t.resolve("logs", &site(2, "var"));
+    assert_eq!(
+        c.iter()
+            .map(|d| (&*d.path, d.start_line))
+            .collect::<Vec<_>>(),
+        [("infra/variables.tf", 1)]
+    );
+    assert_eq!(how, Resolution::Exact);
+    let (c, _) = t.resolve("logs", &site(6, "aws_s3_bucket"));
+    assert_eq!(
+        c.iter()
+            .map(|d| (&*d.path, d.start_line))
+            .collect::<Vec<_>>(),
+        [("infra/main.tf", 1)]
+    );
+}

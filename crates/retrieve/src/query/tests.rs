@@ -290,6 +290,7 @@ fn a_language_named_as_the_scope_is_not_a_word_of_the_question() {
             Language::Protobuf,
             "protobuf",
         ),
+        ("an s3 bucket in terraform", Language::Hcl, "terraform"),
     ] {
         let p = QueryPlan::analyze(q);
         assert_eq!(p.languages, [lang], "{q}");
