@@ -771,3 +771,497 @@ fn elixir_definitions_types_and_calls() {
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
 }
+
+/// The `(path, symbol)` of the first hit of `patina q QUERY --json`.
+fn first_hit(env: &TestEnv, repo: &std::path::Path, query: &str) -> (String, String) {
+    let out = env.patina_in(repo, &["q", query, "--json", "-n", "5"]);
+    assert_eq!(out.code(), 0, "q {query}: {out:?}");
+    out.stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "hit")
+        .map(|v| {
+            let field = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+            (field("repo_path"), field("symbol"))
+        })
+        .unwrap_or_default()
+}
+
+/// One repository of the later languages (Swift, Haskell, Zig, Dart), each with a vocabulary of
+/// its own, so that a name and a question each have one right answer.
+const POLYGLOT: &[(&str, &[u8])] = &[
+    (
+        "Package.swift",
+        b"// swift-tools-version:5.9\nimport PackageDescription\n\nlet package = Package(name: \"Shop\")\n",
+    ),
+    (
+        "Sources/Shipping/Parcel.swift",
+        b"/// Postage of parcels.
+struct Parcel {
+    let grams: Int
+
+    /// The postage fee of a parcel, from its weight in grams.
+    static func postageFee(grams: Int) -> Int {
+        return grams / 100 + 3
+    }
+}
+",
+    ),
+    (
+        "Sources/Checkout/Basket.swift",
+        b"import Foundation
+import Shipping
+
+final class Basket: Container {
+    init() {}
+
+    func charge(grams: Int) -> Int {
+        return Parcel.postageFee(grams: grams)
+    }
+}
+
+extension Basket: CustomStringConvertible {
+    var description: String { \"basket\" }
+}
+",
+    ),
+    (
+        "Tests/CheckoutTests/BasketTests.swift",
+        b"import XCTest\n@testable import Checkout\n\nfinal class BasketTests: XCTestCase {\n    func testCharge() { XCTAssertEqual(Basket().charge(grams: 0), 3) }\n}\n",
+    ),
+    ("acme.cabal", b"cabal-version: 3.0\nname: acme\nversion: 0.1\n"),
+    (
+        "src/Acme/Rates.hs",
+        b"module Acme.Rates (exchangeRate) where
+
+-- | The exchange rate between two currencies, in basis points.
+exchangeRate :: String -> String -> Int
+exchangeRate \"EUR\" \"USD\" = 10800
+exchangeRate _ _ = 10000
+",
+    ),
+    (
+        "src/Acme/Convert.hs",
+        b"module Acme.Convert (convert) where
+
+import Acme.Rates (exchangeRate)
+
+convert :: Int -> Int
+convert cents = cents * exchangeRate \"EUR\" \"USD\" `div` 10000
+",
+    ),
+    (
+        "test/Acme/RatesSpec.hs",
+        b"module Acme.RatesSpec (spec) where\n\nspec :: Spec\nspec = it \"rates\" (exchangeRate \"A\" \"B\" `shouldBe` 10000)\n",
+    ),
+    (
+        "build.zig",
+        b"const std = @import(\"std\");\n\npub fn build(b: *std.Build) void {\n    _ = b;\n}\n",
+    ),
+    (
+        "src/tax/vat.zig",
+        b"/// The value-added tax owed on a net amount, in cents.
+pub fn vatOwed(net: u64) u64 {
+    return net / 5;
+}
+",
+    ),
+    (
+        "src/till.zig",
+        b"const vat = @import(\"tax/vat.zig\");
+
+pub const Till = struct {
+    pub fn ring(net: u64) u64 {
+        return net + vat.vatOwed(net);
+    }
+};
+
+test \"ring adds tax\" {
+    _ = Till.ring(100);
+}
+",
+    ),
+    (
+        "test/till_test.zig",
+        b"const till = @import(\"../src/till.zig\");\n\ntest \"till rings\" {\n    _ = till.Till.ring(1);\n}\n",
+    ),
+    ("pubspec.yaml", b"name: acme\nenvironment:\n  sdk: ^3.0.0\n"),
+    (
+        "lib/src/loyalty.dart",
+        b"/// Loyalty points a customer earns.
+class Loyalty {
+  /// The loyalty points earned for spending an amount of cents.
+  static int pointsEarned(int cents) {
+    return cents ~/ 100;
+  }
+}
+",
+    ),
+    (
+        "lib/src/receipt.dart",
+        b"import 'package:acme/src/loyalty.dart';
+
+class Receipt extends Printable {
+  final int cents;
+
+  Receipt(this.cents);
+
+  String render() {
+    final points = Loyalty.pointsEarned(cents);
+    return 'points: $points';
+  }
+}
+",
+    ),
+    (
+        "test/receipt_test.dart",
+        b"import 'package:acme/src/receipt.dart';\n\nvoid main() {\n  test('render', () => Receipt(1).render());\n}\n",
+    ),
+    (
+        "proto/acme/support/money.proto",
+        b"syntax = \"proto3\";
+package acme.support;
+
+// A sum of money in cents, with its currency code.
+message Money {
+  string currency_code = 1;
+  int64 cents = 2;
+}
+",
+    ),
+    (
+        "proto/acme/billing/ledger.proto",
+        b"syntax = \"proto3\";
+package acme.billing;
+
+import \"acme/support/money.proto\";
+
+message LedgerEntry {
+  acme.support.Money amount = 1;
+}
+",
+    ),
+    (
+        "infra/variables.tf",
+        b"# How many days the access logs are retained before they expire.
+variable \"retention_days\" {
+  type    = number
+  default = 30
+}
+",
+    ),
+    (
+        "infra/main.tf",
+        b"resource \"aws_s3_bucket\" \"access_logs\" {
+  bucket = \"acme-access-logs\"
+}
+
+resource \"aws_s3_bucket_lifecycle_configuration\" \"expiry\" {
+  bucket = aws_s3_bucket.access_logs.id
+  days   = var.retention_days
+}
+",
+    ),
+];
+
+#[test]
+fn later_languages_definitions_questions_and_calls() {
+    let env = TestEnv::started();
+    let repo = git_repo(POLYGLOT);
+    env.add_repo(repo.path());
+    let parcel = "Sources/Shipping/Parcel.swift";
+    let basket = "Sources/Checkout/Basket.swift";
+    assert_defs(
+        &env,
+        repo.path(),
+        &[
+            ("Parcel", parcel, 1, 3, "struct"),
+            ("Parcel.postageFee", parcel, 5, 9, "method"),
+            ("Basket", basket, 4, 4, "class"),
+            ("init", basket, 5, 5, "method"),
+            ("Basket.charge", basket, 7, 10, "method"),
+        ],
+    );
+    let files = typed_files(&env, repo.path(), "charge", "swift");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".swift")),
+        "{files:?}"
+    );
+    // `import Shipping` reaches the target's folder: `Parcel.postageFee` is called from there.
+    let found = callers(&env, repo.path(), "postageFee");
+    assert!(
+        found.contains(&(basket.to_string(), "charge".to_string())),
+        "{found:?}"
+    );
+    for query in ["postageFee", "what is the postage fee of a parcel"] {
+        assert_eq!(
+            first_hit(&env, repo.path(), query),
+            (parcel.to_string(), "postageFee".to_string()),
+            "{query}"
+        );
+    }
+    let found = hits(&env, repo.path(), "Basket");
+    for (path, role) in [
+        ("Tests/CheckoutTests/BasketTests.swift", "test"),
+        (basket, "source"),
+    ] {
+        let hit = (path.to_string(), "swift".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+    haskell(&env, repo.path());
+    zig(&env, repo.path());
+    dart(&env, repo.path());
+    protobuf(&env, repo.path());
+    terraform(&env, repo.path());
+    // `patina status` counts the files of each language.
+    let out = env.patina(&["status"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    for count in [
+        "swift 4",
+        "haskell 3",
+        "zig 4",
+        "dart 3",
+        "protobuf 2",
+        "hcl 2",
+    ] {
+        assert!(out.stdout.contains(count), "{count}: {}", out.stdout);
+    }
+}
+
+/// The name, a question, `-t`, callers through an import list and roles, in Haskell.
+fn haskell(env: &TestEnv, repo: &std::path::Path) {
+    let rates = "src/Acme/Rates.hs";
+    let convert = "src/Acme/Convert.hs";
+    // The equations, signature and Haddock comment are one definition.
+    assert_defs(
+        env,
+        repo,
+        &[
+            ("exchangeRate", rates, 3, 6, "function"),
+            ("convert", convert, 5, 6, "function"),
+        ],
+    );
+    let files = typed_files(env, repo, "exchangeRate", "haskell");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".hs")),
+        "{files:?}"
+    );
+    let found = callers(env, repo, "exchangeRate");
+    assert!(
+        found.contains(&(convert.to_string(), "convert".to_string())),
+        "{found:?}"
+    );
+    for query in [
+        "exchangeRate",
+        "what is the exchange rate between two currencies",
+    ] {
+        assert_eq!(
+            first_hit(env, repo, query),
+            (rates.to_string(), "exchangeRate".to_string()),
+            "{query}"
+        );
+    }
+    let found = hits(env, repo, "exchangeRate");
+    for (path, role) in [("test/Acme/RatesSpec.hs", "test"), (rates, "source")] {
+        let hit = (path.to_string(), "haskell".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+/// The name, a question, `-t`, callers through `@import` and roles, in Zig.
+fn zig(env: &TestEnv, repo: &std::path::Path) {
+    let vat = "src/tax/vat.zig";
+    let till = "src/till.zig";
+    assert_defs(
+        env,
+        repo,
+        &[
+            ("vatOwed", vat, 1, 4, "function"),
+            ("Till", till, 3, 3, "struct"),
+            ("Till.ring", till, 4, 7, "method"),
+            ("ring adds tax", till, 9, 11, "function"),
+        ],
+    );
+    let files = typed_files(env, repo, "ring", "zig");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".zig")),
+        "{files:?}"
+    );
+    let found = callers(env, repo, "vatOwed");
+    assert!(
+        found.contains(&(till.to_string(), "ring".to_string())),
+        "{found:?}"
+    );
+    for query in [
+        "vatOwed",
+        "how much value-added tax is owed on a net amount",
+    ] {
+        assert_eq!(
+            first_hit(env, repo, query),
+            (vat.to_string(), "vatOwed".to_string()),
+            "{query}"
+        );
+    }
+    let found = hits(env, repo, "ring");
+    for (path, role) in [("test/till_test.zig", "test"), (till, "source")] {
+        let hit = (path.to_string(), "zig".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+/// The name, a question, `-t`, callers through a package import and roles, in Dart.
+fn dart(env: &TestEnv, repo: &std::path::Path) {
+    let loyalty = "lib/src/loyalty.dart";
+    let receipt = "lib/src/receipt.dart";
+    assert_defs(
+        env,
+        repo,
+        &[
+            ("Loyalty", loyalty, 1, 2, "class"),
+            ("Loyalty.pointsEarned", loyalty, 3, 7, "method"),
+            ("Receipt", receipt, 3, 4, "class"),
+            ("Receipt.Receipt", receipt, 6, 6, "method"),
+            ("Receipt.render", receipt, 8, 12, "method"),
+        ],
+    );
+    let files = typed_files(env, repo, "render", "dart");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".dart")),
+        "{files:?}"
+    );
+    let found = callers(env, repo, "pointsEarned");
+    assert!(
+        found.contains(&(receipt.to_string(), "render".to_string())),
+        "{found:?}"
+    );
+    for query in [
+        "pointsEarned",
+        "how many loyalty points are earned for spending cents",
+    ] {
+        assert_eq!(
+            first_hit(env, repo, query),
+            (loyalty.to_string(), "pointsEarned".to_string()),
+            "{query}"
+        );
+    }
+    let found = hits(env, repo, "Receipt");
+    for (path, role) in [("test/receipt_test.dart", "test"), (receipt, "source")] {
+        let hit = (path.to_string(), "dart".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+/// The name, a question, `-t` and references through an import, in Protocol Buffers.
+fn protobuf(env: &TestEnv, repo: &std::path::Path) {
+    let money = "proto/acme/support/money.proto";
+    let ledger = "proto/acme/billing/ledger.proto";
+    assert_defs(
+        env,
+        repo,
+        &[
+            ("Money", money, 4, 8, "struct"),
+            ("LedgerEntry", ledger, 6, 8, "struct"),
+        ],
+    );
+    let files = typed_files(env, repo, "Money", "protobuf");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".proto")),
+        "{files:?}"
+    );
+    let out = env.patina_in(repo, &["refs", "Money"]);
+    assert!(
+        out.stdout
+            .contains(&format!("{ledger}\n  7  in LedgerEntry  [import]")),
+        "{}",
+        out.stdout
+    );
+    for query in ["Money", "a sum of money in cents with its currency code"] {
+        assert_eq!(
+            first_hit(env, repo, query),
+            (money.to_string(), "Money".to_string()),
+            "{query}"
+        );
+    }
+}
+
+/// The name, a question, `-t` and references by address, in Terraform's HCL.
+fn terraform(env: &TestEnv, repo: &std::path::Path) {
+    let variables = "infra/variables.tf";
+    let main = "infra/main.tf";
+    assert_defs(
+        env,
+        repo,
+        &[
+            ("retention_days", variables, 1, 5, "const"),
+            ("var.retention_days", variables, 1, 5, "const"),
+            ("aws_s3_bucket.access_logs", main, 1, 3, "struct"),
+        ],
+    );
+    let files = typed_files(env, repo, "retention_days", "tf");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".tf")),
+        "{files:?}"
+    );
+    let out = env.patina_in(repo, &["refs", "retention_days"]);
+    assert!(
+        out.stdout
+            .contains(&format!("{main}\n  7  in expiry  [exact]")),
+        "{}",
+        out.stdout
+    );
+    for query in [
+        "retention_days",
+        "how many days are the access logs retained",
+    ] {
+        assert_eq!(
+            first_hit(env, repo, query),
+            (variables.to_string(), "retention_days".to_string()),
+            "{query}"
+        );
+    }
+}
+
+/// cobra's layout: `doc/` is a Go package (it generates man pages) that the commands import.
+const GO_DOC_PACKAGE: &[(&str, &[u8])] = &[
+    (
+        "doc/man_docs.go",
+        b"package doc\n\n// GenManTree writes a man page for every command.\nfunc GenManTree(dir string) error {\n\treturn nil\n}\n",
+    ),
+    (
+        "cmd/gen/main.go",
+        b"package main\n\nimport \"example.com/cli/doc\"\n\nfunc main() {\n\t_ = doc.GenManTree(\"man\")\n}\n",
+    ),
+    (
+        "doc/README.md",
+        b"# Generating man pages\n\nCall GenManTree with a folder.\n",
+    ),
+    ("doc/py/__init__.py", b"from .pages import render_pages\n"),
+    (
+        "doc/py/pages.py",
+        b"def render_pages(tree):\n    \"\"\"GenManTree for Python users.\"\"\"\n    return tree\n",
+    ),
+    ("docs/conf.py", b"project = \"GenManTree\"\n"),
+    (
+        "docs/snippets/hello.go",
+        b"package main\n\nfunc main() { println(\"GenManTree\") }\n",
+    ),
+];
+
+#[test]
+fn a_go_package_in_a_doc_folder_is_source_and_its_prose_docs() {
+    let env = TestEnv::started();
+    let repo = git_repo(GO_DOC_PACKAGE);
+    env.add_repo(repo.path());
+    let found = hits(&env, repo.path(), "GenManTree");
+    for (path, language, role) in [
+        ("doc/man_docs.go", "go", "source"),
+        ("doc/README.md", "markdown", "docs"),
+        ("docs/snippets/hello.go", "go", "docs"),
+        // Python's rule: a folder with an `__init__.py` is a package.
+        ("doc/py/pages.py", "python", "source"),
+        ("docs/conf.py", "python", "docs"),
+    ] {
+        let hit = (path.to_string(), language.to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}

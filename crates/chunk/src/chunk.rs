@@ -493,7 +493,7 @@ impl DefinitionFinder<'_> {
     /// Linear in the size of the tree: it never asks tree-sitter for parents or
     /// previous siblings, which cost time proportional to the depth.
     fn find(&self, root: Node<'_>) -> Vec<Found> {
-        let mut found = Vec::new();
+        let mut found: Vec<Found> = Vec::new();
         // An explicit stack: trees of hostile input can be deeper than the call stack.
         let mut pending = vec![Visit {
             node: root,
@@ -508,6 +508,10 @@ impl DefinitionFinder<'_> {
             let wrapper =
                 self.syntax.is_wrapper(visit.node.kind()) && self.definitions_in(visit.node) == 1;
             let mut trivia = TriviaRun::default();
+            // Comments that close the previous sibling, when it is no definition, and touch this
+            // one: Haskell's grammar puts the Haddock comment of the first declaration at the end
+            // of the imports.
+            let mut handed = TriviaRun::default();
             for child in visit.node.children(&mut cursor) {
                 if child.is_named() && self.syntax.is_trivia(child.kind()) {
                     let attachable =
@@ -515,11 +519,17 @@ impl DefinitionFinder<'_> {
                     trivia.push(child, attachable);
                     continue;
                 }
-                let mut start = trivia.attached_to(child);
+                let mut start = trivia.attached_to(child).min(handed.attached_to(child));
                 trivia = TriviaRun::default();
+                handed = TriviaRun::default();
                 // A node that only groups definitions (Ruby's `body_statement` after a doc
-                // comment) hands the comments attached above it to the definition it opens with.
-                if visit.groups && child.start_byte() == visit.node.start_byte() {
+                // comment) hands the comments attached above it to the definition it opens with,
+                // after the comments it opens with itself (Haskell's declarations, which open
+                // with a function's signature).
+                let opens = child.start_byte() == visit.node.start_byte()
+                    || start < child.start_position().row
+                        && start == visit.node.start_position().row;
+                if visit.groups && opens {
                     start = start.min(visit.start);
                 }
                 if !child.is_named() {
@@ -530,6 +540,7 @@ impl DefinitionFinder<'_> {
                     .definition(child, self.src, visit.container.is_some());
                 let Some(definition) = definition else {
                     if child.child_count() > 0 {
+                        handed = self.trailing_trivia(child);
                         pending.push(Visit {
                             node: child,
                             container: visit.container,
@@ -544,6 +555,18 @@ impl DefinitionFinder<'_> {
                 } else {
                     (child, start)
                 };
+                // A function defined by several equations (Haskell's `f 0 = …` then `f n = …`)
+                // is one definition: the next equation extends the one just found.
+                if self.syntax.is_equation(child.kind())
+                    && let Some(last) = found.last_mut()
+                    && last.container == visit.container
+                    && last.definition.symbol == definition.symbol
+                    && last.definition.kind == definition.kind
+                    && last.end + 2 >= start
+                {
+                    last.end = last.end.max(end_row(anchor).min(self.lines.len() - 1));
+                    continue;
+                }
                 if definition.container {
                     pending.push(Visit {
                         node: child,
@@ -564,6 +587,19 @@ impl DefinitionFinder<'_> {
             }
         }
         found
+    }
+
+    /// The run of comments that ends `node`, if its last named children are attachable trivia.
+    fn trailing_trivia(&self, node: Node<'_>) -> TriviaRun {
+        let mut run = TriviaRun::default();
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            let attachable = self.syntax.is_trivia(child.kind())
+                && self.starts_line(child)
+                && !is_inner_doc_comment(child, self.src);
+            run.push(child, attachable);
+        }
+        run
     }
 
     fn definitions_in(&self, node: Node<'_>) -> usize {

@@ -12,13 +12,19 @@ use crate::languages::parse;
 
 mod bash;
 mod csharp;
+mod dart;
 mod elixir;
+mod haskell;
+mod hcl;
 mod kotlin;
 mod lua;
 mod php;
+mod protobuf;
 mod reexports;
 mod ruby;
 mod scala;
+mod swift;
+mod zig;
 pub use reexports::mark_package_reexports;
 
 /// The version of the fact extraction rules. Bump it whenever the facts of some text change: an
@@ -35,7 +41,13 @@ pub use reexports::mark_package_reexports;
 /// 8: shell scripts: commands as calls, `source`/`.`.
 /// 9: Scala: calls, imports, `extends`/`with`.
 /// 10: Elixir: calls, `alias`/`import`/`require`/`use`, `defimpl`.
-pub const GRAPH_VERSION: u32 = 10;
+/// 11: Swift: calls, `import`, inheritance clauses.
+/// 12: Haskell: applications as calls, `import`, instances.
+/// 13: Zig: calls (and `a.b()` by the `object`/`member` fields), `@import`.
+/// 14: Dart: calls, `import`, `extends`/`with`/`implements`.
+/// 15: Protocol Buffers: types named by fields and rpcs, `import`.
+/// 16: HCL: Terraform addresses as references, function calls.
+pub const GRAPH_VERSION: u32 = 16;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -63,6 +75,7 @@ const IDENTS: &[&str] = &[
     "property_identifier",
     "package_identifier",
     "constant",
+    "simple_identifier",
 ];
 
 /// The graph facts of `text` in `language` (nothing for Markdown and plain text, or on a parse
@@ -165,6 +178,13 @@ impl<'a> Extractor<'a> {
             Language::Bash => return self.bash(node),
             Language::Scala => return self.scala(node),
             Language::Elixir => return self.elixir(node),
+            Language::Swift => return self.swift(node),
+            Language::Haskell => return self.haskell(node, field),
+            Language::Protobuf => return self.protobuf(node),
+            Language::Hcl => return self.hcl(node),
+            // Zig's calls are read by the common rules below.
+            Language::Zig => self.zig(node),
+            Language::Dart => self.dart(node),
             _ => {}
         }
         match kind {
@@ -238,10 +258,13 @@ impl<'a> Extractor<'a> {
                     .or_else(|| callee.child_by_field_name("scope")),
             ),
             "field_expression" => (
-                callee.child_by_field_name("field"),
+                callee
+                    .child_by_field_name("field")
+                    .or_else(|| callee.child_by_field_name("member")),
                 callee
                     .child_by_field_name("value")
-                    .or_else(|| callee.child_by_field_name("argument")),
+                    .or_else(|| callee.child_by_field_name("argument"))
+                    .or_else(|| callee.child_by_field_name("object")),
             ),
             "member_expression" => (
                 callee.child_by_field_name("property"),

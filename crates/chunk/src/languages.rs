@@ -14,11 +14,17 @@ use patina_core::ChunkKind;
 pub use patina_core::Language;
 
 mod csharp;
+mod dart;
 mod elixir;
+mod haskell;
+mod hcl;
 mod kotlin;
 mod lua;
 mod php;
+mod protobuf;
 mod ruby;
+mod swift;
+mod zig;
 
 /// `text` parsed with `language`'s grammar; `None` for Markdown and plain text (no grammar) or
 /// when tree-sitter gives up. Each thread keeps one parser per language (a parser is reusable and
@@ -69,6 +75,12 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Bash => Some(&BASH),
         Language::Scala => Some(&SCALA),
         Language::Elixir => Some(&elixir::ELIXIR),
+        Language::Swift => Some(&swift::SWIFT),
+        Language::Haskell => Some(&haskell::HASKELL),
+        Language::Zig => Some(&zig::ZIG),
+        Language::Dart => Some(&dart::DART),
+        Language::Protobuf => Some(&protobuf::PROTOBUF),
+        Language::Hcl => Some(&hcl::HCL),
         Language::Markdown | Language::Text => None,
     }
 }
@@ -257,6 +269,12 @@ impl Syntax {
         kind.ends_with("comment") || self.trivia.contains(&kind)
     }
 
+    /// Whether nodes of this kind are equations: one after another with the same name, they
+    /// make one definition (Haskell's functions by pattern).
+    pub(crate) fn is_equation(&self, kind: &str) -> bool {
+        self.rule(kind).is_some_and(|rule| rule.equation)
+    }
+
     fn rule(&self, kind: &str) -> Option<&Rule> {
         self.rules.iter().find(|rule| rule.node == kind)
     }
@@ -269,6 +287,8 @@ struct Rule {
     container: bool,
     /// Only a definition inside a container (JS methods: not in object literals).
     member_only: bool,
+    /// Consecutive definitions of the same name are one ([`Syntax::is_equation`]).
+    equation: bool,
     name: Name,
 }
 
@@ -315,6 +335,7 @@ const fn leaf(node: &'static str, kind: ChunkKind, name: Name) -> Rule {
         kind,
         container: false,
         member_only: false,
+        equation: false,
         name,
     }
 }
@@ -323,6 +344,14 @@ const fn leaf(node: &'static str, kind: ChunkKind, name: Name) -> Rule {
 const fn container(node: &'static str, kind: ChunkKind, name: Name) -> Rule {
     Rule {
         container: true,
+        ..leaf(node, kind, name)
+    }
+}
+
+/// A definition by equations: consecutive ones of the same name make one definition.
+const fn equation(node: &'static str, kind: ChunkKind, name: Name) -> Rule {
+    Rule {
+        equation: true,
         ..leaf(node, kind, name)
     }
 }

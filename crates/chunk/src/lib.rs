@@ -1,6 +1,7 @@
 //! `patina-chunk`: a file's text → the chunks Patina indexes and returns. Tree-sitter cuts code
 //! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby, PHP,
-//! C#, Kotlin, Scala, Elixir, Lua, shell scripts), Markdown is cut into heading sections,
+//! C#, Kotlin, Scala, Elixir, Lua, shell scripts, Swift, Haskell, Zig, Dart, Protocol Buffers,
+//! HCL), Markdown is cut into heading sections,
 //! anything else into overlapping line windows; see [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
 //! relations). [`Language`] recognises a file's language from its path.
 //!
@@ -48,7 +49,15 @@ pub fn chunk_with_facts(
 /// 9: shell functions.
 /// 10: Scala definitions.
 /// 11: Elixir definitions; a dotted Ruby or C# name's owner is the part just before its last.
-pub const VERSION: u32 = 11;
+/// 12: Swift definitions.
+/// 13: Haskell definitions; consecutive equations of one function are one definition.
+/// 14: Zig definitions.
+/// 15: Dart definitions.
+/// 16: no chunk changes: a round re-examines every file so that code of a package in a docs folder
+///     (`patina_core::role`) loses the docs role it was given.
+/// 17: Protocol Buffers definitions.
+/// 18: HCL definitions.
+pub const VERSION: u32 = 18;
 
 #[cfg(test)]
 mod tests {
@@ -102,6 +111,30 @@ mod tests {
             (
                 Language::Elixir,
                 "defmodule A do\n  alias B.C\n\n  def run(x), do: C.helper(x)\nend\n",
+            ),
+            (
+                Language::Swift,
+                "import Shop\n\nclass A: B {\n    func run() -> Int { helper(1) }\n}\n",
+            ),
+            (
+                Language::Haskell,
+                "import B (helper)\n\nrun :: Int -> Int\nrun x = helper x\n",
+            ),
+            (
+                Language::Zig,
+                "const b = @import(\"b.zig\");\n\npub const A = struct {\n    fn run() u32 {\n        return b.helper(1);\n    }\n};\n",
+            ),
+            (
+                Language::Dart,
+                "import 'b.dart';\n\nclass A extends B {\n  int run() => helper(1);\n}\n",
+            ),
+            (
+                Language::Protobuf,
+                "syntax = \"proto3\";\nimport \"b.proto\";\n\nmessage A {\n  B b = 1;\n}\n",
+            ),
+            (
+                Language::Hcl,
+                "variable \"region\" {}\n\nresource \"aws_s3_bucket\" \"logs\" {\n  bucket = var.region\n}\n",
             ),
             (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
             (Language::Text, "a\nb\n"),

@@ -26,13 +26,19 @@ pub enum Language {
     Bash,
     Scala,
     Elixir,
+    Swift,
+    Haskell,
+    Zig,
+    Dart,
+    Protobuf,
+    Hcl,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 19] = [
+    pub const ALL: [Language; 25] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -50,6 +56,12 @@ impl Language {
         Language::Bash,
         Language::Scala,
         Language::Elixir,
+        Language::Swift,
+        Language::Haskell,
+        Language::Zig,
+        Language::Dart,
+        Language::Protobuf,
+        Language::Hcl,
         Language::Markdown,
         Language::Text,
     ];
@@ -101,6 +113,12 @@ impl Language {
             "sh" | "bash" | "zsh" | "ksh" | "bats" => Language::Bash,
             "scala" | "sc" | "sbt" => Language::Scala,
             "ex" | "exs" => Language::Elixir,
+            "swift" => Language::Swift,
+            "hs" | "hs-boot" => Language::Haskell,
+            "zig" | "zon" => Language::Zig,
+            "dart" => Language::Dart,
+            "proto" => Language::Protobuf,
+            "tf" | "tfvars" | "hcl" | "nomad" => Language::Hcl,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -126,6 +144,12 @@ impl Language {
             Language::Bash => "bash",
             Language::Scala => "scala",
             Language::Elixir => "elixir",
+            Language::Swift => "swift",
+            Language::Haskell => "haskell",
+            Language::Zig => "zig",
+            Language::Dart => "dart",
+            Language::Protobuf => "protobuf",
+            Language::Hcl => "hcl",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

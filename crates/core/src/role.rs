@@ -18,7 +18,8 @@ pub enum FileRole {
     Source,
     /// Tests, test fixtures and test data.
     Test,
-    /// Prose: Markdown, reStructuredText, text files, anything under a documentation directory.
+    /// Prose: Markdown, reStructuredText, text files, anything under a documentation directory
+    /// but the code of a package there.
     Docs,
     /// Examples, samples and demos.
     Example,
@@ -186,6 +187,9 @@ const CONFIG_EXTS: &[&str] = &[
     "gemspec",
     "rockspec",
     "sbt",
+    "cabal",
+    "zon",
+    "tfvars",
 ];
 /// Build and tooling files known by name.
 const CONFIG_NAMES: &[&str] = &[
@@ -217,6 +221,10 @@ const CONFIG_NAMES: &[&str] = &[
     "build.gradle.kts",
     "settings.gradle.kts",
     "mix.exs",
+    "package.swift",
+    "cabal.project",
+    "setup.hs",
+    "build.zig",
     "codecov.yml",
     ".travis.yml",
     "appveyor.yml",
@@ -238,6 +246,10 @@ const GENERATED_NAMES: &[&str] = &[
     "uv.lock",
     "npm-shrinkwrap.json",
     "mix.lock",
+    "package.resolved",
+    "podfile.lock",
+    "pubspec.lock",
+    ".terraform.lock.hcl",
 ];
 /// Extensions of code.
 const CODE_EXTS: &[&str] = &[
@@ -246,7 +258,7 @@ const CODE_EXTS: &[&str] = &[
     "rb", "php", "swift", "lua", "pl", "pm", "sh", "bash", "zsh", "fish", "ps1", "ex", "exs",
     "erl", "hrl", "hs", "ml", "mli", "clj", "cljs", "dart", "r", "jl", "zig", "nim", "v", "sql",
     "vue", "svelte", "elm", "groovy", "proto", "graphql", "css", "scss", "sass", "less", "html",
-    "htm", "vim", "rake", "ksh", "bats",
+    "htm", "vim", "rake", "ksh", "bats", "tf", "hcl", "nomad",
 ];
 
 /// The role of the file at `path` (relative to its repository, `/`-separated), looking at the first
@@ -275,7 +287,10 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
             })
     });
 
-    if in_dir(VENDOR_DIRS) {
+    // CocoaPods' checked-in dependencies, as CocoaPods spells the folder (a `pods/` folder of
+    // Kubernetes code is the project's own).
+    let in_pods = path.starts_with("Pods/") || path.contains("/Pods/");
+    if in_dir(VENDOR_DIRS) || in_pods {
         return FileRole::Vendored;
     }
     if GENERATED_NAMES.contains(&name)
@@ -307,7 +322,11 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
         && !stem.starts_with("constraints")
         || (ext.is_empty() && DOC_NAMES.contains(&stem))
         || DOC_NAMES.contains(&stem) && DOC_EXTS.contains(&ext);
-    if is_doc_file || in_dir(DOC_DIRS) && !CONFIG_NAMES.contains(&name) {
+    let in_doc_dir = dirs
+        .iter()
+        .position(|d| DOC_DIRS.contains(d))
+        .is_some_and(|at| !is_package_code(&dirs, at, ext, head));
+    if is_doc_file || in_doc_dir && !CONFIG_NAMES.contains(&name) {
         return FileRole::Docs;
     }
     if CONFIG_NAMES.contains(&name)
@@ -328,6 +347,40 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
     FileRole::Other
 }
 
+/// Whether a code file inside a documentation folder (`dirs[doc]`) is part of a package the
+/// program is built from, by its language's package rules, rather than a sample the prose shows:
+/// - Go: a package other than `main` (cobra's `doc/` is package `doc`, which generates man pages
+///   and which other packages import); a `package main` program there is an example;
+/// - Java, Kotlin, Scala, Groovy: the file's `package` declaration names the folder (`package
+///   com.acme.docs;` in `com/acme/docs/`);
+/// - Rust: the folder is inside a crate's `src/`, where every file is a module of the crate.
+///
+/// Prose files are documentation wherever they are; this only keeps code out of it.
+fn is_package_code(dirs: &[&str], doc: usize, ext: &str, head: Option<&str>) -> bool {
+    let declared = |keyword: &str| {
+        head.into_iter()
+            .flat_map(str::lines)
+            .take(200)
+            .find_map(|line| {
+                let rest = line.trim_start().strip_prefix(keyword)?;
+                rest.starts_with(char::is_whitespace).then(|| {
+                    rest.trim()
+                        .trim_end_matches(';')
+                        .trim()
+                        .to_ascii_lowercase()
+                })
+            })
+    };
+    match ext {
+        "go" => declared("package").is_some_and(|p| !p.is_empty() && p != "main"),
+        "java" | "kt" | "kts" | "scala" | "groovy" => {
+            declared("package").is_some_and(|p| p.split('.').any(|segment| segment == dirs[doc]))
+        }
+        "rs" => dirs[..doc].contains(&"src"),
+        _ => false,
+    }
+}
+
 /// Test files by name: `test_x.py`, `x_test.py`, `conftest.py`, `x_test.go`, `x.test.ts`,
 /// `x.spec.js`, `XTest.java`, `x_spec.rb`, Rust's `tests.rs`.
 fn is_test_name(name: &str, stem: &str, ext: &str) -> bool {
@@ -345,12 +398,12 @@ fn is_test_name(name: &str, stem: &str, ext: &str) -> bool {
 }
 
 /// Test classes by name where a file is named for its class (`ParserTest.java`,
-/// `InvoiceTests.cs`, `CartTest.php`, `ShopSpec.kt`, `CartSuite.scala`), told by the case of the
+/// `InvoiceTests.cs`, `CartTest.php`, `ShopSpec.kt`, `CartSuite.scala`, `CartSpec.hs`), told by the case of the
 /// stem as written: `Latest.java` and `Manifest.kt` are no tests.
 fn is_camel_test_name(stem: &str, ext: &str) -> bool {
     matches!(
         ext,
-        "java" | "kt" | "kts" | "cs" | "php" | "scala" | "groovy" | "swift"
+        "java" | "kt" | "kts" | "cs" | "php" | "scala" | "groovy" | "swift" | "hs"
     ) && ["Test", "Tests", "Spec", "Suite"].iter().any(|suffix| {
         stem.strip_suffix(suffix)
             .is_some_and(|rest| !rest.is_empty())
@@ -364,7 +417,8 @@ fn is_bench_name(stem: &str) -> bool {
         || stem.ends_with("_benchmark")
 }
 
-/// Generated by name: protobuf/gRPC output, minified bundles, `*.generated.*`.
+/// Generated by name: protobuf/gRPC output, minified bundles, `*.generated.*`, Dart's
+/// build_runner outputs (`*.g.dart`, `*.freezed.dart`, `*.mocks.dart`).
 fn is_generated_name(name: &str, stem: &str, ext: &str) -> bool {
     name.ends_with(".pb.go")
         || name.ends_with("_pb2.py")
@@ -374,6 +428,10 @@ fn is_generated_name(name: &str, stem: &str, ext: &str) -> bool {
         || stem.ends_with(".min") && matches!(ext, "js" | "css")
         || stem.ends_with(".generated")
         || stem.ends_with(".g") && matches!(ext, "dart" | "cs")
+        || ext == "dart"
+            && [".freezed", ".gr", ".mocks", ".pb", ".pbenum", ".pbgrpc"]
+                .iter()
+                .any(|suffix| stem.ends_with(suffix))
         || stem.ends_with("_generated")
 }
 

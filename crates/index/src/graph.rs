@@ -336,6 +336,19 @@ impl GraphTable {
             }
             true
         };
+        // A Terraform address (`var.region`, `aws_s3_bucket.logs`) names one block of the
+        // module, which is the folder: its owner is the address's first part.
+        if lang == Some(Language::Hcl) {
+            let dir = dir_of(&site.path);
+            let same_module: Vec<Def> = all
+                .iter()
+                .filter(|d| dir_of(&d.path) == dir && d.parent.as_deref() == q)
+                .cloned()
+                .collect();
+            if !same_module.is_empty() {
+                return (same_module, Resolution::Exact);
+            }
+        }
         let same_file: Vec<Def> = all
             .iter()
             .filter(|d| d.path == site.path && allowed(d))
@@ -359,6 +372,18 @@ impl GraphTable {
                 .collect();
             if !same_pkg.is_empty() {
                 return (same_pkg, Resolution::Exact);
+            }
+        }
+        // One module, one namespace: Swift definitions of the same target, in any of its folders.
+        if lang == Some(Language::Swift) && !qualified_object {
+            let module = modules::swift_module(&site.path);
+            let same_module: Vec<Def> = all
+                .iter()
+                .filter(|d| modules::swift_module(&d.path) == module && allowed(d))
+                .cloned()
+                .collect();
+            if !same_module.is_empty() {
+                return (same_module, Resolution::Exact);
             }
         }
         // Wildcard imports: `from m import *`, `use m::*`, `import a.b.*`.

@@ -668,7 +668,15 @@ fn examine(
     };
     let lines = text.lines().count() as u32;
     let head_end = text.char_indices().nth(4096).map_or(text.len(), |(i, _)| i);
-    let role = patina_core::role::classify(&entry.rel, Some(&text[..head_end]));
+    let mut role = patina_core::role::classify(&entry.rel, Some(&text[..head_end]));
+    // Python's package rule, which needs the folder rather than the file: a folder holding an
+    // `__init__.py` is a package, whatever its name (`doc/` included), so its code is source.
+    if role == patina_core::FileRole::Docs
+        && language == Language::Python
+        && entry.abs.with_file_name("__init__.py").is_file()
+    {
+        role = patina_core::FileRole::Source;
+    }
     let header_licence = patina_core::licence::header_licence(&text[..head_end]);
     Outcome::Chunked {
         overlay: from_overlay,

@@ -398,6 +398,12 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "bash" | "zsh" => (Language::Bash, true),
         "scala" => (Language::Scala, true),
         "elixir" => (Language::Elixir, true),
+        "swift" => (Language::Swift, true),
+        "haskell" | "ghc" => (Language::Haskell, true),
+        "zig" => (Language::Zig, true),
+        "dart" | "flutter" => (Language::Dart, true),
+        "protobuf" | "proto3" | "proto2" => (Language::Protobuf, true),
+        "terraform" | "hcl" => (Language::Hcl, true),
         _ => return None,
     })
 }

@@ -17,6 +17,12 @@ const LUA: &str = include_str!("../../testdata/lua.lua");
 const BASH: &str = include_str!("../../testdata/bash.sh");
 const SCALA: &str = include_str!("../../testdata/scala.scala");
 const ELIXIR: &str = include_str!("../../testdata/elixir.ex");
+const SWIFT: &str = include_str!("../../testdata/swift.swift");
+const HASKELL: &str = include_str!("../../testdata/haskell.hs");
+const ZIG: &str = include_str!("../../testdata/zig.zig");
+const DART: &str = include_str!("../../testdata/dart.dart");
+const PROTOBUF: &str = include_str!("../../testdata/protobuf.proto");
+const HCL: &str = include_str!("../../testdata/hcl.tf");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -506,6 +512,144 @@ fn elixir_modules_protocols_and_functions() {
 }
 
 #[test]
+fn swift_types_extensions_and_initialisers() {
+    assert_eq!(
+        summarize(&checked(Language::Swift, SWIFT)),
+        [
+            (1, 2, Block, None, None),
+            (4, 5, Interface, Some("Billable"), None),
+            (6, 7, Method, Some("total"), Some("Billable")),
+            // The doc comment and the attribute are the class's.
+            (9, 12, Class, Some("Invoice"), None),
+            (14, 16, Method, Some("init"), Some("Invoice")),
+            (18, 22, Method, Some("total"), Some("Invoice")),
+            (24, 25, Struct, Some("Line"), None),
+            (26, 27, Method, Some("doubled"), Some("Line")),
+            (29, 30, Enum, Some("Status"), None),
+            (31, 32, Method, Some("label"), Some("Status")),
+            // An extension's members are the extended type's.
+            (34, 35, Impl, Some("Invoice"), None),
+            (36, 39, Method, Some("describe"), Some("Invoice")),
+            (41, 41, Type, Some("Amount"), None),
+            (43, 45, Function, Some("main"), None),
+        ]
+    );
+}
+
+#[test]
+fn haskell_types_classes_instances_and_equations() {
+    assert_eq!(
+        summarize(&checked(Language::Haskell, HASKELL)),
+        [
+            (1, 10, Block, None, None),
+            // The grammar puts this Haddock comment at the end of the imports: it is the data
+            // type's all the same.
+            (12, 16, Struct, Some("Invoice"), None),
+            (18, 18, Type, Some("Cents"), None),
+            (20, 20, Type, Some("Amount"), None),
+            (22, 24, Trait, Some("Billable"), None),
+            (26, 26, Impl, Some("Billable Invoice"), None),
+            // An instance's methods are its type's.
+            (27, 27, Method, Some("bill"), Some("Invoice")),
+            // A function is its Haddock comment, its signature and its equations.
+            (29, 31, Function, Some("total"), None),
+            (33, 35, Function, Some("main"), None),
+            (37, 41, Function, Some("fib"), None),
+        ]
+    );
+}
+
+#[test]
+fn haskell_comments_above_the_first_declaration_are_its_own() {
+    let text = "module A (f) where\n\n-- | Doc.\nf :: Int\nf = 1\n";
+    assert_eq!(
+        summarize(&checked(Language::Haskell, text)),
+        [(1, 1, Block, None, None), (3, 5, Function, Some("f"), None)]
+    );
+}
+
+#[test]
+fn zig_functions_type_constants_and_tests() {
+    assert_eq!(
+        summarize(&checked(Language::Zig, ZIG)),
+        [
+            (1, 2, Block, None, None),
+            // A constant holding a struct is the struct, its functions are its methods.
+            (4, 7, Struct, Some("Invoice"), None),
+            (9, 13, Method, Some("total"), Some("Invoice")),
+            (15, 15, Enum, Some("Status"), None),
+            (17, 17, Struct, Some("Value"), None),
+            (19, 23, Function, Some("main"), None),
+            // A test block is named by its string.
+            (25, 27, Function, Some("total of nothing"), None),
+        ]
+    );
+}
+
+#[test]
+fn dart_classes_mixins_extensions_and_constructors() {
+    assert_eq!(
+        summarize(&checked(Language::Dart, DART)),
+        [
+            (1, 3, Block, None, None),
+            (5, 6, Class, Some("Billable"), None),
+            (7, 8, Method, Some("total"), Some("Billable")),
+            // The doc comment and the annotation are the class's; fields are in its header.
+            (10, 13, Class, Some("Invoice"), None),
+            // Constructors: the unnamed one by the class's name, named ones by their own.
+            (15, 15, Method, Some("Invoice"), Some("Invoice")),
+            (17, 17, Method, Some("blank"), Some("Invoice")),
+            (19, 19, Method, Some("parse"), Some("Invoice")),
+            (21, 25, Method, Some("total"), Some("Invoice")),
+            (27, 28, Method, Some("label"), Some("Invoice")),
+            (30, 30, Trait, Some("Logs"), None),
+            (31, 32, Method, Some("log"), Some("Logs")),
+            // An extension's members are its type's.
+            (34, 34, Impl, Some("Describe"), None),
+            (35, 36, Method, Some("describe"), Some("Invoice")),
+            (38, 38, Enum, Some("Status"), None),
+            (40, 40, Type, Some("Amount"), None),
+            (42, 42, Function, Some("add"), None),
+            (44, 46, Function, Some("main"), None),
+        ]
+    );
+}
+
+#[test]
+fn protobuf_messages_services_and_rpcs() {
+    assert_eq!(
+        summarize(&checked(Language::Protobuf, PROTOBUF)),
+        [
+            (1, 5, Block, None, None),
+            (7, 10, Struct, Some("Invoice"), None),
+            // A nested message is its message's.
+            (12, 17, Struct, Some("Line"), Some("Invoice")),
+            (19, 22, Enum, Some("Status"), None),
+            (24, 25, Interface, Some("Billing"), None),
+            (26, 27, Method, Some("GetInvoice"), Some("Billing")),
+            (28, 29, Method, Some("ListInvoices"), Some("Billing")),
+        ]
+    );
+}
+
+#[test]
+fn hcl_blocks_named_as_terraform_addresses_them() {
+    assert_eq!(
+        summarize(&checked(Language::Hcl, HCL)),
+        [
+            (1, 3, Struct, Some("terraform"), None),
+            // `var.region`, with the comment above it.
+            (5, 9, Const, Some("region"), Some("var")),
+            // `aws_s3_bucket.logs`, its nested blocks inside it.
+            (11, 18, Struct, Some("logs"), Some("aws_s3_bucket")),
+            (20, 22, Struct, Some("ubuntu"), Some("aws_ami")),
+            (24, 26, Module, Some("vpc"), Some("module")),
+            (28, 30, Const, Some("logs_arn"), None),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -682,7 +826,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 18] = [
+const SAMPLES: [(Language, &str); 24] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -700,5 +844,11 @@ const SAMPLES: [(Language, &str); 18] = [
     (Language::Bash, BASH),
     (Language::Scala, SCALA),
     (Language::Elixir, ELIXIR),
+    (Language::Swift, SWIFT),
+    (Language::Haskell, HASKELL),
+    (Language::Zig, ZIG),
+    (Language::Dart, DART),
+    (Language::Protobuf, PROTOBUF),
+    (Language::Hcl, HCL),
     (Language::Markdown, MARKDOWN),
 ];

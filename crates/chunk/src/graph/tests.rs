@@ -391,6 +391,228 @@ fn elixir_calls_aliases_and_impls() {
 }
 
 #[test]
+fn swift_calls_imports_and_inheritance() {
+    let f = extract_facts(Language::Swift, &sample("Billing.swift"));
+    assert!(
+        has_import(&f, "Foundation", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "Support", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "UIKit", Some("UIView"), None),
+        "{:?}",
+        f.imports
+    );
+    for parent in ["Document", "Billable", "CustomStringConvertible"] {
+        assert!(
+            has_relation(&f, "Invoice", parent),
+            "{parent}: {:?}",
+            f.relations
+        );
+    }
+    assert!(has_call(&f, "sum", 7), "{:?}", calls(&f));
+    assert!(has_call(&f, "log", 8), "{:?}", calls(&f));
+    assert!(has_call(&f, "now", 8), "{:?}", calls(&f));
+    assert!(has_call(&f, "Currency", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "convert", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "format", 14), "{:?}", calls(&f));
+    let sum = f.refs.iter().find(|r| r.name == "sum" && r.call).unwrap();
+    assert_eq!(sum.qualifier.as_deref(), Some("Money"));
+    // Imports and definitions are not references.
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| ["Foundation", "Support", "UIKit", "total"].contains(&r.name.as_str())),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
+fn haskell_applications_imports_and_instances() {
+    let f = extract_facts(Language::Haskell, &sample("Billing.hs"));
+    assert!(
+        has_import(&f, "Data.List", Some("foldl'"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "Data.Map", None, Some("Map")),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(&f, "Acme.Support.Money", Some("sumMoney"), None));
+    assert!(has_import(&f, "Acme.Support.Money", Some("Money"), None));
+    assert!(has_import(&f, "Acme.Support.Clock", Some("*"), None));
+    assert!(has_relation(&f, "Invoice", "Billable"), "{:?}", f.relations);
+    assert!(has_call(&f, "total", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "sumMoney", 12), "{:?}", calls(&f));
+    assert!(has_call(&f, "lines", 12), "{:?}", calls(&f));
+    assert!(has_call(&f, "lookup", 15), "{:?}", calls(&f));
+    let lookup = f.refs.iter().find(|r| r.name == "lookup").unwrap();
+    assert_eq!(lookup.qualifier.as_deref(), Some("Map"));
+    // Type names in signatures are references; definitions, imports and exports are not.
+    assert!(f.refs.iter().any(|r| r.name == "Money" && r.line == 11));
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| ["Acme", "foldl'", "bill"].contains(&r.name.as_str())
+                || r.name == "total" && r.line != 9
+                || r.name == "lookupRate"),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
+fn zig_calls_and_imports() {
+    let f = extract_facts(Language::Zig, &sample("billing.zig"));
+    assert!(has_import(&f, "std", None, Some("std")), "{:?}", f.imports);
+    assert!(
+        has_import(&f, "support/money.zig", None, Some("money")),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_call(&f, "sum", 7), "{:?}", calls(&f));
+    assert!(has_call(&f, "print", 13), "{:?}", calls(&f));
+    assert!(has_call(&f, "total", 13), "{:?}", calls(&f));
+    let sum = f.refs.iter().find(|r| r.name == "sum" && r.call).unwrap();
+    assert_eq!(sum.qualifier.as_deref(), Some("money"));
+    let print = f.refs.iter().find(|r| r.name == "print" && r.call).unwrap();
+    assert_eq!(print.qualifier.as_deref(), Some("std.debug"));
+    // A constant's own name is no reference; a use of it is.
+    assert!(!f.refs.iter().any(|r| r.name == "Invoice" && r.line == 4));
+    assert!(f.refs.iter().any(|r| r.name == "Invoice" && r.line == 12));
+}
+
+#[test]
+fn dart_calls_imports_and_parents() {
+    let f = extract_facts(Language::Dart, &sample("billing.dart"));
+    assert!(
+        has_import(&f, "package:acme/support/money.dart", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "dart:math", None, Some("math")),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "../util.dart", Some("helper"), None),
+        "{:?}",
+        f.imports
+    );
+    for parent in ["Document", "Logs", "Billable"] {
+        assert!(
+            has_relation(&f, "Invoice", parent),
+            "{parent}: {:?}",
+            f.relations
+        );
+    }
+    assert!(has_call(&f, "sum", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "helper", 10), "{:?}", calls(&f));
+    assert!(has_call(&f, "max", 10), "{:?}", calls(&f));
+    assert!(has_call(&f, "Invoice", 15), "{:?}", calls(&f));
+    let sum = f.refs.iter().find(|r| r.name == "sum" && r.call).unwrap();
+    assert_eq!(sum.qualifier.as_deref(), Some("Money"));
+    // Imports and definitions are not references.
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| r.name == "total" && !r.call || r.name.contains("dart")),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
+fn protobuf_types_and_imports() {
+    let f = extract_facts(Language::Protobuf, PROTO);
+    assert!(
+        has_import(&f, "acme/support/money.proto", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    let money = f.refs.iter().find(|r| r.name == "Money").unwrap();
+    assert_eq!((money.line, money.call), (7, false));
+    let req = f
+        .refs
+        .iter()
+        .find(|r| r.name == "GetInvoiceRequest")
+        .unwrap();
+    assert_eq!(req.line, 12);
+    // What an rpc returns is a reference too.
+    assert!(f.refs.iter().any(|r| r.name == "Invoice" && r.line == 12));
+    // A package-qualified type is the type's name.
+    let ts = f.refs.iter().find(|r| r.name == "Timestamp").unwrap();
+    assert_eq!((ts.line, ts.qualifier.as_deref()), (8, None));
+    // Names of definitions and fields, packages and options are no references.
+    assert!(
+        !f.refs.iter().any(|r| [
+            "total",
+            "acme",
+            "billing",
+            "Billing",
+            "GetInvoice",
+            "java_package"
+        ]
+        .contains(&r.name.as_str())
+            || r.name == "Invoice" && r.line == 6
+            || r.call),
+        "{:?}",
+        f.refs
+    );
+}
+
+const PROTO: &str = "syntax = \"proto3\";
+package acme.billing;
+import \"acme/support/money.proto\";
+option java_package = \"com.acme\";
+
+message Invoice {
+  Money total = 1;
+  google.protobuf.Timestamp issued = 2;
+}
+
+service Billing {
+  rpc GetInvoice(GetInvoiceRequest) returns (Invoice);
+}
+";
+
+#[test]
+fn hcl_addresses_and_function_calls() {
+    let f = extract_facts(
+        Language::Hcl,
+        "resource \"aws_s3_bucket\" \"logs\" {\n  bucket = var.bucket_name\n  policy = file(\"p.json\")\n  ami    = data.aws_ami.ubuntu.id\n  vpc    = module.network.vpc_id\n  tags   = local.tags\n}\n\noutput \"arn\" {\n  value = aws_s3_bucket.logs.arn\n}\n",
+    );
+    let addressed = |name: &str, q: &str, line: u32| {
+        f.refs.iter().any(|r| {
+            r.name == name && r.qualifier.as_deref() == Some(q) && r.line == line && !r.call
+        })
+    };
+    assert!(addressed("bucket_name", "var", 2), "{:?}", f.refs);
+    assert!(addressed("ubuntu", "aws_ami", 4), "{:?}", f.refs);
+    assert!(addressed("network", "module", 5), "{:?}", f.refs);
+    assert!(addressed("logs", "aws_s3_bucket", 10), "{:?}", f.refs);
+    assert!(has_call(&f, "file", 3), "{:?}", calls(&f));
+    // Block types, labels, attribute names and locals are no references.
+    assert!(
+        !f.refs.iter().any(|r| [
+            "resource", "bucket", "policy", "tags", "local", "value", "arn", "vpc_id", "id"
+        ]
+        .contains(&r.name.as_str())),
+        "{:?}",
+        f.refs
+    );
+}
+
+#[test]
 fn rust_calls_uses_and_impls() {
     let f = extract_facts(Language::Rust, &sample("lib.rs"));
     assert!(

@@ -166,6 +166,127 @@ fn tests_of_elixir() {
 }
 
 #[test]
+fn tests_of_swift() {
+    for p in [
+        "Tests/ShopTests/CartTests.swift",
+        "Tests/ShopTests/Fixtures.swift",
+        "App/CartTests.swift",
+        "AppUITests/LaunchTests.swift",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    for p in ["Sources/Shop/Cart.swift", "App/Contest.swift"] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+    assert_eq!(role("Package.swift"), FileRole::Config);
+    assert_eq!(role("Package.resolved"), FileRole::Generated);
+    assert_eq!(
+        role("Pods/Alamofire/Source/Session.swift"),
+        FileRole::Vendored
+    );
+    assert_eq!(role("pkg/kubelet/pods/manager.go"), FileRole::Source);
+}
+
+#[test]
+fn tests_of_haskell() {
+    for p in [
+        "test/Spec.hs",
+        "test/Acme/BillingSpec.hs",
+        "src/Acme/BillingTest.hs",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    for p in ["src/Acme/Billing.hs", "app/Main.hs", "src/Acme/Inspect.hs"] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+    for p in ["acme.cabal", "stack.yaml", "cabal.project", "Setup.hs"] {
+        assert_eq!(role(p), FileRole::Config, "{p}");
+    }
+}
+
+#[test]
+fn roles_of_zig() {
+    for p in ["src/main.zig", "src/std/testing.zig"] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+    assert_eq!(role("test/behavior/cast.zig"), FileRole::Test);
+    for p in ["build.zig", "build.zig.zon"] {
+        assert_eq!(role(p), FileRole::Config, "{p}");
+    }
+}
+
+#[test]
+fn roles_of_dart() {
+    for p in [
+        "test/cart_test.dart",
+        "lib/src/cart_test.dart",
+        "test/helpers.dart",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    for p in ["lib/src/cart.dart", "lib/cart.dart", "bin/main.dart"] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+    for p in [
+        "lib/src/cart.g.dart",
+        "lib/src/cart.freezed.dart",
+        "test/cart_test.mocks.dart",
+        "lib/src/proto/cart.pb.dart",
+        "pubspec.lock",
+    ] {
+        assert_eq!(role(p), FileRole::Generated, "{p}");
+    }
+    for p in ["pubspec.yaml", "analysis_options.yaml"] {
+        assert_eq!(role(p), FileRole::Config, "{p}");
+    }
+}
+
+#[test]
+fn code_of_a_package_in_a_docs_folder_is_source() {
+    let go = |path: &str, head: &str| classify(path, Some(head));
+    // cobra's `doc/`: a package other packages import, which generates man pages.
+    assert_eq!(
+        go(
+            "doc/man_docs.go",
+            "// Copyright\n\npackage doc\n\nimport \"fmt\"\n"
+        ),
+        FileRole::Source
+    );
+    // A program shown by the docs is an example of them.
+    assert_eq!(
+        go("docs/snippets/hello.go", "package main\n\nfunc main() {}\n"),
+        FileRole::Docs
+    );
+    assert_eq!(
+        go(
+            "src/main/java/com/acme/docs/Renderer.java",
+            "package com.acme.docs;\n\npublic class Renderer {}\n"
+        ),
+        FileRole::Source
+    );
+    assert_eq!(
+        go("docs/snippets/Hello.java", "public class Hello {}\n"),
+        FileRole::Docs
+    );
+    assert_eq!(go("src/doc/mod.rs", "//! Docs.\n"), FileRole::Source);
+    assert_eq!(go("docs/src/lib.rs", "fn x() {}\n"), FileRole::Docs);
+    // Without the text (a path alone), and for prose, the folder decides.
+    assert_eq!(role("doc/man_docs.go"), FileRole::Docs);
+    assert_eq!(go("doc/README.md", "package doc\n"), FileRole::Docs);
+    assert_eq!(go("docs/conf.py", "project = 'x'\n"), FileRole::Docs);
+}
+
+#[test]
+fn roles_of_terraform() {
+    for p in ["main.tf", "modules/vpc/variables.tf", "jobs/web.nomad"] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+    assert_eq!(role("envs/prod.tfvars"), FileRole::Config);
+    assert_eq!(role(".terraform.lock.hcl"), FileRole::Generated);
+    assert_eq!(role("examples/basic/main.tf"), FileRole::Example);
+}
+
+#[test]
 fn source_is_code_outside_special_places() {
     for p in [
         "src/_pytest/fixtures.py",

@@ -28,6 +28,26 @@ pub(super) fn imports_name_files(language: Option<Language>) -> bool {
     )
 }
 
+/// The Swift module a file belongs to, as the folder holding all of it: SwiftPM's target folder
+/// (`Sources/Shop/` for `Sources/Shop/Models/Cart.swift`, `Tests/ShopTests/` likewise), else the
+/// file's own folder (an Xcode target's files are listed in its project, not laid out by folder).
+pub(super) fn swift_module(path: &str) -> &str {
+    for root in ["Sources/", "Tests/"] {
+        let at = if path.starts_with(root) {
+            Some(0)
+        } else {
+            path.find(&format!("/{root}")).map(|i| i + 1)
+        };
+        if let Some(at) = at {
+            let target = at + root.len();
+            if let Some(len) = path[target..].find('/') {
+                return &path[..target + len];
+            }
+        }
+    }
+    dir_of(path)
+}
+
 /// Elixir's file for a module, by Mix's convention: `Acme.HTTPClient` → `acme/http_client`.
 fn elixir_path(module: &str) -> String {
     let underscore = |segment: &str| {
@@ -72,6 +92,8 @@ impl GraphTable {
         let mut suffixes: Vec<String> = Vec::new();
         let mut dirs: Vec<String> = Vec::new();
         let mut go_package: Option<&str> = None;
+        // Folders whose every file the import reaches (a Swift module).
+        let mut trees: Vec<String> = Vec::new();
         let dir = dir_of(from);
         match lang {
             Some(Language::Python) => {
@@ -208,7 +230,37 @@ impl GraphTable {
                 suffixes.push(format!("{p}.ex"));
                 suffixes.push(format!("{p}.exs"));
             }
+            // `import Acme.Billing`: GHC's file for the module is `Acme/Billing.hs`, under a
+            // source folder (`src/`, `lib/`, …) the .cabal file names.
+            Some(Language::Haskell) => {
+                let p = module.replace('.', "/");
+                suffixes.push(format!("{p}.hs"));
+                suffixes.push(format!("{p}.hs-boot"));
+            }
+            // `@import("money.zig")` is a file beside the importing one; `@import("std")` and
+            // the packages build.zig.zon names are outside the repository.
+            Some(Language::Zig) if module.ends_with(".zig") => {
+                exact.extend(normalize(&join(dir, module)));
+            }
+            // `import 'package:acme/billing.dart'` is `lib/billing.dart` of package acme;
+            // `import 'util.dart'` a path from the importing file's folder; `dart:…` is the SDK.
+            Some(Language::Dart) => match module.strip_prefix("package:") {
+                Some(rest) => {
+                    if let Some((_, path)) = rest.split_once('/') {
+                        suffixes.push(format!("lib/{path}"));
+                    }
+                }
+                None if !module.contains(':') => exact.extend(normalize(&join(dir, module))),
+                None => {}
+            },
+            // `import "acme/money.proto"`: a path from one of protoc's include folders.
+            Some(Language::Protobuf) => suffixes.push(module.to_string()),
             Some(Language::Go) => go_package = Some(module),
+            // `import Shop`: SwiftPM's target `Shop`, the folder `Sources/Shop/` and all below it.
+            // A module with no such folder (Foundation, a dependency) is outside the repository.
+            Some(Language::Swift) if !module.contains('/') => {
+                trees.push(format!("Sources/{module}/"));
+            }
             Some(Language::Java) => {
                 let p = module.replace('.', "/");
                 match imp.name.as_deref() {
@@ -259,6 +311,9 @@ impl GraphTable {
                 || suffixes
                     .iter()
                     .any(|s| **p == **s || p.ends_with(&format!("/{s}")))
+                || trees
+                    .iter()
+                    .any(|t| p.starts_with(t.as_str()) || p.contains(&format!("/{t}")))
                 || dirs.iter().any(|d| {
                     let pd = dir_of(p);
                     pd == d || pd.ends_with(&format!("/{d}"))

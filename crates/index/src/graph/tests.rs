@@ -581,3 +581,243 @@ fn elixir_aliases_reach_files_by_mix_convention() {
         (vec!["lib/acme/support/money.ex"], Resolution::Import)
     );
 }
+
+#[test]
+fn swift_imports_reach_their_target_and_a_target_is_one_namespace() {
+    let t = table(&[
+        (
+            "Sources/Support/Money.swift",
+            "struct Money {\n    static func sum(_ c: [Int]) -> Int { 0 }\n}\n",
+        ),
+        (
+            "Sources/Support/Util/Round.swift",
+            "func round(_ n: Int) -> Int { n }\n",
+        ),
+        (
+            "Sources/Billing/Invoice.swift",
+            "import Foundation\nimport Support\n\nfunc total() -> Int {\n    return round(Money.sum([]))\n}\n",
+        ),
+        (
+            "Sources/Billing/Tax.swift",
+            "func tax() -> Int { total() }\n",
+        ),
+    ]);
+    let mut files: Vec<String> = t
+        .imported_files("Sources/Billing/Invoice.swift")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "Sources/Support/Money.swift",
+            "Sources/Support/Util/Round.swift"
+        ]
+    );
+    // Through the imported module, in a folder below the target's.
+    let site = |path: &str, line| Site {
+        path: path.into(),
+        line,
+        call: true,
+        qualifier: None,
+    };
+    let (c, how) = t.resolve("round", &site("Sources/Billing/Invoice.swift", 5));
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["Sources/Support/Util/Round.swift"]
+    );
+    assert_eq!(how, Resolution::Import);
+    // The same target needs no import.
+    let (c, how) = t.resolve("total", &site("Sources/Billing/Tax.swift", 1));
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["Sources/Billing/Invoice.swift"]
+    );
+    assert_eq!(how, Resolution::Exact);
+    assert_eq!(
+        modules::swift_module("Pkg/Sources/Shop/Models/Cart.swift"),
+        "Pkg/Sources/Shop"
+    );
+    assert_eq!(modules::swift_module("App/View.swift"), "App");
+}
+
+#[test]
+fn haskell_imports_reach_the_module_file() {
+    let t = table(&[
+        (
+            "src/Acme/Support/Money.hs",
+            "module Acme.Support.Money where\n\nsumMoney :: [Int] -> Int\nsumMoney = sum\n",
+        ),
+        (
+            "src/Acme/Billing.hs",
+            "module Acme.Billing where\n\nimport Data.List (sort)\nimport Acme.Support.Money\n\ntotal xs = sumMoney (sort xs)\n",
+        ),
+    ]);
+    let files: Vec<String> = t
+        .imported_files("src/Acme/Billing.hs")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(files, ["src/Acme/Support/Money.hs"]);
+    let site = |line| Site {
+        path: "src/Acme/Billing.hs".into(),
+        line,
+        call: true,
+        qualifier: None,
+    };
+    let (c, how) = t.resolve("sumMoney", &site(6));
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["src/Acme/Support/Money.hs"]
+    );
+    assert_eq!(how, Resolution::Import);
+    // `sort` comes from a module outside the repository: nothing is guessed.
+    assert!(t.resolve("sort", &site(6)).0.is_empty());
+}
+
+#[test]
+fn zig_imports_reach_the_file_beside() {
+    let t = table(&[
+        (
+            "src/support/money.zig",
+            "pub fn sum(xs: []const u64) u64 {\n    return 0;\n}\n",
+        ),
+        (
+            "src/invoice.zig",
+            "const std = @import(\"std\");\nconst money = @import(\"support/money.zig\");\n\npub fn total() u64 {\n    return money.sum(&.{}) + std.math.sum(1);\n}\n",
+        ),
+    ]);
+    let files: Vec<String> = t
+        .imported_files("src/invoice.zig")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(files, ["src/support/money.zig"]);
+    let site = |q: &str| Site {
+        path: "src/invoice.zig".into(),
+        line: 5,
+        call: true,
+        qualifier: Some(q.into()),
+    };
+    let (c, how) = t.resolve("sum", &site("money"));
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["src/support/money.zig"]
+    );
+    assert_eq!(how, Resolution::Import);
+    // Through the standard library: outside the repository, nothing is guessed.
+    assert!(t.resolve("sum", &site("std.math")).0.is_empty());
+}
+
+#[test]
+fn dart_imports_reach_package_libraries_and_relative_files() {
+    let t = table(&[
+        (
+            "lib/src/money.dart",
+            "class Money {\n  static int sum(List<int> c) => 0;\n}\n",
+        ),
+        ("lib/src/util.dart", "int helper(int n) => n;\n"),
+        (
+            "lib/src/invoice.dart",
+            "import 'package:acme/src/money.dart';\nimport 'util.dart' show helper;\nimport 'dart:math';\n\nint total() => helper(Money.sum([]) + max(1, 2));\n",
+        ),
+    ]);
+    let mut files: Vec<String> = t
+        .imported_files("lib/src/invoice.dart")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["lib/src/money.dart", "lib/src/util.dart"]);
+    let site = |q: Option<&str>| Site {
+        path: "lib/src/invoice.dart".into(),
+        line: 5,
+        call: true,
+        qualifier: q.map(str::to_string),
+    };
+    let (c, how) = t.resolve("helper", &site(None));
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["lib/src/util.dart"]
+    );
+    assert_eq!(how, Resolution::Import);
+    let (c, _) = t.resolve("sum", &site(Some("Money")));
+    assert_eq!(
+        c.iter().map(|d| &*d.path).collect::<Vec<_>>(),
+        ["lib/src/money.dart"]
+    );
+    // `max` comes from the SDK: nothing in the repository is guessed for it.
+    assert!(t.resolve("max", &site(None)).0.is_empty());
+}
+
+#[test]
+fn protobuf_imports_reach_the_file_from_an_include_folder() {
+    let t = table(&[
+        (
+            "proto/acme/support/money.proto",
+            "syntax = \"proto3\";\npackage acme.support;\n\nmessage Money {\n  int64 cents = 1;\n}\n",
+        ),
+        (
+            "proto/acme/billing/invoice.proto",
+            "syntax = \"proto3\";\nimport \"acme/support/money.proto\";\nimport \"google/protobuf/timestamp.proto\";\n\nmessage Invoice {\n  acme.support.Money total = 1;\n}\n",
+        ),
+    ]);
+    let files: Vec<String> = t
+        .imported_files("proto/acme/billing/invoice.proto")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(files, ["proto/acme/support/money.proto"]);
+    let refs = refs(&t, "Money");
+    assert_eq!(
+        refs,
+        [(
+            "proto/acme/billing/invoice.proto".to_string(),
+            6,
+            Resolution::Import
+        )]
+    );
+}
+
+#[test]
+fn terraform_addresses_name_the_blocks_of_their_module_folder() {
+    let t = table(&[
+        (
+            "infra/variables.tf",
+            "variable \"logs\" {\n  type = string\n}\n",
+        ),
+        (
+            "infra/main.tf",
+            "resource \"aws_s3_bucket\" \"logs\" {\n  bucket = var.logs\n}\n\noutput \"arn\" {\n  value = aws_s3_bucket.logs.arn\n}\n",
+        ),
+        ("other/main.tf", "variable \"logs\" {}\n"),
+    ]);
+    let got = refs(&t, "logs");
+    assert!(
+        got.contains(&("infra/main.tf".to_string(), 2, Resolution::Exact)),
+        "{got:?}"
+    );
+    let site = |line, q: &str| Site {
+        path: "infra/main.tf".into(),
+        line,
+        call: false,
+        qualifier: Some(q.into()),
+    };
+    // `var.logs` is the variable of this folder, `aws_s3_bucket.logs` the bucket.
+    let (c, how) = t.resolve("logs", &site(2, "var"));
+    assert_eq!(
+        c.iter()
+            .map(|d| (&*d.path, d.start_line))
+            .collect::<Vec<_>>(),
+        [("infra/variables.tf", 1)]
+    );
+    assert_eq!(how, Resolution::Exact);
+    let (c, _) = t.resolve("logs", &site(6, "aws_s3_bucket"));
+    assert_eq!(
+        c.iter()
+            .map(|d| (&*d.path, d.start_line))
+            .collect::<Vec<_>>(),
+        [("infra/main.tf", 1)]
+    );
+}

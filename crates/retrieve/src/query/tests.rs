@@ -281,6 +281,16 @@ fn a_language_named_as_the_scope_is_not_a_word_of_the_question() {
             "scala",
         ),
         ("start a supervisor in elixir", Language::Elixir, "elixir"),
+        ("decode json in swift", Language::Swift, "swift"),
+        ("fold a list in haskell", Language::Haskell, "haskell"),
+        ("allocate a slice in zig", Language::Zig, "zig"),
+        ("parse json in dart", Language::Dart, "dart"),
+        (
+            "a timestamp field in protobuf",
+            Language::Protobuf,
+            "protobuf",
+        ),
+        ("an s3 bucket in terraform", Language::Hcl, "terraform"),
     ] {
         let p = QueryPlan::analyze(q);
         assert_eq!(p.languages, [lang], "{q}");
