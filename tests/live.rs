@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::util::{TestEnv, eventually, generated_repo, git, git_repo, query};
+use crate::util::{EVENTUALLY, TestEnv, eventually, generated_repo, git, git_repo, poll, query};
 use patina_proto::v1::{Freshness, QueryRequest, QueryResponse};
 
 const FILES: &[(&str, &[u8])] = &[
@@ -107,7 +107,14 @@ fn deleted_and_renamed_files_leave_every_oracle() {
     });
     let r = ask(&env, "alpha_handler", repo.path());
     assert!(!found(&r, "src/lib.rs"), "the old name is gone: {r:?}");
-    let info = env.repo_info(repo.path());
+    // The counts are the round's last commit: read them once it has ended (an answer can see a
+    // commit of a round that is still running).
+    let info = poll(EVENTUALLY, "the round ends", || {
+        let info = env.repo_info(repo.path());
+        (!info.indexing)
+            .then_some(info.clone())
+            .ok_or(format!("{info:?}"))
+    });
     assert_eq!(info.files, 2, "{info:?}");
 }
 
