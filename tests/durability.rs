@@ -160,14 +160,9 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// A lexical index put back from an older state while the daemon was down (documents of chunks
-/// that are gone, none for the chunks that replaced them) is mended by the start-up round, which
-/// audits the lexical index against the store as it does after a crash: `repair --check` then
-/// finds nothing, `repair REPO` has nothing to do, and the index is the from-scratch one.
-#[test]
-fn a_stale_lexical_index_put_back_while_down_is_mended_at_start() {
-    let repo = two_versions();
-    let root = repo.path();
+/// [`two_versions`] indexed at `main`, then at `v2`, and main's lexical index put back behind the
+/// daemon's back while it is down (documents of chunks that are gone, none for v2's new ones).
+fn stale_lexical_index(root: &Path) -> TestEnv {
     git(root, &["checkout", "-qf", "main"]);
     let mut env = TestEnv::started();
     env.add_repo(root);
@@ -180,14 +175,24 @@ fn a_stale_lexical_index_put_back_while_down_is_mended_at_start() {
     let lexical_dir = dirs[0].join("lexical");
     let old = env.home().join("lexical-of-main");
     copy_dir(&lexical_dir, &old);
-
-    // v2 indexed, then main's lexical index put back behind the daemon's back.
     git(root, &["checkout", "-qf", "v2"]);
     env.start_daemon();
     idle(&env, root);
     env.stop_daemon();
     std::fs::remove_dir_all(&lexical_dir).unwrap();
     copy_dir(&old, &lexical_dir);
+    env
+}
+
+/// A lexical index put back from an older state while the daemon was down (documents of chunks
+/// that are gone, none for the chunks that replaced them) is mended by the start-up round, which
+/// audits the lexical index against the store as it does after a crash: `repair --check` then
+/// finds nothing, `repair REPO` has nothing to do, and the index is the from-scratch one.
+#[test]
+fn a_stale_lexical_index_put_back_while_down_is_mended_at_start() {
+    let repo = two_versions();
+    let root = repo.path();
+    let mut env = stale_lexical_index(root);
     env.start_daemon();
     idle(&env, root);
 
@@ -224,23 +229,7 @@ fn a_stale_lexical_index_put_back_while_down_is_mended_at_start() {
 fn repair_finds_a_damaged_lexical_index_and_mends_it() {
     let repo = two_versions();
     let root = repo.path();
-    git(root, &["checkout", "-qf", "main"]);
-    let mut env = TestEnv::started();
-    env.add_repo(root);
-    env.stop_daemon();
-    let dirs: Vec<_> = std::fs::read_dir(env.home().join("repos"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    let lexical_dir = dirs[0].join("lexical");
-    let old = env.home().join("lexical-of-main");
-    copy_dir(&lexical_dir, &old);
-    git(root, &["checkout", "-qf", "v2"]);
-    env.start_daemon();
-    idle(&env, root);
-    env.stop_daemon();
-    std::fs::remove_dir_all(&lexical_dir).unwrap();
-    copy_dir(&old, &lexical_dir);
+    let mut env = stale_lexical_index(root);
 
     env.next_daemon_env("PATINA_TEST_NO_CATCH_UP", "1");
     env.start_daemon();
