@@ -120,3 +120,44 @@ fn two_copies_of_the_same_code_added_together_are_embedded_once() {
         "{computed} embeddings computed for two copies of {chunks} chunks"
     );
 }
+
+/// `patina status` says how long the model's pass has left: unknown while it has no pace (the
+/// gate holds it back), then the backlog over the recent pace, then nothing once it is done.
+#[test]
+fn status_shows_the_time_the_model_pass_has_left_once_it_has_a_pace() {
+    let mut env = TestEnv::with_model();
+    let gate = env.embed_gate();
+    env.start_daemon();
+    let repo = python_repo(300, 5, "pressure");
+    env.add_repo(repo.path());
+    let held = env.repo_info(repo.path());
+    let stage = held
+        .embed_eta
+        .clone()
+        .unwrap_or_else(|| panic!("a backlog without a stage: {held:?}"));
+    assert_eq!(stage.left, held.embed_backlog);
+    assert!(stage.left > 0 && stage.per_sec == 0.0, "{stage:?}");
+    let text = env.patina(&["status"]).stdout;
+    assert!(
+        text.contains(&format!("model vectors: {} chunks left, time left not known yet", stage.left)),
+        "{text}"
+    );
+
+    gate.open();
+    let (left, per_sec, eta_ms) = poll(COVERED, "the model's pass has a pace", || {
+        let info = env.repo_info(repo.path());
+        match &info.embed_eta {
+            Some(s) if s.per_sec > 0.0 && s.left > 0 => Ok((s.left, s.per_sec, s.eta_ms)),
+            _ => Err(format!("{info:?}")),
+        }
+    });
+    let expected = left as f64 / per_sec * 1000.0;
+    assert!(
+        (eta_ms as f64 - expected).abs() <= 1.0 + expected * 0.001,
+        "{left} chunks at {per_sec}/s should take {expected} ms, not {eta_ms}"
+    );
+    eventually_within(COVERED, "the repository is covered", || covered(&env, repo.path()).0);
+    let done = env.repo_info(repo.path());
+    assert_eq!(done.embed_eta, None, "a drained backlog has no stage left: {done:?}");
+    assert!(!env.patina(&["status"]).stdout.contains("model vectors:"));
+}

@@ -227,7 +227,10 @@ impl Client {
         loop {
             bar.set_length(last.files_total.max(1));
             bar.set_position(last.files_done);
-            bar.set_message(format!("{} chunks", last.chunks));
+            bar.set_message(match crate::output::status::round_eta(&last) {
+                Some(eta) => format!("{} chunks, {eta}", last.chunks),
+                None => format!("{} chunks", last.chunks),
+            });
             if last.phase == pb::IndexPhase::Done as i32
                 || last.phase == pb::IndexPhase::Failed as i32
             {

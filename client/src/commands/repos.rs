@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 
 use crate::daemon::Client;
 use crate::output::repair::print_repair;
-use crate::output::status::{print_repos, print_status};
+use crate::output::status::{print_repos, print_status, stage_line};
 use crate::scope::repo_key;
 
 /// `patina add [PATH] [--no-wait] [--force]`.
@@ -26,6 +26,17 @@ pub(crate) async fn add(
             "indexing {} in the background; `patina status` shows progress",
             info.root
         );
+        return Ok(ExitCode::SUCCESS);
+    }
+    // What goes on after the round: the static and the model's passes, with their time left.
+    if let Ok(list) = c.list().await
+        && let Some(r) = list.repos.iter().find(|r| r.id == info.id)
+    {
+        for (stage, s) in [("static vectors", &r.static_eta), ("model vectors", &r.embed_eta)] {
+            if let Some(s) = s {
+                eprintln!("{stage}: {} (in the background; `patina status` follows it)", stage_line(s));
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -76,7 +76,10 @@ fn repo_json(r: &pb::RepoInfo) -> serde_json::Value {
         "last_indexed_unix_ms": r.last_indexed_unix_ms,
         "last_index_ms": r.last_index_ms,
         "indexing": r.indexing,
-        "progress": r.progress.as_ref().map(|p| json!({"files_done": p.files_done, "files_total": p.files_total, "chunks": p.chunks})),
+        "progress": r.progress.as_ref().map(|p| json!({"files_done": p.files_done, "files_total": p.files_total, "chunks": p.chunks,
+                                                         "eta_ms": p.eta_known.then_some(p.eta_ms)})),
+        "static_eta": r.static_eta.as_ref().map(stage_json),
+        "embed_eta": r.embed_eta.as_ref().map(stage_json),
         "last_error": r.last_error,
         "vectors": r.vectors,
         "embed_backlog": r.embed_backlog,
@@ -177,12 +180,18 @@ pub(crate) fn print_status(
                 outln!("  embeddings: {} chunks", r.vectors);
             }
         }
+        for (stage, s) in [("static vectors", &r.static_eta), ("model vectors", &r.embed_eta)] {
+            if let Some(s) = s {
+                outln!("  {stage}: {}", stage_line(s));
+            }
+        }
         if let Some(p) = &r.progress {
             outln!(
-                "  indexing: {}/{} files, {} chunks written",
+                "  indexing: {}/{} files, {} chunks written{}",
                 p.files_done,
                 p.files_total,
-                p.chunks
+                p.chunks,
+                round_eta(p).map(|e| format!(", {e}")).unwrap_or_default()
             );
         }
         if let Some(f) = &r.freshness {
@@ -193,4 +202,33 @@ pub(crate) fn print_status(
         }
     }
     Ok(())
+}
+
+fn stage_json(s: &pb::StageEta) -> serde_json::Value {
+    json!({"left": s.left, "per_sec": (s.per_sec > 0.0).then_some(s.per_sec),
+           "eta_ms": (s.per_sec > 0.0 && s.waiting.is_empty()).then_some(s.eta_ms),
+           "waiting": (!s.waiting.is_empty()).then_some(&s.waiting)})
+}
+
+/// One background stage for `patina status` and `add`: "148,766 chunks left, ~31m at 80/s".
+pub(crate) fn stage_line(s: &pb::StageEta) -> String {
+    let mut line = format!("{} chunks left", s.left);
+    if !s.waiting.is_empty() {
+        line.push_str(&format!(" ({})", s.waiting));
+    } else if s.per_sec > 0.0 {
+        line.push_str(&format!(
+            ", ~{} at {:.0} chunks/s",
+            human_duration_ms(s.eta_ms),
+            s.per_sec
+        ));
+    } else {
+        line.push_str(", time left not known yet");
+    }
+    line
+}
+
+/// "~1m20s left" for a running round, once it has a pace.
+pub(crate) fn round_eta(p: &pb::IndexProgress) -> Option<String> {
+    p.eta_known
+        .then(|| format!("~{} left", human_duration_ms(p.eta_ms)))
 }

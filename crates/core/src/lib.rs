@@ -7,6 +7,7 @@
 //! rules that need the disk (a repository's ignore files) live in `patina-index`.
 
 pub mod error;
+pub mod eta;
 pub mod facts;
 pub mod hooks;
 pub mod ids;

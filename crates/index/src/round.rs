@@ -51,9 +51,20 @@ pub struct Progress {
     pub files_removed: u64,
     pub chunks: u64,
     pub message: String,
+    /// When the files began to be read (the walk is over): the pace of the round counts from here.
+    pub indexing_since: Option<Instant>,
 }
 
 impl Progress {
+    /// Time the round has left at its pace so far (`None` while walking or too early to tell).
+    pub fn eta(&self) -> Option<std::time::Duration> {
+        if self.finished() {
+            return Some(std::time::Duration::ZERO);
+        }
+        let since = self.indexing_since?;
+        patina_core::eta::remaining(self.files_done, self.files_total, since.elapsed())
+    }
+
     pub fn finished(&self) -> bool {
         matches!(self.phase, Phase::Done | Phase::Failed)
     }
@@ -224,6 +235,7 @@ fn index_repo(
         repaired = reconcile_store(repo, &mut old, &mut batch, read_texts)?;
     }
     p.phase = Phase::Indexing;
+    p.indexing_since = Some(Instant::now());
     p.files_total = entries.len() as u64;
     sink.progress(&p);
 

@@ -39,6 +39,7 @@ pub(super) fn progress_pb(p: &Progress, repo: Option<&Repo>) -> pb::IndexProgres
         Phase::Done => pb::IndexPhase::Done,
         Phase::Failed => pb::IndexPhase::Failed,
     };
+    let eta = p.eta();
     pb::IndexProgress {
         repo: repo.map(|r| Box::new(repo_pb(r, false))),
         phase: phase as i32,
@@ -48,6 +49,17 @@ pub(super) fn progress_pb(p: &Progress, repo: Option<&Repo>) -> pb::IndexProgres
         files_removed: p.files_removed,
         chunks: p.chunks,
         message: p.message.clone(),
+        eta_ms: eta.map_or(0, |d| d.as_millis() as u64),
+        eta_known: eta.is_some(),
+    }
+}
+
+pub(super) fn stage_pb(s: crate::services::embedding::Stage) -> pb::StageEta {
+    pb::StageEta {
+        left: s.left,
+        per_sec: s.per_sec.unwrap_or(0.0),
+        eta_ms: s.eta.map_or(0, |d| d.as_millis() as u64),
+        waiting: s.waiting.unwrap_or_default(),
     }
 }
 
@@ -105,6 +117,8 @@ pub(super) fn repo_pb(repo: &Repo, with_progress: bool) -> pb::RepoInfo {
         chunk_digest: repo.chunk_digest(),
         message_backlog: repo.message_backlog() as u64,
         static_vectors: repo.provisional_count() as u64,
+        static_eta: None,
+        embed_eta: None,
     }
 }
 

@@ -10,7 +10,7 @@ use patina_proto::v1 as pb;
 use tokio::sync::watch;
 use tonic::{Request, Response, Status};
 
-use super::convert::{audit_pb, progress_pb, repo_pb, status};
+use super::convert::{audit_pb, progress_pb, repo_pb, stage_pb, status};
 use super::{Services, blocking};
 use crate::state::repo::Repo;
 
@@ -89,7 +89,21 @@ impl pb::repos_server::Repos for Services {
     ) -> Result<Response<pb::ListResponse>, Status> {
         // Freshness asks git (a subprocess) per repository: on the blocking pool.
         let all = self.0.repos.all();
-        let repos = blocking(move || Ok(all.iter().map(|r| repo_pb(r, true)).collect())).await?;
+        let semantic = self.0.semantic.clone();
+        let repos = blocking(move || {
+            let held: usize = all.iter().map(|r| r.provisional_count()).sum();
+            Ok(all
+                .iter()
+                .map(|r| {
+                    let mut info = repo_pb(r, true);
+                    let (statics, model) = semantic.stages(r, held);
+                    info.static_eta = statics.map(stage_pb);
+                    info.embed_eta = model.map(stage_pb);
+                    info
+                })
+                .collect())
+        })
+        .await?;
         Ok(Response::new(pb::ListResponse {
             repos,
             daemon_uptime_ms: self.0.started.elapsed().as_millis() as u64,

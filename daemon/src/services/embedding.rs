@@ -16,6 +16,7 @@ use crate::process::memory::Resident;
 use crate::state::repo::Repo;
 
 use patina_core::ChunkMeta;
+use patina_core::eta::Throughput;
 use patina_embed::{
     DIM, Embedder, Lexicon, MODEL_NAME, ModelPaths, Precision, QueryCache, StaticTable,
 };
@@ -146,6 +147,10 @@ pub(crate) struct Semantic {
     stopping: AtomicBool,
     /// Chunk texts embedded by this process (cache hits are not counted).
     computed: AtomicU64,
+    /// Recent pace of the model's pass and of the static pass, in backlog chunks per second of
+    /// work: what [`Semantic::stages`] estimates the time left from.
+    model_pace: Mutex<Throughput>,
+    static_pace: Mutex<Throughput>,
     /// The bulk session: loaded when a backlog appears, dropped after `Budget::bulk_idle`
     /// without work, so a daemon holds a second copy of the model only while it embeds.
     bulk: Slot,
@@ -214,6 +219,8 @@ impl Semantic {
             wake: (Mutex::new(0), Condvar::new()),
             stopping: AtomicBool::new(false),
             computed: AtomicU64::new(0),
+            model_pace: Mutex::new(Throughput::default()),
+            static_pace: Mutex::new(Throughput::default()),
             bulk: Slot::new("bulk embedding", budget.bulk_idle, None),
             bulk_threads: threads,
             query_loaded_bytes: query_bytes,
@@ -280,6 +287,7 @@ impl Semantic {
         if ids.is_empty() {
             return Ok(0);
         }
+        let started = std::time::Instant::now();
         let Some(table) = self.static_table() else {
             return Ok(0);
         };
@@ -300,6 +308,10 @@ impl Semantic {
             repo.insert_vectors(&gone, std::iter::empty());
         }
         repo.insert_provisional(items);
+        self.static_pace
+            .lock()
+            .expect("pace lock")
+            .observe(ids.len() as u64, started.elapsed());
         Ok(ids.len())
     }
 
@@ -657,6 +669,7 @@ impl Semantic {
         // backlog with this batch, without a vector. A chunk whose vector another repository
         // computed since it was queued (a clone or worktree of the same code added at the same
         // time) takes it from the cache instead of being embedded again.
+        let started = std::time::Instant::now();
         let mut pool: Vec<(u64, u8, u32)> = Vec::new();
         let mut texts: HashMap<u64, (ChunkMeta, String)> = HashMap::new();
         let mut gone: Vec<u64> = Vec::new();
@@ -714,7 +727,72 @@ impl Semantic {
                 .map(|((id, _, _), v)| (*id, v.to_vec()))
                 .chain(cached),
         );
+        self.model_pace
+            .lock()
+            .expect("pace lock")
+            .observe(ids.len() as u64, started.elapsed());
         Ok(ids.len())
+    }
+
+    /// Where `repo`'s two background stages stand: the static pass (every backlog chunk given a
+    /// static vector) and the model's (every chunk given its vector), with the time each has left
+    /// at the recent pace; `None` for a stage that is done or not run. `held_static`: static
+    /// vectors held over every repository (the pass stops at its share of the memory budget).
+    pub fn stages(&self, repo: &Repo, held_static: usize) -> (Option<Stage>, Option<Stage>) {
+        if !self.is_on() {
+            return (None, None);
+        }
+        let backlog = repo.backlog() as u64;
+        let provisional = repo.provisional_count() as u64;
+        let static_on = !matches!(*self.statics.lock().expect("statics lock"), Statics::Off);
+        let static_left = backlog.saturating_sub(provisional);
+        // The pass leaves a backlog of one model batch to the model (see `fill_static`).
+        let statics = (static_on && static_left > 0 && backlog > WORK_BATCH as u64).then(|| {
+            let pace = *self.static_pace.lock().expect("pace lock");
+            let full = self.static_room(held_static) == 0;
+            Stage::new(
+                static_left,
+                pace,
+                full.then(|| {
+                    "the static vectors' share of the memory budget is full: the rest wait for \
+                     the model"
+                        .to_string()
+                }),
+            )
+        });
+        let model = (backlog > 0).then(|| {
+            let pace = *self.model_pace.lock().expect("pace lock");
+            Stage::new(backlog, pace, None)
+        });
+        (statics, model)
+    }
+}
+
+/// How far one background stage of a repository is (see [`Semantic::stages`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stage {
+    /// Chunks still to do.
+    pub left: u64,
+    /// Recent pace, chunks per second of work (`None` before the first batch).
+    pub per_sec: Option<f64>,
+    /// `left` at that pace.
+    pub eta: Option<Duration>,
+    /// Why the stage does not advance now.
+    pub waiting: Option<String>,
+}
+
+impl Stage {
+    fn new(left: u64, pace: Throughput, waiting: Option<String>) -> Stage {
+        Stage {
+            left,
+            per_sec: pace.per_sec(),
+            eta: if waiting.is_some() {
+                None
+            } else {
+                pace.eta(left)
+            },
+            waiting,
+        }
     }
 }
 

@@ -478,3 +478,21 @@ fn vendored_generated_and_built_files_are_deferred_and_first_party_code_is_not()
         assert!(!deferred(rel), "{rel}");
     }
 }
+
+#[test]
+fn a_rounds_eta_counts_from_the_end_of_the_walk() {
+    let mut p = Progress {
+        phase: Phase::Walking,
+        ..Default::default()
+    };
+    assert_eq!(p.eta(), None, "no pace while walking");
+    p.phase = Phase::Indexing;
+    p.files_total = 1_000;
+    p.files_done = 250;
+    p.indexing_since = Some(Instant::now() - Duration::from_secs(10));
+    let eta = p.eta().expect("a pace after ten seconds");
+    // 10 s for a quarter: 30 s for the rest (and the clock moved a little since).
+    assert!(eta >= Duration::from_secs(30) && eta < Duration::from_secs(31), "{eta:?}");
+    p.phase = Phase::Done;
+    assert_eq!(p.eta(), Some(Duration::ZERO));
+}
