@@ -337,14 +337,18 @@ def measure(args):
                     lexical = time.time() - t2
                     log(f"switch {label}: lexically fresh in {lexical:.1f}s, "
                         f"{r['embed_backlog']} to embed")
-                if lexical is not None and (not model or r["embed_backlog"] == 0):
+                # After a model pass that was not waited for, the switch is timed lexically.
+                if lexical is not None and (not model or r["embed_backlog"] == 0
+                                            or "model_stopped_s" in marks):
                     break
                 time.sleep(0.25)
             embedded = time.time() - t2 if lexical is not None else None
             after = p.status()["daemon"]["embeddings_computed"]
             res["switch"][label] = {
                 "lexically_fresh_s": round(lexical, 1) if lexical else None,
-                "embedded_s": round(embedded, 1) if (embedded and model) else None,
+                "embedded_s": round(embedded, 1) if (embedded and model
+                                                     and "model_stopped_s" not in marks) else None,
+                "embed_backlog_after": p.repo()["embed_backlog"],
                 "embeddings_computed": after - before,
                 "chunks_after": p.repo()["chunks"],
                 "peak_rss_bytes": sampler.peak,

@@ -93,8 +93,7 @@ pub async fn serve(opts: Options) -> Result<Exit> {
         patina_index::store::Store::open_with_cache(&root.join("state"), budget.sled_cache)?;
     let semantic = Arc::new(Semantic::load(
         patina_embed::ModelPaths::locate(&root),
-        config.semantic.precision,
-        config.semantic.static_pass,
+        &config.semantic,
         store.embeddings(),
         &budget,
     ));

@@ -159,6 +159,8 @@ pub(crate) struct Semantic {
     query_loaded_bytes: u64,
     /// The static first pass's table: loaded while a backlog waits, dropped when it is drained.
     statics: Mutex<Statics>,
+    /// `[semantic] model_pass`: off, chunks keep their static vectors.
+    model_pass: bool,
     /// At most this many static vectors at once, over every repository (an eighth of the memory
     /// budget: ~160k chunks at the default).
     static_cap: usize,
@@ -182,8 +184,7 @@ impl Semantic {
     /// its working memory follows the work; the bulk session keeps it (speed) and is released.
     pub fn load(
         paths: ModelPaths,
-        precision: Precision,
-        static_pass: bool,
+        cfg: &crate::state::config::SemanticConfig,
         cache: EmbeddingCache,
         budget: &crate::process::memory::Budget,
     ) -> Semantic {
@@ -191,11 +192,11 @@ impl Semantic {
         let before = Resident::now().anon;
         let mut query_bytes = 0;
         let mut lexicon = None;
-        let state = match Embedder::load_with(&paths, precision, 1, false) {
+        let state = match Embedder::load_with(&paths, cfg.precision, 1, false) {
             Ok(query) => {
                 query_bytes = Resident::now().anon.saturating_sub(before);
                 lexicon = Some(query.lexicon());
-                tracing::info!(model = %paths.model_dir.display(), ?precision, "semantic search on");
+                tracing::info!(model = %paths.model_dir.display(), precision = ?cfg.precision, "semantic search on");
                 State::On {
                     query: Slot::new(
                         "query",
@@ -210,6 +211,7 @@ impl Semantic {
                 State::Off(why)
             }
         };
+        let precision = cfg.precision;
         Semantic {
             state,
             precision,
@@ -225,7 +227,8 @@ impl Semantic {
             bulk_threads: threads,
             query_loaded_bytes: query_bytes,
             static_cap: (budget.total / 8 / crate::state::repo::STATIC_VECTOR_BYTES) as usize,
-            statics: Mutex::new(if static_pass {
+            model_pass: cfg.model_pass,
+            statics: Mutex::new(if cfg.static_pass {
                 Statics::Unloaded
             } else {
                 Statics::Off
@@ -279,7 +282,7 @@ impl Semantic {
         // A backlog the model clears in one batch (an edit) is not worth loading the table for;
         // with the pass off (or no table) the backlog is not even looked at.
         if matches!(*self.statics.lock().expect("statics lock"), Statics::Off)
-            || (repo.backlog() <= WORK_BATCH && repo.provisional_count() == 0)
+            || (self.model_pass && repo.backlog() <= WORK_BATCH && repo.provisional_count() == 0)
         {
             return Ok(0);
         }
@@ -565,7 +568,7 @@ impl Semantic {
     pub fn embed_messages(&self, repo: &Repo) -> Result<usize> {
         // Released with its history: read back when the history is asked again, not because an
         // index round reloaded the history to follow HEAD.
-        if !self.is_on() || repo.messages().released().is_some() {
+        if !self.is_on() || !self.model_pass || repo.messages().released().is_some() {
             return Ok(0);
         }
         let view = repo.history().view();
@@ -662,7 +665,7 @@ impl Semantic {
 
     /// Embed one batch of `repo`'s backlog; returns how many chunks it embedded.
     pub fn embed_some(&self, repo: &Repo) -> Result<usize> {
-        if !self.is_on() {
+        if !self.is_on() || !self.model_pass {
             return Ok(0);
         }
         // The most urgent chunks, with their texts; those that vanished meanwhile leave the
@@ -747,7 +750,10 @@ impl Semantic {
         let static_on = !matches!(*self.statics.lock().expect("statics lock"), Statics::Off);
         let static_left = backlog.saturating_sub(provisional);
         // The pass leaves a backlog of one model batch to the model (see `fill_static`).
-        let statics = (static_on && static_left > 0 && backlog > WORK_BATCH as u64).then(|| {
+        let statics = (static_on
+            && static_left > 0
+            && (backlog > WORK_BATCH as u64 || !self.model_pass))
+            .then(|| {
             let pace = *self.static_pace.lock().expect("pace lock");
             let full = self.static_room(held_static) == 0;
             Stage::new(
@@ -762,7 +768,9 @@ impl Semantic {
         });
         let model = (backlog > 0).then(|| {
             let pace = *self.model_pace.lock().expect("pace lock");
-            Stage::new(backlog, pace, None)
+            let off = (!self.model_pass)
+                .then(|| "off by `[semantic] model_pass = false`: static vectors only".to_string());
+            Stage::new(backlog, pace, off)
         });
         (statics, model)
     }

@@ -220,6 +220,10 @@ pub struct SemanticConfig {
     /// `scripts/setup-model` distils, `static.bin`), so semantic search covers a new repository
     /// in seconds; the model's vectors replace them as the backlog drains.
     pub static_pass: bool,
+    /// Let the model embed the chunks (the default). Off, chunks keep their static vectors and
+    /// questions are still embedded by the model: semantic search at the static table's quality
+    /// (bench/RESULTS.md, "static-only") without the model's pass on a slow or battery machine.
+    pub model_pass: bool,
 }
 
 impl Default for SemanticConfig {
@@ -227,6 +231,7 @@ impl Default for SemanticConfig {
         SemanticConfig {
             precision: Precision::Fp32,
             static_pass: true,
+            model_pass: true,
         }
     }
 }
