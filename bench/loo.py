@@ -15,7 +15,8 @@ import argparse
 import json
 from pathlib import Path
 
-SETS = ["cosqa", "cobra", "flask", "ripgrep", "express", "pytest", "tokio"]
+SETS = ["cosqa", "cobra", "flask", "ripgrep", "express", "pytest", "tokio",
+        "sinatra", "koin", "plug", "slim", "serilog", "alamofire"]
 
 
 def load(spec):
@@ -30,8 +31,10 @@ def figures(rows):
     """The default row's figures and the best single oracle's nDCG@10 and MRR@10."""
     singles = [rows[k]["figures"] for k in ("lexical", "semantic") if k in rows]
     default = [k for k in rows if "+" in k and "history" not in k][-1]
+    # (A run of the default alone, `sets.py run --default-only`, has no single-oracle rows.)
     return (rows[default]["figures"],
-            max(s["ndcg@10"] for s in singles), max(s["mrr@10"] for s in singles))
+            max((s["ndcg@10"] for s in singles), default=float("nan")),
+            max((s["mrr@10"] for s in singles), default=float("nan")))
 
 
 def main():

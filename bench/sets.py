@@ -91,6 +91,8 @@ def run(a):
     # Every set is measured with each single oracle beside the default: the default must never be
     # worse than the best of them. Without the model, the default is the lexical oracles + graph.
     singles = ["lexical"] if a.no_model else ["lexical", "semantic"]
+    if a.default_only:
+        singles = []
     default = "lexical,symbol,graph" if a.no_model else DEFAULT
     if "cosqa" in sets:
         result["cosqa"] = bench(env, a.bin, singles + [default],
@@ -108,7 +110,7 @@ def run(a):
         result["pytest"] = bench(env, a.bin, rows, EVAL / "swebench-pytest" / "dev.jsonl",
                                  repo_dir=repos / "pytest")
     if "tokio" in sets:
-        rows = singles + ["lexical,symbol", default] + (["lexical,history"] if a.history else [])
+        rows = singles + ([] if a.default_only else ["lexical,symbol"]) + [default] + (["lexical,history"] if a.history else [])
         result["tokio"] = bench(env, a.bin, rows, EVAL / "commits-tokio" / "dev.jsonl",
                                 repo_dir=repos / "tokio")
     subprocess.run([str(Path(a.bin) / "patina"), "daemon", "stop"], env=env, capture_output=True)
@@ -155,6 +157,8 @@ def main():
     r.add_argument("--config")
     r.add_argument("--history", action="store_true")
     r.add_argument("--no-model", action="store_true")
+    r.add_argument("--default-only", action="store_true", help="measure the default oracles only "
+                   "(no single-oracle rows): a quicker run when comparing settings of the fusion")
     r.add_argument("--fresh-ms", type=int, help="how long `patina bench` waits for a checkout's index "
                    "and embeddings (its default: 600000); raise it on a loaded machine")
     d = sub.add_parser("diff")

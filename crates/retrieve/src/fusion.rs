@@ -207,6 +207,11 @@ pub trait Weights {
     fn sureness(&self, best: f32) -> f64;
     /// The fusion: RRF's `k` and how far places are read from scores.
     fn fusion(&self) -> Fusion;
+    /// Whether a prose question's lexical weight is scaled by the share of its words the best
+    /// lexical chunk holds ([`crate::confidence::coverage`]).
+    fn lexical_by_coverage(&self) -> bool {
+        false
+    }
 }
 
 /// The fusion of one query from the configured one (returned), with each ranking's weight:
@@ -217,6 +222,11 @@ pub trait Weights {
 /// - A report's symbol weight is shared among the names it mentions.
 /// - A prose question (`prose`) weighs the words by how sure the model is that it recognised
 ///   the question, unless the best lexical chunk holds every word (`recognised`).
+/// - With `lexical_by_coverage`, a prose question's lexical weight is also scaled by `coverage`,
+///   the share of its content words the best lexical chunk holds: BM25 vouches for its ranking
+///   as far as its best hit says what the question says. A best chunk holding half the words
+///   (the others are the user's, not the code's: "output" for "sink") ranks chunks by the
+///   words the question shares with the code everywhere, which is little evidence.
 ///
 /// `patina tune` replays it with other settings.
 pub fn adjust_weights<K>(
@@ -225,6 +235,7 @@ pub fn adjust_weights<K>(
     plan: &crate::QueryPlan,
     prose: bool,
     recognised: bool,
+    coverage: f64,
 ) -> Fusion {
     for r in rankings.iter_mut() {
         r.weight = cfg.weight(r.oracle);
@@ -260,6 +271,10 @@ pub fn adjust_weights<K>(
         }
         let (w, p) = (cfg.weight(r.oracle), cfg.prose_weight(r.oracle));
         r.weight = w + sure * (p - w);
+        // (A long text's words are too many for one chunk to hold them: no measure there.)
+        if r.oracle == OracleId::Lexical && cfg.lexical_by_coverage() && !plan.long {
+            r.weight *= coverage.clamp(0.0, 1.0);
+        }
     }
     fusion
 }
@@ -419,5 +434,61 @@ mod tests {
             }
         }
         assert_eq!(BY_SCORE.share(1.0), 1.0);
+    }
+
+    struct Cfg {
+        by_coverage: bool,
+    }
+
+    impl Weights for Cfg {
+        fn weight(&self, oracle: OracleId) -> f64 {
+            if oracle == OracleId::Symbol { 1.5 } else { 1.0 }
+        }
+        fn prose_weight(&self, oracle: OracleId) -> f64 {
+            if oracle == OracleId::Lexical { 0.06 } else { self.weight(oracle) }
+        }
+        fn sureness(&self, best: f32) -> f64 {
+            ((best as f64 - 0.55) / 0.15).clamp(0.0, 1.0)
+        }
+        fn fusion(&self) -> Fusion {
+            Fusion { k: 60.0, evidence: 0.5, depth: 120.0 }
+        }
+        fn lexical_by_coverage(&self) -> bool {
+            self.by_coverage
+        }
+    }
+
+    /// The weights of a question's lexical and semantic rankings, the model's best cosine `best`.
+    fn weights(cfg: &Cfg, text: &str, best: f32, prose: bool, coverage: f64) -> (f64, f64) {
+        let plan = crate::QueryPlan::analyze(text);
+        let mut r = vec![
+            scored(OracleId::Lexical, &[(1, 12.0), (2, 9.0)]),
+            scored(OracleId::Semantic, &[(2, best), (1, best - 0.1)]),
+        ];
+        adjust_weights(&mut r, cfg, &plan, prose, coverage >= 1.0, coverage);
+        (r[0].weight, r[1].weight)
+    }
+
+    #[test]
+    fn words_count_as_far_as_the_best_lexical_hit_holds_the_question() {
+        let q = "where does one output failing not stop the others";
+        let on = Cfg { by_coverage: true };
+        let off = Cfg { by_coverage: false };
+        // The model unsure (0.50): words count fully without the measure, by the share of the
+        // question the best lexical chunk holds with it.
+        assert_eq!(weights(&off, q, 0.50, true, 0.5), (1.0, 1.0));
+        assert_eq!(weights(&on, q, 0.50, true, 0.5), (0.5, 1.0));
+        assert_eq!(weights(&on, q, 0.50, true, 0.0).0, 0.0);
+        // Every word in the best chunk: recognised, full weight however sure the model is.
+        assert_eq!(weights(&on, q, 0.80, true, 1.0), (1.0, 1.0));
+        // The model sure: the prose weight, scaled the same way.
+        let (lex, _) = weights(&on, q, 0.80, true, 0.5);
+        assert!((lex - 0.03).abs() < 1e-12, "{lex}");
+        // Not prose (the question names code): the measure does not apply.
+        assert_eq!(weights(&on, q, 0.50, false, 0.2), (1.0, 1.0));
+        // A long text: too many words for one chunk to hold them; no measure.
+        let long = format!("{q}\n{}", "the sink threw an exception and the pipeline stopped; ".repeat(40));
+        assert!(crate::QueryPlan::analyze(&long).long);
+        assert_eq!(weights(&on, &long, 0.50, true, 0.1).0, 1.0);
     }
 }

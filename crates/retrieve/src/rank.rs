@@ -183,6 +183,12 @@ pub fn score<K: Clone>(
         .iter()
         .map(|i| normalize(&i.name))
         .collect();
+    // Qualified names (`Plug.Router.forward`, `Config::load`): name and parent together.
+    let ident_qualified: Vec<(String, String)> = plan
+        .identifiers
+        .iter()
+        .filter_map(|i| Some((normalize(&i.name), normalize(i.parent.as_deref()?))))
+        .collect();
     let ident_parents: Vec<String> = plan
         .identifiers
         .iter()
@@ -308,8 +314,16 @@ pub fn score<K: Clone>(
             } else if !ident_names.is_empty() {
                 let sym = c.symbol.as_deref().map(normalize);
                 let parent = c.parent.as_deref().map(normalize);
-                if sym.as_ref().is_some_and(|s| ident_names.contains(s)) {
+                if let Some(s) = sym.as_ref().filter(|s| ident_names.contains(s)) {
                     f.definition = opts.definition_boost;
+                    // The very name asked, under the parent it was asked under: above its
+                    // namesakes elsewhere, as the parent's own members are above other code.
+                    if parent
+                        .as_ref()
+                        .is_some_and(|p| ident_qualified.iter().any(|(n, q)| n == s && q == p))
+                    {
+                        f.definition *= opts.parent_boost;
+                    }
                 } else if parent
                     .as_ref()
                     .is_some_and(|p| ident_names.contains(p) || ident_parents.contains(p))

@@ -572,9 +572,20 @@ impl QueryEngine {
                 items: hits.into_iter().map(|h| (h.key, h.score)).collect(),
             });
         }
-        let recognised = prose && cfg.trust_full_match && self.lexical_covers_all(&rankings, &q);
-        let fusion =
-            patina_retrieve::fusion::adjust_weights(&mut rankings, cfg, &q.plan, prose, recognised);
+        let coverage = if prose {
+            self.lexical_coverage(&rankings, &q)
+        } else {
+            0.0
+        };
+        let recognised = prose && cfg.trust_full_match && coverage >= 1.0;
+        let fusion = patina_retrieve::fusion::adjust_weights(
+            &mut rankings,
+            cfg,
+            &q.plan,
+            prose,
+            recognised,
+            coverage,
+        );
         Ok(Answers {
             rankings,
             reports,
@@ -599,21 +610,22 @@ impl QueryEngine {
         &self.semantic
     }
 
-    /// Whether the lexical oracle's best chunk contains every content word of the question.
-    pub(crate) fn lexical_covers_all(&self, rankings: &[Ranking<HitKey>], q: &OracleQuery) -> bool {
+    /// The share (0..=1) of the question's content words the lexical oracle's best chunk
+    /// contains (`patina_retrieve::confidence::coverage`); 0 without a lexical hit.
+    pub(crate) fn lexical_coverage(&self, rankings: &[Ranking<HitKey>], q: &OracleQuery) -> f64 {
         let words = &q.plan.content_words;
         let Some((HitKey::Chunk { repo, chunk }, _)) = rankings
             .iter()
             .find(|r| r.oracle == OracleId::Lexical)
             .and_then(|r| r.items.first())
         else {
-            return false;
+            return 0.0;
         };
         let repo = &q.repos[*repo];
         let (Some(meta), Ok(Some(text))) = (repo.chunk(*chunk), repo.index().text(*chunk)) else {
-            return false;
+            return 0.0;
         };
-        !words.is_empty() && patina_retrieve::confidence::coverage(words, &text, &meta.path) >= 1.0
+        patina_retrieve::confidence::coverage(words, &text, &meta.path)
     }
 
     /// Index (and embed) whatever changed on disk in `repos`, waiting at most `budget`; true when

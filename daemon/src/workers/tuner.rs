@@ -98,8 +98,9 @@ struct Case {
     plan: Arc<QueryPlan>,
     rankings: Vec<Ranking<HitKey>>,
     prose: bool,
-    /// The best lexical chunk holds every content word (before `trust_full_match`).
-    covers_all: bool,
+    /// The share of the content words the best lexical chunk holds (0 for a question that is
+    /// not prose).
+    coverage: f64,
     near: Vec<String>,
     templates: HashMap<HitKey, Candidate<HitKey>>,
     /// The history oracle's votes per file (`crate::services::history::split_votes`).
@@ -111,13 +112,14 @@ struct Case {
 
 /// The position (0-based) of the first answer among the top 10 files under `t`.
 fn first_answer(case: &mut Case, t: &Tuning) -> Option<usize> {
-    let recognised = case.prose && t.retrieval.trust_full_match && case.covers_all;
+    let recognised = case.prose && t.retrieval.trust_full_match && case.coverage >= 1.0;
     let fusion = adjust_weights(
         &mut case.rankings,
         &t.retrieval,
         &case.plan,
         case.prose,
         recognised,
+        case.coverage,
     );
     // The history oracle runs only when it is in the default set.
     let history = t.history_by_default;
@@ -433,7 +435,11 @@ fn ask_case(
         HitKey::chunk,
     );
     let prose = engine.is_prose(oracles, &plan);
-    let covers_all = prose && engine.lexical_covers_all(&rankings, &oq);
+    let coverage = if prose {
+        engine.lexical_coverage(&rankings, &oq)
+    } else {
+        0.0
+    };
     // (Every candidate, whatever the fusion: the replays fuse again.)
     let all = fuse(
         &rankings,
@@ -449,7 +455,7 @@ fn ask_case(
         plan,
         rankings,
         prose,
-        covers_all,
+        coverage,
         templates,
         votes,
         scope: crate::services::history::scope_shares(&repos, &q.text, q.before, &cfg.history),

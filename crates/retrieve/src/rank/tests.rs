@@ -111,6 +111,41 @@ fn definitions_of_named_symbols_beat_their_callers() {
 }
 
 #[test]
+fn a_qualified_name_puts_its_own_definition_above_its_namesakes() {
+    // `forward` is defined in three modules; the question names `Plug.Router`'s.
+    let plan = QueryPlan::analyze("Plug.Router.forward");
+    let with_parent = |key, fused, path, parent: &str| {
+        let mut c = cand(key, fused, path, FileRole::Source, Some("forward"), (1, 20));
+        c.parent = Some(parent.to_string());
+        c
+    };
+    let ranked = score(
+        vec![
+            with_parent(1, 0.033, "lib/plug/router/utils.ex", "Utils"),
+            with_parent(2, 0.031, "lib/plug/router.ex", "Router"),
+            with_parent(3, 0.030, "lib/plug.ex", "Plug"),
+        ],
+        &plan,
+        &RankOptions::default(),
+    );
+    assert_eq!(keys(&ranked), [2, 1, 3]);
+    let d = RankOptions::default();
+    assert_eq!(ranked[0].factors.definition, d.definition_boost * d.parent_boost);
+    assert_eq!(ranked[1].factors.definition, d.definition_boost);
+    // Unqualified, the namesakes keep their fused order.
+    let plain = QueryPlan::analyze("forward");
+    let ranked = score(
+        vec![
+            with_parent(1, 0.033, "lib/plug/router/utils.ex", "Utils"),
+            with_parent(2, 0.031, "lib/plug/router.ex", "Router"),
+        ],
+        &plain,
+        &d,
+    );
+    assert_eq!(keys(&ranked), [1, 2]);
+}
+
+#[test]
 fn mentioned_files_and_trace_frames_are_evidence() {
     let plan = QueryPlan::analyze("crash in _pytest/fixtures.py when the scope is wrong");
     let ranked = score(

@@ -318,8 +318,13 @@ fn candidates(text: &str) -> Vec<Candidate> {
                 path: w.contains("::") && !parent.is_empty(),
                 grandparent: (segs.len() >= 3).then(|| segs[segs.len() - 3].to_lowercase()),
             });
-        } else if !w.contains('/') && w.matches('.').count() == 1 {
-            let (a, b) = w.split_once('.').expect("one dot");
+        } else if !w.contains('/') && w.contains('.') {
+            // `a.b`, or a dotted path (`Plug.Router.forward`, `org.koin.core.Koin`,
+            // `pkg.module.func`): the last segment is the name, the one before it the parent.
+            let (qualifier, b) = w.rsplit_once('.').expect("a dot");
+            let mut up = qualifier.rsplit('.');
+            let a = up.next().unwrap_or("");
+            let grandparent = up.next().filter(|g| !g.is_empty()).map(str::to_lowercase);
             let file = looks_like_file(w);
             if !a.is_empty() && !b.is_empty() {
                 out.push(Candidate {
@@ -328,10 +333,11 @@ fn candidates(text: &str) -> Vec<Candidate> {
                     parent: Some(a.to_lowercase()),
                     require_parent: file,
                     path: false,
-                    grandparent: None,
+                    grandparent,
                 });
             }
-            if file {
+            // A file name, or (as before dotted paths were split) the whole dotted word.
+            if file || qualifier.contains('.') {
                 out.push(Candidate {
                     raw: w.into(),
                     name: w.into(),
@@ -570,4 +576,39 @@ fn looks_like_file(w: &str) -> bool {
                 .chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(text: &str) -> Vec<(String, Option<String>, Option<String>, bool)> {
+        candidates(text)
+            .into_iter()
+            .map(|c| (c.name, c.parent, c.grandparent, c.require_parent))
+            .collect()
+    }
+
+    #[test]
+    fn a_dotted_path_names_its_last_segment_under_the_one_before() {
+        // `Plug.Router.forward`: `forward` defined in `Plug.Router` (Elixir, Python, Kotlin, C#
+        // write their qualified names with dots), beside the whole word as before.
+        let c = named("Plug.Router.forward");
+        assert!(c.contains(&(
+            "forward".into(),
+            Some("router".into()),
+            Some("plug".into()),
+            false
+        )));
+        assert!(c.contains(&("Plug.Router.forward".into(), None, None, false)));
+        // One dot: as before, parent and name only.
+        assert_eq!(
+            named("app.config"),
+            [("config".into(), Some("app".into()), None, false)]
+        );
+        // A file name with dots stays a file name; its parent is required.
+        let f = named("router_test.exs");
+        assert!(f.contains(&("router_test.exs".into(), None, None, false)));
+        assert!(f.contains(&("exs".into(), Some("router_test".into()), None, true)));
+    }
 }
