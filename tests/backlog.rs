@@ -139,7 +139,10 @@ fn status_shows_the_time_the_model_pass_has_left_once_it_has_a_pace() {
     assert!(stage.left > 0 && stage.per_sec == 0.0, "{stage:?}");
     let text = env.patina(&["status"]).stdout;
     assert!(
-        text.contains(&format!("model vectors: {} chunks left, time left not known yet", stage.left)),
+        text.contains(&format!(
+            "model vectors: {} chunks left, time left not known yet",
+            stage.left
+        )),
         "{text}"
     );
 
@@ -156,8 +159,13 @@ fn status_shows_the_time_the_model_pass_has_left_once_it_has_a_pace() {
         (eta_ms as f64 - expected).abs() <= 1.0 + expected * 0.001,
         "{left} chunks at {per_sec}/s should take {expected} ms, not {eta_ms}"
     );
-    eventually_within(COVERED, "the repository is covered", || covered(&env, repo.path()).0);
+    eventually_within(COVERED, "the repository is covered", || {
+        covered(&env, repo.path()).0
+    });
     let done = env.repo_info(repo.path());
-    assert_eq!(done.embed_eta, None, "a drained backlog has no stage left: {done:?}");
+    assert_eq!(
+        done.embed_eta, None,
+        "a drained backlog has no stage left: {done:?}"
+    );
     assert!(!env.patina(&["status"]).stdout.contains("model vectors:"));
 }

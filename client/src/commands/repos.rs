@@ -32,9 +32,15 @@ pub(crate) async fn add(
     if let Ok(list) = c.list().await
         && let Some(r) = list.repos.iter().find(|r| r.id == info.id)
     {
-        for (stage, s) in [("static vectors", &r.static_eta), ("model vectors", &r.embed_eta)] {
+        for (stage, s) in [
+            ("static vectors", &r.static_eta),
+            ("model vectors", &r.embed_eta),
+        ] {
             if let Some(s) = s {
-                eprintln!("{stage}: {} (in the background; `patina status` follows it)", stage_line(s));
+                eprintln!(
+                    "{stage}: {} (in the background; `patina status` follows it)",
+                    stage_line(s)
+                );
             }
         }
     }

@@ -180,7 +180,10 @@ pub(crate) fn print_status(
                 outln!("  embeddings: {} chunks", r.vectors);
             }
         }
-        for (stage, s) in [("static vectors", &r.static_eta), ("model vectors", &r.embed_eta)] {
+        for (stage, s) in [
+            ("static vectors", &r.static_eta),
+            ("model vectors", &r.embed_eta),
+        ] {
             if let Some(s) = s {
                 outln!("  {stage}: {}", stage_line(s));
             }

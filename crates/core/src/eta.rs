@@ -79,7 +79,11 @@ mod tests {
         let t = Throughput::default();
         assert_eq!(t.per_sec(), None);
         assert_eq!(t.eta(100), None);
-        assert_eq!(t.eta(0), Some(Duration::ZERO), "nothing left is done, rate or not");
+        assert_eq!(
+            t.eta(0),
+            Some(Duration::ZERO),
+            "nothing left is done, rate or not"
+        );
     }
 
     #[test]
@@ -99,8 +103,14 @@ mod tests {
         long.observe(100, secs(1.0));
         long.observe(600, secs(60.0)); // a slow minute
         let (s, l) = (short.per_sec().unwrap(), long.per_sec().unwrap());
-        assert!(s < 100.0 && s > 90.0, "one slow second barely moves it: {s}");
-        assert!(l < 25.0 && l > 10.0, "a slow minute nearly replaces it: {l}");
+        assert!(
+            s < 100.0 && s > 90.0,
+            "one slow second barely moves it: {s}"
+        );
+        assert!(
+            l < 25.0 && l > 10.0,
+            "a slow minute nearly replaces it: {l}"
+        );
     }
 
     #[test]
@@ -118,6 +128,10 @@ mod tests {
         assert_eq!(remaining(1_000, 1_000, secs(10.0)), Some(Duration::ZERO));
         assert_eq!(remaining(0, 1_000, secs(10.0)), None, "no pace yet");
         assert_eq!(remaining(10, 1_000, secs(0.2)), None, "too early to tell");
-        assert_eq!(remaining(0, 0, secs(0.0)), Some(Duration::ZERO), "an empty round is done");
+        assert_eq!(
+            remaining(0, 0, secs(0.0)),
+            Some(Duration::ZERO),
+            "an empty round is done"
+        );
     }
 }

@@ -445,13 +445,21 @@ mod tests {
             if oracle == OracleId::Symbol { 1.5 } else { 1.0 }
         }
         fn prose_weight(&self, oracle: OracleId) -> f64 {
-            if oracle == OracleId::Lexical { 0.06 } else { self.weight(oracle) }
+            if oracle == OracleId::Lexical {
+                0.06
+            } else {
+                self.weight(oracle)
+            }
         }
         fn sureness(&self, best: f32) -> f64 {
             ((best as f64 - 0.55) / 0.15).clamp(0.0, 1.0)
         }
         fn fusion(&self) -> Fusion {
-            Fusion { k: 60.0, evidence: 0.5, depth: 120.0 }
+            Fusion {
+                k: 60.0,
+                evidence: 0.5,
+                depth: 120.0,
+            }
         }
         fn lexical_by_coverage(&self) -> bool {
             self.by_coverage
@@ -487,7 +495,10 @@ mod tests {
         // Not prose (the question names code): the measure does not apply.
         assert_eq!(weights(&on, q, 0.50, false, 0.2), (1.0, 1.0));
         // A long text: too many words for one chunk to hold them; no measure.
-        let long = format!("{q}\n{}", "the sink threw an exception and the pipeline stopped; ".repeat(40));
+        let long = format!(
+            "{q}\n{}",
+            "the sink threw an exception and the pipeline stopped; ".repeat(40)
+        );
         assert!(crate::QueryPlan::analyze(&long).long);
         assert_eq!(weights(&on, &long, 0.50, true, 0.1).0, 1.0);
     }

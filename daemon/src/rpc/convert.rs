@@ -54,7 +54,7 @@ pub(super) fn progress_pb(p: &Progress, repo: Option<&Repo>) -> pb::IndexProgres
     }
 }
 
-pub(super) fn stage_pb(s: crate::services::embedding::Stage) -> pb::StageEta {
+pub(super) fn stage_pb(s: crate::services::embedding::stages::Stage) -> pb::StageEta {
     pb::StageEta {
         left: s.left,
         per_sec: s.per_sec.unwrap_or(0.0),

@@ -492,7 +492,10 @@ fn a_rounds_eta_counts_from_the_end_of_the_walk() {
     p.indexing_since = Some(Instant::now() - Duration::from_secs(10));
     let eta = p.eta().expect("a pace after ten seconds");
     // 10 s for a quarter: 30 s for the rest (and the clock moved a little since).
-    assert!(eta >= Duration::from_secs(30) && eta < Duration::from_secs(31), "{eta:?}");
+    assert!(
+        eta >= Duration::from_secs(30) && eta < Duration::from_secs(31),
+        "{eta:?}"
+    );
     p.phase = Phase::Done;
     assert_eq!(p.eta(), Some(Duration::ZERO));
 }

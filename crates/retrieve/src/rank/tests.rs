@@ -130,7 +130,10 @@ fn a_qualified_name_puts_its_own_definition_above_its_namesakes() {
     );
     assert_eq!(keys(&ranked), [2, 1, 3]);
     let d = RankOptions::default();
-    assert_eq!(ranked[0].factors.definition, d.definition_boost * d.parent_boost);
+    assert_eq!(
+        ranked[0].factors.definition,
+        d.definition_boost * d.parent_boost
+    );
     assert_eq!(ranked[1].factors.definition, d.definition_boost);
     // Unqualified, the namesakes keep their fused order.
     let plain = QueryPlan::analyze("forward");
