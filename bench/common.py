@@ -1,5 +1,7 @@
 """What the bench scripts share (stdlib only)."""
+import json
 import os
+import subprocess
 from pathlib import Path
 
 
@@ -11,3 +13,33 @@ def models_dir():
         return Path(d).parent
     data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data) / "patina" / "models"
+
+
+class Patina:
+    """The `patina` client of a daemon in `home`; without `model`, semantic search is off."""
+
+    def __init__(self, bin_dir, home, model):
+        self.exe = os.path.abspath(os.path.join(bin_dir, "patina"))
+        self.env = dict(os.environ, PATINA_HOME=home, NO_COLOR="1")
+        if not model:
+            # No model: semantic search off (the daemon says so) and no embedding backlog.
+            self.env["PATINA_MODEL_DIR"] = os.path.join(home, "no-model")
+
+    def run(self, *args, cwd=None, check=True):
+        return subprocess.run([self.exe, *args], env=self.env, cwd=cwd, capture_output=True,
+                              text=True, check=check)
+
+    def status(self):
+        return json.loads(self.run("status", "--json").stdout)
+
+
+def rss_of(pid):
+    """VmRSS of a process in bytes (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0

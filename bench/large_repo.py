@@ -38,7 +38,8 @@ import sys
 import threading
 import time
 
-from common import models_dir
+import common
+from common import models_dir, rss_of
 
 OLD_BRANCH, NEW_BRANCH = "patina-bench/old", "patina-bench/new"
 IDENTIFIERS = ["main", "Error", "parse", "handler", "config"]
@@ -127,36 +128,12 @@ def pct(values, q):
     return s[min(len(s) - 1, round((len(s) - 1) * q))] if s else None
 
 
-def rss_of(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
-
-
 def du(path):
     r = subprocess.run(["du", "-sb", path], capture_output=True, text=True)
     return int(r.stdout.split()[0]) if r.returncode == 0 else 0
 
 
-class Patina:
-    def __init__(self, bin_dir, home, model):
-        self.exe = os.path.abspath(os.path.join(bin_dir, "patina"))
-        self.env = dict(os.environ, PATINA_HOME=home, NO_COLOR="1")
-        if not model:
-            self.env["PATINA_MODEL_DIR"] = os.path.join(home, "no-model")
-
-    def run(self, *args, cwd=None, check=True):
-        return subprocess.run([self.exe, *args], env=self.env, cwd=cwd, capture_output=True,
-                              text=True, check=check)
-
-    def status(self):
-        return json.loads(self.run("status", "--json").stdout)
-
+class Patina(common.Patina):
     def repo(self):
         return self.status()["repos"][0]
 

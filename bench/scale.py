@@ -38,7 +38,7 @@ import subprocess
 import sys
 import time
 
-from common import models_dir
+from common import Patina, models_dir, rss_of
 
 QUERIES = {
     "identifier": ["spawn_blocking", "parse_args", "HttpClient", "Config", "read_to_end"],
@@ -55,22 +55,6 @@ COMMENT = {".rs": "//", ".go": "//", ".js": "//", ".ts": "//", ".tsx": "//", ".j
 def pct(values, q):
     s = sorted(values)
     return s[min(len(s) - 1, round((len(s) - 1) * q))] if s else float("nan")
-
-
-class Patina:
-    def __init__(self, bin_dir, home, model):
-        self.exe = os.path.abspath(os.path.join(bin_dir, "patina"))
-        self.env = dict(os.environ, PATINA_HOME=home, NO_COLOR="1")
-        if not model:
-            # No model: semantic search off (the daemon says so) and no embedding backlog.
-            self.env["PATINA_MODEL_DIR"] = os.path.join(home, "no-model")
-
-    def run(self, *args, cwd=None, check=True):
-        return subprocess.run([self.exe, *args], env=self.env, cwd=cwd, capture_output=True,
-                              text=True, check=check)
-
-    def status(self):
-        return json.loads(self.run("status", "--json").stdout)
 
 
 def git(cwd, *args):
@@ -116,14 +100,6 @@ def wait_indexed(p, want_embedded, timeout=7200):
             return repos
         time.sleep(1)
     raise SystemExit("indexing did not finish in time")
-
-
-def rss_of(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 def query_latency(p, oracle, runs, cwd):
