@@ -373,3 +373,49 @@ fn past_the_os_watch_limit_the_repository_polls_and_edits_still_arrive() {
         )
     });
 }
+
+/// Two `add`s of one new repository at once (a question asked inside it while it is being added
+/// registers it too) open it once: it has one id, one round to the end, and the watcher's events
+/// reach the repository that stayed — a file saved afterwards is found.
+#[test]
+fn two_adds_of_one_new_repository_at_once_leave_it_watched() {
+    let env = TestEnv::started();
+    let repo = generated_repo(600, |i| {
+        (
+            format!("src/m{i}.py"),
+            format!("def module_function_{i}(x):\n    return x + {i}\n"),
+        )
+    });
+    let adds: Vec<_> = (0..2)
+        .map(|_| {
+            let mut cmd = env.patina_command();
+            cmd.args(["add", &repo.path().to_string_lossy()]);
+            cmd.stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped());
+            cmd.spawn().expect("spawning patina add")
+        })
+        .collect();
+    for child in adds {
+        let out = child.wait_with_output().expect("patina add");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let list = env.list();
+    assert_eq!(list.repos.len(), 1, "{list:?}");
+    assert_eq!(list.repos[0].files, 600);
+    std::fs::write(
+        repo.path().join("src/later.py"),
+        "def written_after_both_adds():\n    return 1\n",
+    )
+    .unwrap();
+    eventually("the file saved after both adds is found", || {
+        defines(
+            &ask(&env, "written_after_both_adds", repo.path()),
+            "src/later.py",
+            "written_after_both_adds",
+        )
+    });
+}

@@ -20,6 +20,10 @@ pub(crate) struct Repos {
     budget: Budget,
     generations: Arc<Generations>,
     repos: RwLock<BTreeMap<String, Arc<Repo>>>,
+    /// Held by [`Repos::register`] from its look-up to its insert: two `add`s of one new
+    /// repository at once (a `patina q` asked inside it while it is being added) must open it
+    /// once, or the second replaces the first, whose round and watches are then lost.
+    registering: std::sync::Mutex<()>,
 }
 
 impl Repos {
@@ -54,6 +58,7 @@ impl Repos {
             budget,
             generations,
             repos: RwLock::new(repos),
+            registering: std::sync::Mutex::new(()),
         })
     }
 
@@ -121,6 +126,7 @@ impl Repos {
         }
         let root = repo_root(Path::new(path))?;
         let id = repo_id(&root);
+        let _one_at_a_time = self.registering.lock().expect("registering lock");
         let existing = self.repos.read().expect("repos lock").get(&id).cloned();
         let new = existing.is_none();
         let repo = match existing {

@@ -78,11 +78,17 @@ impl Watcher {
     /// last call (after a full walk) and forget those that are gone. Callers serialise calls.
     pub fn watch(&self, repo: &Arc<Repo>) -> Result<()> {
         let id = repo.id().to_string();
-        let known = self
-            .repos
-            .lock()
-            .expect("watch table lock")
-            .contains_key(&id);
+        // Known: watched already. Its events go to this repository object even when another
+        // one of the same id was watched before (dropped since): never to a dead handle.
+        let known = match self.repos.lock().expect("watch table lock").get_mut(&id) {
+            Some(w) => {
+                if !w.repo.upgrade().is_some_and(|r| Arc::ptr_eq(&r, repo)) {
+                    w.repo = Arc::downgrade(repo);
+                }
+                true
+            }
+            None => false,
+        };
         if !known {
             let git_dirs = git::dirs(repo.root());
             let mut trees = HashSet::new();
