@@ -169,3 +169,24 @@ fn status_shows_the_time_the_model_pass_has_left_once_it_has_a_pace() {
     );
     assert!(!env.patina(&["status"]).stdout.contains("model vectors:"));
 }
+
+/// `[semantic] model_pass = false`: every chunk keeps its static vector, the model embeds none,
+/// and status says why the model's stage does not advance.
+#[test]
+fn with_the_model_pass_off_chunks_keep_their_static_vectors() {
+    let mut env = TestEnv::with_model();
+    env.append_config("\n[semantic]\nmodel_pass = false\n");
+    env.start_daemon();
+    let repo = python_repo(20, 3, "humidity");
+    env.add_repo(repo.path());
+    let info = poll(COVERED, "every chunk has a static vector", || {
+        let info = env.repo_info(repo.path());
+        (info.chunks > 0 && info.static_vectors == info.chunks)
+            .then_some(info.clone())
+            .ok_or(format!("{info:?}"))
+    });
+    assert_eq!(info.vectors, 0, "{info:?}");
+    assert_eq!(env.assert_healthy().embeddings_computed, 0);
+    let stage = info.embed_eta.expect("the model's stage, waiting");
+    assert!(stage.waiting.contains("model_pass"), "{stage:?}");
+}
