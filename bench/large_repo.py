@@ -18,7 +18,9 @@ none with --no-model), adds the repository and reports, with the release build:
 - time until every backlog chunk has a static vector, and until every chunk has the model's
   (with --model-timeout it stops waiting, and reports how far the model got and its ETA);
 - the ETAs `patina status` showed on the way, against the times measured;
-- disk of the state against the source; idle RSS; peak RSS while indexing;
+- disk of the state against the source; peak RSS while indexing; RSS just after the pass and
+  idle (no request for `--idle` s: what a daemon in the background of a working day holds), and
+  the first hybrid answer after idle (it loads the query session again);
 - `patina q` p50/p95 whole-process, lexical and hybrid, identifier and question queries;
 - save -> searchable; the far branch switch (with --old at prepare): until lexically fresh,
   until fully embedded, and how many chunks the model embedded for it (cache hits excluded);
@@ -263,13 +265,29 @@ def measure(args):
     res.update({k: (round(v, 1) if isinstance(v, float) else v) for k, v in marks.items()})
     res["eta_samples"] = etas[:: max(1, len(etas) // 40)]
     res["peak_rss_bytes"] = sampler.peak
-    time.sleep(args.settle)
+    # Idle as the daemon sees it: no request at all (a `status` is one), so only /proc is read.
+    # The bulk session leaves `bulk_idle` after the pass (20 s at the default budget); the query
+    # session, graphs and histories after 5 unused minutes; then, if the heap holds much it does
+    # not use, the daemon restarts in place. RSS is sampled every 5 s until `--idle` has passed.
+    sampler.stop = True
+    drained = time.time()
+    idle_curve = []
+    while time.time() - drained < args.idle:
+        time.sleep(5)
+        idle_curve.append((round(time.time() - drained), rss_of(pid)))
+    res["idle_curve"] = idle_curve[:: max(1, len(idle_curve) // 30)]
+    res["drained_rss_bytes"] = next((r for t, r in idle_curve if t >= args.settle), 0)
     res["idle_rss_bytes"] = rss_of(pid)
+    res["idle_after_s"] = round(time.time() - drained)
     state = os.path.join(home, "state")
     res["state_bytes"] = du(state)
     res["disk_ratio"] = round(res["state_bytes"] / source, 2)
     st = p.status()
     res["status_memory"] = st["daemon"].get("memory")
+    # The first answers after idle load the query session again: what the first user pays.
+    t_first = time.perf_counter()
+    p.run("q", QUESTIONS[0], "-n", "10", cwd=repo, check=False)
+    res["first_hybrid_after_idle_ms"] = round((time.perf_counter() - t_first) * 1000, 1)
     res["query"] = {
         "lexical_identifier": latency(p, "lexical", IDENTIFIERS, repo, args.runs),
         "lexical_question": latency(p, "lexical", QUESTIONS, repo, args.runs),
@@ -277,6 +295,8 @@ def measure(args):
         "hybrid_question": latency(p, None, QUESTIONS, repo, args.runs),
     }
     res["rss_after_queries_bytes"] = rss_of(pid)
+    sampler = Sampler(pid)
+    sampler.start()
 
     # Save -> searchable: a new function in a new file until a lexical query finds it.
     name = f"patina_probe_{int(time.time() * 1000)}"
@@ -364,7 +384,11 @@ def main():
     m.add_argument("--probe", help="identifier whose first answer marks lexical/symbol search "
                                    "(default: main)")
     m.add_argument("--runs", type=int, default=5)
-    m.add_argument("--settle", type=float, default=15)
+    m.add_argument("--settle", type=float, default=15,
+                   help="seconds after the pass drained for `drained_rss`, and after `rm`")
+    m.add_argument("--idle", type=float, default=390,
+                   help="seconds without a request after the pass before `idle_rss` is read "
+                        "(the daemon releases what is unused after 300 s)")
     m.add_argument("--json", help="also write the result here")
     args = ap.parse_args()
     prepare(args) if args.cmd == "prepare" else measure(args)

@@ -35,11 +35,24 @@ async fn wait_until_drained(
     }
 }
 
-/// Semantic rows are only meaningful once every chunk is embedded: wait for the backlog to drain.
+/// Semantic rows are only meaningful once every chunk is embedded: wait for the backlog to drain
+/// — or, with the model's pass off (`[semantic] model_pass = false`), until every chunk waiting
+/// for the model has its static vector, which is all it will get.
 pub(crate) async fn wait_for_embeddings(c: &mut Client, repo: &str) -> Result<()> {
     let h = c.health().await?;
     if !h.semantic_on {
         eprintln!("semantic search {}", h.semantic);
+        return Ok(());
+    }
+    if !h.model_pass {
+        let (r, waited) = wait_until_drained(c, repo, "static vectors", |r| {
+            r.embed_backlog.saturating_sub(r.static_vectors)
+        })
+        .await?;
+        eprintln!(
+            "static vectors ready: {} chunks, the model's pass is off ({waited:.0}s waited)",
+            r.static_vectors
+        );
         return Ok(());
     }
     let (r, waited) = wait_until_drained(c, repo, "embeddings", |r| r.embed_backlog).await?;

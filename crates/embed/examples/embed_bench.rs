@@ -71,6 +71,12 @@ fn main() -> Result<()> {
         Some("int8") => Some(Precision::Int8),
         Some(other) => anyhow::bail!("EMBED_BENCH_ONLY must be fp32 or int8, not {other:?}"),
     };
+    // EMBED_BENCH_BUDGET=N: the attention budget (texts × longest², tokens) instead of the default.
+    let budget: Option<usize> = std::env::var("EMBED_BENCH_BUDGET")
+        .ok()
+        .map(|s| s.parse())
+        .transpose()
+        .context("EMBED_BENCH_BUDGET must be a number")?;
     let mut vectors: Vec<Vec<[f32; embed::DIM]>> = Vec::new();
     for precision in [Precision::Fp32, Precision::Int8] {
         if only.is_some_and(|p| p != precision) {
@@ -80,7 +86,10 @@ fn main() -> Result<()> {
             if only.is_some() && threads != 2 {
                 continue;
             }
-            let e = Embedder::load(&paths, precision, threads)?.with_max_batch(16);
+            let mut e = Embedder::load(&paths, precision, threads)?.with_max_batch(16);
+            if let Some(b) = budget {
+                e = e.with_attention_budget(b);
+            }
             if threads == 1 {
                 vectors.push(e.embed(&refs)?);
             }
@@ -114,6 +123,7 @@ fn main() -> Result<()> {
             );
         }
     }
+    println!("peak resident (VmHWM): {}", peak_resident());
     if vectors.len() < 2 {
         return Ok(());
     }
@@ -162,4 +172,16 @@ fn state_root() -> PathBuf {
         .or_else(|| env("XDG_DATA_HOME").map(|d| d.join("patina")))
         .or_else(|| env("HOME").map(|h| h.join(".local/share/patina")))
         .unwrap_or_else(|| std::env::temp_dir().join("patina"))
+}
+
+/// The process's peak resident memory, as `/proc/self/status` says it.
+fn peak_resident() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .map(|l| l["VmHWM:".len()..].trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
 }

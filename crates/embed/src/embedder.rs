@@ -14,7 +14,7 @@ use tokenizers::{
     TruncationStrategy,
 };
 
-use super::{DEFAULT_MAX_BATCH, DIM, MAX_TOKENS, ModelPaths, Precision};
+use super::{DEFAULT_ATTENTION_BUDGET, DEFAULT_MAX_BATCH, DIM, MAX_TOKENS, ModelPaths, Precision};
 
 /// Inputs longer than this many bytes are cut (at a char boundary) before tokenising. Truncation at
 /// [`MAX_TOKENS`] only happens after the whole text is tokenised, so without the cut a multi-megabyte blob
@@ -38,7 +38,32 @@ pub struct Embedder {
     pad_id: i64,
     precision: Precision,
     max_batch: usize,
+    /// Largest `texts × longest²` (tokens) one `session.run` may take: see [`batches`].
+    attention_budget: usize,
     embedded: AtomicU64,
+}
+
+/// Consecutive ranges of `lengths` (token counts, ascending) that make the batches: each at most
+/// `max_batch` long, and each within `budget` of `texts × longest²` unless it is a single text.
+pub(crate) fn batches(
+    lengths: &[usize],
+    max_batch: usize,
+    budget: usize,
+) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, &len) in lengths.iter().enumerate() {
+        let n = i - start + 1;
+        // Ascending: the text being added is the batch's longest.
+        if n > 1 && (n > max_batch.max(1) || n.saturating_mul(len.saturating_mul(len)) > budget) {
+            out.push(start..i);
+            start = i;
+        }
+    }
+    if start < lengths.len() {
+        out.push(start..lengths.len());
+    }
+    out
 }
 
 // `Embedder` is shared across the daemon's threads; fail the build, not a caller, if a dependency changes that.
@@ -141,6 +166,7 @@ impl Embedder {
             pad_id,
             precision,
             max_batch: DEFAULT_MAX_BATCH,
+            attention_budget: DEFAULT_ATTENTION_BUDGET,
             embedded: AtomicU64::new(0),
         })
     }
@@ -156,8 +182,16 @@ impl Embedder {
         self.precision
     }
 
+    /// At most `tokens` of `texts × longest²` per `session.run` ([`batches`]; clamped so one text of
+    /// [`MAX_TOKENS`] always fits).
+    pub fn with_attention_budget(mut self, tokens: usize) -> Embedder {
+        self.attention_budget = tokens.max(MAX_TOKENS * MAX_TOKENS);
+        self
+    }
+
     /// L2-normalised mean-pooled embeddings, one per text, in input order. Texts are tokenised, sorted by token
-    /// count and run in batches of at most `max_batch` similar-length texts. Empty input → empty output. Any
+    /// count and run in batches of at most `max_batch` similar-length texts, fewer where they are long
+    /// ([`batches`]). Empty input → empty output. Any
     /// UTF-8 is accepted: `""` embeds `[CLS] [SEP]`; long texts are truncated at [`MAX_TOKENS`] tokens.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<[f32; DIM]>> {
         if texts.is_empty() {
@@ -172,7 +206,9 @@ impl Embedder {
         order.sort_by_key(|&i| encoded[i].ids.len());
 
         let mut out = vec![[0f32; DIM]; texts.len()];
-        for batch in order.chunks(self.max_batch) {
+        let lengths: Vec<usize> = order.iter().map(|&i| encoded[i].ids.len()).collect();
+        for range in batches(&lengths, self.max_batch, self.attention_budget) {
+            let batch = &order[range];
             let rows: Vec<&Encoded> = batch.iter().map(|&i| &encoded[i]).collect();
             let vectors = self.run_batch(&rows)?;
             for (&i, v) in batch.iter().zip(vectors) {
@@ -337,5 +373,48 @@ mod unit {
         assert_eq!(cut_at_char_boundary(&s, 5), "éé");
         assert_eq!(cut_at_char_boundary(&s, 100), s);
         assert_eq!(cut_at_char_boundary("", 0), "");
+    }
+}
+
+#[cfg(test)]
+mod batch_tests {
+    use super::batches;
+
+    #[test]
+    fn short_texts_fill_whole_batches() {
+        let lengths = vec![20; 40];
+        assert_eq!(batches(&lengths, 16, 262_144), vec![0..16, 16..32, 32..40]);
+    }
+
+    #[test]
+    fn long_texts_go_fewer_to_a_batch() {
+        // 16 × 128² is the budget: texts of 256 tokens go four to a batch, of 128 sixteen.
+        let mut lengths = vec![128; 16];
+        lengths.extend([256; 10]);
+        assert_eq!(
+            batches(&lengths, 16, 16 * 128 * 128),
+            vec![0..16, 16..20, 20..24, 24..26]
+        );
+    }
+
+    #[test]
+    fn a_text_over_the_budget_still_goes_alone() {
+        assert_eq!(batches(&[10, 300, 400], 16, 100), vec![0..1, 1..2, 2..3]);
+        assert!(batches(&[], 16, 100).is_empty());
+    }
+
+    #[test]
+    fn every_text_is_in_exactly_one_batch_in_order() {
+        let lengths: Vec<usize> = (1..=256).step_by(3).collect();
+        let got = batches(&lengths, 16, 16 * 128 * 128);
+        let mut next = 0;
+        for r in &got {
+            assert_eq!(r.start, next);
+            assert!(!r.is_empty() && r.len() <= 16);
+            let longest = lengths[r.end - 1];
+            assert!(r.len() == 1 || r.len() * longest * longest <= 16 * 128 * 128);
+            next = r.end;
+        }
+        assert_eq!(next, lengths.len());
     }
 }

@@ -52,6 +52,12 @@ pub const DIM: usize = 384;
 pub const MAX_TOKENS: usize = 256;
 /// Texts per `session.run` unless [`Embedder::with_max_batch`] says otherwise.
 pub const DEFAULT_MAX_BATCH: usize = 16;
+/// [`Embedder::embed`]'s default attention budget: a full batch of [`DEFAULT_MAX_BATCH`] texts of
+/// half the longest input. Self-attention holds `texts × heads × longest²` scores per layer, and
+/// ONNX Runtime's arena keeps the largest batch's working memory for as long as the session
+/// lives: sixteen texts of 256 tokens need four times what sixteen of 128 do. Long texts go four
+/// to a batch instead, which costs no speed (one text of 256 tokens already fills both cores).
+pub const DEFAULT_ATTENTION_BUDGET: usize = DEFAULT_MAX_BATCH * (MAX_TOKENS / 2) * (MAX_TOKENS / 2);
 /// Directory name of the model under `<state_root>/models/`.
 pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
 

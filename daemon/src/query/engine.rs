@@ -664,7 +664,12 @@ impl QueryEngine {
             }
         }
         if embeddings && self.semantic.is_on() {
-            while repos.iter().any(|r| r.backlog() > 0) {
+            // With the model's pass off, a static vector is all a chunk will get.
+            let model_pass = self.semantic.model_pass();
+            let waiting = |r: &Arc<Repo>| {
+                r.backlog() > if model_pass { 0 } else { r.provisional_count() }
+            };
+            while repos.iter().any(waiting) {
                 if tokio::time::Instant::now() >= deadline {
                     return false;
                 }

@@ -362,6 +362,11 @@ impl Semantic {
         matches!(self.state, State::On { .. })
     }
 
+    /// Whether the model's background pass replaces static vectors (`[semantic] model_pass`).
+    pub fn model_pass(&self) -> bool {
+        self.model_pass
+    }
+
     /// "on (…)" or "off: <reason>; run `patina model install`".
     pub fn describe(&self) -> String {
         match &self.state {
