@@ -223,12 +223,17 @@ def measure(args):
                            stderr=subprocess.PIPE, text=True)
     marks, etas = {}, []
     ident = args.probe or IDENTIFIERS[0]
+    # Probe once `add` has registered the repository: a `patina q` inside an unregistered one
+    # registers it itself and waits for the whole round, which is not the first answer.
+    while not p.status()["repos"] and add.poll() is None:
+        time.sleep(0.05)
     while True:
-        el = time.time() - t0
+        # Each mark is the moment its probe returned (a probe may wait for the round).
         if "lexical_first_s" not in marks and answers(p, ident, "lexical", repo):
-            marks["lexical_first_s"] = el
+            marks["lexical_first_s"] = time.time() - t0
         if "symbol_first_s" not in marks and answers(p, ident, "symbol", repo):
-            marks["symbol_first_s"] = el
+            marks["symbol_first_s"] = time.time() - t0
+        el = time.time() - t0
         try:
             r = p.repo()
         except (json.JSONDecodeError, IndexError, subprocess.CalledProcessError):
@@ -239,6 +244,7 @@ def measure(args):
             etas.append({"t": round(el, 1), **e})
         if "round_s" not in marks and add.poll() is not None and not r["indexing"]:
             marks["round_s"] = el
+            marks["round_daemon_ms"] = r.get("last_index_ms")
             marks["chunks"] = r["chunks"]
             log(f"round over: {r['chunks']} chunks, {r['files']} files")
         if "round_s" in marks:
@@ -355,7 +361,8 @@ def measure(args):
     # rm: memory and disk back.
     before_rm = rss_of(pid)
     p.run("rm", repo)
-    time.sleep(args.settle)
+    # The sessions a switch loaded leave after their idle times; freed memory settles in seconds.
+    time.sleep(max(args.settle, 90))
     res["rm"] = {"rss_before_bytes": before_rm, "rss_after_bytes": rss_of(pid),
                  "state_after_bytes": du(state)}
     p.run("daemon", "stop", check=False)

@@ -565,6 +565,44 @@ fn the_query_session_leaves_memory_when_nobody_asks_and_the_next_question_brings
     );
 }
 
+/// A restart in place comes only after the idle time that also lets the query session go: the
+/// new image checks that the model loads, lets it go again, and the next question brings it back.
+#[test]
+fn a_daemon_restarted_in_place_holds_no_model_until_a_question_needs_it() {
+    const QUERY_SESSION: &str = "embedding model (query session)";
+    let mut env = TestEnv::with_model();
+    env.next_daemon_env("PATINA_TEST_IDLE_RELEASE_SECS", "1");
+    env.next_daemon_env("PATINA_TEST_RESTART_WHEN_IDLE", "1");
+    env.append_config("[cache]\nentries = 0\n");
+    env.start_daemon();
+    let repo = git_repo(FILES);
+    env.add_repo(repo.path());
+    wait_for_embeddings(&env, repo.path());
+    eventually("the daemon restarts in place", || {
+        env.logs().contains("restarts=1")
+    });
+    let logs = env.logs();
+    let restarted = logs
+        .find("restarting in place")
+        .expect("the restart's line");
+    assert!(
+        logs[restarted..].contains("query session released until a query needs it"),
+        "{logs}"
+    );
+    assert_eq!(memory_part(&env, QUERY_SESSION), 0, "{}", env.logs());
+    let answer = ask(
+        &env,
+        "convert celsius degrees into fahrenheit",
+        &["semantic"],
+        repo.path(),
+    );
+    assert_eq!(paths(&answer).first(), Some(&"convert.py"), "{answer:?}");
+    assert!(
+        memory_part(&env, QUERY_SESSION) > 0,
+        "the question loaded the session again"
+    );
+}
+
 /// While the model works through a new repository, every waiting chunk already answers with a
 /// static vector (the table `scripts/setup-model` distils): semantic search covers the repository
 /// within seconds, the answer says which chunks a static vector served, and the model's vectors

@@ -91,11 +91,14 @@ pub async fn serve(opts: Options) -> Result<Exit> {
     let budget = config.daemon.budget();
     let store =
         patina_index::store::Store::open_with_cache(&root.join("state"), budget.sled_cache)?;
+    // A restart in place comes only after the idle time that also releases the query session:
+    // the new image checks the model and lets the session go again until a query needs it.
     let semantic = Arc::new(Semantic::load(
         patina_embed::ModelPaths::locate(&root),
         &config.semantic,
         store.embeddings(),
         &budget,
+        restarts == 0,
     ));
     let generations = Arc::new(Generations::default());
     let sessions = Sessions::open(&store, semantic.clone(), generations.clone())?;

@@ -586,6 +586,22 @@ impl QueryEngine {
             recognised,
             coverage,
         );
+        let (statics, leading) = static_hits(&rankings, &q);
+        if statics > 0 {
+            let factor = patina_retrieve::fusion::weigh_static(
+                &mut rankings,
+                statics as f64 / leading as f64,
+                cfg.static_weight,
+            );
+            if factor < 1.0 {
+                notices.push(format!(
+                    "{statics} of the semantic oracle's first {leading} hits have static vectors \
+                     (the model has not embedded them yet), which rank less well: its ranking \
+                     counts {:.0}% of its weight",
+                    factor * 100.0
+                ));
+            }
+        }
         Ok(Answers {
             rankings,
             reports,
@@ -682,6 +698,26 @@ impl QueryEngine {
 
 /// What the first-stage oracles answered: their rankings with this query's weights, their
 /// reports, the hits that are re-exports, and the query's fusion.
+/// How many of the semantic ranking's leading hits (its first [`STATIC_LEADING`]) are answered
+/// by static vectors, and how many leading hits there are.
+fn static_hits(rankings: &[Ranking<HitKey>], q: &OracleQuery) -> (usize, usize) {
+    let Some(r) = rankings.iter().find(|r| r.oracle == OracleId::Semantic) else {
+        return (0, 0);
+    };
+    let leading = &r.items[..r.items.len().min(STATIC_LEADING)];
+    let statics = leading
+        .iter()
+        .filter(|(k, _)| match k {
+            HitKey::Chunk { repo, chunk } => q.repos[*repo].is_provisional(*chunk),
+            _ => false,
+        })
+        .count();
+    (statics, leading.len())
+}
+
+/// The semantic hits whose vectors decide how much its ranking counts: those an answer shows.
+const STATIC_LEADING: usize = 10;
+
 struct Answers {
     rankings: Vec<Ranking<HitKey>>,
     reports: Vec<OracleReport>,

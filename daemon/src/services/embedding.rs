@@ -182,11 +182,14 @@ impl Semantic {
     /// Load the query session (the bulk session is loaded when there is a backlog); on any failure
     /// semantic search is off with the reason. The query session runs without ORT's CPU arena, so
     /// its working memory follows the work; the bulk session keeps it (speed) and is released.
+    /// Without `keep_query` the session is dropped once it loaded (the model is known to work):
+    /// the first query loads it again, as after an idle release.
     pub fn load(
         paths: ModelPaths,
         cfg: &crate::state::config::SemanticConfig,
         cache: EmbeddingCache,
         budget: &crate::process::memory::Budget,
+        keep_query: bool,
     ) -> Semantic {
         let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
         let before = Resident::now().anon;
@@ -197,12 +200,16 @@ impl Semantic {
                 query_bytes = Resident::now().anon.saturating_sub(before);
                 lexicon = Some(query.lexicon());
                 tracing::info!(model = %paths.model_dir.display(), precision = ?cfg.precision, "semantic search on");
+                let loaded = if keep_query {
+                    Some((query, query_bytes))
+                } else {
+                    drop(query);
+                    crate::process::memory::release_free_heap();
+                    tracing::info!("query session released until a query needs it");
+                    None
+                };
                 State::On {
-                    query: Slot::new(
-                        "query",
-                        crate::state::config::idle_release(),
-                        Some((query, query_bytes)),
-                    ),
+                    query: Slot::new("query", crate::state::config::idle_release(), loaded),
                 }
             }
             Err(e) => {

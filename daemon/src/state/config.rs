@@ -290,6 +290,11 @@ pub struct RetrievalConfig {
     /// Scale a prose question's lexical weight by the share of its content words the best
     /// lexical chunk contains (`patina_retrieve::fusion::adjust_weights`).
     pub lexical_by_coverage: bool,
+    /// While the semantic oracle's leading hits are answered by static vectors (a repository
+    /// whose backlog the model has not reached, or `[semantic] model_pass = false`), that share
+    /// of its ranking counts this much (0..=1) of its weight
+    /// (`patina_retrieve::fusion::weigh_static`).
+    pub static_weight: f64,
     /// Expand the words of a question with the repository's inflections, abbreviations and glued
     /// forms of them (`generated` -> `generate`, `configuration` -> `config`, `file name` ->
     /// `filename`) in the lexical oracle, and read a short question's misspelt words as the
@@ -340,6 +345,7 @@ impl Default for RetrievalConfig {
             // +0.112 nDCG@10 summed, chosen in every leave-one-set-out fold (bench/RESULTS.md,
             // twentieth session).
             lexical_by_coverage: true,
+            static_weight: 1.0,
             expand: true,
         }
     }

@@ -1,6 +1,6 @@
 //! The embedder: one thread that drains every repository's embedding backlog — static vectors
 //! first (microseconds each, so a new repository is searchable by meaning in seconds), then the
-//! model's, one batch at a time from the repository that needs it most
+//! model's (once no long round needs the cores), one batch at a time from the repository that needs it most
 //! ([`crate::state::backlog::embedding_order`]), then commit messages; idle, it saves vectors and
 //! releases what it no longer needs. [`Semantic::stop`] stops it.
 
@@ -34,6 +34,22 @@ fn gate_closed() -> bool {
     })
     .as_ref()
     .is_some_and(|p| p.exists())
+}
+
+/// A round with this many files still to read makes the model's pass wait: what a large
+/// repository's first round (or a far branch switch) needs to be searchable comes first. On two
+/// cores the model's batches took both from the round: the 100k-file tree's round ran at half
+/// its pace once the static vectors' share of the budget was full and the model began
+/// (bench/RESULTS.md, twenty-first session). An edit's round is never this long, so an edit in
+/// one repository never waits on another's.
+const LONG_ROUND_FILES: u64 = 1_000;
+
+/// Whether `repo` is in a round with at least [`LONG_ROUND_FILES`] files still to read.
+fn in_a_long_round(repo: &crate::state::repo::Repo) -> bool {
+    repo.running_job().is_some_and(|rx| {
+        let p = rx.borrow();
+        !p.finished() && p.files_total.saturating_sub(p.files_done) >= LONG_ROUND_FILES
+    })
 }
 
 /// One batch at a time from the repository that needs it most (`embedding_order`, decided
@@ -77,7 +93,7 @@ fn work(sem: &Semantic, registered: Weak<Repos>) {
             drop(reg);
             continue;
         }
-        if gate_closed() {
+        if gate_closed() || repos.iter().any(|r| in_a_long_round(r)) {
             drop(repos);
             drop(reg);
             std::thread::sleep(Duration::from_millis(20));
