@@ -385,3 +385,43 @@ fn a_question_about_a_folder_puts_its_root_file_near_the_top() {
         seen(&resp)
     );
 }
+
+/// In a repository too large to build its graph inside a query, a symbol query answers at once
+/// without re-exports and starts the build in the background; once the graph is in memory the
+/// same query answers with the re-export too. (The size is lowered to 0 chunks here.)
+#[test]
+fn a_large_repository_answers_symbol_queries_while_its_graph_builds_in_the_background() {
+    let mut env = TestEnv::new();
+    env.next_daemon_env("PATINA_TEST_GRAPH_INLINE_CHUNKS", "0");
+    env.start_daemon();
+    let repo = library();
+    env.add_repo(repo.path());
+    let lib_line = repo.line_of("src/lib.rs", "pub use parser::query::QueryParser;");
+    let by_name = || {
+        let req = QueryRequest {
+            repos: vec![repo.key()],
+            oracles: vec!["lexical".into(), "symbol".into()],
+            ..query("QueryParser")
+        };
+        env.query(req).expect("a symbol query")
+    };
+    let first = by_name();
+    assert!(
+        first
+            .hits
+            .first()
+            .is_some_and(|h| h.path == "src/parser/query.rs"),
+        "{:#?}",
+        seen(&first)
+    );
+    eventually("the graph is built in the background", || {
+        env.logs()
+            .contains("graph built for the symbol oracle's re-exports")
+    });
+    let later = by_name();
+    assert!(
+        later.hits.iter().any(|h| holds(h, "src/lib.rs", lib_line)),
+        "the re-export once the graph is in memory: {:#?}",
+        seen(&later)
+    );
+}

@@ -216,6 +216,20 @@ impl RepoIndex {
     }
 
     /// Whether the graph table is in memory now.
+    /// The resident graph, marked used; `None` (and nothing built) when it is not in memory.
+    pub fn resident_graph(&self) -> Option<Arc<GraphTable>> {
+        let g = self.graph.read().expect("graph lock").clone();
+        if g.is_some() {
+            *self.graph_used.lock().expect("graph clock") = Instant::now();
+        }
+        g
+    }
+
+    /// Whether a graph build is running now (another caller of [`RepoIndex::graph`] holds it).
+    pub fn graph_building(&self) -> bool {
+        self.graph_build.try_lock().is_err()
+    }
+
     pub fn graph_resident(&self) -> bool {
         self.graph.read().expect("graph lock").is_some()
     }
