@@ -288,7 +288,10 @@ pub fn adjust_weights<K>(
 /// weight was multiplied by.
 pub fn weigh_static<K>(rankings: &mut [Ranking<K>], share: f64, quality: f64) -> f64 {
     let factor = 1.0 - share.clamp(0.0, 1.0) * (1.0 - quality.clamp(0.0, 1.0));
-    for r in rankings.iter_mut().filter(|r| r.oracle == OracleId::Semantic) {
+    for r in rankings
+        .iter_mut()
+        .filter(|r| r.oracle == OracleId::Semantic)
+    {
         r.weight *= factor;
     }
     factor

@@ -682,9 +682,8 @@ impl QueryEngine {
         if embeddings && self.semantic.is_on() {
             // With the model's pass off, a static vector is all a chunk will get.
             let model_pass = self.semantic.model_pass();
-            let waiting = |r: &Arc<Repo>| {
-                r.backlog() > if model_pass { 0 } else { r.provisional_count() }
-            };
+            let waiting =
+                |r: &Arc<Repo>| r.backlog() > if model_pass { 0 } else { r.provisional_count() };
             while repos.iter().any(waiting) {
                 if tokio::time::Instant::now() >= deadline {
                     return false;

@@ -428,7 +428,10 @@ impl Repo {
     /// How many backlog chunks have a static vector.
     /// Whether `chunk` is answered by a static vector (it waits for the model).
     pub fn is_provisional(&self, chunk: u64) -> bool {
-        self.provisional.read().expect("provisional lock").contains(chunk)
+        self.provisional
+            .read()
+            .expect("provisional lock")
+            .contains(chunk)
     }
 
     pub fn provisional_count(&self) -> usize {
