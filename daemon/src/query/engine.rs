@@ -586,7 +586,12 @@ impl QueryEngine {
             recognised,
             coverage,
         );
-        let (statics, leading) = static_hits(&rankings, &q);
+        // At the default weight (1) static hits count fully: nothing to look up per query.
+        let (statics, leading) = if cfg.static_weight < 1.0 {
+            static_hits(&rankings, &q)
+        } else {
+            (0, 0)
+        };
         if statics > 0 {
             let factor = patina_retrieve::fusion::weigh_static(
                 &mut rankings,
