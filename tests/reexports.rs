@@ -416,7 +416,7 @@ fn a_large_repository_answers_symbol_queries_while_its_graph_builds_in_the_backg
     );
     eventually("the graph is built in the background", || {
         env.logs()
-            .contains("graph built for the symbol oracle's re-exports")
+            .contains("graph built in the background for queries")
     });
     let later = by_name();
     assert!(

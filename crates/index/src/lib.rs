@@ -1,6 +1,6 @@
 //! `patina-index`: one repository on disk. The sled store ([`store`], the only code that knows its
-//! layout — repositories, file records, chunk rows and texts, session notes), the embedding cache
-//! beside it ([`embedding_cache`]),
+//! layout — repositories, file records, chunk rows and texts, session notes), the chunk log's and
+//! embedding cache's files beside it ([`chunk_log`], [`embedding_cache`]),
 //! the tantivy lexical index ([`lexical`]), the vector index ([`vectors`]), the symbol table
 //! ([`symbols`]), the walk and the repository's ignore rules ([`walk`], [`ignore`]), and the
 //! incremental index round ([`RepoIndex::index_round`]) that walks, chunks and commits in batches,
@@ -12,6 +12,7 @@
 //! line with each [`Delta`]. sled, tantivy and the `ignore` crate are dependencies of this crate
 //! only.
 
+pub mod chunk_log;
 pub mod embedding_cache;
 pub mod expansion;
 pub mod graph;

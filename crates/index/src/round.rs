@@ -229,10 +229,8 @@ fn index_repo(
     }
     let mut batch = StoreBatch::default();
     let mut repaired = Repaired::default();
-    // Texts are read once per store written before rows and texts were one transaction.
-    let read_texts = walked && !repo.trees().texts_paired()?;
     if walked {
-        repaired = reconcile_store(repo, &mut old, &mut batch, read_texts)?;
+        repaired = reconcile_store(repo, &mut old, &mut batch)?;
     }
     p.phase = Phase::Indexing;
     p.indexing_since = Some(Instant::now());
@@ -468,10 +466,6 @@ fn index_repo(
         anyhow::bail!("indexing cancelled");
     }
     commit(repo, &mut writer, &mut batch, &mut p, sink)?;
-    if read_texts {
-        // Every orphan text found is gone with the commits above.
-        repo.trees().set_texts_paired()?;
-    }
     if walked {
         let (stray, missing) = reconcile_lexical(repo, &mut writer)?;
         repaired.stray_docs = stray;

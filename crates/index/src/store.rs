@@ -3,24 +3,25 @@
 //! the store can be swapped without touching the rest of Patina.
 //!
 //! Trees: `repos` (repo id → [`RepoRecord`]), and per repository `files/<id>` (path →
-//! [`FileRecord`]), `chunks/<id>` (chunk id → [`ChunkMeta`]), `texts/<id>` (chunk id → UTF-8 text),
-//! `graph/<id>` (path → [`FileFacts`], the file's references, imports and type relations, in
+//! [`FileRecord`]), `chunks/<id>` (chunk id → where its [`ChunkMeta`] and its text are in the
+//! repository's chunk log, `chunks/<id>.<generation>` beside sled: [`ChunkLog`]; releases before
+//! the twenty-second session kept the JSON metadata in the row and the text in a `texts/<id>`
+//! tree, moved out when the repository is opened), `graph/<id>` (path → [`FileFacts`], the file's references, imports and type relations, in
 //! [`FileFacts::encode`]'s compact binary form; JSON records of earlier versions are still read).
-//! Daemon-wide: `sessions`, `notes`, `feedback` (id → [`FeedbackRecord`]) and `marks`
-//! (`texts-paired/<id>`: the repository's chunk rows and texts are written together, see
-//! [`RepoTrees::texts_paired`]). The embedding cache is not in sled but beside it, in the store
+//! Daemon-wide: `sessions`, `notes`, `feedback` (id → [`FeedbackRecord`]) and `marks`. The embedding cache is not in sled but beside it, in the store
 //! directory's `embeddings/` ([`EmbeddingCache`]); a store whose `embeddings` tree an earlier
 //! release filled has it moved there when it is opened.
 
-use std::collections::BTreeMap;
-use std::path::Path;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
-use sled::Transactional;
 
 use patina_core::{ChunkMeta, FileFacts, FileRecord};
 
+use crate::chunk_log::{BlockLoc, ChunkLog, Gone};
 pub use crate::embedding_cache::EmbeddingCache;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -61,6 +62,11 @@ pub struct Store {
     repos: sled::Tree,
     embeddings: EmbeddingCache,
     marks: sled::Tree,
+    /// Where the repositories' chunk logs live ([`ChunkLog`]).
+    logs_dir: PathBuf,
+    /// The open chunk logs, one per repository however often its trees are asked for (two
+    /// writers, or an open that deletes what another is writing, would lose chunks).
+    logs: Arc<Mutex<HashMap<String, Weak<ChunkLog>>>>,
 }
 
 /// The sled tree where releases before the thirteenth session kept the embedding cache.
@@ -89,6 +95,8 @@ impl Store {
             repos,
             embeddings,
             marks,
+            logs_dir: dir.join("chunks"),
+            logs: Default::default(),
         })
     }
 
@@ -110,21 +118,45 @@ impl Store {
     /// Forget a repository and everything stored for it.
     pub fn remove_repo(&self, id: &str) -> Result<()> {
         self.repos.remove(id.as_bytes())?;
-        self.marks.remove(paired_key(id))?;
+        // An earlier release's mark that the repository's rows and texts were paired.
+        self.marks.remove(format!("texts-paired/{id}").as_bytes())?;
         for kind in ["files", "chunks", "texts", "graph"] {
             self.db.drop_tree(format!("{kind}/{id}"))?;
         }
-        self.flush()
+        self.flush()?;
+        self.logs.lock().expect("chunk logs").remove(id);
+        ChunkLog::remove_all(&self.logs_dir, id)
     }
 
     pub fn repo_trees(&self, id: &str) -> Result<RepoTrees> {
+        let chunks = self.db.open_tree(format!("chunks/{id}"))?;
+        let log = {
+            let mut logs = self.logs.lock().expect("chunk logs");
+            match logs.get(id).and_then(Weak::upgrade) {
+                Some(log) => log,
+                None => {
+                    let mut referenced = Vec::new();
+                    for v in chunks.iter().values() {
+                        if let Some(row) = ChunkRow::decode(&v?) {
+                            referenced.extend([row.meta, row.text]);
+                        }
+                    }
+                    let log = Arc::new(ChunkLog::open(&self.logs_dir, id, &referenced)?);
+                    logs.insert(id.to_string(), Arc::downgrade(&log));
+                    log
+                }
+            }
+        };
+        let old = format!("texts/{id}");
+        if self.db.tree_names().iter().any(|n| n == old.as_bytes()) {
+            move_old_rows(&self.db, &old, &chunks, &log)?;
+        }
         Ok(RepoTrees {
             files: self.db.open_tree(format!("files/{id}"))?,
-            chunks: self.db.open_tree(format!("chunks/{id}"))?,
-            texts: self.db.open_tree(format!("texts/{id}"))?,
+            chunks,
+            log,
             facts: self.db.open_tree(format!("graph/{id}"))?,
-            marks: self.marks.clone(),
-            paired_key: paired_key(id),
+            writing: Default::default(),
         })
     }
 
@@ -187,47 +219,116 @@ fn move_old_embeddings(db: &sled::Db, cache: &EmbeddingCache) -> Result<()> {
     Ok(())
 }
 
+/// A chunk row in `chunks/<id>`: where the chunk's metadata (JSON) and its text are in the
+/// repository's [`ChunkLog`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ChunkRow {
+    meta: BlockLoc,
+    text: BlockLoc,
+}
+
+/// The first byte of a [`ChunkRow`] (an earlier release's rows are JSON, starting with `{`).
+const ROW_TAG: u8 = b'B';
+const ROW_LEN: usize = 1 + 2 * BlockLoc::ENCODED;
+
+impl ChunkRow {
+    fn encode(&self) -> [u8; ROW_LEN] {
+        let mut b = [0u8; ROW_LEN];
+        b[0] = ROW_TAG;
+        b[1..1 + BlockLoc::ENCODED].copy_from_slice(&self.meta.encode());
+        b[1 + BlockLoc::ENCODED..].copy_from_slice(&self.text.encode());
+        b
+    }
+
+    fn decode(v: &[u8]) -> Option<ChunkRow> {
+        if v.len() != ROW_LEN || v[0] != ROW_TAG {
+            return None;
+        }
+        Some(ChunkRow {
+            meta: BlockLoc::decode(&v[1..1 + BlockLoc::ENCODED])?,
+            text: BlockLoc::decode(&v[1 + BlockLoc::ENCODED..])?,
+        })
+    }
+
+    /// The row of the blocks appended for one chunk: its metadata's, then its text's.
+    fn of(at: &[BlockLoc]) -> ChunkRow {
+        ChunkRow {
+            meta: at[0],
+            text: at[1],
+        }
+    }
+}
+
+/// Move the chunks an earlier release kept in sled — JSON metadata in `chunks`, texts in the
+/// `old` tree — into `log`, rewriting each row as a [`ChunkRow`], then drop `old`. A row without
+/// its text (a crash between an earlier release's two writes) is dropped: the file record that
+/// points at it is then dangling, and the next round reads that file again. A text without its
+/// row goes with the tree. Interrupted, it is done again at the next open (rows moved already are
+/// skipped).
+fn move_old_rows(db: &sled::Db, old: &str, chunks: &sled::Tree, log: &ChunkLog) -> Result<()> {
+    type Pending = Vec<(sled::IVec, sled::IVec, sled::IVec)>;
+    let texts = db.open_tree(old)?;
+    let (mut moved, mut dropped) = (0usize, 0usize);
+    let mut pending: Pending = Vec::new();
+    let flush = |pending: &mut Pending| -> Result<()> {
+        let items: Vec<&[u8]> = pending
+            .iter()
+            .flat_map(|(_, meta, text)| [meta.as_ref(), text.as_ref()])
+            .collect();
+        let places = log.append(&items)?;
+        let mut rows = sled::Batch::default();
+        for ((k, _, _), at) in pending.iter().zip(places.chunks_exact(2)) {
+            rows.insert(k, &ChunkRow::of(at).encode()[..]);
+        }
+        chunks.apply_batch(rows)?;
+        pending.clear();
+        Ok(())
+    };
+    for item in chunks.iter() {
+        let (k, v) = item?;
+        if ChunkRow::decode(&v).is_some() {
+            continue;
+        }
+        match texts.get(&k)? {
+            Some(text) => {
+                pending.push((k, v, text));
+                moved += 1;
+            }
+            None => {
+                chunks.remove(&k)?;
+                dropped += 1;
+            }
+        }
+        if pending.len() == 1024 {
+            flush(&mut pending)?;
+        }
+    }
+    flush(&mut pending)?;
+    chunks.flush()?;
+    drop(texts);
+    db.drop_tree(old)?;
+    db.flush()?;
+    tracing::info!(
+        chunks = moved,
+        without_text = dropped,
+        "moved a repository's chunk rows and texts out of sled into its chunk log"
+    );
+    Ok(())
+}
+
 /// The per-repository trees.
 #[derive(Clone)]
 pub struct RepoTrees {
     files: sled::Tree,
+    /// Chunk id → [`ChunkRow`] in `log`.
     chunks: sled::Tree,
-    texts: sled::Tree,
+    log: Arc<ChunkLog>,
     facts: sled::Tree,
-    marks: sled::Tree,
-    paired_key: Vec<u8>,
-}
-
-fn paired_key(id: &str) -> Vec<u8> {
-    format!("texts-paired/{id}").into_bytes()
+    /// Held by [`RepoTrees::apply`]: one writer at a time.
+    writing: Arc<Mutex<()>>,
 }
 
 impl RepoTrees {
-    /// Whether every chunk row has its text and every text its row. [`RepoTrees::apply`] writes
-    /// the two in one transaction, so this holds once a reconciliation that read every text id
-    /// (a store written by a release that applied them one after the other, where a crash between
-    /// the two could part them) has committed its repairs: then a start-up round need not read
-    /// the texts — iterating them pulled every chunk's text into sled's page cache, which its
-    /// capacity does not bound (~125 MB at 100k chunks, bench/RESULTS.md).
-    pub fn texts_paired(&self) -> Result<bool> {
-        Ok(self.marks.contains_key(&self.paired_key)?)
-    }
-
-    /// Record that [`RepoTrees::texts_paired`] holds (after a full reconciliation committed).
-    pub fn set_texts_paired(&self) -> Result<()> {
-        self.marks.insert(self.paired_key.as_slice(), &[1u8])?;
-        Ok(())
-    }
-
-    /// A store as an earlier release could leave it after a crash between its two writes: a
-    /// text without its row, and no mark that the two are paired.
-    #[cfg(test)]
-    pub(crate) fn part_a_text_from_its_row(&self, id: u64, text: &str) -> Result<()> {
-        self.texts.insert(id.to_be_bytes(), text.as_bytes())?;
-        self.marks.remove(&self.paired_key)?;
-        Ok(())
-    }
-
     /// Every file's graph facts, by path.
     pub fn all_facts(&self) -> Result<Vec<(String, FileFacts)>> {
         let mut out = Vec::new();
@@ -277,39 +378,99 @@ impl RepoTrees {
         let mut out = Vec::new();
         for item in self.chunks.iter() {
             let (k, v) = item?;
-            out.push((
-                key_id(&k),
-                serde_json::from_slice(&v).context("decoding chunk metadata")?,
-            ));
+            let id = key_id(&k);
+            if let Some(meta) = self.meta_of(id, &v)? {
+                out.push((id, meta));
+            }
         }
         Ok(out)
     }
 
-    /// The ids of every stored chunk text (reconciliation: a text no file record points at is an
-    /// orphan).
-    pub fn text_ids(&self) -> Result<Vec<u64>> {
-        let mut out = Vec::new();
-        for k in self.texts.iter().keys() {
-            out.push(key_id(&k?));
+    /// The metadata a row points at (`None`: the chunk was removed since the row was read).
+    fn meta_of(&self, id: u64, row: &[u8]) -> Result<Option<ChunkMeta>> {
+        let Some(decoded) = ChunkRow::decode(row) else {
+            // An earlier release's row (moved out at open; read as it is should one remain).
+            return serde_json::from_slice(row)
+                .map(Some)
+                .context("decoding chunk metadata");
+        };
+        match self.log.read(decoded.meta) {
+            Ok(bytes) => Ok(Some(
+                serde_json::from_slice(&bytes).context("decoding chunk metadata")?,
+            )),
+            // Compacted since the row was read: read it again.
+            Err(e) if e.downcast_ref::<Gone>().is_some() => {
+                match self.chunks.get(id.to_be_bytes())? {
+                    Some(v) if v.as_ref() != row => self.meta_of(id, &v),
+                    _ => Ok(None),
+                }
+            }
+            Err(e) => Err(e),
         }
-        Ok(out)
     }
 
     pub fn text(&self, chunk_id: u64) -> Result<Option<String>> {
-        Ok(self
-            .texts
-            .get(chunk_id.to_be_bytes())?
-            .map(|v| String::from_utf8_lossy(&v).into_owned()))
+        // A compaction may move the text between reading its row and reading it: read again.
+        for _ in 0..3 {
+            let Some(v) = self.chunks.get(chunk_id.to_be_bytes())? else {
+                return Ok(None);
+            };
+            let row = ChunkRow::decode(&v).context("a chunk row of an earlier release")?;
+            match self.log.read(row.text) {
+                Ok(text) => return Ok(Some(String::from_utf8_lossy(&text).into_owned())),
+                Err(e) if e.downcast_ref::<Gone>().is_some() => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        anyhow::bail!("chunk {chunk_id:x}'s text kept moving")
+    }
+
+    /// Remove a chunk's row and nothing else (what a crash of an earlier release could leave).
+    #[cfg(test)]
+    pub(crate) fn drop_row(&self, id: u64) -> Result<()> {
+        self.chunks.remove(id.to_be_bytes())?;
+        self.chunks.flush()?;
+        Ok(())
+    }
+
+    /// The repository's chunk log: bytes on disk, and those of them rows refer to.
+    pub fn log_sizes(&self) -> (u64, u64) {
+        self.log.sizes()
     }
 
     /// Apply one indexing batch: file records to write or delete, chunks to add and remove. Durable
     /// when it returns (sled's `flush` fsyncs), so the order "lexical index, then store" holds
     /// across a crash at every commit point, not only once sled's background flush has run.
     pub fn apply(&self, batch: &StoreBatch) -> Result<()> {
+        let _writing = self.writing.lock().expect("store writer");
         let mut files = sled::Batch::default();
         let mut chunks = sled::Batch::default();
-        let mut texts = sled::Batch::default();
         let mut facts = sled::Batch::default();
+        // Metadata and texts first, on disk before any row points at them.
+        let metas = batch
+            .added_chunks
+            .iter()
+            .map(|(_, meta, _)| serde_json::to_vec(meta))
+            .collect::<Result<Vec<_>, _>>()?;
+        let items: Vec<&[u8]> = metas
+            .iter()
+            .zip(&batch.added_chunks)
+            .flat_map(|(meta, (_, _, text))| [meta.as_slice(), text.as_bytes()])
+            .collect();
+        let places = self.log.append(&items)?;
+        // The blocks rows stop pointing at.
+        let touched: HashSet<u64> = batch
+            .removed_chunks
+            .iter()
+            .chain(batch.added_chunks.iter().map(|(id, _, _)| id))
+            .copied()
+            .collect();
+        let mut replaced = Vec::new();
+        for id in touched {
+            if let Some(row) = self.chunks.get(id.to_be_bytes())? {
+                replaced.extend(ChunkRow::decode(&row));
+            }
+        }
         for (path, f) in &batch.facts {
             match f {
                 Some(f) => facts.insert(path.as_bytes(), f.encode()),
@@ -318,11 +479,9 @@ impl RepoTrees {
         }
         for id in &batch.removed_chunks {
             chunks.remove(&id.to_be_bytes());
-            texts.remove(&id.to_be_bytes());
         }
-        for (id, meta, text) in &batch.added_chunks {
-            chunks.insert(&id.to_be_bytes(), serde_json::to_vec(meta)?);
-            texts.insert(&id.to_be_bytes(), text.as_bytes());
+        for ((id, _, _), at) in batch.added_chunks.iter().zip(places.chunks_exact(2)) {
+            chunks.insert(&id.to_be_bytes(), &ChunkRow::of(at).encode()[..]);
         }
         for (path, rec) in &batch.files {
             match rec {
@@ -330,22 +489,56 @@ impl RepoTrees {
                 None => files.remove(path.as_bytes()),
             }
         }
-        // Chunk rows and their texts together (one transaction: neither is ever without the
-        // other, see `texts_paired`), files last: a file record only ever points at chunks that
-        // exist.
-        (&self.chunks, &self.texts)
-            .transaction(|(c, t)| {
-                c.apply_batch(&chunks)?;
-                t.apply_batch(&texts)?;
-                Ok::<(), sled::transaction::ConflictableTransactionError<()>>(())
-            })
-            .map_err(|e| anyhow::anyhow!("writing chunk rows and texts: {e:?}"))?;
+        // Chunk rows (each with its text: one row), then files last: a file record only ever
+        // points at chunks that exist.
+        self.chunks.apply_batch(chunks)?;
+        for row in replaced {
+            self.log.forget(row.meta);
+            self.log.forget(row.text);
+        }
         self.facts.apply_batch(facts)?;
         crate::crash_point("store-chunks", || {
-            let _ = self.texts.flush();
+            let _ = self.chunks.flush();
         });
         self.files.apply_batch(files)?;
         self.files.flush()?;
+        if self.log.wants_compaction() {
+            self.compact_log()?;
+        }
+        Ok(())
+    }
+
+    /// Copy the live blocks into a new generation, point their rows there a batch at a time, and
+    /// delete the old generation (see [`ChunkLog`]). Under `writing`.
+    fn compact_log(&self) -> Result<()> {
+        let (disk, live) = self.log.sizes();
+        let generation = self.log.roll()?;
+        let mut pending: Vec<(sled::IVec, ChunkRow)> = Vec::new();
+        let flush = |pending: &mut Vec<(sled::IVec, ChunkRow)>| -> Result<()> {
+            let old: Vec<BlockLoc> = pending.iter().flat_map(|(_, r)| [r.meta, r.text]).collect();
+            let new = self.log.copy(&old)?;
+            let mut b = sled::Batch::default();
+            for ((k, _), at) in pending.iter().zip(new.chunks_exact(2)) {
+                b.insert(k, &ChunkRow::of(at).encode()[..]);
+            }
+            self.chunks.apply_batch(b)?;
+            pending.clear();
+            Ok(())
+        };
+        for item in self.chunks.iter() {
+            let (k, v) = item?;
+            match ChunkRow::decode(&v) {
+                Some(row) if row.text.generation() != generation => pending.push((k, row)),
+                _ => {}
+            }
+            if pending.len() == 4096 {
+                flush(&mut pending)?;
+            }
+        }
+        flush(&mut pending)?;
+        self.chunks.flush()?;
+        self.log.retire();
+        tracing::debug!(disk, live, "chunk log compacted");
         Ok(())
     }
 }
@@ -564,5 +757,144 @@ mod tests {
         let again = EmbeddingCache::open(&dir.path().join("embeddings")).unwrap();
         assert_eq!(again.len(), 3000);
         assert_eq!(again.get(&key(7)).unwrap(), Some(vector(7)));
+    }
+
+    fn meta(path: &str, n: u32) -> ChunkMeta {
+        ChunkMeta {
+            path: path.to_string(),
+            start_line: n,
+            end_line: n + 1,
+            symbol: None,
+            kind: patina_core::ChunkKind::Window,
+            parent: None,
+            language: patina_core::Language::Rust,
+            hash: String::new(),
+            role: None,
+            licence: None,
+        }
+    }
+
+    /// Text that does not compress much (hex digests), `n` bytes or so.
+    fn noise(seed: u64, n: usize) -> String {
+        let mut out = String::new();
+        let mut i = 0u64;
+        while out.len() < n {
+            out.push_str(&blake3::hash(&[seed.to_le_bytes(), i.to_le_bytes()].concat()).to_hex());
+            i += 1;
+        }
+        out
+    }
+
+    #[test]
+    fn chunks_kept_in_sled_by_an_earlier_release_are_moved_out() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            // As earlier releases wrote them: JSON rows, texts in a tree of their own; a crash
+            // between their two writes could leave a row without its text or a text alone.
+            let db = sled::Config::new().path(dir.path()).open().unwrap();
+            let chunks = db.open_tree("chunks/r").unwrap();
+            let texts = db.open_tree("texts/r").unwrap();
+            for id in 0..2500u64 {
+                let row = serde_json::to_vec(&meta("a.rs", id as u32)).unwrap();
+                chunks.insert(id.to_be_bytes(), row).unwrap();
+                if id != 17 {
+                    texts
+                        .insert(id.to_be_bytes(), format!("fn f{id}() {{}}").as_bytes())
+                        .unwrap();
+                }
+            }
+            texts
+                .insert(9999u64.to_be_bytes(), &b"an orphan"[..])
+                .unwrap();
+            db.flush().unwrap();
+        }
+        let store = Store::open(dir.path()).unwrap();
+        let trees = store.repo_trees("r").unwrap();
+        assert_eq!(trees.text(1234).unwrap().as_deref(), Some("fn f1234() {}"));
+        let metas: HashMap<u64, ChunkMeta> = trees.chunk_metas().unwrap().into_iter().collect();
+        assert_eq!(metas.len(), 2499, "the row without its text is dropped");
+        assert_eq!(metas[&1234], meta("a.rs", 1234));
+        assert!(!metas.contains_key(&17));
+        assert_eq!(trees.text(9999).unwrap(), None, "the orphan text is gone");
+        assert!(
+            !store.db.tree_names().iter().any(|t| t == b"texts/r"),
+            "the old tree is dropped"
+        );
+        drop(trees);
+        drop(store);
+        // Reopened, the chunks are read from their log.
+        let store = Store::open(dir.path()).unwrap();
+        let trees = store.repo_trees("r").unwrap();
+        assert_eq!(trees.text(7).unwrap().as_deref(), Some("fn f7() {}"));
+        assert_eq!(trees.chunk_metas().unwrap().len(), 2499);
+    }
+
+    #[test]
+    fn replaced_chunks_are_compacted_away_and_rm_deletes_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let trees = store.repo_trees("r").unwrap();
+        let write = |round: u64, removed: Vec<u64>| {
+            let added_chunks = (0..40u64)
+                .map(|i| {
+                    (
+                        round * 1000 + i,
+                        meta("a.rs", i as u32),
+                        noise(round * 1000 + i, 4096),
+                    )
+                })
+                .collect();
+            trees
+                .apply(&StoreBatch {
+                    added_chunks,
+                    removed_chunks: removed,
+                    ..Default::default()
+                })
+                .unwrap();
+        };
+        write(0, vec![]);
+        let (disk0, live0) = trees.log_sizes();
+        assert_eq!(disk0, live0);
+        // Each round replaces the last one's chunks: garbage grows until it outweighs the live
+        // texts, then the live ones are copied and the rest freed.
+        for round in 1..6u64 {
+            write(round, (0..40).map(|i| (round - 1) * 1000 + i).collect());
+            let (disk, live) = trees.log_sizes();
+            assert!(
+                disk <= 2 * live + crate::chunk_log::MIN_GARBAGE,
+                "round {round}: {disk} on disk for {live} live"
+            );
+        }
+        let (_, live) = trees.log_sizes();
+        assert!(
+            live.abs_diff(live0) < live0 / 10,
+            "live is one round's texts: {live} vs {live0}"
+        );
+        for i in 0..40u64 {
+            assert_eq!(
+                trees.text(5000 + i).unwrap().unwrap(),
+                noise(5000 + i, 4096)
+            );
+            assert_eq!(trees.text(4000 + i).unwrap(), None);
+        }
+        // A reopen finds them where the compaction put them.
+        drop(trees);
+        drop(store);
+        let store = Store::open(dir.path()).unwrap();
+        let trees = store.repo_trees("r").unwrap();
+        assert_eq!(trees.text(5039).unwrap().unwrap(), noise(5039, 4096));
+        let logs = dir.path().join("chunks");
+        assert_eq!(
+            std::fs::read_dir(&logs).unwrap().count(),
+            1,
+            "one generation left"
+        );
+        drop(trees);
+        store.remove_repo("r").unwrap();
+        assert_eq!(
+            std::fs::read_dir(&logs).unwrap().count(),
+            0,
+            "rm deletes the chunk log"
+        );
     }
 }

@@ -243,7 +243,7 @@ pub(crate) fn merge_provenance(into: &mut Vec<Contribution>, from: Vec<Contribut
 /// without asking about its root ("how does the flask command find the app": `cli.py`, not
 /// `app.py`, which imports most of `src/flask`). Only a question asks how a folder works: a
 /// report or a commit's "sync: fix racy access …" names folders on its way to one of their files.
-fn module_root(repo: &Repo, plan: &QueryPlan, path: &str) -> bool {
+fn module_root(repo: &Arc<Repo>, plan: &QueryPlan, path: &str) -> bool {
     if !plan.question {
         return false;
     }
@@ -252,5 +252,5 @@ fn module_root(repo: &Repo, plan: &QueryPlan, path: &str) -> bool {
     !project
         && rank::names_module_folder(plan, path)
         && (patina_index::graph::conventional_root(path)
-            || repo.index().graph().ties_its_folder(path))
+            || crate::state::repo::graph_for_query(repo).is_some_and(|g| g.ties_its_folder(path)))
 }

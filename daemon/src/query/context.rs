@@ -126,9 +126,11 @@ fn merge(hits: Vec<SearchHit>, expand: bool) -> Result<Vec<Piece>> {
                 if expand && expanded < EXPANDED_HITS {
                     expanded += 1;
                     let index = repo.index();
-                    related = surroundings(&index.graph(), *chunk_id, meta, &|id| {
-                        index.text(id).ok().flatten()
-                    });
+                    if let Some(graph) = crate::state::repo::graph_for_query(repo) {
+                        related = surroundings(&graph, *chunk_id, meta, &|id| {
+                            index.text(id).ok().flatten()
+                        });
+                    }
                 }
                 Piece {
                     item: ContextItem {

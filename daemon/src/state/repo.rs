@@ -17,6 +17,47 @@ use patina_index::symbols::SymbolTable;
 use patina_index::vectors::{Snapshot, VectorIndex};
 use patina_index::{LexicalIndex, Phase, Progress, RepoIndex, Scope};
 
+/// Above this many chunks a repository's graph is never built on a query's path: building it
+/// reads every file's facts from the store (deno, 74k chunks: ~2 s; the 100k-file tree, 550k:
+/// the symbol oracle timed out on every identifier for 25 minutes and the graph oracle's
+/// neighbours cost every hybrid query 2–7 s, bench/RESULTS.md twenty-first session). Such a
+/// repository's graph answers (re-exports, neighbours, context) join once it is resident.
+const GRAPH_INLINE_CHUNKS: usize = 50_000;
+
+/// The graph a query may use: the resident one; else one built now for a repository small
+/// enough; else none, with a build started in the background for the next queries.
+pub fn graph_for_query(repo: &Arc<Repo>) -> Option<Arc<patina_index::graph::GraphTable>> {
+    let index = repo.index();
+    if let Some(g) = index.resident_graph() {
+        return Some(g);
+    }
+    // `PATINA_TEST_GRAPH_INLINE_CHUNKS`: the tests' way to see a large repository's path.
+    let inline = patina_core::hooks::test_hook("PATINA_TEST_GRAPH_INLINE_CHUNKS")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(GRAPH_INLINE_CHUNKS);
+    if index.chunk_count() <= inline {
+        return Some(index.graph());
+    }
+    if !index.graph_building() {
+        let repo = repo.clone();
+        let spawned = std::thread::Builder::new()
+            .name("patina-graph".into())
+            .spawn(move || {
+                let started = std::time::Instant::now();
+                repo.index().graph();
+                tracing::info!(
+                    repo = %repo.id(),
+                    ms = started.elapsed().as_millis() as u64,
+                    "graph built in the background for queries"
+                );
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("could not start a graph build: {e}");
+        }
+    }
+    None
+}
+
 /// Heap bytes of one static vector (`vectors::Packed`): 8-bit components, scale, map slot.
 pub(crate) const STATIC_VECTOR_BYTES: u64 = patina_embed::DIM as u64 + 4 + 8 + 4 + 1;
 

@@ -35,30 +35,18 @@ impl Repaired {
 /// The store's side of reconciliation, before a walking round indexes: every chunk row that no
 /// file record points at joins `batch` as a removal (so it also leaves the chunk table and the
 /// vector index at the commit), and every record that points at a missing chunk is marked
-/// unread (no hash, impossible size) so the round reads and re-chunks its file. `read_texts`:
-/// compare the stored texts too (else each chunk row is known to have its text:
-/// `RepoTrees::texts_paired`).
+/// unread (no hash, impossible size) so the round reads and re-chunks its file. (A chunk's row
+/// holds its text: neither is ever without the other.)
 pub(super) fn reconcile_store(
     repo: &RepoIndex,
     records: &mut HashMap<String, FileRecord>,
     batch: &mut StoreBatch,
-    read_texts: bool,
 ) -> Result<Repaired> {
-    let texts: Option<HashSet<u64>> = if read_texts {
-        Some(repo.trees().text_ids()?.into_iter().collect())
-    } else {
-        None
-    };
-    let has_text = |id: &u64| texts.as_ref().is_none_or(|t| t.contains(id));
     repo.with_chunks(|chunks| {
         let mut out = Repaired::default();
         let mut referenced = HashSet::new();
         for rec in records.values_mut() {
-            if !rec
-                .chunk_ids
-                .iter()
-                .all(|id| chunks.contains_key(id) && has_text(id))
-            {
+            if !rec.chunk_ids.iter().all(|id| chunks.contains_key(id)) {
                 out.dangling_records += 1;
                 rec.hash = None;
                 rec.size = u64::MAX;
@@ -67,7 +55,6 @@ pub(super) fn reconcile_store(
         }
         let orphans: BTreeSet<u64> = chunks
             .keys()
-            .chain(texts.iter().flatten())
             .filter(|id| !referenced.contains(id))
             .copied()
             .collect();
@@ -146,7 +133,7 @@ pub(super) fn audit(repo: &RepoIndex) -> Result<Repaired> {
         })
         .count() as u64;
     let mut scratch = StoreBatch::default();
-    let mut out = reconcile_store(repo, &mut records, &mut scratch, true)?;
+    let mut out = reconcile_store(repo, &mut records, &mut scratch)?;
     let (stray, missing) = lexical_differences(repo)?;
     out.stray_docs = stray.len() as u64;
     out.missing_docs = missing.len() as u64;

@@ -75,7 +75,9 @@ impl GraphOracle {
             let Some(meta) = repo.chunk(chunk) else {
                 continue;
             };
-            let graph = repo.index().graph();
+            let Some(graph) = crate::state::repo::graph_for_query(repo) else {
+                continue;
+            };
             let strength = score / top;
             if strength < SEED_MARGIN {
                 continue;
@@ -140,7 +142,7 @@ impl GraphOracle {
                     return None;
                 }
                 // The hub penalty: how many places call it.
-                let graph = repo.index().graph();
+                let graph = repo.index().resident_graph()?;
                 let callers = graph.def_of_chunk(id, &m).map_or(0, |d| {
                     let sites = graph.call_sites(&d.symbol);
                     if sites > HUB_SITES {

@@ -75,46 +75,6 @@ struct Candidate {
     grandparent: Option<String>,
 }
 
-/// Above this many chunks a repository's graph is not built inside a symbol query: building it
-/// reads every file's facts from the store (deno, 74k chunks: ~2 s; the 100k-file tree, 550k:
-/// the oracle timed out on every identifier for 25 minutes, bench/RESULTS.md twenty-first
-/// session). Such a repository's re-exports join the answers once the graph is resident.
-const GRAPH_INLINE_CHUNKS: usize = 50_000;
-
-/// The graph to look re-exports up in: the resident one; else one built now for a repository
-/// small enough; else none, with a build started in the background for the next queries.
-fn graph_for_reexports(repo: &Arc<Repo>) -> Option<Arc<patina_index::graph::GraphTable>> {
-    let index = repo.index();
-    if let Some(g) = index.resident_graph() {
-        return Some(g);
-    }
-    // `PATINA_TEST_GRAPH_INLINE_CHUNKS`: the tests' way to see a large repository's path.
-    let inline = patina_core::hooks::test_hook("PATINA_TEST_GRAPH_INLINE_CHUNKS")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(GRAPH_INLINE_CHUNKS);
-    if index.chunk_count() <= inline {
-        return Some(index.graph());
-    }
-    if !index.graph_building() {
-        let repo = repo.clone();
-        let spawned = std::thread::Builder::new()
-            .name("patina-graph".into())
-            .spawn(move || {
-                let started = std::time::Instant::now();
-                repo.index().graph();
-                tracing::info!(
-                    repo = %repo.id(),
-                    ms = started.elapsed().as_millis() as u64,
-                    "graph built for the symbol oracle's re-exports"
-                );
-            });
-        if let Err(e) = spawned {
-            tracing::warn!("could not start a graph build: {e}");
-        }
-    }
-    None
-}
-
 impl Oracle for SymbolOracle {
     fn id(&self) -> OracleId {
         OracleId::Symbol
@@ -138,7 +98,9 @@ impl Oracle for SymbolOracle {
             let table = repo.symbols();
             // Built (or found resident) before the chunk table is locked: the graph's build
             // locks it too, after its own lock.
-            let graph = names_something.then(|| graph_for_reexports(repo)).flatten();
+            let graph = names_something
+                .then(|| crate::state::repo::graph_for_query(repo))
+                .flatten();
             repo.with_chunks(|chunks| {
                 let allowed = |id: u64| match (&q.filter, chunks.get(&id)) {
                     (_, None) => false,
