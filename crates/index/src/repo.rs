@@ -41,6 +41,10 @@ pub struct RepoIndex {
     graph_build: Mutex<()>,
     /// When the graph was last asked for.
     graph_used: Mutex<Instant>,
+    /// Above this many chunks the graph is large ([`RepoIndex::graph_is_large`]).
+    large_graph: AtomicUsize,
+    /// An index round is running.
+    in_round: AtomicBool,
     /// Set when the repository is being removed or the daemon stops: rounds stop at the next file.
     cancelled: AtomicBool,
     /// Editor buffers standing in for files on disk (see [`RepoIndex::set_overlay`]).
@@ -60,6 +64,12 @@ pub struct RepoIndex {
 /// of the table) were added since the last time.
 const REPACK_MIN_ADDED: usize = if cfg!(test) { 40 } else { 4096 };
 
+/// Above this many chunks a repository's graph is large: building it reads every file's facts
+/// from the store (deno, 74k chunks: ~2 s; the 100k-file tree, 550k: tens of seconds and hundreds
+/// of MiB), so it is never rebuilt at each commit of a round, and the daemon never builds it on
+/// a query's path (bench/RESULTS.md, twenty-first and twenty-second sessions).
+pub const LARGE_GRAPH_CHUNKS: usize = 50_000;
+
 impl RepoIndex {
     /// Open the index of the repository at `root`: its store trees and the lexical index in
     /// `lexical_dir` (created when missing); the chunk and symbol tables are loaded from the store.
@@ -76,6 +86,8 @@ impl RepoIndex {
             graph: RwLock::new(None),
             graph_build: Mutex::new(()),
             graph_used: Mutex::new(Instant::now()),
+            large_graph: AtomicUsize::new(LARGE_GRAPH_CHUNKS),
+            in_round: AtomicBool::new(false),
             cancelled: AtomicBool::new(false),
             overlays: RwLock::new(HashMap::new()),
             walk_skips: RwLock::new(Default::default()),
@@ -230,6 +242,27 @@ impl RepoIndex {
         self.graph_build.try_lock().is_err()
     }
 
+    /// Whether the graph is too large to build on a query's path or at every commit (more than
+    /// [`LARGE_GRAPH_CHUNKS`] chunks, or what [`RepoIndex::set_large_graph_chunks`] set).
+    pub fn graph_is_large(&self) -> bool {
+        self.chunk_count() > self.large_graph.load(Ordering::Relaxed)
+    }
+
+    /// Where [`RepoIndex::graph_is_large`] begins (tests make a small repository large).
+    pub fn set_large_graph_chunks(&self, chunks: usize) {
+        self.large_graph.store(chunks, Ordering::Relaxed);
+    }
+
+    /// Whether an index round is running.
+    pub fn in_round(&self) -> bool {
+        self.in_round.load(Ordering::Relaxed)
+    }
+
+    /// Mark the start or end of a round.
+    pub(crate) fn set_in_round(&self, running: bool) {
+        self.in_round.store(running, Ordering::Relaxed);
+    }
+
     pub fn graph_resident(&self) -> bool {
         self.graph.read().expect("graph lock").is_some()
     }
@@ -339,12 +372,19 @@ impl RepoIndex {
     }
 
     /// A resident graph is rebuilt with the batch's facts (the store has them already); one not
-    /// in memory stays out until it is asked for.
+    /// in memory stays out until it is asked for. A large one is dropped instead (the next query
+    /// after the round builds it afresh, in the background): rebuilding it at every commit held
+    /// two graphs and their facts at once, over and over — 2.9 GiB during the 100k-file tree's
+    /// round, 18 s from a save to its answer there (bench/RESULTS.md, twenty-second session).
     fn update_graph(&self, batch: &StoreBatch) {
         let _build = self.graph_build.lock().expect("graph build lock");
         let Some(old) = self.graph.read().expect("graph lock").clone() else {
             return;
         };
+        if self.graph_is_large() {
+            self.graph.write().expect("graph lock").take();
+            return;
+        }
         let mut facts = old.all_facts().clone();
         drop(old);
         for (path, f) in &batch.facts {

@@ -176,7 +176,10 @@ impl RepoIndex {
         scope: Scope,
         sink: &dyn RoundSink,
     ) -> Result<Summary> {
-        index_repo(self, opts, scope, sink)
+        self.set_in_round(true);
+        let r = index_repo(self, opts, scope, sink);
+        self.set_in_round(false);
+        r
     }
 
     /// Compare the index's own lists — file records, chunk rows and texts, lexical documents, the

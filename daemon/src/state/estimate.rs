@@ -8,20 +8,25 @@ use std::time::Duration;
 /// Above this many files (not counting ignored ones) `patina add` says what indexing will cost.
 pub const LARGE_FILES: u64 = 50_000;
 
-/// Chunks per indexed file: the median of the measured repositories (cobra 13, sinatra 7,
-/// pytest 12, tokio 15; monorepos hold many small files).
-const CHUNKS_PER_FILE: u64 = 10;
-/// Lexical + symbol + graph indexing, release build, 2 cores: 1,027,759 chunks in 541 s.
-const LEXICAL_CHUNKS_PER_S: u64 = 1_900;
-/// The model's background pass (int8, in the daemon, 2 cores): 67–94 chunks/s measured.
-const MODEL_CHUNKS_PER_S: u64 = 80;
-/// The state on disk per chunk, history included, no model: store rows and texts, lexical index,
-/// graph facts (cobra: 3.0 MB for 846 chunks; koin: 18.1 MB for 7,245).
-const DISK_BYTES_PER_CHUNK: u64 = 3_000;
-/// Resident memory while indexing: an empty daemon plus the chunk tables and writer heap
-/// (1,176 MiB at 1M chunks, lexical).
+/// Chunks per indexed file, measured on real large trees (denoland/deno 5.0, the 100k-file tree
+/// of nine repositories 5.5; small repositories have more: cobra 13, tokio 15).
+const CHUNKS_PER_FILE: u64 = 6;
+/// Lexical + symbol + graph indexing, release build, 2 cores: the 100k-file tree's 552,556
+/// chunks in 153 s, deno's 74,220 in 21 s (~3,600/s; bench/RESULTS.md, twenty-second session).
+const LEXICAL_CHUNKS_PER_S: u64 = 3_000;
+/// The model's background pass (fp32, in the daemon, 2 cores, vector-index builds included):
+/// deno's 74,220 chunks in 28.4 min (44 chunks/s).
+const MODEL_CHUNKS_PER_S: u64 = 44;
+/// The state on disk per chunk, no model: sled rows and records, the chunk log, the lexical
+/// index, graph facts (the 100k-file tree: 790 MB for 552,556 chunks; deno: 102 MB for 74,220).
+const DISK_BYTES_PER_CHUNK: u64 = 1_500;
+/// What the model adds per chunk: its vector in the embedding cache (1,536 bytes) and the vector
+/// index (deno: 170 MB for 74,220 chunks).
+const MODEL_DISK_BYTES_PER_CHUNK: u64 = 2_300;
+/// Resident memory while indexing: an empty daemon plus the chunk tables, store and writer heap
+/// (the 100k-file tree's peak: 1,138 MiB at 552,556 chunks, no model).
 const BASE_MEMORY: u64 = 150 << 20;
-const MEMORY_BYTES_PER_CHUNK: u64 = 1_100;
+const MEMORY_BYTES_PER_CHUNK: u64 = 1_900;
 
 /// The expected cost of indexing a repository of `files` files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,7 +37,9 @@ pub struct Estimate {
     pub lexical: Duration,
     /// Until every chunk has a model vector (static vectors answer before).
     pub model: Duration,
+    /// On disk without the model's vectors, and what they add.
     pub disk_bytes: u64,
+    pub model_disk_bytes: u64,
     pub memory_bytes: u64,
 }
 
@@ -45,6 +52,7 @@ impl Estimate {
             lexical: Duration::from_secs(chunks.div_ceil(LEXICAL_CHUNKS_PER_S)),
             model: Duration::from_secs(chunks.div_ceil(MODEL_CHUNKS_PER_S)),
             disk_bytes: chunks * DISK_BYTES_PER_CHUNK,
+            model_disk_bytes: chunks * MODEL_DISK_BYTES_PER_CHUNK,
             memory_bytes: BASE_MEMORY + chunks * MEMORY_BYTES_PER_CHUNK,
         }
     }
@@ -64,7 +72,7 @@ impl Estimate {
             thousands(self.files),
             thousands(self.chunks),
             duration(self.lexical),
-            bytes(self.disk_bytes),
+            bytes(self.disk_bytes + if semantic { self.model_disk_bytes } else { 0 }),
             bytes(self.memory_bytes),
         );
         if semantic {
@@ -127,16 +135,18 @@ mod tests {
     #[test]
     fn the_estimate_grows_with_the_tree_and_reads_in_units_people_plan_by() {
         let e = Estimate::of(100_000);
-        assert_eq!(e.chunks, 1_000_000);
-        // The 1M-chunk lexical run took 541 s.
-        assert_eq!(e.lexical, Duration::from_secs(527));
+        assert_eq!(e.chunks, 600_000);
+        // The 100k-file tree's 552,556 chunks took 153 s.
+        assert_eq!(e.lexical, Duration::from_secs(200));
         assert!(e.model > Duration::from_secs(3 * 3600));
         let text = e.describe(true);
         assert!(text.contains("100,000 files"), "{text}");
-        assert!(text.contains("about 1,000,000 chunks"), "{text}");
-        assert!(text.contains("within about 9 min"), "{text}");
-        assert!(text.contains("3.5 h"), "{text}");
-        assert!(text.contains("2.8 GiB"), "{text}");
+        assert!(text.contains("about 600,000 chunks"), "{text}");
+        assert!(text.contains("within about 4 min"), "{text}");
+        assert!(text.contains("3.8 h"), "{text}");
+        // 1,500 + 2,300 bytes a chunk with the model, 1,500 without.
+        assert!(text.contains("2.1 GiB"), "{text}");
+        assert!(e.describe(false).contains("0.8 GiB") || e.describe(false).contains("858 MiB"));
         assert!(!Estimate::of(60_000).describe(false).contains("model"));
         assert!(Estimate::of(200_000).lexical > e.lexical);
     }

@@ -17,28 +17,20 @@ use patina_index::symbols::SymbolTable;
 use patina_index::vectors::{Snapshot, VectorIndex};
 use patina_index::{LexicalIndex, Phase, Progress, RepoIndex, Scope};
 
-/// Above this many chunks a repository's graph is never built on a query's path: building it
-/// reads every file's facts from the store (deno, 74k chunks: ~2 s; the 100k-file tree, 550k:
-/// the symbol oracle timed out on every identifier for 25 minutes and the graph oracle's
-/// neighbours cost every hybrid query 2–7 s, bench/RESULTS.md twenty-first session). Such a
-/// repository's graph answers (re-exports, neighbours, context) join once it is resident.
-const GRAPH_INLINE_CHUNKS: usize = 50_000;
-
-/// The graph a query may use: the resident one; else one built now for a repository small
-/// enough; else none, with a build started in the background for the next queries.
+/// The graph a query may use: the resident one; else one built now for a repository whose graph is not
+/// large ([`patina_index::repo::LARGE_GRAPH_CHUNKS`]: building it inline cost the 100k-file tree's
+/// symbol queries 25 minutes of timeouts and its hybrid queries 2–7 s, bench/RESULTS.md
+/// twenty-first session); else none, with a build started in the background for the next queries
+/// — not while a round runs, whose next commit would drop it.
 pub fn graph_for_query(repo: &Arc<Repo>) -> Option<Arc<patina_index::graph::GraphTable>> {
     let index = repo.index();
     if let Some(g) = index.resident_graph() {
         return Some(g);
     }
-    // `PATINA_TEST_GRAPH_INLINE_CHUNKS`: the tests' way to see a large repository's path.
-    let inline = patina_core::hooks::test_hook("PATINA_TEST_GRAPH_INLINE_CHUNKS")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(GRAPH_INLINE_CHUNKS);
-    if index.chunk_count() <= inline {
+    if !index.graph_is_large() {
         return Some(index.graph());
     }
-    if !index.graph_building() {
+    if !index.graph_building() && !index.in_round() {
         let repo = repo.clone();
         let spawned = std::thread::Builder::new()
             .name("patina-graph".into())
@@ -123,6 +115,13 @@ impl Repo {
             trees,
             &index_dir.join("lexical"),
         )?;
+        // `PATINA_TEST_GRAPH_INLINE_CHUNKS`: the tests' way to make a small repository's graph
+        // large (built in the background, left stale by a round's commits).
+        if let Some(n) = patina_core::hooks::test_hook("PATINA_TEST_GRAPH_INLINE_CHUNKS")
+            .and_then(|v| v.parse().ok())
+        {
+            index.set_large_graph_chunks(n);
+        }
         let vectors = VectorIndex::open(&index_dir.join("vectors.bin"));
         let history = HistoryStore::open(&index_dir.join("history.bin"));
         Ok(Repo {

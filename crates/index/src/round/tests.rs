@@ -108,6 +108,45 @@ fn a_record_pointing_at_a_missing_chunk_is_read_again() {
     );
 }
 
+/// A large repository's resident graph is not rebuilt at each commit of a round (two graphs and
+/// their facts at once, commit after commit): the round drops it; the next build has the round's
+/// facts.
+#[test]
+fn a_large_graph_is_dropped_by_a_round_not_rebuilt_at_each_commit() {
+    let (state, store, tree) = alpha_calls_beta();
+    let index = open_index(&state, &store, tree.path());
+    let sink = Recorder::default();
+    index
+        .index_round(&graph_opts(), Scope::Full, &sink)
+        .unwrap();
+    index.set_large_graph_chunks(0);
+    let before = index.graph();
+    assert!(index.graph_resident());
+    let root = tree.path();
+    std::fs::write(root.join("src/a.rs"), "pub fn alpha() {\n    gamma();\n}\n").unwrap();
+    std::fs::write(root.join("src/b.rs"), "pub fn gamma() {}\n").unwrap();
+    index
+        .index_round(&graph_opts(), Scope::Full, &sink)
+        .unwrap();
+    assert!(!index.in_round());
+    assert!(!index.graph_resident(), "dropped by the round");
+    assert!(
+        before.references("gamma", true).is_empty(),
+        "a graph in use is left as it was"
+    );
+    assert!(!index.graph().references("gamma", true).is_empty());
+
+    // A small repository's resident graph follows each commit.
+    index.set_large_graph_chunks(usize::MAX);
+    std::fs::write(root.join("src/a.rs"), "pub fn alpha() {\n    delta();\n}\n").unwrap();
+    std::fs::write(root.join("src/b.rs"), "pub fn delta() {}\n").unwrap();
+    index
+        .index_round(&graph_opts(), Scope::Full, &sink)
+        .unwrap();
+    assert!(index.graph_resident());
+    assert!(!index.graph().references("delta", true).is_empty());
+}
+
 /// A round that adds many chunks leaves the tables laid out afresh once, with the same rows
 /// and the same symbols; a small edit after it does not trigger it again.
 #[test]
