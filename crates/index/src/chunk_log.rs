@@ -127,7 +127,6 @@ impl ChunkLog {
             let path = dir.join(file_name(repo, generation));
             let file = OpenOptions::new()
                 .read(true)
-                .append(false)
                 .write(true)
                 .open(&path)
                 .with_context(|| {

@@ -258,9 +258,17 @@ impl RepoIndex {
         self.in_round.load(Ordering::Relaxed)
     }
 
-    /// Mark the start or end of a round.
-    pub(crate) fn set_in_round(&self, running: bool) {
-        self.in_round.store(running, Ordering::Relaxed);
+    /// Mark a round as running until the guard is dropped (also when the round fails or panics,
+    /// so a graph build is never held back for good).
+    pub(crate) fn round_running(&self) -> impl Drop + '_ {
+        struct Running<'a>(&'a AtomicBool);
+        impl Drop for Running<'_> {
+            fn drop(&mut self) {
+                self.0.store(false, Ordering::Relaxed);
+            }
+        }
+        self.in_round.store(true, Ordering::Relaxed);
+        Running(&self.in_round)
     }
 
     pub fn graph_resident(&self) -> bool {

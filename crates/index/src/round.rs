@@ -176,10 +176,8 @@ impl RepoIndex {
         scope: Scope,
         sink: &dyn RoundSink,
     ) -> Result<Summary> {
-        self.set_in_round(true);
-        let r = index_repo(self, opts, scope, sink);
-        self.set_in_round(false);
-        r
+        let _running = self.round_running();
+        index_repo(self, opts, scope, sink)
     }
 
     /// Compare the index's own lists — file records, chunk rows and texts, lexical documents, the

@@ -6,9 +6,11 @@
 //! [`FileRecord`]), `chunks/<id>` (chunk id → where its [`ChunkMeta`] and its text are in the
 //! repository's chunk log, `chunks/<id>.<generation>` beside sled: [`ChunkLog`]; releases before
 //! the twenty-second session kept the JSON metadata in the row and the text in a `texts/<id>`
-//! tree, moved out when the repository is opened), `graph/<id>` (path → [`FileFacts`], the file's references, imports and type relations, in
+//! tree, moved out when the repository is opened), `graph/<id>` (path → [`FileFacts`], the
+//! file's references, imports and type relations, in
 //! [`FileFacts::encode`]'s compact binary form; JSON records of earlier versions are still read).
-//! Daemon-wide: `sessions`, `notes`, `feedback` (id → [`FeedbackRecord`]) and `marks`. The embedding cache is not in sled but beside it, in the store
+//! Daemon-wide: `sessions`, `notes`, `feedback` (id → [`FeedbackRecord`]) and `marks`. The
+//! embedding cache is not in sled but beside it, in the store
 //! directory's `embeddings/` ([`EmbeddingCache`]); a store whose `embeddings` tree an earlier
 //! release filled has it moved there when it is opened.
 
@@ -458,15 +460,13 @@ impl RepoTrees {
             .flat_map(|(meta, (_, _, text))| [meta.as_slice(), text.as_bytes()])
             .collect();
         let places = self.log.append(&items)?;
-        // The blocks rows stop pointing at.
-        let touched: HashSet<u64> = batch
-            .removed_chunks
-            .iter()
-            .chain(batch.added_chunks.iter().map(|(id, _, _)| id))
-            .copied()
-            .collect();
+        // The blocks rows stop pointing at: a round removes a chunk before it writes it again, so
+        // the removed ids are the rows replaced (no lookup per added chunk on a bulk round's path;
+        // should an id be overwritten without, only the garbage count is low until the next open
+        // counts it afresh).
+        let removed: HashSet<u64> = batch.removed_chunks.iter().copied().collect();
         let mut replaced = Vec::new();
-        for id in touched {
+        for id in removed {
             if let Some(row) = self.chunks.get(id.to_be_bytes())? {
                 replaced.extend(ChunkRow::decode(&row));
             }
