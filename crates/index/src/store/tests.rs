@@ -1,5 +1,20 @@
 use super::*;
 
+/// Open the store in `dir` once an earlier handle's lock is gone: sled's flusher thread lets go of
+/// a dropped database a moment after the drop.
+fn reopen(dir: &Path) -> Store {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match Store::open(dir) {
+            Ok(store) => return store,
+            Err(e) if std::time::Instant::now() < deadline && format!("{e:#}").contains("lock") => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            Err(e) => panic!("{e:#}"),
+        }
+    }
+}
+
 #[test]
 fn an_embedding_cache_kept_in_sled_by_an_earlier_release_is_moved_out() {
     let dir = tempfile::tempdir().unwrap();
@@ -15,7 +30,7 @@ fn an_embedding_cache_kept_in_sled_by_an_earlier_release_is_moved_out() {
         }
         db.flush().unwrap();
     }
-    let store = Store::open(dir.path()).unwrap();
+    let store = reopen(dir.path());
     let cache = store.embeddings();
     assert_eq!(cache.len(), 3000);
     for n in [0, 17, 1024, 2999] {
@@ -84,7 +99,7 @@ fn chunks_kept_in_sled_by_an_earlier_release_are_moved_out() {
             .unwrap();
         db.flush().unwrap();
     }
-    let store = Store::open(dir.path()).unwrap();
+    let store = reopen(dir.path());
     let trees = store.repo_trees("r").unwrap();
     assert_eq!(trees.text(1234).unwrap().as_deref(), Some("fn f1234() {}"));
     let metas: HashMap<u64, ChunkMeta> = trees.chunk_metas().unwrap().into_iter().collect();
@@ -99,7 +114,7 @@ fn chunks_kept_in_sled_by_an_earlier_release_are_moved_out() {
     drop(trees);
     drop(store);
     // Reopened, the chunks are read from their log.
-    let store = Store::open(dir.path()).unwrap();
+    let store = reopen(dir.path());
     let trees = store.repo_trees("r").unwrap();
     assert_eq!(trees.text(7).unwrap().as_deref(), Some("fn f7() {}"));
     assert_eq!(trees.chunk_metas().unwrap().len(), 2499);
@@ -108,7 +123,7 @@ fn chunks_kept_in_sled_by_an_earlier_release_are_moved_out() {
 #[test]
 fn replaced_chunks_are_compacted_away_and_rm_deletes_the_log() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = reopen(dir.path());
     let trees = store.repo_trees("r").unwrap();
     let write = |round: u64, removed: Vec<u64>| {
         let added_chunks = (0..40u64)
@@ -156,7 +171,7 @@ fn replaced_chunks_are_compacted_away_and_rm_deletes_the_log() {
     // A reopen finds them where the compaction put them.
     drop(trees);
     drop(store);
-    let store = Store::open(dir.path()).unwrap();
+    let store = reopen(dir.path());
     let trees = store.repo_trees("r").unwrap();
     assert_eq!(trees.text(5039).unwrap().unwrap(), noise(5039, 4096));
     let logs = dir.path().join("chunks");
