@@ -203,12 +203,16 @@ def measure(args):
     model = not args.no_model
     if model:
         os.symlink(models_dir(), os.path.join(home, "models"))
+    if args.precision:
+        with open(os.path.join(home, "config.toml"), "w") as f:
+            f.write(f'[semantic]\nprecision = "{args.precision}"\n')
     p = Patina(args.bin, home, model)
     git(repo, "checkout", "-q", "-f", NEW_BRANCH)
     files = len(git(repo, "ls-files", "-z").split(b"\0")) - 1
     source = int(subprocess.run(["du", "-sb", "--exclude=.git", repo], capture_output=True,
                                 text=True).stdout.split()[0])
-    res = {"repo": repo, "files": files, "source_bytes": source, "model": model}
+    res = {"repo": repo, "files": files, "source_bytes": source, "model": model,
+           "precision": args.precision or "fp32"}
     log = lambda m: print(f"[{time.strftime('%H:%M:%S')}] {m}", file=sys.stderr, flush=True)
 
     p.run("daemon", "start")
@@ -385,6 +389,8 @@ def main():
     m.add_argument("--work", required=True, help="scratch dir for PATINA_HOME (emptied)")
     m.add_argument("--bin", default="target/release")
     m.add_argument("--no-model", action="store_true")
+    m.add_argument("--precision", choices=["fp32", "int8"],
+                   help="the model's `[semantic] precision` (default: the daemon's, fp32)")
     m.add_argument("--model-timeout", type=float, default=0,
                    help="stop waiting for the model's pass after this many seconds from add")
     m.add_argument("--switch-timeout", type=float, default=7200)

@@ -63,8 +63,13 @@ impl BlockLoc {
         })
     }
 
+    /// Bytes of the block on disk.
     pub fn len(&self) -> u64 {
         self.len as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     pub fn generation(&self) -> u32 {

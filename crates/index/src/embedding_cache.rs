@@ -1,6 +1,9 @@
 //! The embedding cache: a hash of exactly what was embedded (model, context and text) → the
-//! model's exact `f32` vector, shared by every repository and kept across restarts, branches and
-//! `patina rm`, so an unchanged chunk is embedded once.
+//! model's vector as 8-bit integers and one scale (the form the vector index keeps it in, see
+//! [`crate::vectors`]), shared by every repository and kept across restarts, branches and
+//! `patina rm`, so an unchanged chunk is embedded once. 8-bit, a vector is 428 bytes on disk
+//! instead of 1,576 as `f32`: with exact vectors the cache alone was more than the source it
+//! indexes (bench/RESULTS.md, twenty-third session).
 //!
 //! Two append-only files in a directory of their own, read with positioned reads: the vectors
 //! stay in the operating system's page cache, not in the daemon's heap. The process holds only a
@@ -9,7 +12,9 @@
 //! repository that brought them was removed — bench/RESULTS.md, twelfth and thirteenth sessions.)
 //!
 //! - `vectors`: a format line, the dimension (`u32` LE), then fixed-size records: the key (32
-//!   bytes), the vector (`dim` × `f32` LE) and the first 8 bytes of the blake3 of both.
+//!   bytes), the scale (`f32` LE), the integers (`dim` × `i8`) and the first 8 bytes of the
+//!   blake3 of all three. A file of the first format (exact `f32` vectors) is converted in place
+//!   at open: written beside, synced, renamed over it; the `keys` file does not change.
 //! - `keys`: the first 8 bytes of each record's key, in record order: what a start reads to
 //!   rebuild the map (8 bytes a vector instead of the whole file).
 //!
@@ -29,8 +34,11 @@ use std::sync::{Arc, Mutex, RwLock};
 use anyhow::{Context, Result};
 
 /// The first bytes of `vectors`.
-const FORMAT: &[u8] = b"patina-embedding-cache-1\n";
+const FORMAT: &[u8] = b"patina-embedding-cache-2\n";
+/// The first format: exact `f32` vectors (converted at open).
+const FORMAT_F32: &[u8] = b"patina-embedding-cache-1\n";
 const HEADER: u64 = FORMAT.len() as u64 + 4;
+const SCALE: usize = 4;
 const KEY: usize = 32;
 const CHECK: usize = 8;
 /// Larger is not an embedding: the header is damaged.
@@ -63,6 +71,33 @@ fn prefix(key: &[u8; 32]) -> u64 {
     u64::from_le_bytes(key[..8].try_into().expect("8 bytes"))
 }
 
+/// Bytes of one record of `dim` components.
+fn record_len(dim: usize) -> usize {
+    KEY + SCALE + dim + CHECK
+}
+
+/// `v` as a record's scale and integers.
+fn encode(v: &[f32], out: &mut Vec<u8>) {
+    let (q, scale) = crate::vectors::quantize(v);
+    out.extend_from_slice(&scale.to_le_bytes());
+    out.extend(q.iter().map(|&x| x as u8));
+}
+
+/// A record's scale and integers as the vector they stand for.
+fn decode(bytes: &[u8]) -> Vec<f32> {
+    let (scale, q) = bytes.split_at(SCALE);
+    let scale = f32::from_le_bytes(scale.try_into().expect("4 bytes"));
+    q.iter().map(|&x| f32::from(x as i8) * scale).collect()
+}
+
+/// The vector the cache gives back for `v`: what a caller keeps in memory beside the cache, so a
+/// vector computed now and one read back after a restart are the same numbers.
+pub fn as_stored(v: &[f32]) -> Vec<f32> {
+    let mut b = Vec::with_capacity(SCALE + v.len());
+    encode(v, &mut b);
+    decode(&b)
+}
+
 fn check(key: &[u8], vector: &[u8]) -> [u8; CHECK] {
     let mut h = blake3::Hasher::new();
     h.update(key);
@@ -93,12 +128,22 @@ impl EmbeddingCache {
         let keys = open(&kpath)?;
 
         let mut header = vec![0u8; HEADER as usize];
-        let vlen = vectors.metadata()?.len();
-        let dim = if vlen >= HEADER
-            && vectors.read_exact_at(&mut header, 0).is_ok()
-            && &header[..FORMAT.len()] == FORMAT
-        {
-            u32::from_le_bytes(header[FORMAT.len()..].try_into().expect("4 bytes")) as usize
+        let mut vlen = vectors.metadata()?.len();
+        let readable = vlen >= HEADER && vectors.read_exact_at(&mut header, 0).is_ok();
+        let dim_in =
+            |h: &[u8]| u32::from_le_bytes(h[FORMAT.len()..].try_into().expect("4")) as usize;
+        let mut vectors = vectors;
+        let dim = if readable && &header[..FORMAT.len()] == FORMAT {
+            dim_in(&header)
+        } else if readable && &header[..FORMAT.len()] == FORMAT_F32 {
+            let dim = dim_in(&header);
+            if dim == 0 || dim > MAX_DIM {
+                0
+            } else {
+                vectors = convert_f32(dir, &vpath, &vectors, dim)?;
+                vlen = vectors.metadata()?.len();
+                dim
+            }
         } else {
             0
         };
@@ -120,7 +165,7 @@ impl EmbeddingCache {
                 0,
             ));
         }
-        let record = (KEY + 4 * dim + CHECK) as u64;
+        let record = record_len(dim) as u64;
         let mut prefixes = Vec::new();
         File::open(&kpath)
             .with_context(|| format!("opening {}", kpath.display()))?
@@ -180,8 +225,7 @@ impl EmbeddingCache {
             Some(&n) => n,
             None => return Ok(None),
         };
-        let dim = self.dim();
-        let len = KEY + 4 * dim + CHECK;
+        let len = record_len(self.dim());
         let mut buf = vec![0u8; len];
         self.inner
             .vectors
@@ -193,7 +237,7 @@ impl EmbeddingCache {
                 )
             })?;
         let (k, rest) = buf.split_at(KEY);
-        let (v, c) = rest.split_at(4 * dim);
+        let (v, c) = rest.split_at(rest.len() - CHECK);
         if c != check(k, v) {
             // Torn by a crash or damaged on disk: forget it, so the vector is cached again once
             // the chunk is embedded again.
@@ -207,11 +251,7 @@ impl EmbeddingCache {
             // Another key with the same first 8 bytes.
             return Ok(None);
         }
-        Ok(Some(
-            v.chunks_exact(4)
-                .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")))
-                .collect(),
-        ))
+        Ok(Some(decode(v)))
     }
 
     /// Cache `items`. Keys already cached are left as they are; a vector of another dimension than
@@ -254,9 +294,7 @@ impl EmbeddingCache {
                 }
                 let start = records.len();
                 records.extend_from_slice(key);
-                for x in v.iter() {
-                    records.extend_from_slice(&x.to_le_bytes());
-                }
+                encode(v, &mut records);
                 let c = check(key, &records[start + KEY..]);
                 records.extend_from_slice(&c);
                 keys.extend_from_slice(&key[..8]);
@@ -275,7 +313,7 @@ impl EmbeddingCache {
         if let Err(e) = written {
             // A short write (a full disk) must not shift every later record: cut both files back
             // to the records they held.
-            let record = (KEY + 4 * dim + CHECK) as u64;
+            let record = record_len(dim) as u64;
             let _ = self.inner.vectors.set_len(HEADER + w.records * record);
             let _ = w.keys.set_len(w.records * 8);
             return Err(e).with_context(err);
@@ -306,6 +344,61 @@ impl EmbeddingCache {
     }
 }
 
+/// Convert a `vectors` file of exact `f32` vectors to 8-bit records, in record order (the `keys`
+/// file stays valid): written beside it, synced, then renamed over it, so a crash on the way
+/// leaves the old file to convert at the next open. A record that failed its checksum stays a
+/// miss. Returns the converted file, open as [`EmbeddingCache::open`] opens it.
+fn convert_f32(dir: &Path, vpath: &Path, old: &File, dim: usize) -> Result<File> {
+    use std::io::{BufReader, BufWriter, Seek, SeekFrom};
+    let tmp = dir.join("vectors.converting");
+    let old_len = old.metadata()?.len();
+    let old_record = KEY + 4 * dim + CHECK;
+    let records = (old_len - HEADER) / old_record as u64;
+    let mut reader = BufReader::with_capacity(1 << 20, old.try_clone()?);
+    reader.seek(SeekFrom::Start(HEADER))?;
+    let out = File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    let mut w = BufWriter::with_capacity(1 << 20, &out);
+    w.write_all(FORMAT)?;
+    w.write_all(&(dim as u32).to_le_bytes())?;
+    let mut buf = vec![0u8; old_record];
+    let mut rec = Vec::with_capacity(record_len(dim));
+    let mut v = vec![0f32; dim];
+    for _ in 0..records {
+        reader.read_exact(&mut buf)?;
+        let (k, rest) = buf.split_at(KEY);
+        let (bytes, c) = rest.split_at(4 * dim);
+        for (x, b) in v.iter_mut().zip(bytes.chunks_exact(4)) {
+            *x = f32::from_le_bytes(b.try_into().expect("4 bytes"));
+        }
+        rec.clear();
+        rec.extend_from_slice(k);
+        encode(&v, &mut rec);
+        let sum = if c == check(k, bytes) {
+            check(k, &rec[KEY..])
+        } else {
+            [0; CHECK] // stays a miss
+        };
+        rec.extend_from_slice(&sum);
+        w.write_all(&rec)?;
+    }
+    w.flush()?;
+    drop(w);
+    out.sync_all()?;
+    std::fs::rename(&tmp, vpath).with_context(|| format!("replacing {}", vpath.display()))?;
+    tracing::info!(
+        vectors = records,
+        before_bytes = old_len,
+        after_bytes = HEADER + records * record_len(dim) as u64,
+        "the embedding cache at {} now holds 8-bit vectors",
+        dir.display()
+    );
+    OpenOptions::new()
+        .read(true)
+        .append(true)
+        .open(vpath)
+        .with_context(|| format!("opening {}", vpath.display()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,14 +418,110 @@ mod tests {
         assert!(c.get(&key(1)).unwrap().is_none());
         let (a, b) = (vector(1, 4), vector(2, 4));
         c.put_many(&[(key(1), &a), (key(2), &b)]).unwrap();
-        assert_eq!(c.get(&key(1)).unwrap(), Some(a.clone()));
-        assert_eq!(c.get(&key(2)).unwrap(), Some(b.clone()));
+        assert_eq!(c.get(&key(1)).unwrap(), Some(as_stored(&a)));
+        assert_eq!(c.get(&key(2)).unwrap(), Some(as_stored(&b)));
         assert!(c.get(&key(3)).unwrap().is_none());
         drop(c);
         let c = EmbeddingCache::open(dir.path()).unwrap();
         assert_eq!(c.len(), 2);
-        assert_eq!(c.get(&key(1)).unwrap(), Some(a));
-        assert_eq!(c.get(&key(2)).unwrap(), Some(b));
+        assert_eq!(c.get(&key(1)).unwrap(), Some(as_stored(&a)));
+        assert_eq!(c.get(&key(2)).unwrap(), Some(as_stored(&b)));
+    }
+
+    fn unit(n: u8, dim: usize) -> Vec<f32> {
+        let v: Vec<f32> = (0..dim)
+            .map(|i| ((n as f32 + 1.0) * (i as f32 + 0.5)).sin())
+            .collect();
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter().map(|x| x / norm).collect()
+    }
+
+    #[test]
+    fn a_vector_comes_back_within_a_hair_of_the_exact_one_and_as_the_index_stores_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        let exact: Vec<Vec<f32>> = (0..20).map(|n| unit(n, 384)).collect();
+        let items: Vec<([u8; 32], &[f32])> = exact
+            .iter()
+            .enumerate()
+            .map(|(n, v)| (key(n as u8), v.as_slice()))
+            .collect();
+        c.put_many(&items).unwrap();
+        for (n, v) in exact.iter().enumerate() {
+            let back = c.get(&key(n as u8)).unwrap().expect("cached");
+            let cos = crate::vectors::dot(v, &back) / crate::vectors::dot(&back, &back).sqrt();
+            assert!(cos > 0.9999, "vector {n}: cosine {cos} to the exact one");
+            // The vector index quantizes what it is given: the same integers either way.
+            assert_eq!(
+                crate::vectors::quantize(&back).0,
+                crate::vectors::quantize(v).0,
+                "vector {n}"
+            );
+        }
+        let bytes = std::fs::metadata(dir.path().join("vectors")).unwrap().len();
+        assert_eq!(
+            bytes,
+            HEADER + 20 * (32 + 4 + 384 + 8),
+            "428 bytes a vector"
+        );
+    }
+
+    /// A `vectors` file as the first format wrote it: exact `f32` vectors.
+    fn write_f32_cache(dir: &Path, vectors: &[([u8; 32], Vec<f32>)]) {
+        let dim = vectors[0].1.len();
+        let mut file = FORMAT_F32.to_vec();
+        file.extend_from_slice(&(dim as u32).to_le_bytes());
+        let mut keys = Vec::new();
+        for (k, v) in vectors {
+            let start = file.len();
+            file.extend_from_slice(k);
+            for x in v {
+                file.extend_from_slice(&x.to_le_bytes());
+            }
+            let c = check(k, &file[start + KEY..]);
+            file.extend_from_slice(&c);
+            keys.extend_from_slice(&k[..8]);
+        }
+        std::fs::write(dir.join("vectors"), file).unwrap();
+        std::fs::write(dir.join("keys"), keys).unwrap();
+    }
+
+    #[test]
+    fn a_cache_of_exact_vectors_is_converted_in_place_and_keeps_every_vector() {
+        let dir = tempfile::tempdir().unwrap();
+        let old: Vec<([u8; 32], Vec<f32>)> = (0..10).map(|n| (key(n), unit(n, 16))).collect();
+        write_f32_cache(dir.path(), &old);
+        // Record 3 damaged on disk: it must stay a miss, not become a valid wrong vector.
+        let v = dir.path().join("vectors");
+        let f = OpenOptions::new().read(true).write(true).open(&v).unwrap();
+        let at = HEADER + 3 * (KEY + 4 * 16 + CHECK) as u64 + KEY as u64 + 1;
+        f.write_all_at(&[0x5a], at).unwrap();
+        drop(f);
+        let before = std::fs::metadata(&v).unwrap().len();
+
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        assert_eq!(c.len(), 10);
+        for (n, (k, vec)) in old.iter().enumerate() {
+            let got = c.get(k).unwrap();
+            if n == 3 {
+                assert!(got.is_none(), "the damaged record is a miss");
+            } else {
+                assert_eq!(got, Some(as_stored(vec)), "record {n}");
+            }
+        }
+        let after = std::fs::metadata(&v).unwrap().len();
+        assert_eq!(after, HEADER + 10 * record_len(16) as u64);
+        assert!(after * 3 < before * 2, "{before} → {after} bytes");
+        assert!(!dir.path().join("vectors.converting").exists());
+        // It goes on in the new format, across a reopen.
+        c.put_many(&[(key(3), &unit(3, 16)), (key(50), &unit(50, 16))])
+            .unwrap();
+        drop(c);
+        let c = EmbeddingCache::open(dir.path()).unwrap();
+        assert_eq!(c.len(), 11);
+        assert_eq!(c.get(&key(3)).unwrap(), Some(as_stored(&unit(3, 16))));
+        assert_eq!(c.get(&key(50)).unwrap(), Some(as_stored(&unit(50, 16))));
+        assert_eq!(c.get(&key(9)).unwrap(), Some(as_stored(&old[9].1)));
     }
 
     #[test]
@@ -343,9 +532,9 @@ mod tests {
         c.put_many(&[(key(1), &a), (key(1), &b)]).unwrap();
         c.put_many(&[(key(1), &b)]).unwrap();
         assert_eq!(c.len(), 1);
-        assert_eq!(c.get(&key(1)).unwrap(), Some(a));
+        assert_eq!(c.get(&key(1)).unwrap(), Some(as_stored(&a)));
         let bytes = std::fs::metadata(dir.path().join("vectors")).unwrap().len();
-        assert_eq!(bytes, HEADER + (KEY + 12 + CHECK) as u64);
+        assert_eq!(bytes, HEADER + record_len(3) as u64);
     }
 
     #[test]
@@ -355,7 +544,7 @@ mod tests {
         c.put_many(&[(key(1), &vector(1, 4)), (key(2), &vector(2, 5))])
             .unwrap();
         c.put_many(&[(key(3), &vector(3, 5))]).unwrap();
-        assert_eq!(c.get(&key(1)).unwrap(), Some(vector(1, 4)));
+        assert_eq!(c.get(&key(1)).unwrap(), Some(as_stored(&vector(1, 4))));
         assert!(c.get(&key(2)).unwrap().is_none());
         assert!(c.get(&key(3)).unwrap().is_none());
         drop(c);
@@ -364,7 +553,7 @@ mod tests {
         c.put_many(&[(key(3), &vector(3, 5)), (key(4), &vector(4, 4))])
             .unwrap();
         assert!(c.get(&key(3)).unwrap().is_none());
-        assert_eq!(c.get(&key(4)).unwrap(), Some(vector(4, 4)));
+        assert_eq!(c.get(&key(4)).unwrap(), Some(as_stored(&vector(4, 4))));
     }
 
     #[test]
@@ -394,14 +583,18 @@ mod tests {
         let c = EmbeddingCache::open(dir.path()).unwrap();
         assert_eq!(c.len(), 4);
         for n in 0..4 {
-            assert_eq!(c.get(&key(n)).unwrap(), Some(vector(n, 4)), "record {n}");
+            assert_eq!(
+                c.get(&key(n)).unwrap(),
+                Some(as_stored(&vector(n, 4))),
+                "record {n}"
+            );
         }
         assert!(c.get(&key(4)).unwrap().is_none());
         // And the cache goes on from there.
         c.put_many(&[(key(4), &vector(4, 4))]).unwrap();
         drop(c);
         let c = EmbeddingCache::open(dir.path()).unwrap();
-        assert_eq!(c.get(&key(4)).unwrap(), Some(vector(4, 4)));
+        assert_eq!(c.get(&key(4)).unwrap(), Some(as_stored(&vector(4, 4))));
     }
 
     #[test]
@@ -421,13 +614,13 @@ mod tests {
         drop(f);
         let c = EmbeddingCache::open(dir.path()).unwrap();
         assert!(c.get(&key(1)).unwrap().is_none());
-        assert_eq!(c.get(&key(2)).unwrap(), Some(vector(2, 4)));
+        assert_eq!(c.get(&key(2)).unwrap(), Some(as_stored(&vector(2, 4))));
         // A damaged record is replaced by a new one once the chunk is embedded again.
         c.put_many(&[(key(1), &vector(1, 4))]).unwrap();
-        assert_eq!(c.get(&key(1)).unwrap(), Some(vector(1, 4)));
+        assert_eq!(c.get(&key(1)).unwrap(), Some(as_stored(&vector(1, 4))));
         drop(c);
         let c = EmbeddingCache::open(dir.path()).unwrap();
-        assert_eq!(c.get(&key(1)).unwrap(), Some(vector(1, 4)));
+        assert_eq!(c.get(&key(1)).unwrap(), Some(as_stored(&vector(1, 4))));
     }
 
     #[test]
@@ -440,7 +633,7 @@ mod tests {
         c.put_many(&[(key(1), &vector(1, 8))]).unwrap();
         drop(c);
         let c = EmbeddingCache::open(dir.path()).unwrap();
-        assert_eq!(c.get(&key(1)).unwrap(), Some(vector(1, 8)));
+        assert_eq!(c.get(&key(1)).unwrap(), Some(as_stored(&vector(1, 8))));
     }
 
     #[test]
@@ -454,7 +647,7 @@ mod tests {
                     for n in 0..50u8 {
                         let id = t * 50 + n;
                         c.put_many(&[(key(id), &vector(id, 4))]).unwrap();
-                        assert_eq!(c.get(&key(id)).unwrap(), Some(vector(id, 4)));
+                        assert_eq!(c.get(&key(id)).unwrap(), Some(as_stored(&vector(id, 4))));
                     }
                 });
             }
@@ -463,7 +656,7 @@ mod tests {
         let c = EmbeddingCache::open(dir.path()).unwrap();
         assert_eq!(c.len(), 200);
         for id in 0..200u8 {
-            assert_eq!(c.get(&key(id)).unwrap(), Some(vector(id, 4)));
+            assert_eq!(c.get(&key(id)).unwrap(), Some(as_stored(&vector(id, 4))));
         }
     }
 }

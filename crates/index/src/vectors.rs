@@ -13,8 +13,9 @@
 //!
 //! Vectors are held as 8-bit integers with one scale each ([`Vector`]): a quarter of the memory
 //! of `f32` (384 bytes a chunk instead of 1,536). A query stays `f32` and is scored against the
-//! stored integers (asymmetric), which keeps cosines within ~0.005 of the exact ones; the
-//! embedding cache keeps the exact vectors.
+//! stored integers (asymmetric), which keeps cosines within ~0.005 of the exact ones. The
+//! embedding cache stores the same integers and scale, so a vector read back from it is stored
+//! here with the same integers as the one the model computed.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -81,7 +82,7 @@ impl Point for Vector {
 }
 
 /// `v` as integers (largest magnitude ±127) and the scale that maps them back.
-fn quantize(v: &[f32]) -> (Vec<i8>, f32) {
+pub(crate) fn quantize(v: &[f32]) -> (Vec<i8>, f32) {
     let max = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
     if max == 0.0 || !max.is_finite() {
         return (vec![0; v.len()], 0.0);

@@ -20,6 +20,7 @@ use patina_core::eta::Throughput;
 use patina_embed::{
     DIM, Embedder, Lexicon, MODEL_NAME, ModelPaths, Precision, QueryCache, StaticTable,
 };
+use patina_index::embedding_cache::as_stored;
 use patina_index::store::EmbeddingCache;
 use slot::Slot;
 
@@ -531,7 +532,15 @@ impl Semantic {
                 .map(|(m, v)| (m.1, v.as_slice()))
                 .collect();
             self.cache.put_many(&items)?;
-            done.extend(missing.iter().map(|m| m.0.clone()).zip(vectors));
+            // Kept as the cache gives them back, so a history restored after a restart ranks
+            // with the same numbers.
+            done.extend(
+                missing.iter().map(|m| m.0.clone()).zip(
+                    vectors
+                        .iter()
+                        .map(|v| as_stored(v).try_into().expect("DIM floats")),
+                ),
+            );
         }
         let n = done.len();
         repo.messages().insert(done);

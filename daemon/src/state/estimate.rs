@@ -20,9 +20,9 @@ const MODEL_CHUNKS_PER_S: u64 = 44;
 /// The state on disk per chunk, no model: sled rows and records, the chunk log, the lexical
 /// index, graph facts (the 100k-file tree: 790 MB for 552,556 chunks; deno: 102 MB for 74,220).
 const DISK_BYTES_PER_CHUNK: u64 = 1_500;
-/// What the model adds per chunk: its vector in the embedding cache (1,536 bytes) and the vector
-/// index (deno: 170 MB for 74,220 chunks).
-const MODEL_DISK_BYTES_PER_CHUNK: u64 = 2_300;
+/// What the model adds per chunk: its 8-bit vector in the embedding cache (428 bytes) and in the
+/// vector index with its graph (deno: 53 MB for 74,220 chunks, ~720 bytes).
+const MODEL_DISK_BYTES_PER_CHUNK: u64 = 1_150;
 /// Resident memory while indexing: an empty daemon plus the chunk tables, store and writer heap
 /// (the 100k-file tree's peak: 1,138 MiB at 552,556 chunks, no model).
 const BASE_MEMORY: u64 = 150 << 20;
@@ -144,8 +144,8 @@ mod tests {
         assert!(text.contains("about 600,000 chunks"), "{text}");
         assert!(text.contains("within about 4 min"), "{text}");
         assert!(text.contains("3.8 h"), "{text}");
-        // 1,500 + 2,300 bytes a chunk with the model, 1,500 without.
-        assert!(text.contains("2.1 GiB"), "{text}");
+        // 1,500 + 1,150 bytes a chunk with the model, 1,500 without.
+        assert!(text.contains("1.5 GiB"), "{text}");
         assert!(e.describe(false).contains("0.8 GiB") || e.describe(false).contains("858 MiB"));
         assert!(!Estimate::of(60_000).describe(false).contains("model"));
         assert!(Estimate::of(200_000).lexical > e.lexical);

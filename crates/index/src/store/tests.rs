@@ -34,7 +34,11 @@ fn an_embedding_cache_kept_in_sled_by_an_earlier_release_is_moved_out() {
     let cache = store.embeddings();
     assert_eq!(cache.len(), 3000);
     for n in [0, 17, 1024, 2999] {
-        assert_eq!(cache.get(&key(n)).unwrap(), Some(vector(n)), "vector {n}");
+        assert_eq!(
+            cache.get(&key(n)).unwrap(),
+            Some(crate::embedding_cache::as_stored(&vector(n))),
+            "vector {n}"
+        );
     }
     assert!(
         !store
@@ -47,7 +51,10 @@ fn an_embedding_cache_kept_in_sled_by_an_earlier_release_is_moved_out() {
     // The files hold them (a store opened again reads them from there).
     let again = EmbeddingCache::open(&dir.path().join("embeddings")).unwrap();
     assert_eq!(again.len(), 3000);
-    assert_eq!(again.get(&key(7)).unwrap(), Some(vector(7)));
+    assert_eq!(
+        again.get(&key(7)).unwrap(),
+        Some(crate::embedding_cache::as_stored(&vector(7)))
+    );
 }
 
 fn meta(path: &str, n: u32) -> ChunkMeta {

@@ -5,6 +5,7 @@ use std::sync::{Arc, mpsc};
 
 use anyhow::Result;
 use patina_embed::DIM;
+use patina_index::embedding_cache::as_stored;
 
 use super::Sessions;
 
@@ -41,7 +42,8 @@ impl Sessions {
             _ => {
                 let v = self.semantic.embed_query(&text)?;
                 self.cache.put_many(&[(key, &v[..])])?;
-                v
+                // What the cache gives back after a restart: the same numbers either way.
+                as_stored(&v).try_into().expect("DIM floats")
             }
         };
         if let Some(d) = self
