@@ -27,7 +27,12 @@ none with --no-model), adds the repository and reports, with the release build:
 - `patina rm`: RSS and disk after.
 
     bench/large_repo.py measure --repo /work/large/deno --work /work/large/deno-run \\
-        --bin target/release [--no-model] [--model-timeout 3600] [--json OUT]
+        --bin target/release [--no-model] [--precision int8] [--model-timeout 3600] [--json OUT]
+
+A model pass longer than the machine stays up (the 100k-file tree's: hours) goes on with
+`--resume` on the same `--work`: the run saves its marks to `progress.json` every 30 s; a resumed
+run starts the daemon on the same state and its clock goes on from the run's saved time (the
+downtime left out, each resumption listed in the result).
 """
 
 import argparse
@@ -197,40 +202,62 @@ def stage_etas(r):
 def measure(args):
     repo = os.path.abspath(args.repo)
     work = os.path.abspath(args.work)
-    shutil.rmtree(work, ignore_errors=True)
     home = os.path.join(work, "home")
-    os.makedirs(home)
+    progress_file = os.path.join(work, "progress.json")
     model = not args.no_model
-    if model:
-        os.symlink(models_dir(), os.path.join(home, "models"))
-    if args.precision:
-        with open(os.path.join(home, "config.toml"), "w") as f:
-            f.write(f'[semantic]\nprecision = "{args.precision}"\n')
-    p = Patina(args.bin, home, model)
-    git(repo, "checkout", "-q", "-f", NEW_BRANCH)
-    files = len(git(repo, "ls-files", "-z").split(b"\0")) - 1
-    source = int(subprocess.run(["du", "-sb", "--exclude=.git", repo], capture_output=True,
-                                text=True).stdout.split()[0])
-    res = {"repo": repo, "files": files, "source_bytes": source, "model": model,
-           "precision": args.precision or "fp32"}
     log = lambda m: print(f"[{time.strftime('%H:%M:%S')}] {m}", file=sys.stderr, flush=True)
+    if args.resume:
+        # A run stopped before the model's pass ended (the machine went down): the clock goes on
+        # from the time the run had spent, the time the daemon was down left out.
+        with open(progress_file) as f:
+            progress = json.load(f)
+        res, marks, etas = progress["res"], progress["marks"], progress["etas"]
+        res.setdefault("resumed", []).append({"at_s": round(progress["elapsed_s"], 1),
+                                              "wall": time.strftime("%Y-%m-%dT%H:%M:%S")})
+        p = Patina(args.bin, home, model)
+        p.run("daemon", "start")
+        pid = p.status()["daemon"]["pid"]
+        sampler = Sampler(pid)
+        sampler.peak = progress.get("peak_rss_bytes", 0)
+        sampler.start()
+        t0 = time.time() - progress["elapsed_s"]
+        add = None
+        log(f"resumed at {progress['elapsed_s']:.0f} s of the run")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(home)
+        if model:
+            os.symlink(models_dir(), os.path.join(home, "models"))
+        if args.precision:
+            with open(os.path.join(home, "config.toml"), "w") as f:
+                f.write(f'[semantic]\nprecision = "{args.precision}"\n')
+        p = Patina(args.bin, home, model)
+        git(repo, "checkout", "-q", "-f", NEW_BRANCH)
+        files = len(git(repo, "ls-files", "-z").split(b"\0")) - 1
+        source = int(subprocess.run(["du", "-sb", "--exclude=.git", repo], capture_output=True,
+                                    text=True).stdout.split()[0])
+        res = {"repo": repo, "files": files, "source_bytes": source, "model": model,
+               "precision": args.precision or "fp32"}
 
-    p.run("daemon", "start")
-    pid = p.status()["daemon"]["pid"]
-    time.sleep(2)
-    res["rss_start_bytes"] = rss_of(pid)
-    sampler = Sampler(pid)
-    sampler.start()
+        p.run("daemon", "start")
+        pid = p.status()["daemon"]["pid"]
+        time.sleep(2)
+        res["rss_start_bytes"] = rss_of(pid)
+        sampler = Sampler(pid)
+        sampler.start()
 
-    t0 = time.time()
-    add = subprocess.Popen([p.exe, "add", repo], env=p.env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
-    marks, etas = {}, []
+        t0 = time.time()
+        add = subprocess.Popen([p.exe, "add", repo], env=p.env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        marks, etas = {}, []
+        # Probe once `add` has registered the repository: a `patina q` inside an unregistered
+        # one registers it itself and waits for the whole round, which is not the first answer.
+        while not p.status()["repos"] and add.poll() is None:
+            time.sleep(0.05)
+    source = res["source_bytes"]
     ident = args.probe or IDENTIFIERS[0]
-    # Probe once `add` has registered the repository: a `patina q` inside an unregistered one
-    # registers it itself and waits for the whole round, which is not the first answer.
-    while not p.status()["repos"] and add.poll() is None:
-        time.sleep(0.05)
+    added = lambda: add is None or add.poll() is not None
+    saved = 0.0
     while True:
         # Each mark is the moment its probe returned (a probe may wait for the round).
         if "lexical_first_s" not in marks and answers(p, ident, "lexical", repo):
@@ -246,7 +273,14 @@ def measure(args):
         e = stage_etas(r)
         if e:
             etas.append({"t": round(el, 1), **e})
-        if "round_s" not in marks and add.poll() is not None and not r["indexing"]:
+        if time.time() - saved > 30:
+            # What a resumed run needs, should this one be stopped before the pass ends.
+            with open(progress_file + ".tmp", "w") as f:
+                json.dump({"res": res, "marks": marks, "etas": etas, "elapsed_s": el,
+                           "peak_rss_bytes": sampler.peak}, f)
+            os.replace(progress_file + ".tmp", progress_file)
+            saved = time.time()
+        if "round_s" not in marks and added() and not r["indexing"]:
             marks["round_s"] = el
             marks["round_daemon_ms"] = r.get("last_index_ms")
             marks["chunks"] = r["chunks"]
@@ -270,8 +304,9 @@ def measure(args):
             if len(etas) % 60 == 1:
                 log(f"{r['vectors']} vectors, {r['embed_backlog']} waiting, etas {e}")
         time.sleep(0.5)
-    out, err = add.communicate()
-    res["add_stderr_head"] = err.splitlines()[:3]
+    if add is not None:
+        out, err = add.communicate()
+        res["add_stderr_head"] = err.splitlines()[:3]
     res.update({k: (round(v, 1) if isinstance(v, float) else v) for k, v in marks.items()})
     res["eta_samples"] = etas[:: max(1, len(etas) // 40)]
     res["peak_rss_bytes"] = sampler.peak
@@ -387,6 +422,8 @@ def main():
     m = sub.add_parser("measure")
     m.add_argument("--repo", required=True, help="made by `prepare`")
     m.add_argument("--work", required=True, help="scratch dir for PATINA_HOME (emptied)")
+    m.add_argument("--resume", action="store_true",
+                   help="go on with a run in --work that was stopped (its progress.json)")
     m.add_argument("--bin", default="target/release")
     m.add_argument("--no-model", action="store_true")
     m.add_argument("--precision", choices=["fp32", "int8"],

@@ -25,7 +25,7 @@ pub use error::UserError;
 pub use facts::{FileFacts, Import, Reference, Resolution, TypeRelation};
 pub use lang::{ChunkKind, Language};
 pub use licence::{Licence, LicenceFilter, LicenceSource};
-pub use meta::{ChunkMeta, FileRecord, SkipReason};
+pub use meta::{ChunkMeta, ContentHash, FileRecord, SkipReason};
 pub use oracle::{OracleId, OracleStatus};
 pub use paths::{PathFilter, is_doc_path, secret_reason};
 pub use role::FileRole;

@@ -1,9 +1,89 @@
 //! What the index records about a file and a chunk: plain data, stored by `patina-index`, read by
 //! the oracles and the ranking.
 
-use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::{ChunkKind, FileRole, Language};
+
+/// The blake3 of a chunk's text: 32 bytes in memory (a chunk table holds one per chunk), 64 hex
+/// digits wherever it is written or shown, as before (stored rows, snapshots, cache keys).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ContentHash([u8; 32]);
+
+impl ContentHash {
+    /// The hash of `text`.
+    pub fn of(text: &str) -> ContentHash {
+        ContentHash(*blake3::hash(text.as_bytes()).as_bytes())
+    }
+
+    /// From 64 hex digits; anything else is `None`.
+    pub fn from_hex(hex: &str) -> Option<ContentHash> {
+        let b = hex.as_bytes();
+        if b.len() != 64 {
+            return None;
+        }
+        let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+        let mut out = [0u8; 32];
+        for (i, pair) in b.chunks_exact(2).enumerate() {
+            out[i] = digit(pair[0])? << 4 | digit(pair[1])?;
+        }
+        Some(ContentHash(out))
+    }
+
+    /// The 64 hex digits.
+    pub fn to_hex(&self) -> String {
+        use std::fmt::Write;
+        self.0.iter().fold(String::with_capacity(64), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+    }
+
+    pub fn from_bytes(bytes: [u8; 32]) -> ContentHash {
+        ContentHash(bytes)
+    }
+
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for ContentHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+impl std::fmt::Debug for ContentHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ContentHash({})", self.to_hex())
+    }
+}
+
+impl Serialize for ContentHash {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_hex())
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentHash {
+    /// Hex as written; a row written with anything else (never by a release) gets the hash of
+    /// what it holds, so it stays distinct rather than failing the whole table's load.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ContentHash, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(ContentHash::from_hex(&s).unwrap_or_else(|| ContentHash::of(&s)))
+    }
+}
+
+fn serialize_path<S: Serializer>(path: &Arc<str>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(path)
+}
+
+fn deserialize_path<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
+    Ok(Arc::from(String::deserialize(d)?))
+}
 
 /// Why a file was not indexed.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
@@ -52,15 +132,21 @@ pub struct FileRecord {
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ChunkMeta {
-    pub path: String,
+    /// Repository-relative, `/`-separated. Shared by the chunks of one file (a chunk table
+    /// interns it: [`ChunkMeta::share_path`]).
+    #[serde(
+        serialize_with = "serialize_path",
+        deserialize_with = "deserialize_path"
+    )]
+    pub path: Arc<str>,
     pub start_line: u32,
     pub end_line: u32,
     pub symbol: Option<String>,
     pub kind: ChunkKind,
     pub parent: Option<String>,
     pub language: Language,
-    /// blake3 of the chunk text, hex.
-    pub hash: String,
+    /// blake3 of the chunk text.
+    pub hash: ContentHash,
     /// What the chunk's file (or the chunk itself: a Rust `mod tests`) is for. Absent in indices
     /// written before roles existed: [`ChunkMeta::role`] falls back to the path rules.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -72,9 +158,76 @@ pub struct ChunkMeta {
 }
 
 impl ChunkMeta {
+    /// Make this chunk's path the same allocation as the other chunks of its file seen so far
+    /// (`seen` holds one path per file): a table loaded row by row has one path per chunk.
+    pub fn share_path(&mut self, seen: &mut std::collections::HashSet<Arc<str>>) {
+        match seen.get(&*self.path) {
+            Some(p) => self.path = p.clone(),
+            None => {
+                seen.insert(self.path.clone());
+            }
+        }
+    }
+
     /// The chunk's role: as decided at index time, else from its path.
     pub fn role(&self) -> FileRole {
         self.role
             .unwrap_or_else(|| crate::role::classify(&self.path, None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(path: &str) -> ChunkMeta {
+        ChunkMeta {
+            path: path.into(),
+            start_line: 1,
+            end_line: 3,
+            symbol: Some("parse".into()),
+            kind: ChunkKind::Function,
+            parent: None,
+            language: Language::Rust,
+            hash: ContentHash::of("fn parse() {}"),
+            role: None,
+            licence: None,
+        }
+    }
+
+    #[test]
+    fn a_content_hash_is_written_as_the_hex_rows_always_held() {
+        let h = ContentHash::of("fn parse() {}");
+        let hex = blake3::hash(b"fn parse() {}").to_hex().to_string();
+        assert_eq!(h.to_hex(), hex);
+        assert_eq!(ContentHash::from_hex(&hex), Some(h));
+        assert_eq!(ContentHash::from_hex(&hex.to_uppercase()), Some(h));
+        assert_eq!(ContentHash::from_hex(&hex[..62]), None);
+        assert_eq!(ContentHash::from_hex(&format!("{}zz", &hex[..62])), None);
+
+        // A row as earlier releases stored it reads back, and is written the same way.
+        let json = serde_json::to_value(meta("src/lib.rs")).unwrap();
+        assert_eq!(json["hash"], serde_json::Value::String(hex.clone()));
+        assert_eq!(json["path"], "src/lib.rs");
+        let back: ChunkMeta = serde_json::from_value(json).unwrap();
+        assert_eq!(back, meta("src/lib.rs"));
+        // Anything but hex (never written by a release) still loads, distinct per value.
+        let mut odd = serde_json::to_value(meta("a")).unwrap();
+        odd["hash"] = "not hex".into();
+        let odd: ChunkMeta = serde_json::from_value(odd).unwrap();
+        assert_eq!(odd.hash, ContentHash::of("not hex"));
+    }
+
+    #[test]
+    fn chunks_of_one_file_share_one_path() {
+        let mut seen = std::collections::HashSet::new();
+        let (mut a, mut b, mut c) = (meta("src/a.rs"), meta("src/a.rs"), meta("src/b.rs"));
+        assert!(!Arc::ptr_eq(&a.path, &b.path));
+        for m in [&mut a, &mut b, &mut c] {
+            m.share_path(&mut seen);
+        }
+        assert!(Arc::ptr_eq(&a.path, &b.path));
+        assert!(!Arc::ptr_eq(&a.path, &c.path));
+        assert_eq!(seen.len(), 2);
     }
 }

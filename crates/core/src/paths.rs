@@ -233,7 +233,7 @@ impl PathFilter {
                 self.allows(m)
             } else {
                 *by_path
-                    .entry(m.path.as_str())
+                    .entry(&*m.path)
                     .or_insert_with(|| self.matches(&m.path))
             };
             if pass {

@@ -40,7 +40,7 @@ pub fn surroundings(
     }
     let def = graph.def_of_chunk(chunk_id, meta).unwrap_or_else(|| Def {
         chunk_id,
-        path: Arc::from(meta.path.as_str()),
+        path: meta.path.clone(),
         start_line: meta.start_line,
         end_line: meta.end_line,
         symbol: meta.symbol.clone().unwrap_or_default(),
@@ -372,7 +372,7 @@ fn section_surroundings(
     meta: &ChunkMeta,
     text_of: &dyn Fn(u64) -> Option<String>,
 ) -> Vec<Related> {
-    let path: Arc<str> = Arc::from(meta.path.as_str());
+    let path: Arc<str> = meta.path.clone();
     let heads = headings(graph, &meta.path);
     let Some(at) = heads
         .iter()
@@ -440,14 +440,14 @@ mod tests {
                     metas.insert(
                         id,
                         ChunkMeta {
-                            path: path.to_string(),
+                            path: Arc::from(*path),
                             start_line: c.start_line,
                             end_line: c.end_line,
                             symbol: c.symbol,
                             kind: c.kind,
                             parent: c.parent,
                             language: lang,
-                            hash: String::new(),
+                            hash: Default::default(),
                             role: None,
                             licence: None,
                         },

@@ -121,8 +121,8 @@ impl GraphTable {
         }
         for (&id, m) in chunks {
             let path = interned
-                .entry(m.path.clone())
-                .or_insert_with(|| Arc::from(m.path.as_str()))
+                .entry(m.path.to_string())
+                .or_insert_with(|| m.path.clone())
                 .clone();
             languages.entry(path.clone()).or_insert(m.language);
             by_path.entry(path.clone()).or_default().push(Def {

@@ -75,7 +75,17 @@ impl RepoIndex {
     /// `lexical_dir` (created when missing); the chunk and symbol tables are loaded from the store.
     pub fn open(root: PathBuf, trees: RepoTrees, lexical_dir: &Path) -> Result<RepoIndex> {
         let lexical = LexicalIndex::open(lexical_dir)?;
-        let chunks: HashMap<u64, ChunkMeta> = trees.chunk_metas()?.into_iter().collect();
+        // Rows are stored one by one: a file's chunks get one path again.
+        let mut paths = std::collections::HashSet::new();
+        let chunks: HashMap<u64, ChunkMeta> = trees
+            .chunk_metas()?
+            .into_iter()
+            .map(|(id, mut meta)| {
+                meta.share_path(&mut paths);
+                (id, meta)
+            })
+            .collect();
+        drop(paths);
         let symbols = SymbolTable::build(chunks.iter());
         Ok(RepoIndex {
             root,
@@ -362,13 +372,29 @@ impl RepoIndex {
         self.added_since_repack.store(0, Ordering::Relaxed);
         // Rows change only in `apply`, which runs on the round's own thread (the caller's), so the
         // copy made under the read lock is current when it replaces the table.
+        let mut paths: HashMap<Arc<str>, Arc<str>> = HashMap::new();
         let copy: HashMap<u64, ChunkMeta> = self
             .chunks
             .read()
             .expect("chunks lock")
             .iter()
-            .map(|(id, meta)| (*id, meta.clone()))
+            .map(|(id, meta)| {
+                // A fresh copy of each file's path too (a clone of the `Arc` would keep it
+                // where the round allocated it), still one per file.
+                let path = paths
+                    .entry(meta.path.clone())
+                    .or_insert_with(|| Arc::from(&*meta.path))
+                    .clone();
+                (
+                    *id,
+                    ChunkMeta {
+                        path,
+                        ..meta.clone()
+                    },
+                )
+            })
             .collect();
+        drop(paths);
         let old = std::mem::replace(&mut *self.chunks.write().expect("chunks lock"), copy);
         drop(old);
         self.rebuild_symbols();

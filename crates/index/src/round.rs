@@ -257,7 +257,7 @@ fn index_repo(
     // Each unchanged file's licence as its chunks carry it: a file whose licence moved (a
     // manifest or LICENSE file changed) or was never decided (an index from before licences) is
     // read again.
-    let carried: HashMap<String, Option<Licence>> = repo.with_chunks(|c| {
+    let carried: HashMap<Arc<str>, Option<Licence>> = repo.with_chunks(|c| {
         c.values()
             .map(|m| (m.path.clone(), m.licence.clone()))
             .collect()
@@ -396,6 +396,8 @@ fn index_repo(
                     writer.delete_path(&entry.rel);
                     batch.removed_chunks.extend(old_chunks);
                     let mut ids = Vec::with_capacity(chunks.len());
+                    // One path for the file's chunks (the chunk table keeps it once).
+                    let shared_path: Arc<str> = Arc::from(entry.rel.as_str());
                     for c in chunks {
                         let chunk_hash = blake3::hash(c.text.as_bytes());
                         let id = patina_core::ids::chunk_id(
@@ -419,14 +421,14 @@ fn index_repo(
                             c.prose_share,
                         );
                         let meta = ChunkMeta {
-                            path: entry.rel.clone(),
+                            path: shared_path.clone(),
                             start_line: c.start_line,
                             end_line: c.end_line,
                             symbol: c.symbol,
                             kind: c.kind,
                             parent: c.parent,
                             language,
-                            hash: chunk_hash.to_hex().to_string(),
+                            hash: patina_core::ContentHash::from_bytes(*chunk_hash.as_bytes()),
                             role: Some(chunk_role),
                             licence: Some(licence.clone()),
                         };

@@ -48,9 +48,7 @@ impl SymbolTable {
                     chunk_id: id,
                 });
             }
-            let e = first_chunk
-                .entry(m.path.as_str())
-                .or_insert((m.start_line, id));
+            let e = first_chunk.entry(&*m.path).or_insert((m.start_line, id));
             if m.start_line < e.0 || (m.start_line == e.0 && id < e.1) {
                 *e = (m.start_line, id);
             }

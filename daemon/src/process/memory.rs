@@ -176,10 +176,11 @@ pub(crate) fn breakdown(
     ]
 }
 
-/// Approximate heap bytes of a chunk table entry: the record, its strings, the map's slot.
+/// Approximate heap bytes of a chunk table entry: the record, its strings, the map's slot (the
+/// path is shared by a file's chunks: each holder counts its share).
 pub(crate) fn chunk_entry_bytes(meta: &patina_core::ChunkMeta) -> u64 {
-    let strings = meta.path.len()
-        + meta.hash.len()
+    let path = (16 + meta.path.len()) / std::sync::Arc::strong_count(&meta.path).max(1);
+    let strings = path
         + meta.symbol.as_ref().map_or(0, |s| s.len())
         + meta.parent.as_ref().map_or(0, |s| s.len());
     (std::mem::size_of::<patina_core::ChunkMeta>() + 8 + 16 + strings) as u64

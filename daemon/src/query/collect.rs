@@ -53,7 +53,7 @@ impl QueryEngine {
                 continue;
             };
             let module_root = *roots
-                .entry((ri, meta.path.clone()))
+                .entry((ri, meta.path.to_string()))
                 .or_insert_with(|| module_root(&repos[ri], plan, &meta.path));
             out.push(Candidate {
                 reexport: reexports.contains(&f.key),
@@ -63,7 +63,7 @@ impl QueryEngine {
                 provenance: f.provenance,
                 role: meta.role(),
                 lines: (meta.start_line, meta.end_line),
-                file: Some((ri, meta.path)),
+                file: Some((ri, meta.path.to_string())),
                 symbol: meta.symbol,
                 parent: meta.parent,
             });

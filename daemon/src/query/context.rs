@@ -137,7 +137,7 @@ fn merge(hits: Vec<SearchHit>, expand: bool) -> Result<Vec<Piece>> {
                         repo_id: repo.id().to_string(),
                         repo_name: repo.record().name,
                         repo_root: repo.root().to_string_lossy().into_owned(),
-                        path: meta.path.clone(),
+                        path: meta.path.to_string(),
                         start_line: meta.start_line,
                         end_line: meta.end_line,
                         symbols: meta.symbol.iter().cloned().collect(),

@@ -331,7 +331,7 @@ pub(super) fn hit_pb(h: SearchHit) -> pb::Hit {
         HitItem::Chunk { repo, meta, .. } => pb::Hit {
             repo_id: repo.id().to_string(),
             repo_root: repo.root().to_string_lossy().into_owned(),
-            path: meta.path,
+            path: meta.path.to_string(),
             start_line: meta.start_line,
             end_line: meta.end_line,
             symbol: meta.symbol.unwrap_or_default(),

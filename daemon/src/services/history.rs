@@ -255,7 +255,7 @@ pub(crate) fn split_votes<K>(
 ) -> HashMap<priors::FileKey, f64> {
     priors::split_votes(rankings, files, |key| {
         let (repo, chunk) = chunk_of(key)?;
-        repos[repo].chunk(chunk).map(|m| (repo, m.path))
+        repos[repo].chunk(chunk).map(|m| (repo, m.path.to_string()))
     })
 }
 

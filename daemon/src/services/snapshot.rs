@@ -114,12 +114,12 @@ pub(crate) fn create(semantic: &Semantic, repo: &Arc<Repo>, out: &str) -> Result
         missing += vector.is_none() as usize;
         entries.push(Entry {
             id,
-            path: m.path.clone(),
+            path: m.path.to_string(),
             start_line: m.start_line,
             end_line: m.end_line,
             parent: m.parent.clone().unwrap_or_default(),
             symbol: m.symbol.clone().unwrap_or_default(),
-            hash: m.hash.clone(),
+            hash: m.hash.to_hex(),
             vector,
         });
     }

@@ -206,7 +206,7 @@ fn run(engine: &QueryEngine, repo: &Arc<Repo>, feedback: &[(String, Vec<String>)
     let tcfg: &TuneConfig = &cfg.tune;
     let view = crate::services::history::sync(repo)?;
     let indexed: HashSet<String> =
-        repo.with_chunks(|c| c.values().map(|m| m.path.clone()).collect());
+        repo.with_chunks(|c| c.values().map(|m| m.path.to_string()).collect());
     // Newest first: the first `queries` are held out, the next `queries` train.
     let mut commits: Vec<Question> = Vec::new();
     for c in &view.commits {

@@ -13,14 +13,14 @@ pub(crate) fn table(files: &[(&str, &str)]) -> GraphTable {
             chunks.insert(
                 id,
                 ChunkMeta {
-                    path: path.to_string(),
+                    path: (*path).into(),
                     start_line: c.start_line,
                     end_line: c.end_line,
                     symbol: c.symbol,
                     kind: c.kind,
                     parent: c.parent,
                     language: lang,
-                    hash: String::new(),
+                    hash: Default::default(),
                     role: None,
                     licence: None,
                 },

@@ -149,6 +149,17 @@ fn a_large_graph_is_dropped_by_a_round_not_rebuilt_at_each_commit() {
 
 /// A round that adds many chunks leaves the tables laid out afresh once, with the same rows
 /// and the same symbols; a small edit after it does not trigger it again.
+/// Whether the chunk table holds one path per file: every chunk of a file shares it.
+fn one_path_per_file(index: &RepoIndex) -> bool {
+    index.with_chunks(|c| {
+        let mut by_file: HashMap<&str, &Arc<str>> = HashMap::new();
+        c.values().all(|m| {
+            let first = by_file.entry(&*m.path).or_insert(&m.path);
+            Arc::ptr_eq(first, &m.path)
+        })
+    })
+}
+
 #[test]
 fn after_bulk_growth_the_tables_are_laid_out_afresh_unchanged() {
     let (state, store, tree) = alpha_calls_beta();
@@ -177,9 +188,11 @@ fn after_bulk_growth_the_tables_are_laid_out_afresh_unchanged() {
     };
     let symbols = named(&index);
     assert!(rows.len() >= 60, "{} chunks", rows.len());
+    assert!(one_path_per_file(&index), "as the round made them");
 
     assert!(index.repack_if_grown(), "60 new chunks: laid out afresh");
     assert_eq!(index.with_chunks(|c| c.clone()), rows);
+    assert!(one_path_per_file(&index), "as laid out afresh");
     assert_eq!(named(&index), symbols);
     assert_eq!(chunks_named(&index, "func_3_4").len(), 1);
     assert!(!index.repack_if_grown(), "nothing added since");
@@ -201,6 +214,11 @@ fn after_bulk_growth_the_tables_are_laid_out_afresh_unchanged() {
         !index.repack_if_grown(),
         "one file's chunks are not bulk growth"
     );
+    let rows = index.with_chunks(|c| c.clone());
+    drop(index);
+    let reopened = open_index(&state, &store, root);
+    assert_eq!(reopened.with_chunks(|c| c.clone()), rows);
+    assert!(one_path_per_file(&reopened), "as loaded row by row");
 }
 
 #[test]

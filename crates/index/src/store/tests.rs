@@ -59,14 +59,14 @@ fn an_embedding_cache_kept_in_sled_by_an_earlier_release_is_moved_out() {
 
 fn meta(path: &str, n: u32) -> ChunkMeta {
     ChunkMeta {
-        path: path.to_string(),
+        path: path.into(),
         start_line: n,
         end_line: n + 1,
         symbol: None,
         kind: patina_core::ChunkKind::Window,
         parent: None,
         language: patina_core::Language::Rust,
-        hash: String::new(),
+        hash: Default::default(),
         role: None,
         licence: None,
     }

@@ -93,7 +93,7 @@ impl GraphOracle {
             };
             let def = graph.def_of_chunk(chunk, &meta).unwrap_or_else(|| Def {
                 chunk_id: chunk,
-                path: meta.path.as_str().into(),
+                path: meta.path.clone(),
                 start_line: meta.start_line,
                 end_line: meta.end_line,
                 symbol: String::new(),

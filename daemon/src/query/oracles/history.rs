@@ -80,12 +80,14 @@ impl Oracle for HistoryOracle {
             let files: HashMap<String, (u64, u32)> = repo.with_chunks(|chunks| {
                 let mut first: HashMap<String, (u64, u32)> = HashMap::new();
                 for (id, m) in chunks {
-                    if !weight.contains_key(m.path.as_str())
+                    if !weight.contains_key(&*m.path)
                         || q.filter.as_ref().is_some_and(|f| !f.allows(m))
                     {
                         continue;
                     }
-                    let e = first.entry(m.path.clone()).or_insert((*id, m.start_line));
+                    let e = first
+                        .entry(m.path.to_string())
+                        .or_insert((*id, m.start_line));
                     if (m.start_line, *id) < (e.1, e.0) {
                         *e = (*id, m.start_line);
                     }
@@ -99,7 +101,8 @@ impl Oracle for HistoryOracle {
                 chunks
                     .iter()
                     .filter(|(_, m)| {
-                        files.contains_key(&m.path) && q.filter.as_ref().is_none_or(|f| f.allows(m))
+                        files.contains_key(&*m.path)
+                            && q.filter.as_ref().is_none_or(|f| f.allows(m))
                     })
                     .map(|(id, _)| *id)
                     .collect()
@@ -117,7 +120,7 @@ impl Oracle for HistoryOracle {
             let mut best: HashMap<String, u64> = HashMap::new();
             for (id, _) in repo.lexical().search(&terms, n, Some(allow))? {
                 if let Some(m) = repo.chunk(id) {
-                    best.entry(m.path).or_insert(id);
+                    best.entry(m.path.to_string()).or_insert(id);
                 }
             }
             for (path, (first, _)) in &files {
@@ -164,7 +167,7 @@ pub(crate) fn cochange_lift(
         let Some(m) = q.repos[repo].chunk(chunk) else {
             continue;
         };
-        let f = (repo, m.path);
+        let f = (repo, m.path.to_string());
         if !fused_chunk.contains_key(&f) {
             fused_chunk.insert(f.clone(), chunk);
             if seeds.len() < cfg.cochange_seeds {
@@ -189,7 +192,7 @@ pub(crate) fn cochange_lift(
                 chunks
                     .iter()
                     .filter(|(_, m)| {
-                        m.path == path && q.filter.as_ref().is_none_or(|f| f.allows(m))
+                        *m.path == *path && q.filter.as_ref().is_none_or(|f| f.allows(m))
                     })
                     .min_by_key(|(id, m)| (m.start_line, **id))
                     .map(|(id, _)| *id)

@@ -466,7 +466,7 @@ pub(crate) fn files_of(
     chunks: &HashMap<u64, ChunkMeta>,
 ) -> Vec<String> {
     let want = frame_path.trim_start_matches("./").to_lowercase();
-    let path_of = |f: &FileEntry| chunks.get(&f.chunk_id).map(|m| m.path.clone());
+    let path_of = |f: &FileEntry| chunks.get(&f.chunk_id).map(|m| m.path.to_string());
     let exact: Vec<String> = table
         .files
         .iter()
@@ -500,7 +500,7 @@ pub(crate) fn location_notices(plan: &QueryPlan, repos: &[Arc<Repo>]) -> Vec<Str
                 for path in files_of(&frame.path, &table, chunks) {
                     let last = chunks
                         .values()
-                        .filter(|m| m.path == path)
+                        .filter(|m| *m.path == *path)
                         .map(|m| m.end_line)
                         .max()
                         .unwrap_or(0);
@@ -548,7 +548,7 @@ pub(crate) fn location_notices(plan: &QueryPlan, repos: &[Arc<Repo>]) -> Vec<Str
 fn locate(frame: &Frame, table: &SymbolTable, chunks: &HashMap<u64, ChunkMeta>) -> Vec<u64> {
     let mut out = Vec::new();
     for path in files_of(&frame.path, table, chunks) {
-        let in_file = chunks.iter().filter(|(_, m)| m.path == path);
+        let in_file = chunks.iter().filter(|(_, m)| *m.path == *path);
         match (frame.line, &frame.function) {
             (Some(line), _) => {
                 if let Some((id, _)) = in_file

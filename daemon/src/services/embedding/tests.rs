@@ -1,6 +1,6 @@
 use super::*;
 
-fn meta(hash: &str) -> ChunkMeta {
+fn meta(text: &str) -> ChunkMeta {
     ChunkMeta {
         path: "src/lib.rs".into(),
         start_line: 1,
@@ -9,7 +9,7 @@ fn meta(hash: &str) -> ChunkMeta {
         kind: patina_chunk::ChunkKind::Function,
         parent: None,
         language: patina_chunk::Language::Rust,
-        hash: hash.into(),
+        hash: patina_core::ContentHash::of(text),
         role: None,
         licence: None,
     }
@@ -28,7 +28,8 @@ fn cache_keys_depend_on_precision_and_content() {
     assert_ne!(fp32, chunk_key(Precision::Fp32, &meta("ffff")));
     // fp32 keys are the ones written before precision was part of the key, so an existing
     // cache stays valid.
-    let old = blake3::hash(b"all-MiniLM-L6-v2/2\0src/lib.rs\0\0parse\x000123abcd");
+    let hex = blake3::hash(b"0123abcd").to_hex();
+    let old = blake3::hash(format!("all-MiniLM-L6-v2/2\0src/lib.rs\0\0parse\0{hex}").as_bytes());
     assert_eq!(fp32, *old.as_bytes());
 
     let note = "we chose sled because it is embedded";
