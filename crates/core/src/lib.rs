@@ -6,6 +6,7 @@
 //! async runtimes or the wire protocol. Everything here is a pure function of its arguments; the
 //! rules that need the disk (a repository's ignore files) live in `patina-index`.
 
+pub mod chunk_table;
 pub mod error;
 pub mod eta;
 pub mod facts;
@@ -21,11 +22,12 @@ pub mod related;
 pub mod role;
 pub mod tokens;
 
+pub use chunk_table::ChunkTable;
 pub use error::UserError;
 pub use facts::{FileFacts, Import, Reference, Resolution, TypeRelation};
 pub use lang::{ChunkKind, Language};
 pub use licence::{Licence, LicenceFilter, LicenceSource};
-pub use meta::{ChunkMeta, ContentHash, FileRecord, SkipReason};
+pub use meta::{ChunkMeta, ContentHash, FileRecord, Shared, SkipReason};
 pub use oracle::{OracleId, OracleStatus};
 pub use paths::{PathFilter, is_doc_path, secret_reason};
 pub use role::FileRole;

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// Where a file's licence was found, strongest first: the file's own header beats the nearest
 /// manifest, which beats the nearest licence file.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum LicenceSource {
     Header,
@@ -30,7 +30,7 @@ impl LicenceSource {
 
 /// A file's licence as decided at index time: an SPDX expression (`MIT`, `MIT OR Apache-2.0`),
 /// `None` when unknown, and where it was found.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
 pub struct Licence {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expr: Option<String>,

@@ -77,6 +77,43 @@ impl<'de> Deserialize<'de> for ContentHash {
     }
 }
 
+/// The paths and licences chunk rows share ([`ChunkMeta::share`]).
+#[derive(Default)]
+pub struct Shared {
+    paths: std::collections::HashSet<Arc<str>>,
+    licences: std::collections::HashSet<Arc<crate::Licence>>,
+}
+
+impl Shared {
+    /// A fresh copy of `meta` (its strings newly allocated) sharing what `self` holds.
+    pub fn copy(&mut self, meta: &ChunkMeta) -> ChunkMeta {
+        let path = match self.paths.get(&*meta.path) {
+            Some(p) => p.clone(),
+            None => {
+                let p: Arc<str> = Arc::from(&*meta.path);
+                self.paths.insert(p.clone());
+                p
+            }
+        };
+        let licence = meta
+            .licence
+            .as_ref()
+            .map(|l| match self.licences.get(&**l) {
+                Some(s) => s.clone(),
+                None => {
+                    let s = Arc::new((**l).clone());
+                    self.licences.insert(s.clone());
+                    s
+                }
+            });
+        ChunkMeta {
+            path,
+            licence,
+            ..meta.clone()
+        }
+    }
+}
+
 fn serialize_path<S: Serializer>(path: &Arc<str>, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(path)
 }
@@ -133,7 +170,7 @@ pub struct FileRecord {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ChunkMeta {
     /// Repository-relative, `/`-separated. Shared by the chunks of one file (a chunk table
-    /// interns it: [`ChunkMeta::share_path`]).
+    /// interns it: [`ChunkMeta::share`]).
     #[serde(
         serialize_with = "serialize_path",
         deserialize_with = "deserialize_path"
@@ -154,17 +191,26 @@ pub struct ChunkMeta {
     /// The file's licence, decided at index time (header, manifest, licence file). Absent in
     /// indices written before licences: the next round reads such files again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub licence: Option<crate::Licence>,
+    pub licence: Option<Arc<crate::Licence>>,
 }
 
 impl ChunkMeta {
-    /// Make this chunk's path the same allocation as the other chunks of its file seen so far
-    /// (`seen` holds one path per file): a table loaded row by row has one path per chunk.
-    pub fn share_path(&mut self, seen: &mut std::collections::HashSet<Arc<str>>) {
-        match seen.get(&*self.path) {
+    /// Make this chunk's path and licence the same allocations as those of the chunks seen so
+    /// far (`seen` holds one of each): a table loaded row by row has one of each per chunk, where
+    /// a file's chunks share one path and a directory's files one licence.
+    pub fn share(&mut self, seen: &mut Shared) {
+        match seen.paths.get(&*self.path) {
             Some(p) => self.path = p.clone(),
             None => {
-                seen.insert(self.path.clone());
+                seen.paths.insert(self.path.clone());
+            }
+        }
+        if let Some(l) = &mut self.licence {
+            match seen.licences.get(&**l) {
+                Some(s) => *l = s.clone(),
+                None => {
+                    seen.licences.insert(l.clone());
+                }
             }
         }
     }
@@ -219,15 +265,35 @@ mod tests {
     }
 
     #[test]
-    fn chunks_of_one_file_share_one_path() {
-        let mut seen = std::collections::HashSet::new();
+    fn chunks_of_one_file_share_one_path_and_equal_licences_one_licence() {
+        let mit = || {
+            Some(Arc::new(crate::Licence {
+                expr: Some("MIT".into()),
+                source: crate::LicenceSource::Manifest,
+            }))
+        };
+        let mut seen = Shared::default();
         let (mut a, mut b, mut c) = (meta("src/a.rs"), meta("src/a.rs"), meta("src/b.rs"));
+        (a.licence, c.licence) = (mit(), mit());
         assert!(!Arc::ptr_eq(&a.path, &b.path));
         for m in [&mut a, &mut b, &mut c] {
-            m.share_path(&mut seen);
+            m.share(&mut seen);
         }
         assert!(Arc::ptr_eq(&a.path, &b.path));
         assert!(!Arc::ptr_eq(&a.path, &c.path));
-        assert_eq!(seen.len(), 2);
+        assert!(Arc::ptr_eq(
+            a.licence.as_ref().unwrap(),
+            c.licence.as_ref().unwrap()
+        ));
+        assert_eq!(b.licence, None);
+
+        let mut fresh = Shared::default();
+        let (a2, c2) = (fresh.copy(&a), fresh.copy(&c));
+        assert_eq!((&a2, &c2), (&a, &c), "the same rows");
+        assert!(!Arc::ptr_eq(&a2.path, &a.path), "newly allocated");
+        assert!(Arc::ptr_eq(
+            a2.licence.as_ref().unwrap(),
+            c2.licence.as_ref().unwrap()
+        ));
     }
 }

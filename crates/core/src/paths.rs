@@ -184,7 +184,7 @@ impl PathFilter {
 
     /// Does the chunk pass (its path, its role and its licence)?
     pub fn allows(&self, meta: &ChunkMeta) -> bool {
-        if !self.licences.allows(meta.licence.as_ref()) {
+        if !self.licences.allows(meta.licence.as_deref()) {
             return false;
         }
         if self.roles.is_empty() && self.exclude_roles.is_empty() {
@@ -222,7 +222,7 @@ impl PathFilter {
     /// query.
     pub fn allowed_chunks(
         &self,
-        chunks: &HashMap<u64, ChunkMeta>,
+        chunks: &crate::ChunkTable,
     ) -> Arc<dyn Fn(u64) -> bool + Send + Sync> {
         let mut by_path: HashMap<&str, bool> = HashMap::new();
         let mut allowed = HashSet::new();

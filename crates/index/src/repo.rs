@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use patina_core::{ChunkMeta, FileFacts, FileRecord};
+use patina_core::{ChunkMeta, ChunkTable, FileFacts, FileRecord};
 
 use crate::graph::GraphTable;
 use crate::lexical::LexicalIndex;
@@ -32,7 +32,7 @@ pub struct RepoIndex {
     root: PathBuf,
     trees: RepoTrees,
     lexical: LexicalIndex,
-    chunks: RwLock<HashMap<u64, ChunkMeta>>,
+    chunks: RwLock<ChunkTable>,
     symbols: RwLock<Arc<SymbolTable>>,
     /// The graph table (built from the stored facts and the chunks), while resident.
     graph: RwLock<Option<Arc<GraphTable>>>,
@@ -75,17 +75,18 @@ impl RepoIndex {
     /// `lexical_dir` (created when missing); the chunk and symbol tables are loaded from the store.
     pub fn open(root: PathBuf, trees: RepoTrees, lexical_dir: &Path) -> Result<RepoIndex> {
         let lexical = LexicalIndex::open(lexical_dir)?;
-        // Rows are stored one by one: a file's chunks get one path again.
-        let mut paths = std::collections::HashSet::new();
-        let chunks: HashMap<u64, ChunkMeta> = trees
+        // Rows are stored one by one: a file's chunks get one path again, a directory's files
+        // one licence.
+        let mut shared = patina_core::Shared::default();
+        let chunks: ChunkTable = trees
             .chunk_metas()?
             .into_iter()
             .map(|(id, mut meta)| {
-                meta.share_path(&mut paths);
+                meta.share(&mut shared);
                 (id, meta)
             })
             .collect();
-        drop(paths);
+        drop(shared);
         let symbols = SymbolTable::build(chunks.iter());
         Ok(RepoIndex {
             root,
@@ -199,7 +200,7 @@ impl RepoIndex {
 
     /// Run `f` over the chunk table under its read lock. `f` must not call back into this index
     /// (a commit waiting for the write lock would deadlock with it).
-    pub fn with_chunks<T>(&self, f: impl FnOnce(&HashMap<u64, ChunkMeta>) -> T) -> T {
+    pub fn with_chunks<T>(&self, f: impl FnOnce(&ChunkTable) -> T) -> T {
         f(&self.chunks.read().expect("chunks lock"))
     }
 
@@ -320,24 +321,31 @@ impl RepoIndex {
         self.trees.apply(batch)?;
         self.added_since_repack
             .fetch_add(batch.added_chunks.len(), Ordering::Relaxed);
-        {
-            let mut chunks = self.chunks.write().expect("chunks lock");
-            for (id, meta, _) in &batch.added_chunks {
-                chunks.insert(*id, meta.clone());
-            }
-        }
+        // Added rows first, so a query between the two steps finds every chunk the lexical index
+        // may return once reloaded; then the removed ones go (a chunk can be removed from one
+        // file version and re-added by the next with the same id: it stays).
+        self.chunks.write().expect("chunks lock").apply(
+            batch
+                .added_chunks
+                .iter()
+                .map(|(id, meta, _)| (*id, meta.clone()))
+                .collect(),
+            &[],
+        );
         self.lexical.reload()?;
         {
             let added: std::collections::HashSet<u64> =
                 batch.added_chunks.iter().map(|c| c.0).collect();
-            let mut chunks = self.chunks.write().expect("chunks lock");
-            for id in &batch.removed_chunks {
-                // A chunk can be removed from one file version and re-added by the next with the
-                // same id.
-                if !added.contains(id) {
-                    chunks.remove(id);
-                }
-            }
+            let removed: Vec<u64> = batch
+                .removed_chunks
+                .iter()
+                .copied()
+                .filter(|id| !added.contains(id))
+                .collect();
+            self.chunks
+                .write()
+                .expect("chunks lock")
+                .apply(Vec::new(), &removed);
         }
         self.rebuild_symbols();
         self.update_graph(batch);
@@ -372,29 +380,17 @@ impl RepoIndex {
         self.added_since_repack.store(0, Ordering::Relaxed);
         // Rows change only in `apply`, which runs on the round's own thread (the caller's), so the
         // copy made under the read lock is current when it replaces the table.
-        let mut paths: HashMap<Arc<str>, Arc<str>> = HashMap::new();
-        let copy: HashMap<u64, ChunkMeta> = self
+        // Fresh copies of the paths and licences too (a clone of an `Arc` would keep it where
+        // the round allocated it), still one per file and per licence.
+        let mut shared = patina_core::Shared::default();
+        let copy: ChunkTable = self
             .chunks
             .read()
             .expect("chunks lock")
             .iter()
-            .map(|(id, meta)| {
-                // A fresh copy of each file's path too (a clone of the `Arc` would keep it
-                // where the round allocated it), still one per file.
-                let path = paths
-                    .entry(meta.path.clone())
-                    .or_insert_with(|| Arc::from(&*meta.path))
-                    .clone();
-                (
-                    *id,
-                    ChunkMeta {
-                        path,
-                        ..meta.clone()
-                    },
-                )
-            })
+            .map(|(id, meta)| (*id, shared.copy(meta)))
             .collect();
-        drop(paths);
+        drop(shared);
         let old = std::mem::replace(&mut *self.chunks.write().expect("chunks lock"), copy);
         drop(old);
         self.rebuild_symbols();

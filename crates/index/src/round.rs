@@ -257,7 +257,7 @@ fn index_repo(
     // Each unchanged file's licence as its chunks carry it: a file whose licence moved (a
     // manifest or LICENSE file changed) or was never decided (an index from before licences) is
     // read again.
-    let carried: HashMap<Arc<str>, Option<Licence>> = repo.with_chunks(|c| {
+    let carried: HashMap<Arc<str>, Option<Arc<Licence>>> = repo.with_chunks(|c| {
         c.values()
             .map(|m| (m.path.clone(), m.licence.clone()))
             .collect()
@@ -265,7 +265,7 @@ fn index_repo(
     let stale = |rel: &str| match carried.get(rel) {
         None => false, // no chunks (skipped, empty): nothing carries a licence
         Some(None) => true,
-        Some(Some(l)) => l.source != LicenceSource::Header && *l != licences.lookup(rel),
+        Some(Some(l)) => l.source != LicenceSource::Header && **l != licences.lookup(rel),
     };
 
     // Decide cheaply (no reads) which files need work.
@@ -388,7 +388,8 @@ fn index_repo(
                     chunks,
                     facts,
                 } => {
-                    let licence = licences.licence_of(&entry.rel, header_licence);
+                    // One licence for the file's chunks.
+                    let licence = Arc::new(licences.licence_of(&entry.rel, header_licence));
                     batch.facts.push((
                         entry.rel.clone(),
                         (facts != patina_core::FileFacts::default()).then(|| Arc::new(facts)),

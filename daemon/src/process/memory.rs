@@ -176,14 +176,20 @@ pub(crate) fn breakdown(
     ]
 }
 
-/// Approximate heap bytes of a chunk table entry: the record, its strings, the map's slot (the
-/// path is shared by a file's chunks: each holder counts its share).
+/// Approximate heap bytes of a chunk table row: the row, its strings (the path is shared by a
+/// file's chunks and the licence by many files: each holder counts its share).
 pub(crate) fn chunk_entry_bytes(meta: &patina_core::ChunkMeta) -> u64 {
-    let path = (16 + meta.path.len()) / std::sync::Arc::strong_count(&meta.path).max(1);
+    use std::sync::Arc;
+    let path = (16 + meta.path.len()) / Arc::strong_count(&meta.path).max(1);
+    let licence = meta.licence.as_ref().map_or(0, |l| {
+        (16 + std::mem::size_of::<patina_core::Licence>() + l.expr.as_ref().map_or(0, |e| e.len()))
+            / Arc::strong_count(l).max(1)
+    });
     let strings = path
+        + licence
         + meta.symbol.as_ref().map_or(0, |s| s.len())
         + meta.parent.as_ref().map_or(0, |s| s.len());
-    (std::mem::size_of::<patina_core::ChunkMeta>() + 8 + 16 + strings) as u64
+    (std::mem::size_of::<(u64, patina_core::ChunkMeta)>() + strings) as u64
 }
 
 /// Give the heap freed by bulk work back to the operating system. glibc keeps freed memory in

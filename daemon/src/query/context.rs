@@ -146,7 +146,7 @@ fn merge(hits: Vec<SearchHit>, expand: bool) -> Result<Vec<Piece>> {
                         score: h.score,
                         oracles,
                         related,
-                        licence: meta.licence.clone(),
+                        licence: meta.licence.as_deref().cloned(),
                         ..Default::default()
                     },
                     lines,

@@ -338,8 +338,8 @@ pub(super) fn hit_pb(h: SearchHit) -> pb::Hit {
             kind: meta.kind.name().into(),
             parent: meta.parent.unwrap_or_default(),
             language: meta.language.name().into(),
-            licence: licence_expr(meta.licence.as_ref()),
-            licence_source: licence_source(meta.licence.as_ref()),
+            licence: licence_expr(meta.licence.as_deref()),
+            licence_source: licence_source(meta.licence.as_deref()),
             ..base
         },
         HitItem::Group {

@@ -2,7 +2,7 @@
 //! (`patina_index::RepoIndex`: store trees, lexical index, chunk and symbol tables), its vectors and
 //! embedding backlog, and the state of its index jobs and watcher.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use anyhow::Result;
 use tokio::sync::watch;
 
-use patina_core::ChunkMeta;
+use patina_core::{ChunkMeta, ChunkTable};
 use patina_index::history::HistoryStore;
 use patina_index::store::{RepoRecord, RepoTrees};
 use patina_index::symbols::SymbolTable;
@@ -596,7 +596,7 @@ impl Repo {
         self.index.lexical()
     }
 
-    pub fn with_chunks<T>(&self, f: impl FnOnce(&HashMap<u64, ChunkMeta>) -> T) -> T {
+    pub fn with_chunks<T>(&self, f: impl FnOnce(&ChunkTable) -> T) -> T {
         self.index.with_chunks(f)
     }
 

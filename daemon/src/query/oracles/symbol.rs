@@ -11,7 +11,7 @@ use patina_core::OracleId;
 
 use super::{Oracle, OracleHit, OracleQuery, merge_by_score};
 use patina_chunk::ChunkKind;
-use patina_core::ChunkMeta;
+use patina_core::ChunkTable;
 use patina_index::symbols::{FileEntry, SymbolTable, normalize};
 use patina_retrieve::QueryPlan;
 use patina_retrieve::query::Frame;
@@ -249,7 +249,7 @@ fn reexports_of(
     c: &Candidate,
     graph: &patina_index::graph::GraphTable,
     table: &SymbolTable,
-    chunks: &HashMap<u64, ChunkMeta>,
+    chunks: &ChunkTable,
 ) -> Vec<(u64, bool)> {
     let mut out = Vec::new();
     for (r, chunk) in graph.reexports_of(&c.name) {
@@ -369,7 +369,7 @@ fn candidates(text: &str) -> Vec<Candidate> {
 fn resolve_path(
     c: &Candidate,
     table: &patina_index::symbols::SymbolTable,
-    chunks: &HashMap<u64, patina_core::ChunkMeta>,
+    chunks: &patina_core::ChunkTable,
 ) -> Vec<(u64, f32)> {
     let key = c.name.to_lowercase();
     let parent_of = |id: u64| {
@@ -460,11 +460,7 @@ fn plan_candidates(plan: &patina_retrieve::QueryPlan) -> Vec<Candidate> {
 /// The indexed files a frame's path names, best match only: the path itself or a path ending in it
 /// (an absolute path in a trace), else a file of that name in a folder of that name (or of that
 /// name alone, for a frame that gives no folder: Java's `Cart.java`). Original case.
-pub(crate) fn files_of(
-    frame_path: &str,
-    table: &SymbolTable,
-    chunks: &HashMap<u64, ChunkMeta>,
-) -> Vec<String> {
+pub(crate) fn files_of(frame_path: &str, table: &SymbolTable, chunks: &ChunkTable) -> Vec<String> {
     let want = frame_path.trim_start_matches("./").to_lowercase();
     let path_of = |f: &FileEntry| chunks.get(&f.chunk_id).map(|m| m.path.to_string());
     let exact: Vec<String> = table
@@ -545,7 +541,7 @@ pub(crate) fn location_notices(plan: &QueryPlan, repos: &[Arc<Repo>]) -> Vec<Str
 
 /// The chunks `frame` points at: in each file it names, the innermost chunk holding its line, or
 /// (a test named without a line) the definitions of that name.
-fn locate(frame: &Frame, table: &SymbolTable, chunks: &HashMap<u64, ChunkMeta>) -> Vec<u64> {
+fn locate(frame: &Frame, table: &SymbolTable, chunks: &ChunkTable) -> Vec<u64> {
     let mut out = Vec::new();
     for path in files_of(&frame.path, table, chunks) {
         let in_file = chunks.iter().filter(|(_, m)| *m.path == *path);
