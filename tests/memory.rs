@@ -153,7 +153,10 @@ fn a_daemon_under_load_stays_within_its_memory_budget_and_says_where_it_goes() {
     // At least each chunk's row (128 bytes), and not the kilobyte a chunk a hash map of rows
     // with their own paths and hashes came near.
     let per_chunk = tables["bytes"].as_u64().unwrap() / done.chunks;
-    assert!((100..1000).contains(&per_chunk), "{per_chunk} bytes a chunk: {tables}");
+    assert!(
+        (100..1000).contains(&per_chunk),
+        "{per_chunk} bytes a chunk: {tables}"
+    );
     let text = env.patina(&["status"]).stdout;
     assert!(
         text.contains("resident of a 160.0 MiB budget") && text.contains("chunk tables"),
