@@ -20,25 +20,14 @@ impl ContentHash {
 
     /// From 64 hex digits; anything else is `None`.
     pub fn from_hex(hex: &str) -> Option<ContentHash> {
-        let b = hex.as_bytes();
-        if b.len() != 64 {
-            return None;
-        }
-        let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-        let mut out = [0u8; 32];
-        for (i, pair) in b.chunks_exact(2).enumerate() {
-            out[i] = digit(pair[0])? << 4 | digit(pair[1])?;
-        }
-        Some(ContentHash(out))
+        blake3::Hash::from_hex(hex)
+            .ok()
+            .map(|h| ContentHash(*h.as_bytes()))
     }
 
     /// The 64 hex digits.
     pub fn to_hex(&self) -> String {
-        use std::fmt::Write;
-        self.0.iter().fold(String::with_capacity(64), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
+        blake3::Hash::from_bytes(self.0).to_hex().to_string()
     }
 
     pub fn from_bytes(bytes: [u8; 32]) -> ContentHash {
