@@ -127,16 +127,24 @@ pub(crate) struct Part {
     pub estimated: bool,
 }
 
+/// Bytes the registered repositories hold in memory, counted from their tables' sizes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Held {
+    /// Model, commit-message and static vectors.
+    pub vectors: u64,
+    pub chunk_tables: u64,
+    pub symbol_tables: u64,
+}
+
 /// What the daemon holds, by component, summing to `now.total`: the embedding sessions (measured
-/// when loaded), the vectors and chunk tables (from their sizes), the mapped files (binary,
+/// when loaded), the vectors, chunk and symbol tables (from their sizes), the mapped files (binary,
 /// libraries, tantivy segments: RssFile) and the rest of the heap, whose page-cache share sled
 /// keeps under `budget.sled_cache`.
 pub(crate) fn breakdown(
     now: Resident,
     budget: &Budget,
     sessions: (u64, u64),
-    vectors: u64,
-    tables: u64,
+    held: Held,
 ) -> Vec<Part> {
     let part = |component, bytes, limit, estimated| Part {
         component,
@@ -153,7 +161,11 @@ pub(crate) fn breakdown(
     // The data first: its sizes are counted from the tables themselves; a session's size is the
     // resident growth while it loaded, which overcounts when other work allocated meanwhile (two
     // sessions loaded at once can add up to more than the heap holds).
-    let (vectors, tables) = (take(vectors), take(tables));
+    let (vectors, tables, symbols) = (
+        take(held.vectors),
+        take(held.chunk_tables),
+        take(held.symbol_tables),
+    );
     let (query, bulk) = (take(sessions.0), take(sessions.1));
     let mapped = now.total.saturating_sub(now.anon);
     vec![
@@ -161,6 +173,7 @@ pub(crate) fn breakdown(
         part("embedding model (bulk session)", bulk, 0, false),
         part("vectors (chunks, commit messages)", vectors, 0, true),
         part("chunk tables", tables, 0, true),
+        part("symbol tables", symbols, 0, true),
         part(
             "other heap (sled page cache, tantivy writer, requests)",
             heap,
@@ -410,7 +423,12 @@ mod tests {
             file: 100 * MIB,
         };
         let b = Budget::of(512);
-        let parts = breakdown(now, &b, (90 * MIB, 80 * MIB), 50 * MIB, 40 * MIB);
+        let held = Held {
+            vectors: 30 * MIB,
+            chunk_tables: 40 * MIB,
+            symbol_tables: 20 * MIB,
+        };
+        let parts = breakdown(now, &b, (90 * MIB, 80 * MIB), held);
         assert_eq!(parts.iter().map(|p| p.bytes).sum::<u64>(), now.total);
         let get = |name: &str| {
             parts
@@ -418,8 +436,9 @@ mod tests {
                 .find(|p| p.component.starts_with(name))
                 .unwrap()
         };
-        assert_eq!(get("vectors").bytes, 50 * MIB);
+        assert_eq!(get("vectors").bytes, 30 * MIB);
         assert_eq!(get("chunk tables").bytes, 40 * MIB);
+        assert_eq!(get("symbol tables").bytes, 20 * MIB);
         assert_eq!(get("embedding model (query").bytes, 90 * MIB);
         // A measure larger than what is left is cut to what is left.
         assert_eq!(get("embedding model (bulk").bytes, 20 * MIB);

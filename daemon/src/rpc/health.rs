@@ -58,8 +58,8 @@ fn memory_parts(
     budget: &crate::process::memory::Budget,
 ) -> Vec<pb::MemoryPart> {
     let now = crate::process::memory::Resident::now();
-    let (vectors, tables) = repos.held_bytes();
-    crate::process::memory::breakdown(now, budget, semantic.session_bytes(), vectors, tables)
+    let held = repos.held_bytes();
+    crate::process::memory::breakdown(now, budget, semantic.session_bytes(), held)
         .into_iter()
         .map(|p| pb::MemoryPart {
             component: p.component.into(),

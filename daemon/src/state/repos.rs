@@ -183,10 +183,10 @@ impl Repos {
         self.generations.bump();
     }
 
-    /// Bytes held in memory by every repository's vectors (model, commit-message and static) and
-    /// chunk tables (walks the tables: call it off the async workers).
-    pub fn held_bytes(&self) -> (u64, u64) {
-        let (mut vectors, mut tables) = (0u64, 0u64);
+    /// Bytes held in memory by every repository's vectors (model, commit-message and static),
+    /// chunk and symbol tables (walks the tables: call it off the async workers).
+    pub fn held_bytes(&self) -> crate::process::memory::Held {
+        let (mut vectors, mut tables, mut symbols) = (0u64, 0u64, 0u64);
         for repo in self.all() {
             // 8-bit components and one f32 scale per vector (patina_index::vectors::Vector).
             vectors += (repo.vector_count() * (patina_embed::DIM + 4)) as u64;
@@ -199,8 +199,13 @@ impl Repos {
                     .map(crate::process::memory::chunk_entry_bytes)
                     .sum::<u64>()
             });
+            symbols += repo.symbols().heap_bytes();
         }
-        (vectors, tables)
+        crate::process::memory::Held {
+            vectors,
+            chunk_tables: tables,
+            symbol_tables: symbols,
+        }
     }
 
     pub fn repo_dir(&self, id: &str) -> PathBuf {

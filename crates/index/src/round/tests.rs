@@ -179,9 +179,8 @@ fn after_bulk_growth_the_tables_are_laid_out_afresh_unchanged() {
     let named = |i: &RepoIndex| {
         let mut v: Vec<(String, u64)> = i
             .symbols()
-            .symbols
-            .iter()
-            .map(|e| (e.key.clone(), e.chunk_id))
+            .symbols()
+            .map(|e| (e.key.to_string(), e.chunk_id))
             .collect();
         v.sort();
         v

@@ -12,7 +12,7 @@ use patina_core::OracleId;
 use super::{Oracle, OracleHit, OracleQuery, merge_by_score};
 use patina_chunk::ChunkKind;
 use patina_core::ChunkTable;
-use patina_index::symbols::{FileEntry, SymbolTable, normalize};
+use patina_index::symbols::{File, SymbolTable};
 use patina_retrieve::QueryPlan;
 use patina_retrieve::query::Frame;
 
@@ -123,7 +123,7 @@ impl Oracle for SymbolOracle {
                         continue;
                     }
                     // Exact and qualified.
-                    for s in table.with_prefix(&key).iter().filter(|s| s.key == key) {
+                    for s in table.named(&key) {
                         let mut score = if s.name == c.name {
                             EXACT
                         } else {
@@ -153,26 +153,19 @@ impl Oracle for SymbolOracle {
                         continue;
                     }
                     // Same words, other style.
-                    if let Some(idx) = table.normalized.get(&normalize(&c.name)) {
-                        for &k in idx {
-                            let id = table.symbols[k].chunk_id;
-                            offer(id, if is_impl(id) { IMPL } else { NORMALIZED });
-                        }
+                    for s in table.same_words(&c.name) {
+                        let id = s.chunk_id;
+                        offer(id, if is_impl(id) { IMPL } else { NORMALIZED });
                     }
                     // Prefix, preferring names close in length to the candidate.
                     if key.len() >= MIN_PREFIX {
-                        for s in table
-                            .with_prefix(&key)
-                            .iter()
-                            .filter(|s| s.key != key)
-                            .take(200)
-                        {
+                        for s in table.with_prefix(&key).filter(|s| s.key != key).take(200) {
                             offer(s.chunk_id, PREFIX * key.len() as f32 / s.key.len() as f32);
                         }
                     }
                     // Files.
                     let raw = c.raw.to_lowercase().trim_start_matches("./").to_string();
-                    for f in &table.files {
+                    for f in table.files() {
                         let score = if f.path == raw
                             || (raw.contains('/') && f.path.ends_with(&format!("/{raw}")))
                             || (raw.contains('/')
@@ -261,12 +254,9 @@ fn reexports_of(
             .filter(|n| *n != "*")
             .unwrap_or(&c.name)
             .to_lowercase();
-        let defined_elsewhere = [real.as_str(), &c.name.to_lowercase()].iter().any(|key| {
-            table
-                .with_prefix(key)
-                .iter()
-                .any(|s| s.key == *key && s.chunk_id != chunk.chunk_id)
-        });
+        let defined_elsewhere = [real.as_str(), &c.name.to_lowercase()]
+            .iter()
+            .any(|key| table.named(key).any(|s| s.chunk_id != chunk.chunk_id));
         if !defined_elsewhere {
             continue;
         }
@@ -392,7 +382,7 @@ fn resolve_path(
     };
     let mut out = Vec::new();
     let mut qualified = false;
-    for s in table.with_prefix(&key).iter().filter(|s| s.key == key) {
+    for s in table.named(&key) {
         if parent_of(s.chunk_id).as_deref() == c.parent.as_deref() {
             // `oneshot::Sender::closed` is a namesake of `mpsc::Sender::closed` too, a closer one.
             if in_grandparent(s.chunk_id) {
@@ -406,11 +396,7 @@ fn resolve_path(
         }
     }
     if let (false, Some(parent)) = (qualified, &c.parent) {
-        for s in table
-            .with_prefix(parent)
-            .iter()
-            .filter(|s| s.key == *parent)
-        {
+        for s in table.named(parent) {
             let score = if in_grandparent(s.chunk_id) {
                 QUALIFIER
             } else {
@@ -462,10 +448,9 @@ fn plan_candidates(plan: &patina_retrieve::QueryPlan) -> Vec<Candidate> {
 /// name alone, for a frame that gives no folder: Java's `Cart.java`). Original case.
 pub(crate) fn files_of(frame_path: &str, table: &SymbolTable, chunks: &ChunkTable) -> Vec<String> {
     let want = frame_path.trim_start_matches("./").to_lowercase();
-    let path_of = |f: &FileEntry| chunks.get(&f.chunk_id).map(|m| m.path.to_string());
+    let path_of = |f: File<'_>| chunks.get(&f.chunk_id).map(|m| m.path.to_string());
     let exact: Vec<String> = table
-        .files
-        .iter()
+        .files()
         .filter(|f| f.path == want || want.ends_with(&format!("/{}", f.path)))
         .filter_map(path_of)
         .collect();
@@ -473,8 +458,7 @@ pub(crate) fn files_of(frame_path: &str, table: &SymbolTable, chunks: &ChunkTabl
         return exact;
     }
     table
-        .files
-        .iter()
+        .files()
         .filter(|f| patina_retrieve::rank::same_file(&want, &f.path))
         .filter_map(path_of)
         .collect()
