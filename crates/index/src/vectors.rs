@@ -418,6 +418,25 @@ impl VectorIndex {
         self.fresh.len() + self.built_ids.len() - self.tombstones.len()
     }
 
+    /// Approximate heap bytes: a graph point is its vector (a row, its integers in an allocation
+    /// of their own), its 2 × 32 layer-zero links (instant-distance's `M`), its id and its entry
+    /// in `built_ids`; a fresh vector is its integers, scale, id and position entry.
+    pub fn heap_bytes(&self) -> u64 {
+        const LINKS: usize = 2 * 32 * 4;
+        const SET_ENTRY: usize = 16;
+        let graph_dim = self
+            .built
+            .as_ref()
+            .and_then(|g| g.iter().next())
+            .map(|(_, v)| v.q.len());
+        let dim = self.fresh.dim().max(graph_dim.unwrap_or(0));
+        let point = std::mem::size_of::<Vector>() + dim.next_multiple_of(16) + 16;
+        let built = self.built_ids.len() * (point + LINKS + 8 + SET_ENTRY);
+        let fresh = self.fresh.len() * (dim + 4 + 8 + SET_ENTRY + 8);
+        let sets = (self.tombstones.len() + self.removed_since_snapshot.len()) * SET_ENTRY;
+        (built + fresh + sets) as u64
+    }
+
     pub fn insert(&mut self, id: u64, v: Vec<f32>) {
         self.changes += 1;
         self.tombstones.remove(&id);

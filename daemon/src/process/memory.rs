@@ -171,7 +171,12 @@ pub(crate) fn breakdown(
     vec![
         part("embedding model (query session)", query, 0, false),
         part("embedding model (bulk session)", bulk, 0, false),
-        part("vectors (chunks, commit messages)", vectors, 0, true),
+        part(
+            "vector index (vectors, graph links, commit messages)",
+            vectors,
+            0,
+            true,
+        ),
         part("chunk tables", tables, 0, true),
         part("symbol tables", symbols, 0, true),
         part(
@@ -436,7 +441,7 @@ mod tests {
                 .find(|p| p.component.starts_with(name))
                 .unwrap()
         };
-        assert_eq!(get("vectors").bytes, 30 * MIB);
+        assert_eq!(get("vector index").bytes, 30 * MIB);
         assert_eq!(get("chunk tables").bytes, 40 * MIB);
         assert_eq!(get("symbol tables").bytes, 20 * MIB);
         assert_eq!(get("embedding model (query").bytes, 90 * MIB);

@@ -506,6 +506,11 @@ impl Repo {
         self.vectors.read().expect("vectors lock").len()
     }
 
+    /// Approximate heap bytes of the vector index (graph and fresh segment).
+    pub fn vector_heap_bytes(&self) -> u64 {
+        self.vectors.read().expect("vectors lock").heap_bytes()
+    }
+
     /// The fresh segment has grown enough to be folded into a new HNSW: its snapshot, to build
     /// without any lock (then [`Repo::install_vectors`]).
     /// A snapshot of the vectors to build a new graph from, when one is due

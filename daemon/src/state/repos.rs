@@ -188,8 +188,8 @@ impl Repos {
     pub fn held_bytes(&self) -> crate::process::memory::Held {
         let (mut vectors, mut tables, mut symbols) = (0u64, 0u64, 0u64);
         for repo in self.all() {
-            // 8-bit components and one f32 scale per vector (patina_index::vectors::Vector).
-            vectors += (repo.vector_count() * (patina_embed::DIM + 4)) as u64;
+            // The vector index: 8-bit vectors and the graph's links (patina_index::vectors).
+            vectors += repo.vector_heap_bytes();
             vectors +=
                 (repo.messages().len() * crate::state::messages::MESSAGE_VECTOR_BYTES) as u64;
             vectors += repo.provisional_count() as u64 * crate::state::repo::STATIC_VECTOR_BYTES;
