@@ -66,9 +66,34 @@ pub fn remaining(done: u64, total: u64, elapsed: Duration) -> Option<Duration> {
     Some(Duration::from_secs_f64(per_item * (total - done) as f64))
 }
 
+/// How long a graph build of `n` items takes, from the last build (`last_n` items in `last`):
+/// an HNSW build costs about `n log n` (each insertion searches a graph of the ones before it).
+/// `None` when the last build is too small to scale from.
+pub fn build_time(n: u64, last_n: u64, last: Duration) -> Option<Duration> {
+    if last_n < 2 || n < 2 {
+        return None;
+    }
+    let (n, m) = (n as f64, last_n as f64);
+    Some(Duration::from_secs_f64(
+        (last.as_secs_f64() * (n / m) * (n.ln() / m.ln())).min(1e9),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_build_scales_as_n_log_n_from_the_last_one() {
+        // The tree's builds: 160k vectors in 517 s.
+        let t = build_time(320_000, 160_000, secs(517.0))
+            .unwrap()
+            .as_secs_f64();
+        assert!((t - 517.0 * 2.0 * (320_000f64.ln() / 160_000f64.ln())).abs() < 1e-6);
+        assert!(t > 2.0 * 517.0 && t < 2.2 * 517.0, "{t}");
+        assert_eq!(build_time(10, 1, secs(1.0)), None);
+        assert_eq!(build_time(160_000, 160_000, secs(517.0)), Some(secs(517.0)));
+    }
 
     fn secs(s: f64) -> Duration {
         Duration::from_secs_f64(s)

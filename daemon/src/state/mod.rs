@@ -15,3 +15,4 @@ pub(crate) mod repo;
 pub(crate) mod repos;
 pub(crate) mod schedule;
 pub(crate) mod tuned;
+pub(crate) mod vector_builds;

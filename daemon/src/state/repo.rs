@@ -104,6 +104,8 @@ pub(crate) struct Repo {
     /// When a query last had this repository in scope (Unix ms, 0: never): its backlog is
     /// embedded first (`crate::state::backlog::embedding_order`).
     last_queried_ms: std::sync::atomic::AtomicI64,
+    /// The vector-index build under way and the last one's time (a leaf lock).
+    vector_builds: Mutex<crate::state::vector_builds::VectorBuilds>,
 }
 
 impl Repo {
@@ -139,6 +141,7 @@ impl Repo {
             tune: crate::state::tuned::TuneSlot::open(&index_dir.join("tuned.json")),
             messages: Default::default(),
             last_queried_ms: std::sync::atomic::AtomicI64::new(0),
+            vector_builds: Mutex::default(),
         })
     }
 
@@ -515,11 +518,25 @@ impl Repo {
     /// without any lock (then [`Repo::install_vectors`]).
     /// A snapshot of the vectors to build a new graph from, when one is due
     /// ([`patina_index::vectors::VectorIndex::needs_rebuild`], told whether the backlog is still filling the index).
+    /// Until [`Repo::install_vectors`], `patina status` says the build runs.
     pub fn vectors_to_rebuild(&self) -> Option<Snapshot> {
         if !self.graph_build_due() {
             return None;
         }
-        Some(self.vectors.write().expect("vectors lock").snapshot())
+        let snapshot = self.vectors.write().expect("vectors lock").snapshot();
+        self.vector_builds
+            .lock()
+            .expect("vector builds lock")
+            .begin(snapshot.ids.len());
+        Some(snapshot)
+    }
+
+    /// Why the model's pass waits, while a vector-index build runs.
+    pub fn vector_build_waiting(&self) -> Option<String> {
+        self.vector_builds
+            .lock()
+            .expect("vector builds lock")
+            .waiting()
     }
 
     /// Whether a graph build is due now ([`Repo::vectors_to_rebuild`] would return a snapshot).
@@ -532,6 +549,7 @@ impl Repo {
 
     pub fn install_vectors(&self, built: patina_index::vectors::Built) -> Result<()> {
         let r = self.vectors.write().expect("vectors lock").install(built);
+        self.vector_builds.lock().expect("vector builds lock").end();
         self.bump_generation();
         r
     }

@@ -115,7 +115,10 @@ fn segment_tombstones_and_rebuild_agree_with_brute_force() {
     );
     // The estimate counts each fresh vector's integers and bookkeeping, and a graph point's links.
     let fresh_bytes = idx.heap_bytes();
-    assert!(fresh_bytes >= (n * 32) as u64 && fresh_bytes <= (n * 128) as u64, "{fresh_bytes}");
+    assert!(
+        fresh_bytes >= (n * 32) as u64 && fresh_bytes <= (n * 128) as u64,
+        "{fresh_bytes}"
+    );
     let snap = idx.snapshot();
     let built = VectorIndex::build(snap);
     // Changes while the graph was being built.
@@ -127,8 +130,14 @@ fn segment_tombstones_and_rebuild_agree_with_brute_force() {
     assert!(idx.contains(n as u64 + 1));
     assert_eq!(idx.len(), n);
     let graph_bytes = idx.heap_bytes();
-    assert!(graph_bytes >= (n * (32 + 256)) as u64, "{graph_bytes} for {n} points");
-    assert!(graph_bytes <= (n * 512) as u64, "{graph_bytes} for {n} points");
+    assert!(
+        graph_bytes >= (n * (32 + 256)) as u64,
+        "{graph_bytes} for {n} points"
+    );
+    assert!(
+        graph_bytes <= (n * 512) as u64,
+        "{graph_bytes} for {n} points"
+    );
 
     // The nearest neighbour of an indexed vector is itself; a removed one is never returned.
     let hits = idx.search(&unit(42, 32), 5, &|_| true);

@@ -42,7 +42,7 @@ impl Semantic {
             let pace = *self.model_pace.lock().expect("pace lock");
             let off = (!self.model_pass)
                 .then(|| "off by `[semantic] model_pass = false`: static vectors only".to_string());
-            Stage::new(backlog, pace, off)
+            Stage::new(backlog, pace, off.or_else(|| repo.vector_build_waiting()))
         });
         (statics, model)
     }

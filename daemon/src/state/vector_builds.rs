@@ -1,0 +1,103 @@
+//! A repository's vector-index builds: the one under way and how long the last one took. While a
+//! build runs the model's pass waits for it (the embedder builds), so `patina status` says so and
+//! for about how long, instead of an ETA frozen at the pace before the build.
+
+use std::time::{Duration, Instant};
+
+/// The build under way and the last one.
+#[derive(Debug, Default)]
+pub(crate) struct VectorBuilds {
+    running: Option<(usize, Instant)>,
+    last: Option<(usize, Duration)>,
+}
+
+impl VectorBuilds {
+    /// A build of `n` vectors begins now.
+    pub fn begin(&mut self, n: usize) {
+        self.running = Some((n, Instant::now()));
+    }
+
+    /// The build under way has ended (installed or failed).
+    pub fn end(&mut self) {
+        if let Some((n, since)) = self.running.take() {
+            self.last = Some((n, since.elapsed()));
+        }
+    }
+
+    /// Why the model's pass does not advance now, while a build runs.
+    pub fn waiting(&self) -> Option<String> {
+        let (n, since) = self.running?;
+        Some(describe(n, since.elapsed(), self.last))
+    }
+}
+
+/// The line for a build of `n` vectors running for `elapsed`, the last build having taken
+/// `last` (vectors, time) if there was one.
+pub(crate) fn describe(n: usize, elapsed: Duration, last: Option<(usize, Duration)>) -> String {
+    let total = last.and_then(|(m, t)| patina_core::eta::build_time(n as u64, m as u64, t));
+    let pace = match total {
+        Some(total) => format!(
+            ", ~{} left at the last build's pace",
+            span(total.saturating_sub(elapsed))
+        ),
+        None => String::new(),
+    };
+    format!(
+        "the vector index is being built with {n} vectors ({} so far{pace}); the model's pass \
+         goes on when it is in",
+        span(elapsed)
+    )
+}
+
+/// `42 s`, `7 min`, `2 h 05 min`.
+fn span(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..90 => format!("{s} s"),
+        90..5400 => format!("{} min", (s + 30) / 60),
+        _ => format!("{} h {:02} min", s / 3600, (s % 3600) / 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_says_how_long_it_ran_and_how_long_it_has_left() {
+        let first = describe(20_000, Duration::from_secs(12), None);
+        assert_eq!(
+            first,
+            "the vector index is being built with 20000 vectors (12 s so far); the model's pass \
+             goes on when it is in"
+        );
+        // 320k after a 160k build of 517 s: ~1,100 s in all, 300 s done.
+        let line = describe(
+            320_000,
+            Duration::from_secs(300),
+            Some((160_000, Duration::from_secs(517))),
+        );
+        assert!(line.contains("(5 min so far, ~13 min left"), "{line}");
+        // Past the estimate: nothing left, not a negative time.
+        let late = describe(
+            320_000,
+            Duration::from_secs(2_000),
+            Some((160_000, Duration::from_secs(517))),
+        );
+        assert!(late.contains("(33 min so far, ~0 s left"), "{late}");
+        assert!(span(Duration::from_secs(7_500)) == "2 h 05 min");
+    }
+
+    #[test]
+    fn the_last_build_is_remembered_once_it_ends() {
+        let mut b = VectorBuilds::default();
+        assert_eq!(b.waiting(), None);
+        b.begin(50_000);
+        assert!(b.waiting().unwrap().contains("50000 vectors"));
+        b.end();
+        assert_eq!(b.waiting(), None);
+        assert_eq!(b.last.map(|(n, _)| n), Some(50_000));
+        b.end();
+        assert_eq!(b.last.map(|(n, _)| n), Some(50_000));
+    }
+}
