@@ -103,7 +103,7 @@ fn thousands(n: u64) -> String {
 }
 
 /// Rounded up to what a person plans by: minutes below two hours, then hours.
-fn duration(d: Duration) -> String {
+pub(crate) fn duration(d: Duration) -> String {
     let minutes = d.as_secs().div_ceil(60).max(1);
     if minutes < 120 {
         format!("{minutes} min")

@@ -514,11 +514,10 @@ impl Repo {
         self.vectors.read().expect("vectors lock").heap_bytes()
     }
 
-    /// The fresh segment has grown enough to be folded into a new HNSW: its snapshot, to build
-    /// without any lock (then [`Repo::install_vectors`]).
-    /// A snapshot of the vectors to build a new graph from, when one is due
-    /// ([`patina_index::vectors::VectorIndex::needs_rebuild`], told whether the backlog is still filling the index).
-    /// Until [`Repo::install_vectors`], `patina status` says the build runs.
+    /// A snapshot of the vectors to build a new graph from without any lock, when one is due
+    /// ([`patina_index::vectors::VectorIndex::needs_rebuild`], told whether the backlog is still
+    /// filling the index); then [`Repo::install_vectors`]. Until then `patina status` says the
+    /// build runs.
     pub fn vectors_to_rebuild(&self) -> Option<Snapshot> {
         if !self.graph_build_due() {
             return None;

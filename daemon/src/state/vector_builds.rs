@@ -4,6 +4,8 @@
 
 use std::time::{Duration, Instant};
 
+use crate::state::estimate::duration;
+
 /// The build under way and the last one.
 #[derive(Debug, Default)]
 pub(crate) struct VectorBuilds {
@@ -38,25 +40,15 @@ pub(crate) fn describe(n: usize, elapsed: Duration, last: Option<(usize, Duratio
     let pace = match total {
         Some(total) => format!(
             ", ~{} left at the last build's pace",
-            span(total.saturating_sub(elapsed))
+            duration(total.saturating_sub(elapsed))
         ),
         None => String::new(),
     };
     format!(
         "the vector index is being built with {n} vectors ({} so far{pace}); the model's pass \
          goes on when it is in",
-        span(elapsed)
+        duration(elapsed)
     )
-}
-
-/// `42 s`, `7 min`, `2 h 05 min`.
-fn span(d: Duration) -> String {
-    let s = d.as_secs();
-    match s {
-        0..90 => format!("{s} s"),
-        90..5400 => format!("{} min", (s + 30) / 60),
-        _ => format!("{} h {:02} min", s / 3600, (s % 3600) / 60),
-    }
 }
 
 #[cfg(test)]
@@ -68,7 +60,7 @@ mod tests {
         let first = describe(20_000, Duration::from_secs(12), None);
         assert_eq!(
             first,
-            "the vector index is being built with 20000 vectors (12 s so far); the model's pass \
+            "the vector index is being built with 20000 vectors (1 min so far); the model's pass \
              goes on when it is in"
         );
         // 320k after a 160k build of 517 s: ~1,100 s in all, 300 s done.
@@ -77,15 +69,14 @@ mod tests {
             Duration::from_secs(300),
             Some((160_000, Duration::from_secs(517))),
         );
-        assert!(line.contains("(5 min so far, ~13 min left"), "{line}");
-        // Past the estimate: nothing left, not a negative time.
+        assert!(line.contains("(5 min so far, ~14 min left"), "{line}");
+        // Past the estimate: about a minute, never a negative time.
         let late = describe(
             320_000,
             Duration::from_secs(2_000),
             Some((160_000, Duration::from_secs(517))),
         );
-        assert!(late.contains("(33 min so far, ~0 s left"), "{late}");
-        assert!(span(Duration::from_secs(7_500)) == "2 h 05 min");
+        assert!(late.contains("(34 min so far, ~1 min left"), "{late}");
     }
 
     #[test]
