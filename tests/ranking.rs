@@ -374,3 +374,72 @@ fn a_misspelt_word_is_read_as_the_word_the_code_uses_and_the_answer_says_so() {
         assert!(!notices.contains(" as '"), "{q}: {notices}");
     }
 }
+
+const FANOUT_PY: &str = r#""""Writes each record to several sinks."""
+
+
+class Fanout:
+    def __init__(self, sinks):
+        self.sinks = list(sinks)
+
+    def write(self, record):
+        for sink in self.sinks:
+            try:
+                sink.write(record)
+            except Exception as err:
+                report(err)
+"#;
+
+const FORMAT_PY: &str = r#"def format_event(event, output):
+    """Renders one event as a line of output."""
+    output.append(f"{event.level}: {event.message}")
+"#;
+
+const TEST_FANOUT_PY: &str = r#"from fanlog.fanout import Fanout
+
+
+def test_when_one_output_throws_the_other_outputs_still_get_the_event():
+    got = []
+    Fanout([Broken(), Collecting(got)]).write("hello")
+    assert got == ["hello"]
+"#;
+
+#[test]
+fn a_test_that_describes_the_behaviour_in_the_questions_words_stands_for_the_code_it_tests() {
+    let env = TestEnv::started();
+    let repo = git_repo(&[
+        ("fanlog/fanout.py", FANOUT_PY.as_bytes()),
+        ("fanlog/format.py", FORMAT_PY.as_bytes()),
+        ("tests/test_fanout.py", TEST_FANOUT_PY.as_bytes()),
+    ]);
+    env.add_repo(repo.path());
+    let question = "one output throws but the other outputs still get the event";
+
+    // The question's words are the test's, not the code's: the lexical oracle alone finds the test.
+    let out = env.patina_in(
+        repo.path(),
+        &["q", question, "--files", "--json", "--oracle", "lexical"],
+    );
+    assert_eq!(out.code(), 0, "{out:?}");
+    let files = paths(&json_hits(&out));
+    assert_eq!(
+        files.first().map(String::as_str),
+        Some("tests/test_fanout.py"),
+        "{files:?}"
+    );
+    assert!(!files.iter().any(|p| p == "fanlog/fanout.py"), "{files:?}");
+
+    // The default oracles answer with the code the test tests, above the source that shares a
+    // word or two with the question.
+    let out = env.patina_in(repo.path(), &["q", question, "--files", "--json"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    let hits = json_hits(&out);
+    let files = paths(&hits);
+    assert_eq!(
+        files.first().map(String::as_str),
+        Some("fanlog/fanout.py"),
+        "{files:?}"
+    );
+    assert_eq!(hits[0]["role"], "source");
+    assert_eq!(out.q_json()["intent"], "implementation");
+}

@@ -410,6 +410,36 @@ fn is_camel_test_name(stem: &str, ext: &str) -> bool {
     })
 }
 
+/// The name of the code a test file tests, by the test naming conventions [`classify`] knows:
+/// `SafeAggregateSinkTests.cs` → `SafeAggregateSink`, `test_config.py` and `config_test.go` →
+/// `config`, `session_spec.rb` → `session`, `router.test.ts` → `router`. `None` for a path
+/// whose name says nothing of a subject (`conftest.py`, `helpers.rb` under `spec/`,
+/// `tests.rs`): a fixture or a suite is no one file's test.
+pub fn tested_stem(path: &str) -> Option<&str> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let (stem, ext) = name.rsplit_once('.').filter(|(s, _)| !s.is_empty())?;
+    let ext = ext.to_ascii_lowercase();
+    let lower = stem.to_ascii_lowercase();
+    let subject = if is_camel_test_name(stem.split('.').next().unwrap_or(stem), &ext) {
+        let stem = stem.split('.').next().unwrap_or(stem);
+        ["Tests", "Test", "Spec", "Suite"]
+            .iter()
+            .find_map(|suffix| stem.strip_suffix(suffix))?
+    } else if CODE_EXTS.contains(&ext.as_str()) {
+        if lower.starts_with("test_") {
+            &stem[5..]
+        } else {
+            ["_tests", "_test", "_spec", ".test", ".spec"]
+                .iter()
+                .find(|suffix| lower.ends_with(*suffix))
+                .map(|suffix| &stem[..stem.len() - suffix.len()])?
+        }
+    } else {
+        return None;
+    };
+    (!subject.is_empty() && subject != "test" && subject != "tests").then_some(subject)
+}
+
 fn is_bench_name(stem: &str) -> bool {
     stem.starts_with("bench_")
         || stem.ends_with("_bench")

@@ -240,6 +240,10 @@ impl QueryEngine {
         } = self
             .run_oracles(&first, q.clone(), cfg, &mut notices)
             .await?;
+        // A question about how the code works: a test the words found stands for what it tests.
+        if plan.intent == patina_retrieve::Intent::Implementation && first.len() > 1 {
+            crate::query::subjects::tests_stand_for_subjects(&mut rankings, &q);
+        }
         let votes = crate::services::history::split_votes(
             &mut rankings,
             &repos,

@@ -12,3 +12,4 @@ mod notices;
 pub(crate) mod oracles;
 mod prepare;
 pub(crate) mod request;
+mod subjects;

@@ -388,3 +388,34 @@ fn names_round_trip() {
     assert_eq!(FileRole::parse("tests"), Some(FileRole::Test));
     assert_eq!(FileRole::parse("nope"), None);
 }
+
+#[test]
+fn a_test_file_names_the_code_it_tests() {
+    for (test, subject) in [
+        (
+            "test/Serilog.Tests/Core/SafeAggregateSinkTests.cs",
+            "SafeAggregateSink",
+        ),
+        ("src/commonTest/kotlin/org/koin/core/ScopeTest.kt", "Scope"),
+        ("Tests/SessionSpec.swift", "Session"),
+        ("tests/test_config.py", "config"),
+        ("cmd/root_test.go", "root"),
+        ("spec/models/user_spec.rb", "user"),
+        ("test/plug/conn_test.exs", "conn"),
+        ("lib/router.test.js", "router"),
+        ("src/button.spec.ts", "button"),
+    ] {
+        assert_eq!(tested_stem(test), Some(subject), "{test}");
+    }
+    for fixture in [
+        "conftest.py",
+        "src/fs/tests.rs",
+        "spec/spec_helper.rb",
+        "test/support/helpers.ex",
+        "src/Latest.java",
+        "docs/test_plan.md",
+        "test_.py",
+    ] {
+        assert_eq!(tested_stem(fixture), None, "{fixture}");
+    }
+}

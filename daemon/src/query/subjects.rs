@@ -1,0 +1,150 @@
+//! A test stands for the code it tests. Test names describe behaviour in the words people ask in
+//! (`WhenASinkThrowsOtherSinksAreStillInvoked`, `test_session_survives_key_rotation`), where the
+//! code under test is named for its mechanism (`SafeAggregateSink`). For a question about how
+//! the code works, a test the lexical or semantic oracle ranks gives its place in that ranking
+//! to the definition it tests — found by the test naming conventions
+//! ([`patina_core::role::tested_stem`]: `FooTests.cs` → `Foo`, `test_foo.py` → `foo`) as the
+//! definition named so in a source file of that name — unless the ranking placed that definition
+//! higher already. A test without such a subject (a fixture, a suite named for a scenario) keeps
+//! its place. Only places move: the fusion still weighs each oracle, the ranking each role.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use patina_core::{FileRole, OracleId};
+use patina_retrieve::fusion::Ranking;
+
+use crate::query::oracles::{HitKey, OracleQuery};
+use crate::state::repo::Repo;
+
+/// At most this many subjects stand for one test: a stem shared by several files (one per platform,
+/// `GlobalContext.kt` in `jvmMain/`, `jsMain/`, `nativeMain/`) names each of them.
+const MAX_SUBJECTS: usize = 3;
+
+/// Gives every test hit's place in the lexical and semantic rankings to the definitions it tests
+/// (see the module doc). For the default oracles only: a single oracle asked for by name ranks
+/// as it finds.
+pub(crate) fn tests_stand_for_subjects(rankings: &mut [Ranking<HitKey>], q: &OracleQuery) {
+    let mut subjects = Subjects::new(q);
+    for r in rankings
+        .iter_mut()
+        .filter(|r| matches!(r.oracle, OracleId::Lexical | OracleId::Semantic))
+    {
+        let mut placed: HashSet<HitKey> = HashSet::new();
+        let mut items = Vec::with_capacity(r.items.len());
+        for &(key, score) in &r.items {
+            let tested = subjects.of(key);
+            if tested.is_empty() {
+                if placed.insert(key) {
+                    items.push((key, score));
+                }
+                continue;
+            }
+            for subject in tested {
+                if placed.insert(subject) {
+                    items.push((subject, score));
+                }
+            }
+        }
+        r.items = items;
+    }
+}
+
+/// The subjects of test chunks, looked up once per test file.
+struct Subjects<'q> {
+    q: &'q OracleQuery,
+    by_file: HashMap<(usize, Arc<str>), Vec<HitKey>>,
+}
+
+impl<'q> Subjects<'q> {
+    fn new(q: &'q OracleQuery) -> Self {
+        Subjects {
+            q,
+            by_file: HashMap::new(),
+        }
+    }
+
+    fn of(&mut self, key: HitKey) -> Vec<HitKey> {
+        let Some((ri, chunk)) = key.chunk() else {
+            return Vec::new();
+        };
+        let repo = &self.q.repos[ri];
+        let Some(meta) = repo.chunk(chunk) else {
+            return Vec::new();
+        };
+        if meta.role() != FileRole::Test {
+            return Vec::new();
+        }
+        let q = self.q;
+        self.by_file
+            .entry((ri, meta.path.clone()))
+            .or_insert_with(|| subjects_of(repo, ri, &meta.path, q))
+            .clone()
+    }
+}
+
+/// The definitions the test file `test_path` tests: in each source file whose stem is spelled
+/// like the test's subject (style-insensitive: `session_store` finds `SessionStore.kt`), the
+/// top-level definition named so, else the file's first chunk; the files whose folders share
+/// most with the test's first.
+fn subjects_of(repo: &Arc<Repo>, ri: usize, test_path: &str, q: &OracleQuery) -> Vec<HitKey> {
+    use patina_index::symbols::normalize;
+    let Some(stem) = patina_core::role::tested_stem(test_path) else {
+        return Vec::new();
+    };
+    let want = normalize(stem);
+    let stem_of = |path: &str| {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        normalize(name.split('.').next().unwrap_or(name))
+    };
+    let usable = |meta: &patina_core::ChunkMeta| {
+        meta.role() == FileRole::Source && q.filter.as_ref().is_none_or(|f| f.allows(meta))
+    };
+    let symbols = repo.symbols();
+    // Per file: (is a nested definition, first line, chunk): a class before its constructor.
+    let mut best: HashMap<Arc<str>, (bool, u32, u64)> = HashMap::new();
+    for s in symbols.same_words(stem) {
+        let Some(meta) = repo.chunk(s.chunk_id) else {
+            continue;
+        };
+        if stem_of(&meta.path) != want || !usable(&meta) {
+            continue;
+        }
+        let rank = (meta.parent.is_some(), meta.start_line, s.chunk_id);
+        let slot = best.entry(meta.path.clone()).or_insert(rank);
+        if rank < *slot {
+            *slot = rank;
+        }
+    }
+    if best.is_empty() {
+        for f in symbols.files() {
+            let name = f.file_name;
+            if normalize(name.split('.').next().unwrap_or(name)) != want {
+                continue;
+            }
+            if let Some(meta) = repo.chunk(f.chunk_id).filter(|m| usable(m)) {
+                best.insert(meta.path.clone(), (false, meta.start_line, f.chunk_id));
+            }
+        }
+    }
+    let test_dirs: HashSet<&str> = folders(test_path).collect();
+    let mut found: Vec<(usize, &Arc<str>, u64)> = best
+        .iter()
+        .map(|(path, &(_, _, chunk))| {
+            let shared = folders(path).filter(|d| test_dirs.contains(d)).count();
+            (shared, path, chunk)
+        })
+        .collect();
+    found.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+    found
+        .into_iter()
+        .take(MAX_SUBJECTS)
+        .map(|(_, _, chunk)| HitKey::Chunk { repo: ri, chunk })
+        .collect()
+}
+
+/// The folder names of a path (`src`, `Core`).
+fn folders(path: &str) -> impl Iterator<Item = &str> {
+    let dirs = path.rsplit_once('/').map_or("", |(d, _)| d);
+    dirs.split('/').filter(|d| !d.is_empty())
+}
