@@ -307,6 +307,89 @@ fn file_level_aggregates_so_coherent_files_win() {
 }
 
 #[test]
+fn overloads_of_one_name_add_no_coherence() {
+    let plan = QueryPlan::analyze("scheduler");
+    let opts = RankOptions::default();
+    // overloads.cs: one `Write` said three times; distinct.cs: three different definitions.
+    let scored = score(
+        vec![
+            cand(
+                1,
+                0.040,
+                "overloads.cs",
+                FileRole::Source,
+                Some("Write"),
+                (1, 5),
+            ),
+            cand(
+                2,
+                0.039,
+                "distinct.cs",
+                FileRole::Source,
+                Some("Start"),
+                (1, 5),
+            ),
+            cand(
+                3,
+                0.038,
+                "overloads.cs",
+                FileRole::Source,
+                Some("Write"),
+                (6, 9),
+            ),
+            cand(
+                4,
+                0.037,
+                "overloads.cs",
+                FileRole::Source,
+                Some("Write"),
+                (10, 14),
+            ),
+            cand(
+                5,
+                0.036,
+                "distinct.cs",
+                FileRole::Source,
+                Some("Stop"),
+                (6, 9),
+            ),
+            cand(
+                6,
+                0.035,
+                "distinct.cs",
+                FileRole::Source,
+                Some("Pause"),
+                (10, 14),
+            ),
+        ],
+        &plan,
+        &opts,
+    );
+    let f = files(scored, &opts, None);
+    assert_eq!(f[0].best.candidate.file.as_ref().unwrap().1, "distinct.cs");
+    assert_eq!(f[1].matches, 3, "the overloads still count as matches");
+    // Without names (line windows) every chunk is evidence of its own, as before.
+    let scored = score(
+        vec![
+            cand(1, 0.040, "windows.txt", FileRole::Source, None, (1, 5)),
+            cand(
+                2,
+                0.039,
+                "named.cs",
+                FileRole::Source,
+                Some("Start"),
+                (1, 5),
+            ),
+            cand(3, 0.038, "windows.txt", FileRole::Source, None, (6, 9)),
+        ],
+        &plan,
+        &opts,
+    );
+    let f = files(scored, &opts, None);
+    assert_eq!(f[0].best.candidate.file.as_ref().unwrap().1, "windows.txt");
+}
+
+#[test]
 fn oracles_that_find_different_chunks_of_one_file_agree_on_the_file() {
     let plan = QueryPlan::analyze("scheduler");
     let opts = RankOptions {
