@@ -398,7 +398,7 @@ const FORMAT_PY: &str = r#"def format_event(event, output):
 const TEST_FANOUT_PY: &str = r#"from fanlog.fanout import Fanout
 
 
-def test_when_one_output_throws_the_other_outputs_still_get_the_event():
+def test_one_output_throws_others_still_get_event():
     got = []
     Fanout([Broken(), Collecting(got)]).write("hello")
     assert got == ["hello"]
@@ -413,7 +413,7 @@ fn a_test_that_describes_the_behaviour_in_the_questions_words_stands_for_the_cod
         ("tests/test_fanout.py", TEST_FANOUT_PY.as_bytes()),
     ]);
     env.add_repo(repo.path());
-    let question = "one output throws but the other outputs still get the event";
+    let question = "one output throws but the others still get the event";
 
     // The question's words are the test's, not the code's: the lexical oracle alone finds the test.
     let out = env.patina_in(
