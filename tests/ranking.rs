@@ -415,18 +415,16 @@ fn a_test_that_describes_the_behaviour_in_the_questions_words_stands_for_the_cod
     env.add_repo(repo.path());
     let question = "one output throws but the others still get the event";
 
-    // The question's words are the test's, not the code's: the lexical oracle alone finds the test.
+    // The question's words are the test's, not the code's: the lexical oracle alone finds the test
+    // (ranked below the source that shares a word, as a test is for such a question) and not the
+    // code it tests.
     let out = env.patina_in(
         repo.path(),
         &["q", question, "--files", "--json", "--oracle", "lexical"],
     );
     assert_eq!(out.code(), 0, "{out:?}");
     let files = paths(&json_hits(&out));
-    assert_eq!(
-        files.first().map(String::as_str),
-        Some("tests/test_fanout.py"),
-        "{files:?}"
-    );
+    assert!(files.iter().any(|p| p == "tests/test_fanout.py"), "{files:?}");
     assert!(!files.iter().any(|p| p == "fanlog/fanout.py"), "{files:?}");
 
     // The default oracles answer with the code the test tests, above the source that shares a
