@@ -424,7 +424,10 @@ fn a_test_that_describes_the_behaviour_in_the_questions_words_stands_for_the_cod
     );
     assert_eq!(out.code(), 0, "{out:?}");
     let files = paths(&json_hits(&out));
-    assert!(files.iter().any(|p| p == "tests/test_fanout.py"), "{files:?}");
+    assert!(
+        files.iter().any(|p| p == "tests/test_fanout.py"),
+        "{files:?}"
+    );
     assert!(!files.iter().any(|p| p == "fanlog/fanout.py"), "{files:?}");
 
     // The default oracles answer with the code the test tests, above the source that shares a

@@ -54,6 +54,10 @@ pub(crate) fn tests_stand_for_subjects(rankings: &mut [Ranking<HitKey>], q: &Ora
 struct Subjects<'q> {
     q: &'q OracleQuery,
     by_file: HashMap<(usize, Arc<str>), Vec<HitKey>>,
+    /// Per repository: each file's first chunk by the file's stem (normalized), built once per
+    /// query, and only when a subject names no definition (one pass over the files, not one per
+    /// test file).
+    stems: HashMap<usize, HashMap<String, Vec<u64>>>,
 }
 
 impl<'q> Subjects<'q> {
@@ -61,6 +65,7 @@ impl<'q> Subjects<'q> {
         Subjects {
             q,
             by_file: HashMap::new(),
+            stems: HashMap::new(),
         }
     }
 
@@ -76,9 +81,10 @@ impl<'q> Subjects<'q> {
             return Vec::new();
         }
         let q = self.q;
+        let stems = &mut self.stems;
         self.by_file
             .entry((ri, meta.path.clone()))
-            .or_insert_with(|| subjects_of(repo, ri, &meta.path, q))
+            .or_insert_with(|| subjects_of(repo, ri, &meta.path, q, stems))
             .clone()
     }
 }
@@ -87,7 +93,13 @@ impl<'q> Subjects<'q> {
 /// like the test's subject (style-insensitive: `session_store` finds `SessionStore.kt`), the
 /// top-level definition named so, else the file's first chunk; the files whose folders share
 /// most with the test's first.
-fn subjects_of(repo: &Arc<Repo>, ri: usize, test_path: &str, q: &OracleQuery) -> Vec<HitKey> {
+fn subjects_of(
+    repo: &Arc<Repo>,
+    ri: usize,
+    test_path: &str,
+    q: &OracleQuery,
+    stems: &mut HashMap<usize, HashMap<String, Vec<u64>>>,
+) -> Vec<HitKey> {
     use patina_index::symbols::normalize;
     let Some(stem) = patina_core::role::tested_stem(test_path) else {
         return Vec::new();
@@ -117,13 +129,18 @@ fn subjects_of(repo: &Arc<Repo>, ri: usize, test_path: &str, q: &OracleQuery) ->
         }
     }
     if best.is_empty() {
-        for f in symbols.files() {
-            let name = f.file_name;
-            if normalize(name.split('.').next().unwrap_or(name)) != want {
-                continue;
+        let files = stems.entry(ri).or_insert_with(|| {
+            let mut by_stem: HashMap<String, Vec<u64>> = HashMap::new();
+            for f in symbols.files() {
+                let name = f.file_name;
+                let stem = normalize(name.split('.').next().unwrap_or(name));
+                by_stem.entry(stem).or_default().push(f.chunk_id);
             }
-            if let Some(meta) = repo.chunk(f.chunk_id).filter(|m| usable(m)) {
-                best.insert(meta.path.clone(), (false, meta.start_line, f.chunk_id));
+            by_stem
+        });
+        for &chunk in files.get(&want).map_or(&[][..], Vec::as_slice) {
+            if let Some(meta) = repo.chunk(chunk).filter(|m| usable(m)) {
+                best.insert(meta.path.clone(), (false, meta.start_line, chunk));
             }
         }
     }
