@@ -412,7 +412,7 @@ fn is_camel_test_name(stem: &str, ext: &str) -> bool {
 
 /// The name of the code a test file tests, by the test naming conventions [`classify`] knows:
 /// `SafeAggregateSinkTests.cs` → `SafeAggregateSink`, `test_config.py` and `config_test.go` →
-/// `config`, `session_spec.rb` → `session`, `router.test.ts` → `router`. `None` for a path
+/// `config`, `session_spec.rb` → `session`, `router.test.ts` → `router`, `deploy.bats` → `deploy`. `None` for a path
 /// whose name says nothing of a subject (`conftest.py`, `helpers.rb` under `spec/`,
 /// `tests.rs`): a fixture or a suite is no one file's test.
 pub fn tested_stem(path: &str) -> Option<&str> {
@@ -428,6 +428,12 @@ pub fn tested_stem(path: &str) -> Option<&str> {
     } else if CODE_EXTS.contains(&ext.as_str()) {
         if lower.starts_with("test_") {
             &stem[5..]
+        } else if ext == "bats" {
+            // A Bats suite is named for the script it runs: `test/deploy.bats` tests `deploy.sh`.
+            ["_tests", "_test"]
+                .iter()
+                .find(|suffix| lower.ends_with(*suffix))
+                .map_or(stem, |suffix| &stem[..stem.len() - suffix.len()])
         } else {
             ["_tests", "_test", "_spec", ".test", ".spec"]
                 .iter()

@@ -404,6 +404,8 @@ fn a_test_file_names_the_code_it_tests() {
         ("test/plug/conn_test.exs", "conn"),
         ("lib/router.test.js", "router"),
         ("src/button.spec.ts", "button"),
+        ("test/deploy.bats", "deploy"),
+        ("test/deploy_test.bats", "deploy"),
     ] {
         assert_eq!(tested_stem(test), Some(subject), "{test}");
     }
