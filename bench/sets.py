@@ -19,8 +19,8 @@ them at once, with the same binary and state, and compared per question against 
 Sets (../shared/eval and bench/questions):
   cosqa   CoSQA dev, 500 web questions -> Python functions
   own     85 questions over cobra (Go), flask (Python), ripgrep (Rust), express (JS)
-  langs   120 questions, 20 per language: sinatra (Ruby), koin (Kotlin), plug (Elixir),
-          slim (PHP), serilog (C#), alamofire (Swift); measured like own
+  langs   139 questions: 20 per language for sinatra (Ruby), koin (Kotlin), plug (Elixir),
+          slim (PHP), serilog (C#), alamofire (Swift), 19 for mainargs (Scala); measured like own
   pytest  34 GitHub issues -> files of the fix (SWE-bench) (+ history with --history)
   tokio   100 commit messages -> files (run with --no-model, as RESULTS does; + lexical,symbol)
 Each set is measured with the lexical and the semantic oracle alone and with the default oracles
@@ -39,7 +39,7 @@ HERE = Path(__file__).resolve().parent
 EVAL = (HERE / ".." / ".." / "shared" / "eval").resolve()
 DEFAULT = "lexical,symbol,semantic,graph"
 OWN = ["cobra", "flask", "ripgrep", "express"]
-LANGS = ["sinatra", "koin", "plug", "slim", "serilog", "alamofire"]
+LANGS = ["sinatra", "koin", "plug", "slim", "serilog", "alamofire", "mainargs"]
 
 
 def patina(args, env, binary):

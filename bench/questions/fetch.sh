@@ -38,4 +38,5 @@ langs plug elixir-plug/plug a898c454a04ca5ffad306bd751a15c7ac9ff6927
 langs slim slimphp/Slim 038fd5713d5a41636fdff0e8dcceedecdd17fc17
 langs serilog serilog/serilog 60935b4d7abad71cf6157b45a10f5c3c65ead527
 langs alamofire Alamofire/Alamofire 7595cbcf59809f9977c5f6378500de2ad73b7ddb
+langs mainargs com-lihaoyi/mainargs 12b72ef6ed166c97a84a876411453bcab797880c
 LIST
