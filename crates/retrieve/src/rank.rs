@@ -581,9 +581,6 @@ pub fn files<K: Clone>(
 fn aggregate<K: Clone>(scored: Vec<Scored<K>>, opts: &RankOptions) -> Vec<FileScore<K>> {
     let mut out: Vec<FileScore<K>> = Vec::new();
     let mut index: HashMap<(usize, String), usize> = HashMap::new();
-    // Per file: the (parent, name) of the definitions counted, and how many chunks repeated one.
-    let mut named: Vec<Vec<(Option<String>, String)>> = Vec::new();
-    let mut repeats: Vec<usize> = Vec::new();
     for s in scored {
         let at = match &s.candidate.file {
             Some(file) => match index.get(file) {
@@ -610,27 +607,8 @@ fn aggregate<K: Clone>(scored: Vec<Scored<K>>, opts: &RankOptions) -> Vec<FileSc
             }
         };
         let f = &mut out[at];
-        // Overloads — chunks defining a name the file's better chunks already define — are one
-        // definition said again: they add no coherence (a logging API's forty `Write` overloads
-        // are not forty places that match).
-        if named.len() <= at {
-            named.resize_with(at + 1, Vec::new);
-            repeats.resize(at + 1, 0);
-        }
-        let name = s
-            .candidate
-            .symbol
-            .clone()
-            .map(|n| (s.candidate.parent.clone(), n));
-        let repeat = name.as_ref().is_some_and(|n| named[at].contains(n));
-        if !repeat && f.matches > 0 && opts.enabled {
-            let counted = f.matches - repeats[at];
-            f.score += opts.coherence.get(counted - 1).copied().unwrap_or(0.0) * s.score;
-        }
-        if repeat {
-            repeats[at] += 1;
-        } else if let Some(n) = name {
-            named[at].push(n);
+        if f.matches > 0 && opts.enabled {
+            f.score += opts.coherence.get(f.matches - 1).copied().unwrap_or(0.0) * s.score;
         }
         f.matches += 1;
         for c in &s.candidate.provenance {
