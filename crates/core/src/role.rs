@@ -412,19 +412,19 @@ fn is_camel_test_name(stem: &str, ext: &str) -> bool {
 
 /// The name of the code a test file tests, by the test naming conventions [`classify`] knows:
 /// `SafeAggregateSinkTests.cs` → `SafeAggregateSink`, `test_config.py` and `config_test.go` →
-/// `config`, `session_spec.rb` → `session`, `router.test.ts` → `router`, `deploy.bats` → `deploy`. `None` for a path
-/// whose name says nothing of a subject (`conftest.py`, `helpers.rb` under `spec/`,
-/// `tests.rs`): a fixture or a suite is no one file's test.
+/// `config`, `session_spec.rb` → `session`, `router.test.ts` → `router`, `deploy.bats` →
+/// `deploy`. `None` for a path whose name says nothing of a subject (`conftest.py`, `helpers.rb`
+/// under `spec/`, `tests.rs`): a fixture or a suite is no one file's test.
 pub fn tested_stem(path: &str) -> Option<&str> {
     let name = path.rsplit('/').next().unwrap_or(path);
     let (stem, ext) = name.rsplit_once('.').filter(|(s, _)| !s.is_empty())?;
     let ext = ext.to_ascii_lowercase();
     let lower = stem.to_ascii_lowercase();
-    let subject = if is_camel_test_name(stem.split('.').next().unwrap_or(stem), &ext) {
-        let stem = stem.split('.').next().unwrap_or(stem);
+    let class = stem.split('.').next().unwrap_or(stem);
+    let subject = if is_camel_test_name(class, &ext) {
         ["Tests", "Test", "Spec", "Suite"]
             .iter()
-            .find_map(|suffix| stem.strip_suffix(suffix))?
+            .find_map(|suffix| class.strip_suffix(suffix))?
     } else if CODE_EXTS.contains(&ext.as_str()) {
         if lower.starts_with("test_") {
             &stem[5..]
