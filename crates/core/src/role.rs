@@ -412,8 +412,8 @@ fn is_camel_test_name(stem: &str, ext: &str) -> bool {
 
 /// The name of the code a test file tests, by the test naming conventions [`classify`] knows:
 /// `SafeAggregateSinkTests.cs` → `SafeAggregateSink`, `test_config.py` and `config_test.go` →
-/// `config`, `session_spec.rb` → `session`, `router.test.ts` → `router`, `deploy.bats` →
-/// `deploy`. `None` for a path whose name says nothing of a subject (`conftest.py`, `helpers.rb`
+/// `config`, `session_spec.rb` → `session`, `router.test.ts` and `__tests__/router.ts` →
+/// `router`, `deploy.bats` → `deploy`. `None` for a path whose name says nothing of a subject (`conftest.py`, `helpers.rb`
 /// under `spec/`, `tests.rs`): a fixture or a suite is no one file's test.
 pub fn tested_stem(path: &str) -> Option<&str> {
     let name = path.rsplit('/').next().unwrap_or(path);
@@ -435,10 +435,17 @@ pub fn tested_stem(path: &str) -> Option<&str> {
                 .find(|suffix| lower.ends_with(*suffix))
                 .map_or(stem, |suffix| &stem[..stem.len() - suffix.len()])
         } else {
-            ["_tests", "_test", "_spec", ".test", ".spec"]
+            let suffixed = ["_tests", "_test", "_spec", ".test", ".spec"]
                 .iter()
                 .find(|suffix| lower.ends_with(*suffix))
-                .map(|suffix| &stem[..stem.len() - suffix.len()])?
+                .map(|suffix| &stem[..stem.len() - suffix.len()]);
+            // Jest's `__tests__/router.js` tests `router.js` beside the folder.
+            let in_jest_dir = path.split('/').any(|d| d == "__tests__");
+            match suffixed {
+                Some(s) => s,
+                None if in_jest_dir => stem,
+                None => return None,
+            }
         }
     } else {
         return None;

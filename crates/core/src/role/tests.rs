@@ -405,6 +405,7 @@ fn a_test_file_names_the_code_it_tests() {
         ("lib/router.test.js", "router"),
         ("src/button.spec.ts", "button"),
         ("test/deploy.bats", "deploy"),
+        ("src/components/__tests__/Button.tsx", "Button"),
         ("test/deploy_test.bats", "deploy"),
     ] {
         assert_eq!(tested_stem(test), Some(subject), "{test}");
@@ -417,6 +418,7 @@ fn a_test_file_names_the_code_it_tests() {
         "src/Latest.java",
         "docs/test_plan.md",
         "test_.py",
+        "test/helpers.js",
     ] {
         assert_eq!(tested_stem(fixture), None, "{fixture}");
     }
