@@ -389,13 +389,13 @@ fn is_test_name(name: &str, stem: &str, ext: &str) -> bool {
         return true;
     }
     let code = CODE_EXTS.contains(&ext);
-    code && (stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || stem.ends_with("_tests")
-        || stem.ends_with("_spec")
-        || stem.ends_with(".test")
-        || stem.ends_with(".spec"))
+    code && (stem.starts_with("test_") || TEST_SUFFIXES.iter().any(|s| stem.ends_with(s)))
 }
+
+/// What a test file's stem ends with (`x_test.go`, `x.spec.ts`), the longer of two first.
+const TEST_SUFFIXES: &[&str] = &["_tests", "_test", "_spec", ".test", ".spec"];
+/// What a test class's name ends with where a file is named for its class, the longer first.
+const CAMEL_TEST_SUFFIXES: &[&str] = &["Tests", "Test", "Spec", "Suite"];
 
 /// Test classes by name where a file is named for its class (`ParserTest.java`,
 /// `InvoiceTests.cs`, `CartTest.php`, `ShopSpec.kt`, `CartSuite.scala`, `CartSpec.hs`), told by the case of the
@@ -404,7 +404,7 @@ fn is_camel_test_name(stem: &str, ext: &str) -> bool {
     matches!(
         ext,
         "java" | "kt" | "kts" | "cs" | "php" | "scala" | "groovy" | "swift" | "hs"
-    ) && ["Test", "Tests", "Spec", "Suite"].iter().any(|suffix| {
+    ) && CAMEL_TEST_SUFFIXES.iter().any(|suffix| {
         stem.strip_suffix(suffix)
             .is_some_and(|rest| !rest.is_empty())
     })
@@ -413,8 +413,9 @@ fn is_camel_test_name(stem: &str, ext: &str) -> bool {
 /// The name of the code a test file tests, by the test naming conventions [`classify`] knows:
 /// `SafeAggregateSinkTests.cs` → `SafeAggregateSink`, `test_config.py` and `config_test.go` →
 /// `config`, `session_spec.rb` → `session`, `router.test.ts` and `__tests__/router.ts` →
-/// `router`, `deploy.bats` → `deploy`. `None` for a path whose name says nothing of a subject (`conftest.py`, `helpers.rb`
-/// under `spec/`, `tests.rs`): a fixture or a suite is no one file's test.
+/// `router`, `deploy.bats` → `deploy`. `None` for a path whose name says nothing of a subject
+/// (`conftest.py`, `helpers.rb` under `spec/`, `tests.rs`): a fixture or a suite is no one
+/// file's test.
 pub fn tested_stem(path: &str) -> Option<&str> {
     let name = path.rsplit('/').next().unwrap_or(path);
     let (stem, ext) = name.rsplit_once('.').filter(|(s, _)| !s.is_empty())?;
@@ -422,35 +423,31 @@ pub fn tested_stem(path: &str) -> Option<&str> {
     let lower = stem.to_ascii_lowercase();
     let class = stem.split('.').next().unwrap_or(stem);
     let subject = if is_camel_test_name(class, &ext) {
-        ["Tests", "Test", "Spec", "Suite"]
+        CAMEL_TEST_SUFFIXES
             .iter()
             .find_map(|suffix| class.strip_suffix(suffix))?
-    } else if CODE_EXTS.contains(&ext.as_str()) {
-        if lower.starts_with("test_") {
-            &stem[5..]
-        } else if ext == "bats" {
-            // A Bats suite is named for the script it runs: `test/deploy.bats` tests `deploy.sh`.
-            ["_tests", "_test"]
-                .iter()
-                .find(|suffix| lower.ends_with(*suffix))
-                .map_or(stem, |suffix| &stem[..stem.len() - suffix.len()])
-        } else {
-            let suffixed = ["_tests", "_test", "_spec", ".test", ".spec"]
-                .iter()
-                .find(|suffix| lower.ends_with(*suffix))
-                .map(|suffix| &stem[..stem.len() - suffix.len()]);
-            // Jest's `__tests__/router.js` tests `router.js` beside the folder.
-            let in_jest_dir = path.split('/').any(|d| d == "__tests__");
-            match suffixed {
-                Some(s) => s,
-                None if in_jest_dir => stem,
-                None => return None,
-            }
-        }
+    } else if !CODE_EXTS.contains(&ext.as_str()) {
+        return None;
+    } else if lower.starts_with("test_") {
+        &stem[5..]
+    } else if let Some(subject) = without_test_suffix(stem, &lower) {
+        subject
+    } else if ext == "bats" || path.split('/').any(|d| d == "__tests__") {
+        // A Bats suite is named for the script it runs (`test/deploy.bats` tests `deploy.sh`),
+        // a file in Jest's `__tests__/` for the file beside the folder.
+        stem
     } else {
         return None;
     };
     (!subject.is_empty() && subject != "test" && subject != "tests").then_some(subject)
+}
+
+/// `stem` without the test suffix its lowercase form `lower` ends with, if any.
+fn without_test_suffix<'a>(stem: &'a str, lower: &str) -> Option<&'a str> {
+    TEST_SUFFIXES
+        .iter()
+        .find(|suffix| lower.ends_with(*suffix))
+        .map(|suffix| &stem[..stem.len() - suffix.len()])
 }
 
 fn is_bench_name(stem: &str) -> bool {

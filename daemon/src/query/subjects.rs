@@ -105,10 +105,6 @@ fn subjects_of(
         return Vec::new();
     };
     let want = normalize(stem);
-    let stem_of = |path: &str| {
-        let name = path.rsplit('/').next().unwrap_or(path);
-        normalize(name.split('.').next().unwrap_or(name))
-    };
     let usable = |meta: &patina_core::ChunkMeta| {
         meta.role() == FileRole::Source && q.filter.as_ref().is_none_or(|f| f.allows(meta))
     };
@@ -132,9 +128,10 @@ fn subjects_of(
         let files = stems.entry(ri).or_insert_with(|| {
             let mut by_stem: HashMap<String, Vec<u64>> = HashMap::new();
             for f in symbols.files() {
-                let name = f.file_name;
-                let stem = normalize(name.split('.').next().unwrap_or(name));
-                by_stem.entry(stem).or_default().push(f.chunk_id);
+                by_stem
+                    .entry(stem_of(f.file_name))
+                    .or_default()
+                    .push(f.chunk_id);
             }
             by_stem
         });
@@ -158,6 +155,13 @@ fn subjects_of(
         .take(MAX_SUBJECTS)
         .map(|(_, _, chunk)| HitKey::Chunk { repo: ri, chunk })
         .collect()
+}
+
+/// A file's stem (its name up to the first dot), style-insensitive: `SafeAggregateSink.cs` and
+/// `safe_aggregate_sink.rb` → `safeaggregatesink`.
+fn stem_of(path: &str) -> String {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    patina_index::symbols::normalize(name.split('.').next().unwrap_or(name))
 }
 
 /// The folder names of a path (`src`, `Core`).
