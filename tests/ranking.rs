@@ -404,6 +404,29 @@ def test_one_output_throws_others_still_get_event():
     assert got == ["hello"]
 "#;
 
+/// Two files named `retry.py`, neither defining `retry`: `test_retry.py` names neither more than
+/// the other.
+const RETRY_PY: &str = r#"def again(fn, n):
+    for _ in range(n - 1):
+        try:
+            return fn()
+        except OSError:
+            pass
+    return fn()
+"#;
+
+const COMPAT_RETRY_PY: &str = r#"def again_later(fn, delays):
+    for delay in delays:
+        pause(delay)
+    return fn()
+"#;
+
+const TEST_RETRY_PY: &str = r#"def test_a_flaky_call_is_attempted_three_times_before_giving_up():
+    calls = []
+    flaky(calls)
+    assert len(calls) == 3
+"#;
+
 #[test]
 fn a_test_that_describes_the_behaviour_in_the_questions_words_stands_for_the_code_it_tests() {
     let env = TestEnv::started();
@@ -411,6 +434,9 @@ fn a_test_that_describes_the_behaviour_in_the_questions_words_stands_for_the_cod
         ("fanlog/fanout.py", FANOUT_PY.as_bytes()),
         ("fanlog/format.py", FORMAT_PY.as_bytes()),
         ("tests/test_fanout.py", TEST_FANOUT_PY.as_bytes()),
+        ("fanlog/retry.py", RETRY_PY.as_bytes()),
+        ("fanlog/compat/retry.py", COMPAT_RETRY_PY.as_bytes()),
+        ("tests/test_retry.py", TEST_RETRY_PY.as_bytes()),
     ]);
     env.add_repo(repo.path());
     let question = "one output throws but the others still get the event";
@@ -443,4 +469,16 @@ fn a_test_that_describes_the_behaviour_in_the_questions_words_stands_for_the_cod
     );
     assert_eq!(hits[0]["role"], "source");
     assert_eq!(out.q_json()["intent"], "implementation");
+
+    // A test whose name two files share, neither defining it, names no subject: it keeps its
+    // place rather than giving it to both.
+    let question = "a flaky call is attempted three times before giving up";
+    let out = env.patina_in(repo.path(), &["q", question, "--files", "--json"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    let files = paths(&json_hits(&out));
+    let at = |path: &str| files.iter().position(|p| p == path);
+    let test = at("tests/test_retry.py").unwrap_or_else(|| panic!("{files:?}"));
+    for source in ["fanlog/retry.py", "fanlog/compat/retry.py"] {
+        assert!(at(source).is_none_or(|i| i > test), "{files:?}");
+    }
 }

@@ -526,9 +526,11 @@ impl FileFusion {
     }
 }
 
-/// File level: the oracles' rankings are fused again *per file* — each oracle ranks files by
-/// their best chunk, so an oracle that finds one chunk of a file and another that finds a different
-/// chunk of it agree on the file — and the file takes the ranking factors of its best chunk. Then
+/// File level: the oracles' rankings are fused again *per file* — each oracle ranks files as it
+/// would alone, by its best chunk there plus coherence shares of its next ones, so an oracle that
+/// finds one chunk of a file and another that finds a different chunk of it agree on the file, and
+/// a file an oracle finds in several places outranks its one lucky chunk elsewhere — and the file
+/// takes the ranking factors of its best chunk. Then
 /// shares ([`RankOptions::coherence`]) of its next best chunks are added, so a file that matches
 /// in several places outranks one lucky chunk. Results that are not part of a file (notes) stand
 /// alone with their chunk score. A file's score evidence from an oracle is that of its best chunk
@@ -538,28 +540,33 @@ pub fn files<K: Clone>(
     opts: &RankOptions,
     fusion: Option<&FileFusion>,
 ) -> Vec<FileScore<K>> {
+    let own = match (fusion, opts.enabled) {
+        (Some(fusion), true) => oracle_file_scores(&scored, fusion, opts),
+        _ => HashMap::new(),
+    };
     let mut out = aggregate(scored, opts);
     if let (Some(fusion), true) = (fusion, opts.enabled) {
         let mut file_rrf = vec![0.0f64; out.len()];
-        // Each oracle's file ranking: files ordered by the best rank of any of their chunks; a
-        // file's evidence is that of its best chunk there.
-        let mut per_oracle: HashMap<OracleId, Vec<(u32, usize, f64)>> = HashMap::new();
+        // Each oracle's file ranking: files ordered by the oracle's own file scores, ties by the
+        // best rank of their chunks; a file's evidence is that of its best chunk there.
+        let mut per_oracle: HashMap<OracleId, Vec<(f64, u32, usize, f64)>> = HashMap::new();
         for (i, f) in out.iter().enumerate() {
-            if f.best.candidate.file.is_none() {
+            let Some(file) = &f.best.candidate.file else {
                 continue;
-            }
+            };
             for c in &f.provenance {
+                let s = own.get(&(c.oracle, file.clone())).copied().unwrap_or(0.0);
                 per_oracle
                     .entry(c.oracle)
                     .or_default()
-                    .push((c.rank, i, c.score_evidence));
+                    .push((s, c.rank, i, c.score_evidence));
             }
         }
         let fu = &fusion.fusion;
         for (oracle, mut ranked) in per_oracle {
             let w = fusion.weight(oracle);
-            ranked.sort_by_key(|r| (r.0, r.1));
-            for (file_rank, (_, i, e)) in ranked.into_iter().enumerate() {
+            ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+            for (file_rank, (_, _, i, e)) in ranked.into_iter().enumerate() {
                 file_rrf[i] += w * fu.share(fu.place(file_rank as f64 + 1.0, e));
             }
         }
@@ -575,6 +582,41 @@ pub fn files<K: Clone>(
         out.sort_by(|a, b| b.score.total_cmp(&a.score));
     }
     out
+}
+
+/// How each oracle alone scores each file: the share of its best chunk there plus coherence
+/// shares of its next ones, as the file level scores a file from fused chunks.
+fn oracle_file_scores<K>(
+    scored: &[Scored<K>],
+    fusion: &FileFusion,
+    opts: &RankOptions,
+) -> HashMap<(OracleId, (usize, String)), f64> {
+    let fu = &fusion.fusion;
+    let mut shares: HashMap<(OracleId, (usize, String)), Vec<f64>> = HashMap::new();
+    for s in scored {
+        let Some(file) = &s.candidate.file else {
+            continue;
+        };
+        for c in &s.candidate.provenance {
+            shares
+                .entry((c.oracle, file.clone()))
+                .or_default()
+                .push(fu.share(fu.place(c.rank as f64, c.score_evidence)));
+        }
+    }
+    shares
+        .into_iter()
+        .map(|(key, mut v)| {
+            v.sort_by(|a, b| b.total_cmp(a));
+            let extra: f64 = v
+                .iter()
+                .skip(1)
+                .zip(&opts.coherence)
+                .map(|(s, c)| s * c)
+                .sum();
+            (key, v[0] + extra)
+        })
+        .collect()
 }
 
 /// Group chunk scores per file: best chunk plus coherence shares of the next ones.

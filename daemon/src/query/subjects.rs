@@ -92,7 +92,10 @@ impl<'q> Subjects<'q> {
 /// The definitions the test file `test_path` tests: in each source file whose stem is spelled
 /// like the test's subject (style-insensitive: `session_store` finds `SessionStore.kt`), the
 /// top-level definition named so, else the file's first chunk; the files whose folders share
-/// most with the test's first.
+/// most with the test's first. Where no file defines the name, the name is all there is to go
+/// by: two files of that stem sharing as many folders with the test are both as likely, and
+/// neither is its subject (`tests/test_blueprints.py` beside `flask/blueprints.py` and
+/// `flask/sansio/blueprints.py`).
 fn subjects_of(
     repo: &Arc<Repo>,
     ri: usize,
@@ -124,7 +127,8 @@ fn subjects_of(
             *slot = rank;
         }
     }
-    if best.is_empty() {
+    let by_name = !best.is_empty();
+    if !by_name {
         let files = stems.entry(ri).or_insert_with(|| {
             let mut by_stem: HashMap<String, Vec<u64>> = HashMap::new();
             for f in symbols.files() {
@@ -150,6 +154,9 @@ fn subjects_of(
         })
         .collect();
     found.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+    if !by_name && found.len() > 1 && found[0].0 == found[1].0 {
+        return Vec::new();
+    }
     found
         .into_iter()
         .take(MAX_SUBJECTS)

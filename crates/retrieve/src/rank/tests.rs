@@ -354,6 +354,43 @@ fn oracles_that_find_different_chunks_of_one_file_agree_on_the_file() {
 }
 
 #[test]
+fn each_oracle_ranks_files_as_it_would_alone() {
+    // Semantic's best chunk is in a.rs; its next two are both in b.rs. Alone it would rank b.rs
+    // first (two good chunks beat one slightly better one): the file-level fusion takes b.rs as
+    // semantic's first file, not a.rs.
+    let plan = QueryPlan::analyze("how are jobs scheduled");
+    let opts = RankOptions::default();
+    let sem = |key: u32, path: &str, rank: u32| {
+        let mut c = cand(
+            key,
+            0.01,
+            path,
+            FileRole::Source,
+            None,
+            (key * 10, key * 10 + 5),
+        );
+        c.provenance = vec![Contribution {
+            oracle: OracleId::Semantic,
+            rank,
+            score: 1.0,
+            score_evidence: 1.0,
+        }];
+        c
+    };
+    let cands = vec![sem(1, "a.rs", 1), sem(2, "b.rs", 2), sem(3, "b.rs", 3)];
+    let fusion = FileFusion {
+        fusion: crate::fusion::Fusion::rrf(60.0),
+        weights: vec![(OracleId::Semantic, 1.0)],
+    };
+    let ranked = files(score(cands, &plan, &opts), &opts, Some(&fusion));
+    let order: Vec<&str> = ranked
+        .iter()
+        .map(|f| f.best.candidate.file.as_ref().unwrap().1.as_str())
+        .collect();
+    assert_eq!(order, ["b.rs", "a.rs"]);
+}
+
+#[test]
 fn near_lifts_a_folder_without_filtering() {
     let plan = QueryPlan::analyze("how is the buffer flushed");
     let opts = RankOptions {
