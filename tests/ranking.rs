@@ -427,6 +427,21 @@ const TEST_RETRY_PY: &str = r#"def test_a_flaky_call_is_attempted_three_times_be
     assert len(calls) == 3
 "#;
 
+const ROTATE_PY: &str = r#"def roll(log):
+    """Starts a new log file once the current one passes its size limit."""
+    return log.reopen()
+"#;
+
+const TEST_ROTATE_PY: &str = r#"def test_roll():
+    handle = make(10)
+    handle.put(b"x" * 40)
+    assert handle.reopened == 2
+"#;
+
+const TEST_FORMAT_PY: &str = r#"def test_format():
+    assert format_event(E, [])
+"#;
+
 #[test]
 fn a_test_that_describes_the_behaviour_in_the_questions_words_stands_for_the_code_it_tests() {
     let env = TestEnv::started();
@@ -481,4 +496,29 @@ fn a_test_that_describes_the_behaviour_in_the_questions_words_stands_for_the_cod
     for source in ["fanlog/retry.py", "fanlog/compat/retry.py"] {
         assert!(at(source).is_none_or(|i| i > test), "{files:?}");
     }
+
+    // And the other way round: asked for tests, the code the words find brings the tests named
+    // for it, which share no word with the question but "tests" (the lexical oracle alone ranks
+    // every test file alike by it).
+    let repo = git_repo(&[
+        ("fanlog/rotate.py", ROTATE_PY.as_bytes()),
+        ("fanlog/format.py", FORMAT_PY.as_bytes()),
+        ("tests/test_rotate.py", TEST_ROTATE_PY.as_bytes()),
+        ("tests/test_format.py", TEST_FORMAT_PY.as_bytes()),
+    ]);
+    env.add_repo(repo.path());
+    let question = "where are the tests for starting a new log file when the current log passes its size limit";
+    let lexical = env.patina_in(
+        repo.path(),
+        &["q", question, "--files", "--json", "--oracle", "lexical"],
+    );
+    assert_eq!(lexical.code(), 0, "{lexical:?}");
+    let files = paths(&json_hits(&lexical));
+    assert!(files.iter().any(|p| p == "fanlog/rotate.py"), "{files:?}");
+    assert_ne!(files[0], "tests/test_rotate.py", "{files:?}");
+    let out = env.patina_in(repo.path(), &["q", question, "--files", "--json"]);
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert_eq!(out.q_json()["intent"], "tests");
+    let files = paths(&json_hits(&out));
+    assert_eq!(files[0], "tests/test_rotate.py", "{files:?}");
 }

@@ -244,6 +244,10 @@ impl QueryEngine {
         if plan.intent == patina_retrieve::Intent::Implementation && first.len() > 1 {
             crate::query::subjects::tests_stand_for_subjects(&mut rankings, &q);
         }
+        // A question about tests: the code the words found brings its tests.
+        if plan.intent == patina_retrieve::Intent::Tests && first.len() > 1 {
+            crate::query::subjects::sources_bring_their_tests(&mut rankings, &q);
+        }
         let votes = crate::services::history::split_votes(
             &mut rankings,
             &repos,

@@ -6,7 +6,9 @@
 //! ([`patina_core::role::tested_stem`]: `FooTests.cs` → `Foo`, `test_foo.py` → `foo`) as the
 //! definition named so in a source file of that name — unless the ranking placed that definition
 //! higher already. A test without such a subject (a fixture, a suite named for a scenario) keeps
-//! its place. Only places move: the fusion still weighs each oracle, the ranking each role.
+//! its place. For a question about tests it goes the other way: a source hit brings the tests
+//! named for it ([`sources_bring_their_tests`]). Only places move: the fusion still weighs each
+//! oracle, the ranking each role.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -17,8 +19,9 @@ use patina_retrieve::fusion::Ranking;
 use crate::query::oracles::{HitKey, OracleQuery};
 use crate::state::repo::Repo;
 
-/// At most this many subjects stand for one test: a stem shared by several files (one per platform,
-/// `GlobalContext.kt` in `jvmMain/`, `jsMain/`, `nativeMain/`) names each of them.
+/// At most this many subjects stand for one test (or tests follow one source file): a stem shared
+/// by several files (one per platform, `GlobalContext.kt` in `jvmMain/`, `jsMain/`,
+/// `nativeMain/`) names each of them.
 const MAX_SUBJECTS: usize = 3;
 
 /// Gives every test hit's place in the lexical and semantic rankings to the definitions it tests
@@ -48,6 +51,114 @@ pub(crate) fn tests_stand_for_subjects(rankings: &mut [Ranking<HitKey>], q: &Ora
         }
         r.items = items;
     }
+}
+
+/// For a question about tests: every source hit of the lexical and semantic rankings is preceded
+/// by the tests of its file (named for it by the conventions of [`patina_core::role::tested_stem`]:
+/// `session_hijacking.rb` ← `session_hijacking_spec.rb`), unless the ranking placed them higher
+/// already. The words of such a question describe the behaviour, which the code's own words often
+/// say better than its test's; the test is what was asked for. For the default oracles only.
+pub(crate) fn sources_bring_their_tests(rankings: &mut [Ranking<HitKey>], q: &OracleQuery) {
+    let mut tests = Tests::new(q);
+    for r in rankings
+        .iter_mut()
+        .filter(|r| matches!(r.oracle, OracleId::Lexical | OracleId::Semantic))
+    {
+        let mut placed: HashSet<HitKey> = HashSet::new();
+        let mut items = Vec::with_capacity(r.items.len());
+        for (i, &(key, score)) in r.items.iter().enumerate() {
+            if placed.insert(key) {
+                items.push((key, score));
+            }
+            // A test follows its source as the next hit would: with the next hit's score.
+            let next = r.items.get(i + 1).map_or(score, |n| n.1);
+            for test in tests.of(key) {
+                if placed.insert(test) {
+                    items.push((test, next));
+                }
+            }
+        }
+        r.items = items;
+    }
+}
+
+/// The tests of source files: per repository, each test file's first chunk by the normalized stem
+/// of what it tests, built once per query.
+struct Tests<'q> {
+    q: &'q OracleQuery,
+    by_stem: HashMap<usize, HashMap<String, Vec<(Arc<str>, u64)>>>,
+}
+
+impl<'q> Tests<'q> {
+    fn new(q: &'q OracleQuery) -> Self {
+        Tests {
+            q,
+            by_stem: HashMap::new(),
+        }
+    }
+
+    fn of(&mut self, key: HitKey) -> Vec<HitKey> {
+        let Some((ri, chunk)) = key.chunk() else {
+            return Vec::new();
+        };
+        let repo = &self.q.repos[ri];
+        let Some(meta) = repo.chunk(chunk) else {
+            return Vec::new();
+        };
+        if meta.role() != FileRole::Source {
+            return Vec::new();
+        }
+        let q = self.q;
+        let by_stem = self
+            .by_stem
+            .entry(ri)
+            .or_insert_with(|| tests_by_stem(repo, q));
+        let Some(tests) = by_stem.get(&stem_of(&meta.path)) else {
+            return Vec::new();
+        };
+        let source_dirs: HashSet<&str> = folders(&meta.path).collect();
+        let mut found: Vec<(usize, &Arc<str>, u64)> = tests
+            .iter()
+            .map(|(path, chunk)| {
+                let shared = folders(path).filter(|d| source_dirs.contains(d)).count();
+                (shared, path, *chunk)
+            })
+            .collect();
+        found.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+        found
+            .into_iter()
+            .take(MAX_SUBJECTS)
+            .map(|(_, _, chunk)| HitKey::Chunk { repo: ri, chunk })
+            .collect()
+    }
+}
+
+/// A repository's test files by the normalized stem they test, each with its first chunk. Only
+/// files whose lowercased name could follow a test convention are read.
+fn tests_by_stem(repo: &Arc<Repo>, q: &OracleQuery) -> HashMap<String, Vec<(Arc<str>, u64)>> {
+    let mut out: HashMap<String, Vec<(Arc<str>, u64)>> = HashMap::new();
+    for f in repo.symbols().files() {
+        let maybe = ["test", "spec", "suite"]
+            .iter()
+            .any(|w| f.file_name.contains(w))
+            || f.file_name.ends_with(".bats")
+            || f.path.contains("__tests__/");
+        if !maybe {
+            continue;
+        }
+        let Some(meta) = repo.chunk(f.chunk_id) else {
+            continue;
+        };
+        if meta.role() != FileRole::Test || q.filter.as_ref().is_some_and(|f| !f.allows(&meta)) {
+            continue;
+        }
+        if let Some(stem) = patina_core::role::tested_stem(&meta.path) {
+            out.entry(patina_index::symbols::normalize(stem))
+                .or_default()
+                .push((meta.path.clone(), f.chunk_id));
+        }
+    }
+    out
 }
 
 /// The subjects of test chunks, looked up once per test file.
