@@ -86,7 +86,7 @@ pub(crate) fn sources_bring_their_tests(rankings: &mut [Ranking<HitKey>], q: &Or
 /// of what it tests, built once per query.
 struct Tests<'q> {
     q: &'q OracleQuery,
-    by_stem: HashMap<usize, HashMap<String, Vec<(Arc<str>, u64)>>>,
+    by_stem: HashMap<usize, TestsByStem>,
 }
 
 impl<'q> Tests<'q> {
@@ -133,10 +133,13 @@ impl<'q> Tests<'q> {
     }
 }
 
+/// Test files (path, first chunk) by the normalized stem of what they test.
+type TestsByStem = HashMap<String, Vec<(Arc<str>, u64)>>;
+
 /// A repository's test files by the normalized stem they test, each with its first chunk. Only
 /// files whose lowercased name could follow a test convention are read.
-fn tests_by_stem(repo: &Arc<Repo>, q: &OracleQuery) -> HashMap<String, Vec<(Arc<str>, u64)>> {
-    let mut out: HashMap<String, Vec<(Arc<str>, u64)>> = HashMap::new();
+fn tests_by_stem(repo: &Arc<Repo>, q: &OracleQuery) -> TestsByStem {
+    let mut out = TestsByStem::new();
     for f in repo.symbols().files() {
         let maybe = ["test", "spec", "suite"]
             .iter()

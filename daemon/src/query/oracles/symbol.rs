@@ -169,7 +169,7 @@ impl Oracle for SymbolOracle {
                         let score = if f.path == raw
                             || (raw.contains('/') && f.path.ends_with(&format!("/{raw}")))
                             || (raw.contains('/')
-                                && patina_retrieve::rank::same_file(&raw, &f.path))
+                                && patina_retrieve::rank::same_file(&raw, f.path))
                         {
                             FILE_PATH
                         } else if f.file_name == raw {
@@ -459,7 +459,7 @@ pub(crate) fn files_of(frame_path: &str, table: &SymbolTable, chunks: &ChunkTabl
     }
     table
         .files()
-        .filter(|f| patina_retrieve::rank::same_file(&want, &f.path))
+        .filter(|f| patina_retrieve::rank::same_file(&want, f.path))
         .filter_map(path_of)
         .collect()
 }
