@@ -53,7 +53,7 @@ pub(crate) fn tests_stand_for_subjects(rankings: &mut [Ranking<HitKey>], q: &Ora
     }
 }
 
-/// For a question about tests: every source hit of the lexical and semantic rankings is preceded
+/// For a question about tests: every source hit of the lexical and semantic rankings is followed
 /// by the tests of its file (named for it by the conventions of [`patina_core::role::tested_stem`]:
 /// `session_hijacking.rb` ← `session_hijacking_spec.rb`), unless the ranking placed them higher
 /// already. The words of such a question describe the behaviour, which the code's own words often
