@@ -585,7 +585,8 @@ pub fn files<K: Clone>(
 }
 
 /// How each oracle alone scores each file: the share of its best chunk there plus coherence
-/// shares of its next ones, as the file level scores a file from fused chunks.
+/// shares of its next ones, as the file level scores a file from fused chunks. Empty when only
+/// one oracle ranked anything (then files are ordered by their best chunk's rank).
 fn oracle_file_scores<K>(
     scored: &[Scored<K>],
     fusion: &FileFusion,
@@ -603,6 +604,11 @@ fn oracle_file_scores<K>(
                 .or_default()
                 .push(fu.share(fu.place(c.rank as f64, c.score_evidence)));
         }
+    }
+    // One oracle alone needs no agreement: its files stand as the chunk level ranks them.
+    let oracles: HashSet<OracleId> = shares.keys().map(|(o, _)| *o).collect();
+    if oracles.len() < 2 {
+        return HashMap::new();
     }
     shares
         .into_iter()

@@ -357,10 +357,10 @@ fn oracles_that_find_different_chunks_of_one_file_agree_on_the_file() {
 fn each_oracle_ranks_files_as_it_would_alone() {
     // Semantic's best chunk is in a.rs; its next two are both in b.rs. Alone it would rank b.rs
     // first (two good chunks beat one slightly better one): the file-level fusion takes b.rs as
-    // semantic's first file, not a.rs.
+    // semantic's first file, not a.rs. (Lexical finds only c.rs.)
     let plan = QueryPlan::analyze("how are jobs scheduled");
     let opts = RankOptions::default();
-    let sem = |key: u32, path: &str, rank: u32| {
+    let hit = |oracle: OracleId, key: u32, path: &str, rank: u32| {
         let mut c = cand(
             key,
             0.01,
@@ -370,24 +370,30 @@ fn each_oracle_ranks_files_as_it_would_alone() {
             (key * 10, key * 10 + 5),
         );
         c.provenance = vec![Contribution {
-            oracle: OracleId::Semantic,
+            oracle,
             rank,
             score: 1.0,
             score_evidence: 1.0,
         }];
         c
     };
-    let cands = vec![sem(1, "a.rs", 1), sem(2, "b.rs", 2), sem(3, "b.rs", 3)];
+    let sem = OracleId::Semantic;
+    let cands = vec![
+        hit(sem, 1, "a.rs", 1),
+        hit(sem, 2, "b.rs", 2),
+        hit(sem, 3, "b.rs", 3),
+        hit(OracleId::Lexical, 4, "c.rs", 1),
+    ];
     let fusion = FileFusion {
         fusion: crate::fusion::Fusion::rrf(60.0),
-        weights: vec![(OracleId::Semantic, 1.0)],
+        weights: vec![(sem, 1.0), (OracleId::Lexical, 0.5)],
     };
     let ranked = files(score(cands, &plan, &opts), &opts, Some(&fusion));
     let order: Vec<&str> = ranked
         .iter()
         .map(|f| f.best.candidate.file.as_ref().unwrap().1.as_str())
         .collect();
-    assert_eq!(order, ["b.rs", "a.rs"]);
+    assert_eq!(order, ["b.rs", "a.rs", "c.rs"]);
 }
 
 #[test]

@@ -168,8 +168,7 @@ impl Oracle for SymbolOracle {
                     for f in table.files() {
                         let score = if f.path == raw
                             || (raw.contains('/') && f.path.ends_with(&format!("/{raw}")))
-                            || (raw.contains('/')
-                                && patina_retrieve::rank::same_file(&raw, f.path))
+                            || (raw.contains('/') && patina_retrieve::rank::same_file(&raw, f.path))
                         {
                             FILE_PATH
                         } else if f.file_name == raw {
