@@ -39,4 +39,5 @@ langs slim slimphp/Slim 038fd5713d5a41636fdff0e8dcceedecdd17fc17
 langs serilog serilog/serilog 60935b4d7abad71cf6157b45a10f5c3c65ead527
 langs alamofire Alamofire/Alamofire 7595cbcf59809f9977c5f6378500de2ad73b7ddb
 langs mainargs com-lihaoyi/mainargs 12b72ef6ed166c97a84a876411453bcab797880c
+langs lazy folke/lazy.nvim 306a05526ada86a7b30af95c5cc81ffba93fef97
 LIST
