@@ -6,7 +6,7 @@
 # Usage: bench/questions/fetch.sh URL_BASE DEST [SET]
 #   URL_BASE  e.g. https://github.com (or a local mirror with owner/name.git)
 #   DEST      directory that will hold one clone per repository
-#   SET       own (cobra, flask, ripgrep, express), langs (the six per-language
+#   SET       own (cobra, flask, ripgrep, express), langs (the per-language
 #             repositories) or all (default)
 # Example:
 #   bench/questions/fetch.sh https://github.com /tmp/bench-repos | sh
