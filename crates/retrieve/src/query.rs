@@ -478,8 +478,7 @@ fn wanted_roles(lower: &str) -> Vec<FileRole> {
         || has("testing")
         || has("testcase")
         || has("testcases")
-        || has("spec")
-        || has("specs")
+        || names_specs(&words)
     {
         out.push(FileRole::Test);
     }
@@ -501,6 +500,18 @@ fn wanted_roles(lower: &str) -> Vec<FileRole> {
         out.push(FileRole::Benchmark);
     }
     out
+}
+
+/// Whether "spec"/"specs" names test files ("the specs for the session protection") rather than
+/// specifications ("the plugin specs", "spec fragments"): only as a noun of its own, with no
+/// other noun before or after it.
+fn names_specs(words: &[&str]) -> bool {
+    let content = |w: Option<&&str>| w.is_some_and(|w| !is_stop_word(w));
+    words.iter().enumerate().any(|(i, w)| {
+        matches!(*w, "spec" | "specs")
+            && !content(i.checked_sub(1).and_then(|j| words.get(j)))
+            && !content(words.get(i + 1))
+    })
 }
 
 /// "How do I …", "how to …", "usage of …": the user wants to use something, not to read its inside.

@@ -22,6 +22,19 @@ fn intents() {
     assert_eq!(i("how do I register a blueprint"), Intent::Usage);
     assert_eq!(i("documentation for the glob flag"), Intent::Usage);
     assert_eq!(i("where are the tests for the router"), Intent::Tests);
+    // "Specs" are test files as a noun of their own, specifications in a compound.
+    assert_eq!(
+        i("where are the specs for the session hijacking protection"),
+        Intent::Tests
+    );
+    assert_eq!(
+        i("reload the plugin specs when I edit my config"),
+        Intent::Implementation
+    );
+    assert_eq!(
+        i("combine several spec fragments for one plugin"),
+        Intent::Implementation
+    );
     let issue = format!(
         "{}\n\nTraceback (most recent call last):\n  File \"src/_pytest/main.py\", line 3, in wrap\n",
         "Running the tests with -x crashes. ".repeat(30)
