@@ -164,6 +164,13 @@ impl GraphTable {
                 defs.entry(l.symbol.clone()).or_default().push(l);
             }
         }
+        // Namesakes in path order: the files were visited in a hash map's order, which differs
+        // from one process to the next, and a resolution's ties go to the first candidate.
+        for list in defs.values_mut() {
+            list.sort_by(|a, b| {
+                (&a.path, a.start_line, a.chunk_id).cmp(&(&b.path, b.start_line, b.chunk_id))
+            });
+        }
         let mut refs: HashMap<String, Vec<Site>> = HashMap::new();
         for (path, f) in facts {
             for r in &f.refs {

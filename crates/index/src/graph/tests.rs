@@ -821,3 +821,49 @@ fn terraform_addresses_name_the_blocks_of_their_module_folder() {
         [("infra/main.tf", 1)]
     );
 }
+
+#[test]
+fn namesakes_resolve_in_the_same_order_in_every_process() {
+    // One Go package, a helper per platform (build tags): eight candidates of the same rank, a
+    // tie the first wins. The table is built from hash maps whose order differs with every
+    // instance, as it does between two daemon processes.
+    let platforms = [
+        "aix", "darwin", "freebsd", "js", "linux", "netbsd", "plan9", "windows",
+    ];
+    let mut files: Vec<(String, String)> = platforms
+        .iter()
+        .map(|os| {
+            (
+                format!("pkg/helper_{os}.go"),
+                "package pkg\n\nfunc helper() {}\n".to_string(),
+            )
+        })
+        .collect();
+    files.push((
+        "pkg/run.go".into(),
+        "package pkg\n\nfunc run() {\n\thelper()\n}\n".into(),
+    ));
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let site = Site {
+        path: "pkg/run.go".into(),
+        line: 4,
+        call: true,
+        qualifier: None,
+    };
+    let order = |t: &GraphTable| -> Vec<String> {
+        t.resolve("helper", &site)
+            .0
+            .iter()
+            .map(|d| d.path.to_string())
+            .collect()
+    };
+    let first = order(&table(&borrowed));
+    assert_eq!(first.len(), 8, "{first:?}");
+    assert_eq!(first[0], "pkg/helper_aix.go", "{first:?}");
+    for _ in 0..20 {
+        assert_eq!(order(&table(&borrowed)), first);
+    }
+}
