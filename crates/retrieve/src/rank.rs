@@ -103,6 +103,10 @@ pub struct RankOptions {
     pub module_root_boost: f64,
     /// A file the query names (a path or a file name in its text).
     pub mention_boost: f64,
+    /// File names the query mentions that name several files in scope (`init.lua` in "my
+    /// init.lua", `conftest.py`): they lift none of them. Per query.
+    #[serde(skip)]
+    pub ambiguous_mentions: Vec<String>,
     /// A file named by a stack-trace frame.
     pub frame_boost: f64,
     /// The chunk a pasted location or a trace's frame points at (the innermost chunk holding its
@@ -147,6 +151,7 @@ impl Default for RankOptions {
             path_words_max: 3,
             module_root_boost: 1.1,
             mention_boost: 1.5,
+            ambiguous_mentions: Vec::new(),
             frame_boost: 1.2,
             location_boost: 3.0,
             near: Vec::new(),
@@ -270,16 +275,17 @@ pub fn score<K: Clone>(
                         .filter(|q| words.iter().any(|w| w == *q))
                         .count();
                     let pw = 1.0 + opts.path_word_boost * matched.min(opts.path_words_max) as f64;
-                    let mention =
-                        if plan.paths.iter().any(|m| {
-                            same_file(m, path) && !plan.frames.iter().any(|fr| &fr.path == m)
-                        }) {
-                            opts.mention_boost
-                        } else if plan.frames.iter().any(|fr| same_file(&fr.path, path)) {
-                            opts.frame_boost
-                        } else {
-                            1.0
-                        };
+                    let mention = if plan.paths.iter().any(|m| {
+                        same_file(m, path)
+                            && !plan.frames.iter().any(|fr| &fr.path == m)
+                            && !opts.ambiguous_mentions.contains(m)
+                    }) {
+                        opts.mention_boost
+                    } else if plan.frames.iter().any(|fr| same_file(&fr.path, path)) {
+                        opts.frame_boost
+                    } else {
+                        1.0
+                    };
                     let near = if opts.near.iter().any(|d| in_dir(path, d)) {
                         opts.near_boost
                     } else {

@@ -48,6 +48,32 @@ pub(crate) fn named_folders(text: &str, repos: &[Arc<Repo>]) -> Vec<String> {
     out
 }
 
+/// The file names (no folder) the query mentions that several indexed files in scope share: a
+/// mention names a file only when it names one.
+fn ambiguous_mentions(plan: &QueryPlan, repos: &[Arc<Repo>]) -> Vec<String> {
+    plan.paths
+        .iter()
+        .filter(|m| !m.contains('/') && !plan.frames.iter().any(|f| &f.path == *m))
+        .filter(|m| {
+            let want = m.to_lowercase();
+            let mut n = 0;
+            for repo in repos {
+                n += repo
+                    .symbols()
+                    .files()
+                    .filter(|f| rank::same_file(&want, f.path))
+                    .take(2)
+                    .count();
+                if n > 1 {
+                    return true;
+                }
+            }
+            false
+        })
+        .cloned()
+        .collect()
+}
+
 /// The folder part of a glob: `src/index/*.rs` → `src/index`; `*.rs` → `` (none).
 fn is_exclusion(glob: &str) -> bool {
     patina_core::paths::is_exclusion(glob)
@@ -310,6 +336,7 @@ impl QueryEngine {
         near.extend(named_folders(&req.text, &repos));
         let mut opts = RankOptions {
             near,
+            ambiguous_mentions: ambiguous_mentions(&plan, &repos),
             ..tuning.ranking.clone()
         };
         // A role asked for explicitly is not second-guessed by the intent's priors.

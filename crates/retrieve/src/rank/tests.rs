@@ -184,6 +184,35 @@ fn mentioned_files_and_trace_frames_are_evidence() {
 }
 
 #[test]
+fn a_file_name_several_files_share_names_none_of_them() {
+    let plan = QueryPlan::analyze("install it with a single file setup in my init.lua");
+    let cands = || {
+        vec![
+            cand(1, 0.033, "docs/setup.md", FileRole::Source, None, (1, 20)),
+            cand(
+                2,
+                0.030,
+                "lua/app/init.lua",
+                FileRole::Source,
+                None,
+                (1, 20),
+            ),
+        ]
+    };
+    // One file of that name: the question names it.
+    let ranked = score(cands(), &plan, &RankOptions::default());
+    assert_eq!(keys(&ranked), [2, 1]);
+    // The repository has several (the daemon finds which names are shared): it names none.
+    let opts = RankOptions {
+        ambiguous_mentions: vec!["init.lua".into()],
+        ..RankOptions::default()
+    };
+    let ranked = score(cands(), &plan, &opts);
+    assert_eq!(keys(&ranked), [1, 2]);
+    assert!(ranked.iter().all(|s| s.factors.mention == 1.0));
+}
+
+#[test]
 fn the_relevance_floor_drops_weak_semantic_only_hits() {
     let plan = QueryPlan::analyze("how are retries delayed");
     let lexical = cand(3, 0.016, "b.rs", FileRole::Source, None, (1, 2));
