@@ -98,39 +98,52 @@ impl<'q> Tests<'q> {
     }
 
     fn of(&mut self, key: HitKey) -> Vec<HitKey> {
-        let Some((ri, chunk)) = key.chunk() else {
+        let Some((ri, meta)) = hit_of_role(self.q, key, FileRole::Source) else {
             return Vec::new();
         };
-        let repo = &self.q.repos[ri];
-        let Some(meta) = repo.chunk(chunk) else {
-            return Vec::new();
-        };
-        if meta.role() != FileRole::Source {
-            return Vec::new();
-        }
         let q = self.q;
         let by_stem = self
             .by_stem
             .entry(ri)
-            .or_insert_with(|| tests_by_stem(repo, q));
+            .or_insert_with(|| tests_by_stem(&q.repos[ri], q));
         let Some(tests) = by_stem.get(&stem_of(&meta.path)) else {
             return Vec::new();
         };
-        let source_dirs: HashSet<&str> = folders(&meta.path).collect();
-        let mut found: Vec<(usize, &Arc<str>, u64)> = tests
-            .iter()
-            .map(|(path, chunk)| {
-                let shared = folders(path).filter(|d| source_dirs.contains(d)).count();
-                (shared, path, *chunk)
-            })
-            .collect();
-        found.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+        let found = nearest(&meta.path, tests.iter().map(|(p, c)| (p, *c)));
         found
             .into_iter()
             .take(MAX_SUBJECTS)
-            .map(|(_, _, chunk)| HitKey::Chunk { repo: ri, chunk })
+            .map(|(_, chunk)| HitKey::Chunk { repo: ri, chunk })
             .collect()
     }
+}
+
+/// The chunk behind `key` with its repository's index, when its file has `role`.
+fn hit_of_role(
+    q: &OracleQuery,
+    key: HitKey,
+    role: FileRole,
+) -> Option<(usize, patina_core::ChunkMeta)> {
+    let (ri, chunk) = key.chunk()?;
+    let meta = q.repos[ri].chunk(chunk)?;
+    (meta.role() == role).then_some((ri, meta))
+}
+
+/// `files` (path, chunk) with how many folder names each shares with `anchor`, those sharing
+/// most first, then by path.
+fn nearest<'a>(
+    anchor: &str,
+    files: impl Iterator<Item = (&'a Arc<str>, u64)>,
+) -> Vec<(usize, u64)> {
+    let anchor_dirs: HashSet<&str> = folders(anchor).collect();
+    let mut found: Vec<(usize, &Arc<str>, u64)> = files
+        .map(|(path, chunk)| {
+            let shared = folders(path).filter(|d| anchor_dirs.contains(d)).count();
+            (shared, path, chunk)
+        })
+        .collect();
+    found.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+    found.into_iter().map(|(n, _, c)| (n, c)).collect()
 }
 
 /// Test files (path, first chunk) by the normalized stem of what they test.
@@ -184,16 +197,10 @@ impl<'q> Subjects<'q> {
     }
 
     fn of(&mut self, key: HitKey) -> Vec<HitKey> {
-        let Some((ri, chunk)) = key.chunk() else {
+        let Some((ri, meta)) = hit_of_role(self.q, key, FileRole::Test) else {
             return Vec::new();
         };
         let repo = &self.q.repos[ri];
-        let Some(meta) = repo.chunk(chunk) else {
-            return Vec::new();
-        };
-        if meta.role() != FileRole::Test {
-            return Vec::new();
-        }
         let q = self.q;
         let stems = &mut self.stems;
         self.by_file
@@ -259,22 +266,17 @@ fn subjects_of(
             }
         }
     }
-    let test_dirs: HashSet<&str> = folders(test_path).collect();
-    let mut found: Vec<(usize, &Arc<str>, u64)> = best
-        .iter()
-        .map(|(path, &(_, _, chunk))| {
-            let shared = folders(path).filter(|d| test_dirs.contains(d)).count();
-            (shared, path, chunk)
-        })
-        .collect();
-    found.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+    let found = nearest(
+        test_path,
+        best.iter().map(|(path, &(_, _, chunk))| (path, chunk)),
+    );
     if !by_name && found.len() > 1 && found[0].0 == found[1].0 {
         return Vec::new();
     }
     found
         .into_iter()
         .take(MAX_SUBJECTS)
-        .map(|(_, _, chunk)| HitKey::Chunk { repo: ri, chunk })
+        .map(|(_, chunk)| HitKey::Chunk { repo: ri, chunk })
         .collect()
 }
 

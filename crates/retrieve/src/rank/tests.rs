@@ -27,6 +27,25 @@ fn cand(
     }
 }
 
+/// A source chunk `key` of `path` that `oracle` alone found, at `rank`, fused to `fused`.
+fn oracle_hit(key: u32, path: &str, oracle: OracleId, rank: u32, fused: f64) -> Candidate<u32> {
+    let mut c = cand(
+        key,
+        fused,
+        path,
+        FileRole::Source,
+        None,
+        (key * 10, key * 10 + 5),
+    );
+    c.provenance = vec![Contribution {
+        oracle,
+        rank,
+        score: 1.0,
+        score_evidence: 1.0,
+    }];
+    c
+}
+
 fn keys<K: Copy>(v: &[Scored<K>]) -> Vec<K> {
     v.iter().map(|s| s.candidate.key).collect()
 }
@@ -342,23 +361,7 @@ fn oracles_that_find_different_chunks_of_one_file_agree_on_the_file() {
         coherence: vec![],
         ..RankOptions::default()
     };
-    let with = |key: u32, path: &str, oracle: OracleId, rank: u32, fused: f64| {
-        let mut c = cand(
-            key,
-            fused,
-            path,
-            FileRole::Source,
-            None,
-            (key * 10, key * 10 + 5),
-        );
-        c.provenance = vec![Contribution {
-            oracle,
-            rank,
-            score: 1.0,
-            score_evidence: 1.0,
-        }];
-        c
-    };
+    let with = |key, path, oracle, rank, fused| oracle_hit(key, path, oracle, rank, fused);
     // a.rs: lexical's 1st chunk; b.rs: lexical's 2nd chunk and semantic's 2nd (another chunk).
     let cands = vec![
         with(1, "a.rs", OracleId::Lexical, 1, 1.0 / 61.0),
@@ -389,23 +392,7 @@ fn each_oracle_ranks_files_as_it_would_alone() {
     // semantic's first file, not a.rs. (Lexical finds only c.rs.)
     let plan = QueryPlan::analyze("how are jobs scheduled");
     let opts = RankOptions::default();
-    let hit = |oracle: OracleId, key: u32, path: &str, rank: u32| {
-        let mut c = cand(
-            key,
-            0.01,
-            path,
-            FileRole::Source,
-            None,
-            (key * 10, key * 10 + 5),
-        );
-        c.provenance = vec![Contribution {
-            oracle,
-            rank,
-            score: 1.0,
-            score_evidence: 1.0,
-        }];
-        c
-    };
+    let hit = |oracle, key, path, rank| oracle_hit(key, path, oracle, rank, 0.01);
     let sem = OracleId::Semantic;
     let cands = vec![
         hit(sem, 1, "a.rs", 1),
