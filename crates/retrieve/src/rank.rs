@@ -569,6 +569,10 @@ pub fn files<K: Clone>(
             }
         }
         let fu = &fusion.fusion;
+        // In oracle order: a sum in a hash map's order differs in its last bits between
+        // processes, enough to flip a tie.
+        let mut per_oracle: Vec<_> = per_oracle.into_iter().collect();
+        per_oracle.sort_by_key(|(o, _)| *o);
         for (oracle, mut ranked) in per_oracle {
             let w = fusion.weight(oracle);
             ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
