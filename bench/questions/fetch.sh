@@ -41,4 +41,5 @@ langs alamofire Alamofire/Alamofire 7595cbcf59809f9977c5f6378500de2ad73b7ddb
 langs mainargs com-lihaoyi/mainargs 12b72ef6ed166c97a84a876411453bcab797880c
 langs lazy folke/lazy.nvim 306a05526ada86a7b30af95c5cc81ffba93fef97
 langs shelf dart-lang/shelf fb3f931d2c158d794e83c1b76b7be4b625db3c28
+langs hakyll jaspervdj/hakyll 00fcf9b0b1267623c521a1ba0887c53d873539d4
 LIST
