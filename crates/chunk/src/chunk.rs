@@ -628,10 +628,13 @@ struct TriviaRun {
 }
 
 impl TriviaRun {
-    /// Extends the run with the next sibling, which ends it unless `attachable`.
+    /// Extends the run with the next sibling, which ends it unless `attachable` — or unless it
+    /// starts on the run's last line: a comment at the end of a line of the run (Haddock's
+    /// `-- ^` after an argument of a signature) is part of that line.
     fn push(&mut self, node: Node<'_>, attachable: bool) {
         let (start, end) = (node.start_position().row, end_row(node));
         self.rows = match self.rows {
+            Some((first, last)) if !attachable && start == last => Some((first, last.max(end))),
             _ if !attachable => None,
             Some((first, last)) if last + 1 >= start => Some((first, end)),
             _ => Some((start, end)),

@@ -57,7 +57,9 @@ pub fn chunk_with_facts(
 ///     (`patina_core::role`) loses the docs role it was given.
 /// 17: Protocol Buffers definitions.
 /// 18: HCL definitions.
-pub const VERSION: u32 = 18;
+/// 19: a comment at the end of a line of a definition's leading trivia (Haddock's `-- ^` in a
+///     signature) no longer cuts the trivia off the definition.
+pub const VERSION: u32 = 19;
 
 #[cfg(test)]
 mod tests {

@@ -569,6 +569,27 @@ fn haskell_comments_above_the_first_declaration_are_its_own() {
 }
 
 #[test]
+fn a_signature_with_comments_on_its_lines_stays_with_its_function() {
+    // Haddock's `-- ^` documents each argument at the end of its line of the signature; the
+    // Haddock comment and the signature above still belong to the function.
+    let text = "module A where\n\n\
+                ----------\n\
+                -- | Pipe through a program.\n\
+                run :: String    -- ^ Program\n\
+                \x20   -> IO String -- ^ Output\n\
+                run = go\n\
+                \x20 where\n\
+                \x20   go = undefined\n";
+    assert_eq!(
+        summarize(&checked(Language::Haskell, text)),
+        [
+            (1, 1, Block, None, None),
+            (3, 9, Function, Some("run"), None)
+        ]
+    );
+}
+
+#[test]
 fn zig_functions_type_constants_and_tests() {
     assert_eq!(
         summarize(&checked(Language::Zig, ZIG)),
