@@ -436,10 +436,16 @@ pub fn tested_stem(path: &str) -> Option<&str> {
         // A Bats suite is named for the script it runs (`test/deploy.bats` tests `deploy.sh`),
         // a file in Jest's `__tests__/` for the file beside the folder.
         stem
+    } else if matches!(lower.as_str(), "test" | "tests" | "spec") {
+        // Named for nothing but being tests, in a folder named for what it tests: Haskell's
+        // `Store/Tests.hs` beside `Store.hs`, Rust's `rank/tests.rs` beside `rank.rs`.
+        path.rsplit('/').nth(1)?
     } else {
         return None;
     };
-    (!subject.is_empty() && subject != "test" && subject != "tests").then_some(subject)
+    let generic = ["test", "tests", "spec", "specs", "testing", "__tests__"];
+    (!subject.is_empty() && !generic.contains(&subject.to_ascii_lowercase().as_str()))
+        .then_some(subject)
 }
 
 /// `stem` without the test suffix its lowercase form `lower` ends with, if any.

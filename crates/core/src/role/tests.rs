@@ -407,12 +407,17 @@ fn a_test_file_names_the_code_it_tests() {
         ("test/deploy.bats", "deploy"),
         ("src/components/__tests__/Button.tsx", "Button"),
         ("test/deploy_test.bats", "deploy"),
+        // Named for nothing but being tests, in a folder named for what they test.
+        ("tests/Hakyll/Core/Store/Tests.hs", "Store"),
+        ("src/fs/tests.rs", "fs"),
     ] {
         assert_eq!(tested_stem(test), Some(subject), "{test}");
     }
     for fixture in [
         "conftest.py",
-        "src/fs/tests.rs",
+        "tests/tests.rs",
+        "crates/matcher/tests/tests.rs",
+        "Tests.hs",
         "spec/spec_helper.rb",
         "test/support/helpers.ex",
         "src/Latest.java",
