@@ -628,9 +628,8 @@ struct TriviaRun {
 }
 
 impl TriviaRun {
-    /// Extends the run with the next sibling, which ends it unless `attachable` — or unless it
-    /// starts on the run's last line: a comment at the end of a line of the run (Haddock's
-    /// `-- ^` after an argument of a signature) is part of that line.
+    /// Extends the run with the next sibling, which ends it unless `attachable` or at the end of
+    /// the run's last line (a comment there, Haddock's `-- ^` in a signature, is that line's).
     fn push(&mut self, node: Node<'_>, attachable: bool) {
         let (start, end) = (node.start_position().row, end_row(node));
         self.rows = match self.rows {
