@@ -472,14 +472,7 @@ fn wanted_roles(lower: &str) -> Vec<FileRole> {
         .collect();
     let has = |w: &str| words.contains(&w);
     let mut out = Vec::new();
-    if has("test")
-        || has("tests")
-        || has("tested")
-        || has("testing")
-        || has("testcase")
-        || has("testcases")
-        || names_specs(&words)
-    {
+    if has("tested") || has("testcase") || has("testcases") || names_tests(&words) {
         out.push(FileRole::Test);
     }
     if has("docs")
@@ -502,15 +495,19 @@ fn wanted_roles(lower: &str) -> Vec<FileRole> {
     out
 }
 
-/// Whether "spec"/"specs" names test files ("the specs for the session protection") rather than
-/// specifications ("the plugin specs", "spec fragments"): only as a noun of its own, with no
-/// other noun before or after it.
-fn names_specs(words: &[&str]) -> bool {
+/// Whether the question asks for test files ("the tests for the router", "where are the specs
+/// for X", "parsed in the tests") rather than speaking of tests ("a failing test", "test files",
+/// "a unit test that …", "the plugin specs"): "test(s)", "spec(s)" or "testing" as a noun of its
+/// own — no other noun before or after it — and not "a test" (one of the tests the code runs,
+/// in a test runner's own repository).
+fn names_tests(words: &[&str]) -> bool {
     let content = |w: Option<&&str>| w.is_some_and(|w| !is_stop_word(w));
     words.iter().enumerate().any(|(i, w)| {
-        matches!(*w, "spec" | "specs")
-            && !content(i.checked_sub(1).and_then(|j| words.get(j)))
+        let before = i.checked_sub(1).and_then(|j| words.get(j));
+        matches!(*w, "test" | "tests" | "testing" | "spec" | "specs")
+            && !content(before)
             && !content(words.get(i + 1))
+            && !matches!(before, Some(&"a" | &"an"))
     })
 }
 

@@ -35,6 +35,20 @@ fn intents() {
         i("combine several spec fragments for one plugin"),
         Intent::Implementation
     );
+    // Tests spoken of, not asked for: in a test runner's repository every question says "test".
+    assert_eq!(
+        i("limit how many test files run at the same time"),
+        Intent::Implementation
+    );
+    assert_eq!(
+        i("stop a test that runs longer than the allowed time"),
+        Intent::Implementation
+    );
+    assert_eq!(
+        i("how do I send fake requests to my app in unit tests"),
+        Intent::Usage
+    );
+    assert_eq!(i("tests for the junit xml formatter"), Intent::Tests);
     let issue = format!(
         "{}\n\nTraceback (most recent call last):\n  File \"src/_pytest/main.py\", line 3, in wrap\n",
         "Running the tests with -x crashes. ".repeat(30)
