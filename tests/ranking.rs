@@ -454,17 +454,20 @@ fn a_test_that_describes_the_behaviour_in_the_questions_words_stands_for_the_cod
         ("tests/test_retry.py", TEST_RETRY_PY.as_bytes()),
     ]);
     env.add_repo(repo.path());
+    // The files a query answers with (`--files`), and its output.
+    let files_for = |repo: &std::path::Path, question: &str, extra: &[&str]| {
+        let mut args = vec!["q", question, "--files", "--json"];
+        args.extend_from_slice(extra);
+        let out = env.patina_in(repo, &args);
+        assert_eq!(out.code(), 0, "{out:?}");
+        (paths(&json_hits(&out)), out)
+    };
     let question = "one output throws but the others still get the event";
 
     // The question's words are the test's, not the code's: the lexical oracle alone finds the test
     // (ranked below the source that shares a word, as a test is for such a question) and not the
     // code it tests.
-    let out = env.patina_in(
-        repo.path(),
-        &["q", question, "--files", "--json", "--oracle", "lexical"],
-    );
-    assert_eq!(out.code(), 0, "{out:?}");
-    let files = paths(&json_hits(&out));
+    let (files, _) = files_for(repo.path(), question, &["--oracle", "lexical"]);
     assert!(
         files.iter().any(|p| p == "tests/test_fanout.py"),
         "{files:?}"
@@ -473,10 +476,8 @@ fn a_test_that_describes_the_behaviour_in_the_questions_words_stands_for_the_cod
 
     // The default oracles answer with the code the test tests, above the source that shares a
     // word or two with the question.
-    let out = env.patina_in(repo.path(), &["q", question, "--files", "--json"]);
-    assert_eq!(out.code(), 0, "{out:?}");
+    let (files, out) = files_for(repo.path(), question, &[]);
     let hits = json_hits(&out);
-    let files = paths(&hits);
     assert_eq!(
         files.first().map(String::as_str),
         Some("fanlog/fanout.py"),
@@ -488,9 +489,7 @@ fn a_test_that_describes_the_behaviour_in_the_questions_words_stands_for_the_cod
     // A test whose name two files share, neither defining it, names no subject: it keeps its
     // place rather than giving it to both.
     let question = "a flaky call is attempted three times before giving up";
-    let out = env.patina_in(repo.path(), &["q", question, "--files", "--json"]);
-    assert_eq!(out.code(), 0, "{out:?}");
-    let files = paths(&json_hits(&out));
+    let (files, _) = files_for(repo.path(), question, &[]);
     let at = |path: &str| files.iter().position(|p| p == path);
     let test = at("tests/test_retry.py").unwrap_or_else(|| panic!("{files:?}"));
     for source in ["fanlog/retry.py", "fanlog/compat/retry.py"] {
@@ -508,17 +507,10 @@ fn a_test_that_describes_the_behaviour_in_the_questions_words_stands_for_the_cod
     ]);
     env.add_repo(repo.path());
     let question = "where are the tests for starting a new log file when the current log passes its size limit";
-    let lexical = env.patina_in(
-        repo.path(),
-        &["q", question, "--files", "--json", "--oracle", "lexical"],
-    );
-    assert_eq!(lexical.code(), 0, "{lexical:?}");
-    let files = paths(&json_hits(&lexical));
+    let (files, _) = files_for(repo.path(), question, &["--oracle", "lexical"]);
     assert!(files.iter().any(|p| p == "fanlog/rotate.py"), "{files:?}");
     assert_ne!(files[0], "tests/test_rotate.py", "{files:?}");
-    let out = env.patina_in(repo.path(), &["q", question, "--files", "--json"]);
-    assert_eq!(out.code(), 0, "{out:?}");
+    let (files, out) = files_for(repo.path(), question, &[]);
     assert_eq!(out.q_json()["intent"], "tests");
-    let files = paths(&json_hits(&out));
     assert_eq!(files[0], "tests/test_rotate.py", "{files:?}");
 }

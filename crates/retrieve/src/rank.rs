@@ -603,14 +603,14 @@ fn oracle_file_scores<K>(
     opts: &RankOptions,
 ) -> HashMap<(OracleId, (usize, String)), f64> {
     let fu = &fusion.fusion;
-    let mut shares: HashMap<(OracleId, (usize, String)), Vec<f64>> = HashMap::new();
+    let mut shares: HashMap<(OracleId, &(usize, String)), Vec<f64>> = HashMap::new();
     for s in scored {
         let Some(file) = &s.candidate.file else {
             continue;
         };
         for c in &s.candidate.provenance {
             shares
-                .entry((c.oracle, file.clone()))
+                .entry((c.oracle, file))
                 .or_default()
                 .push(fu.share(fu.place(c.rank as f64, c.score_evidence)));
         }
@@ -622,7 +622,7 @@ fn oracle_file_scores<K>(
     }
     shares
         .into_iter()
-        .map(|(key, mut v)| {
+        .map(|((oracle, file), mut v)| {
             v.sort_by(|a, b| b.total_cmp(a));
             let extra: f64 = v
                 .iter()
@@ -630,7 +630,7 @@ fn oracle_file_scores<K>(
                 .zip(&opts.coherence)
                 .map(|(s, c)| s * c)
                 .sum();
-            (key, v[0] + extra)
+            ((oracle, file.clone()), v[0] + extra)
         })
         .collect()
 }

@@ -29,28 +29,14 @@ const MAX_SUBJECTS: usize = 3;
 /// as it finds.
 pub(crate) fn tests_stand_for_subjects(rankings: &mut [Ranking<HitKey>], q: &OracleQuery) {
     let mut subjects = Subjects::new(q);
-    for r in rankings
-        .iter_mut()
-        .filter(|r| matches!(r.oracle, OracleId::Lexical | OracleId::Semantic))
-    {
-        let mut placed: HashSet<HitKey> = HashSet::new();
-        let mut items = Vec::with_capacity(r.items.len());
-        for &(key, score) in &r.items {
-            let tested = subjects.of(key);
-            if tested.is_empty() {
-                if placed.insert(key) {
-                    items.push((key, score));
-                }
-                continue;
-            }
-            for subject in tested {
-                if placed.insert(subject) {
-                    items.push((subject, score));
-                }
-            }
+    reorder(rankings, |items, i, out| {
+        let (key, score) = items[i];
+        let tested = subjects.of(key);
+        if tested.is_empty() {
+            out.push((key, score));
         }
-        r.items = items;
-    }
+        out.extend(tested.into_iter().map(|subject| (subject, score)));
+    });
 }
 
 /// For a question about tests: every source hit of the lexical and semantic rankings is followed
@@ -60,23 +46,31 @@ pub(crate) fn tests_stand_for_subjects(rankings: &mut [Ranking<HitKey>], q: &Ora
 /// say better than its test's; the test is what was asked for. For the default oracles only.
 pub(crate) fn sources_bring_their_tests(rankings: &mut [Ranking<HitKey>], q: &OracleQuery) {
     let mut tests = Tests::new(q);
+    reorder(rankings, |items, i, out| {
+        let (key, score) = items[i];
+        out.push((key, score));
+        // A test follows its source as the next hit would: with the next hit's score.
+        let next = items.get(i + 1).map_or(score, |n| n.1);
+        out.extend(tests.of(key).into_iter().map(|test| (test, next)));
+    });
+}
+
+/// Rebuilds the lexical and semantic rankings hit by hit: `place(items, i, out)` puts what
+/// stands at hit `i` into `out`; a key placed already keeps its first place.
+fn reorder(
+    rankings: &mut [Ranking<HitKey>],
+    mut place: impl FnMut(&[(HitKey, f32)], usize, &mut Vec<(HitKey, f32)>),
+) {
     for r in rankings
         .iter_mut()
         .filter(|r| matches!(r.oracle, OracleId::Lexical | OracleId::Semantic))
     {
         let mut placed: HashSet<HitKey> = HashSet::new();
         let mut items = Vec::with_capacity(r.items.len());
-        for (i, &(key, score)) in r.items.iter().enumerate() {
-            if placed.insert(key) {
-                items.push((key, score));
-            }
-            // A test follows its source as the next hit would: with the next hit's score.
-            let next = r.items.get(i + 1).map_or(score, |n| n.1);
-            for test in tests.of(key) {
-                if placed.insert(test) {
-                    items.push((test, next));
-                }
-            }
+        let mut here = Vec::new();
+        for i in 0..r.items.len() {
+            place(&r.items, i, &mut here);
+            items.extend(here.drain(..).filter(|(key, _)| placed.insert(*key)));
         }
         r.items = items;
     }
