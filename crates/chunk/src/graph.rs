@@ -47,7 +47,8 @@ pub use reexports::mark_package_reexports;
 /// 14: Dart: calls, `import`, `extends`/`with`/`implements`.
 /// 15: Protocol Buffers: types named by fields and rpcs, `import`.
 /// 16: HCL: Terraform addresses as references, function calls.
-pub const GRAPH_VERSION: u32 = 16;
+/// 17: C# facts of the first branch of each `#if` (one build), not of every variant at once.
+pub const GRAPH_VERSION: u32 = 17;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[

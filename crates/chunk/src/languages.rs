@@ -13,6 +13,7 @@ use tree_sitter::Node;
 use patina_core::ChunkKind;
 pub use patina_core::Language;
 
+mod conditional;
 mod csharp;
 mod dart;
 mod elixir;
@@ -27,7 +28,8 @@ mod swift;
 mod zig;
 
 /// `text` parsed with `language`'s grammar; `None` for Markdown and plain text (no grammar) or
-/// when tree-sitter gives up. Each thread keeps one parser per language (a parser is reusable and
+/// when tree-sitter gives up. C# is parsed as one build, the first branch of each conditional
+/// ([`conditional`]): the tree's offsets are the text's own. Each thread keeps one parser per language (a parser is reusable and
 /// its allocation is not free), so chunking and fact extraction of many files pay for it once.
 pub(crate) fn parse(language: Language, text: &str) -> Option<tree_sitter::Tree> {
     use std::cell::RefCell;
@@ -47,7 +49,10 @@ pub(crate) fn parse(language: Language, text: &str) -> Option<tree_sitter::Tree>
             }
         };
         // A parse that was cut short leaves the parser mid-document; start the next one afresh.
-        let tree = parser.parse(text, None);
+        let tree = match language {
+            Language::CSharp => parser.parse(conditional::first_branches(text).as_ref(), None),
+            _ => parser.parse(text, None),
+        };
         if tree.is_none() {
             parser.reset();
         }

@@ -59,7 +59,9 @@ pub fn chunk_with_facts(
 /// 18: HCL definitions.
 /// 19: a comment at the end of a line of a definition's leading trivia (Haddock's `-- ^` in a
 ///     signature) no longer cuts the trivia off the definition.
-pub const VERSION: u32 = 19;
+/// 20: C# read as one build (the first branch of each `#if`): a signature with variants is one
+///     method; `#region`/`#pragma` lines open the member after them.
+pub const VERSION: u32 = 20;
 
 #[cfg(test)]
 mod tests {

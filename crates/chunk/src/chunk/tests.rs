@@ -413,6 +413,53 @@ fn csharp_namespaces_types_members_and_properties() {
 }
 
 #[test]
+fn csharp_conditional_compilation_is_read_as_one_build() {
+    // Variants of one signature, and default interface members compiled on some targets only:
+    // each is one method of its class, named for itself, its text holding every variant.
+    let text = "\
+class Binder
+{
+#if FEATURE_SPAN
+    int Bind(ReadOnlySpan<object> args)
+#else
+    int Bind(object[] args)
+#endif
+    {
+        return 0;
+    }
+}
+
+interface ILogger
+{
+    void Write(string template)
+#if FEATURE_DEFAULT_INTERFACE
+        => Write(null, template)
+#endif
+    ;
+
+    #region Verbose
+    void Verbose(string template);
+    #endregion
+}
+";
+    let chunks = checked(Language::CSharp, text);
+    assert_eq!(
+        summarize(&chunks),
+        [
+            (1, 3, Class, Some("Binder"), None),
+            (4, 11, Method, Some("Bind"), Some("Binder")),
+            (13, 14, Interface, Some("ILogger"), None),
+            (15, 19, Method, Some("Write"), Some("ILogger")),
+            // A region opens what follows it.
+            (21, 22, Method, Some("Verbose"), Some("ILogger")),
+            (23, 24, Block, None, Some("ILogger")),
+        ]
+    );
+    let bind = &chunks[1].text;
+    assert!(bind.contains("ReadOnlySpan<object> args") && bind.contains("object[] args"));
+}
+
+#[test]
 fn kotlin_classes_objects_and_extension_functions() {
     assert_eq!(
         summarize(&checked(Language::Kotlin, KOTLIN)),

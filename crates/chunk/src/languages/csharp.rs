@@ -1,7 +1,8 @@
 //! C#: a namespace with braces holds its types (`namespace X;` is a statement the file's types
 //! follow); classes, structs, interfaces and records hold their constructors, methods and
 //! properties (a property is read as a method: it is code a caller runs); enums and delegates
-//! stand alone. Attributes (`[Serializable]`) are inside the declaration's node.
+//! stand alone. Attributes (`[Serializable]`) are inside the declaration's node. Conditional
+//! compilation is read as one build ([`super::conditional`]).
 
 use tree_sitter::Node;
 
@@ -24,7 +25,8 @@ pub(super) static CSHARP: Syntax = Syntax {
         leaf("property_declaration", Method, Field("name")),
     ],
     wrappers: &[],
-    trivia: &[],
+    // `#region Name` and `#pragma warning disable …` open what follows.
+    trivia: &["preproc_region", "preproc_pragma"],
 };
 
 /// `namespace Acme.Billing` → "Billing" owned by `Acme` (`A.B.C` → "C" in "B", as if nested):
