@@ -61,7 +61,8 @@ pub fn chunk_with_facts(
 ///     signature) no longer cuts the trivia off the definition.
 /// 20: C# read as one build (the first branch of each `#if`): a signature with variants is one
 ///     method; `#region`/`#pragma` lines open the member after them.
-pub const VERSION: u32 = 20;
+/// 21: Kotlin properties at the top of a file over several lines are definitions.
+pub const VERSION: u32 = 21;
 
 #[cfg(test)]
 mod tests {

@@ -460,6 +460,37 @@ interface ILogger
 }
 
 #[test]
+fn kotlin_top_level_properties_over_several_lines_are_definitions() {
+    let text = "\
+package acme
+
+val short = 1
+
+val appModule = module {
+    single { Repo() }
+}
+
+val Context.koin: Koin
+    get() = (applicationContext as KoinComponent).getKoin()
+
+class A {
+    val inside = listOf(
+        1,
+    )
+}
+";
+    assert_eq!(
+        summarize(&checked(Language::Kotlin, text)),
+        [
+            (1, 3, Block, None, None),
+            (5, 7, Const, Some("appModule"), None),
+            (9, 10, Const, Some("koin"), Some("Context")),
+            (12, 16, Class, Some("A"), None),
+        ]
+    );
+}
+
+#[test]
 fn kotlin_classes_objects_and_extension_functions() {
     assert_eq!(
         summarize(&checked(Language::Kotlin, KOTLIN)),

@@ -1,14 +1,17 @@
 //! Kotlin: classes (interfaces and enum classes are `class_declaration`s too) and objects hold
 //! their functions and secondary constructors; a companion object is no definition of its own
 //! (its functions are the class's, called through it). An extension function `fun T.f()` is
-//! owned by its receiver type `T`.
+//! owned by its receiver type `T`. A property at the top of a file that takes several lines is a
+//! definition too: Kotlin builds things by DSL there (`val appModule = module { … }`, Compose's
+//! `val LocalTheme = compositionLocalOf { … }`, `val Context.koin: Koin get() = …`); a one-line
+//! `val` stays with the code around it, as a class's properties stay in its header.
 
 use tree_sitter::Node;
 
 use super::{
     Definition, Name::By, Name::Field, Syntax, container, field_text, leaf, node_text, normalize,
 };
-use patina_core::ChunkKind::{Class, Enum, Function, Interface, Method, Type};
+use patina_core::ChunkKind::{Class, Const, Enum, Function, Interface, Method, Type};
 
 pub(super) static KOTLIN: Syntax = Syntax {
     grammar: || tree_sitter_kotlin_ng::LANGUAGE.into(),
@@ -18,6 +21,7 @@ pub(super) static KOTLIN: Syntax = Syntax {
         leaf("function_declaration", Function, By(function)),
         leaf("secondary_constructor", Method, By(constructor)),
         leaf("type_alias", Type, Field("type")),
+        leaf("property_declaration", Const, By(top_level_property)),
     ],
     wrappers: &[],
     trivia: &[],
@@ -72,4 +76,33 @@ fn receiver_name(ty: Node<'_>, src: &str) -> Option<String> {
 fn constructor(_: Node<'_>, _: &str, _: bool, definition: &mut Definition) -> Option<()> {
     definition.symbol = Some("constructor".to_string());
     Some(())
+}
+
+/// A property outside any class or object, written over several lines; an extension property
+/// (`val Context.koin`) is owned by its receiver.
+fn top_level_property(
+    node: Node<'_>,
+    src: &str,
+    in_container: bool,
+    definition: &mut Definition,
+) -> Option<()> {
+    if in_container || node.start_position().row == node.end_position().row {
+        return None;
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    let variable = children
+        .iter()
+        .find(|child| child.kind() == "variable_declaration")?;
+    let mut cursor = variable.walk();
+    let name = variable
+        .named_children(&mut cursor)
+        .find(|child| child.kind() == "identifier")?;
+    definition.symbol = normalize(node_text(name, src));
+    definition.owner = children
+        .iter()
+        .take_while(|child| child.id() != variable.id())
+        .find(|child| matches!(child.kind(), "user_type" | "nullable_type"))
+        .and_then(|receiver| receiver_name(*receiver, src));
+    definition.symbol.as_ref().map(|_| ())
 }
