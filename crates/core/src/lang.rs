@@ -66,6 +66,47 @@ impl Language {
         Language::Text,
     ];
 
+    /// Detects the language from the file name and, for a file without an extension, from the
+    /// interpreter its first line names (`#!/usr/bin/env bash`: the `bin/` and `libexec/`
+    /// programs of a project are often scripts without one).
+    pub fn detect(path: &Path, text: &str) -> Language {
+        match Language::from_path(path) {
+            Language::Text if !has_extension(path) => {
+                Language::from_shebang(text).unwrap_or(Language::Text)
+            }
+            language => language,
+        }
+    }
+
+    /// The language of the interpreter a script's first line (`#!…`) names, if Patina reads it:
+    /// `#!/bin/sh`, `#!/usr/bin/env python3`, `#!/usr/bin/env -S node --flag`.
+    pub fn from_shebang(text: &str) -> Option<Language> {
+        let line = text.strip_prefix("#!")?.lines().next()?;
+        let mut words = line.split_whitespace();
+        let mut program = words.next()?.rsplit('/').next()?;
+        if program == "env" {
+            program = words.find(|w| !w.starts_with('-') && !w.contains('='))?;
+        }
+        // `python3.12`, `ruby2.7`: the version is no part of the name.
+        let name = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        Some(match name {
+            "sh" | "bash" | "zsh" | "ksh" | "dash" | "ash" | "mksh" | "bats" => Language::Bash,
+            "python" | "pypy" => Language::Python,
+            "node" | "nodejs" | "deno" | "bun" => Language::JavaScript,
+            "ts-node" | "tsx" => Language::TypeScript,
+            "ruby" | "jruby" => Language::Ruby,
+            "php" => Language::Php,
+            "lua" | "luajit" => Language::Lua,
+            "elixir" => Language::Elixir,
+            "runhaskell" | "runghc" => Language::Haskell,
+            "kscript" => Language::Kotlin,
+            "scala" | "amm" => Language::Scala,
+            "swift" => Language::Swift,
+            "dart" => Language::Dart,
+            _ => return None,
+        })
+    }
+
     /// Detects the language from the file name; anything unrecognised is [`Language::Text`].
     pub fn from_path(path: &Path) -> Language {
         let Some(file_name) = path.file_name().and_then(|name| name.to_str()) else {
@@ -202,5 +243,105 @@ impl ChunkKind {
             ChunkKind::Block => "block",
             ChunkKind::Window => "window",
         }
+    }
+}
+
+/// Whether the file name has an extension (`.bashrc` has none: a leading dot starts a name).
+fn has_extension(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name.trim_start_matches('.').contains('.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Language;
+    use std::path::Path;
+
+    #[test]
+    fn a_script_without_an_extension_is_read_in_its_interpreters_language() {
+        let detect = |path: &str, text: &str| Language::detect(Path::new(path), text);
+        assert_eq!(
+            detect(
+                "libexec/bats-exec-test",
+                "#!/usr/bin/env bash
+"
+            ),
+            Language::Bash
+        );
+        assert_eq!(
+            detect(
+                "bin/serve",
+                "#!/usr/bin/env -S node --no-warnings
+"
+            ),
+            Language::JavaScript
+        );
+        assert_eq!(
+            detect(
+                "bin/tool",
+                "#!/usr/local/bin/python3.12 -u
+"
+            ),
+            Language::Python
+        );
+        assert_eq!(
+            detect(
+                "bin/rails",
+                "#!/usr/bin/env ruby
+"
+            ),
+            Language::Ruby
+        );
+        assert_eq!(
+            detect(
+                "script",
+                "#!/bin/sh
+"
+            ),
+            Language::Bash
+        );
+        // An interpreter Patina does not read, or no first line naming one.
+        assert_eq!(
+            detect(
+                "bin/tool",
+                "#!/usr/bin/perl
+"
+            ),
+            Language::Text
+        );
+        assert_eq!(
+            detect(
+                "NOTES",
+                "# #!/bin/sh
+"
+            ),
+            Language::Text
+        );
+        // A file's extension decides before its first line does.
+        assert_eq!(
+            detect(
+                "notes.txt",
+                "#!/bin/sh
+"
+            ),
+            Language::Text
+        );
+        assert_eq!(
+            detect(
+                "run.py",
+                "#!/bin/sh
+"
+            ),
+            Language::Python
+        );
+        assert_eq!(
+            detect(
+                ".bashrc",
+                "alias ll='ls -l'
+"
+            ),
+            Language::Bash
+        );
     }
 }

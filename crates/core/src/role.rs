@@ -7,6 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::lang::Language;
+
 /// What a file (or a chunk of one) is for.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
@@ -341,7 +343,10 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
     {
         return FileRole::Config;
     }
-    if CODE_EXTS.contains(&ext) {
+    // A program without an extension (`bin/tool`, `libexec/tool-run`) whose first line names
+    // an interpreter Patina reads is code.
+    if CODE_EXTS.contains(&ext) || ext.is_empty() && head.and_then(Language::from_shebang).is_some()
+    {
         return FileRole::Source;
     }
     FileRole::Other
@@ -389,8 +394,14 @@ fn is_test_name(name: &str, stem: &str, ext: &str) -> bool {
         return true;
     }
     let code = CODE_EXTS.contains(&ext);
-    code && (stem.starts_with("test_") || TEST_SUFFIXES.iter().any(|s| stem.ends_with(s)))
+    // No shell test runner finds tests by a `test_` prefix (Bats by `.bats`): there the prefix
+    // names a script that runs tests or a library of test helpers (bats-core's own
+    // `lib/bats-core/test_functions.bash`).
+    let prefixed = stem.starts_with("test_") && !SHELL_EXTS.contains(&ext);
+    code && (prefixed || TEST_SUFFIXES.iter().any(|s| stem.ends_with(s)))
 }
+
+const SHELL_EXTS: &[&str] = &["sh", "bash", "zsh", "ksh"];
 
 /// What a test file's stem ends with (`x_test.go`, `x.spec.ts`), the longer of two first.
 const TEST_SUFFIXES: &[&str] = &["_tests", "_test", "_spec", ".test", ".spec"];

@@ -664,7 +664,7 @@ fn examine(
     {
         text = masked;
     }
-    let language = Language::from_path(std::path::Path::new(&entry.rel));
+    let language = Language::detect(std::path::Path::new(&entry.rel), &text);
     // With the graph on, one parse gives both the chunks and the facts.
     let (chunks, facts) = if graph {
         let (chunks, mut facts) = patina_chunk::chunk_with_facts(language, &text, opts);

@@ -136,7 +136,7 @@ pub(crate) fn read_slice(repo: &Repo, rel: &str, start: u32, end: u32) -> Result
     };
     Ok(FileSlice {
         path: rel.to_string(),
-        language: Language::from_path(rel_path).name(),
+        language: Language::detect(rel_path, &text).name(),
         total_lines: total,
         start_line: start,
         end_line: end,

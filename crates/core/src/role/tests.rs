@@ -428,3 +428,34 @@ fn a_test_file_names_the_code_it_tests() {
         assert_eq!(tested_stem(fixture), None, "{fixture}");
     }
 }
+
+#[test]
+fn a_program_without_an_extension_is_code_by_its_interpreter() {
+    let bash = "#!/usr/bin/env bash\nset -e\nrun() { :; }\n";
+    assert_eq!(
+        classify("libexec/bats-core/bats-exec-test", Some(bash)),
+        FileRole::Source
+    );
+    assert_eq!(
+        classify("bin/tool", Some("#!/usr/bin/python3\nimport sys\n")),
+        FileRole::Source
+    );
+    // An interpreter Patina does not read, no interpreter, or a test folder: as before.
+    assert_eq!(
+        classify("bin/tool", Some("#!/usr/bin/perl\nuse strict;\n")),
+        FileRole::Other
+    );
+    assert_eq!(classify("bin/tool", Some("plain words\n")), FileRole::Other);
+    assert_eq!(classify("test/bin/helper", Some(bash)), FileRole::Test);
+    assert_eq!(classify("LICENSE", None), FileRole::Docs);
+}
+
+#[test]
+fn shell_names_tests_by_folder_and_bats_not_by_a_test_prefix() {
+    // bats-core's library of the functions tests call, sourced by its runner.
+    assert_eq!(role("lib/bats-core/test_functions.bash"), FileRole::Source);
+    assert_eq!(role("test/helpers.bash"), FileRole::Test);
+    assert_eq!(role("scripts/install_test.sh"), FileRole::Test);
+    assert_eq!(role("test/run.bats"), FileRole::Test);
+    assert_eq!(role("src/test_config.py"), FileRole::Test);
+}
