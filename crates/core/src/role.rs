@@ -263,6 +263,28 @@ const CODE_EXTS: &[&str] = &[
     "htm", "vim", "rake", "ksh", "bats", "tf", "hcl", "nomad",
 ];
 
+/// Folders of test data: what tests read (inputs, expected outputs, sample projects), not
+/// tests themselves. Their files are [`FileRole::Test`] by folder.
+const TEST_DATA_DIRS: &[&str] = &[
+    "testdata",
+    "test_data",
+    "test-data",
+    "fixtures",
+    "fixture",
+    "__fixtures__",
+    "__snapshots__",
+];
+
+/// Whether the file at `path` (relative, `/`-separated) is test data ([`TEST_DATA_DIRS`]): a
+/// fixture says what a test feeds the code, never how the code does it, yet it reads like the
+/// code (a sample script, a sample project) and matches its words.
+pub fn is_test_data(path: &str) -> bool {
+    path.rsplit_once('/').is_some_and(|(dirs, _)| {
+        dirs.split('/')
+            .any(|d| TEST_DATA_DIRS.contains(&d.to_ascii_lowercase().as_str()))
+    })
+}
+
 /// The role of the file at `path` (relative to its repository, `/`-separated), looking at the first
 /// lines of its content when given (`head`: generated-code markers, minified code).
 pub fn classify(path: &str, head: Option<&str>) -> FileRole {

@@ -84,6 +84,10 @@ pub struct RankOptions {
     pub enabled: bool,
     /// Apply the file-role priors of the query's intent.
     pub role_priors: bool,
+    /// A test file that is test data (`fixtures/`, `testdata/`: [`patina_core::role::is_test_data`])
+    /// takes this share of a test's prior, unless the query asks for fixtures in words: it is
+    /// what a test reads, neither the code nor the test.
+    pub test_data: f64,
     /// A chunk that defines a name the query mentions.
     pub definition_boost: f64,
     /// A chunk that re-exports a name the query mentions ([`Candidate::reexport`]): the path
@@ -144,6 +148,7 @@ impl Default for RankOptions {
         RankOptions {
             enabled: true,
             role_priors: true,
+            test_data: 0.8,
             definition_boost: 1.3,
             reexport_boost: 1.2,
             parent_boost: 1.1,
@@ -264,6 +269,13 @@ pub fn score<K: Clone>(
             if let Some((repo, path)) = &c.file {
                 if opts.role_priors {
                     f.role = plan.role_prior(c.role);
+                    if c.role == FileRole::Test
+                        && opts.test_data < 1.0
+                        && patina_core::role::is_test_data(path)
+                        && !asks_for_test_data(plan)
+                    {
+                        f.role *= opts.test_data;
+                    }
                 }
                 let (pw, mention, near) = *path_cache.entry(path.clone()).or_insert_with(|| {
                     let words: Vec<String> = path_words(path)
@@ -679,6 +691,16 @@ fn aggregate<K: Clone>(scored: Vec<Scored<K>>, opts: &RankOptions) -> Vec<FileSc
     }
     out.sort_by(|a, b| b.score.total_cmp(&a.score));
     out
+}
+
+/// Whether the question asks for test data in words ("the fixtures for …", "testdata").
+fn asks_for_test_data(plan: &QueryPlan) -> bool {
+    plan.content_words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "fixture" | "fixtures" | "testdata" | "snapshot" | "snapshots"
+        )
+    })
 }
 
 /// Names compared across styles: `parseArgs`, `parse_args` and `ParseArgs` are one name.

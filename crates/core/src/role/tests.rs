@@ -459,3 +459,23 @@ fn shell_names_tests_by_folder_and_bats_not_by_a_test_prefix() {
     assert_eq!(role("test/run.bats"), FileRole::Test);
     assert_eq!(role("src/test_config.py"), FileRole::Test);
 }
+
+#[test]
+fn test_data_is_told_from_tests_by_its_folder() {
+    for p in [
+        "test/fixtures/bats/skipped.bats",
+        "internal/testdata/input.go",
+        "src/__fixtures__/app.js",
+        "tests/Fixtures/Sample.php",
+    ] {
+        assert!(is_test_data(p), "{p}");
+    }
+    for p in [
+        "test/run.bats",
+        "fixtures.py",
+        "src/fixtures_test.go",
+        "testing/python/fixtures.py",
+    ] {
+        assert!(!is_test_data(p), "{p}");
+    }
+}

@@ -91,6 +91,30 @@ fn an_implementation_question_puts_source_above_docs_and_tests_that_repeat_it() 
 }
 
 #[test]
+fn test_data_ranks_below_the_tests_unless_asked_for() {
+    // A fixture that uses `skip` reads like the code that implements it and matches as well.
+    let candidates = || {
+        vec![
+            cand(
+                1,
+                0.033,
+                "test/fixtures/bats/skipped.bats",
+                FileRole::Test,
+                None,
+                (1, 9),
+            ),
+            cand(2, 0.031, "test/skip.bats", FileRole::Test, None, (1, 9)),
+        ]
+    };
+    let plan = QueryPlan::analyze("how does a test skip itself with a reason");
+    let ranked = score(candidates(), &plan, &RankOptions::default());
+    assert_eq!(keys(&ranked), [2, 1]);
+    let plan = QueryPlan::analyze("the fixtures where a test skips itself");
+    let ranked = score(candidates(), &plan, &RankOptions::default());
+    assert_eq!(keys(&ranked), [1, 2]);
+}
+
+#[test]
 fn a_docs_question_keeps_docs_first() {
     let plan = QueryPlan::analyze("how do I generate shell completions, documentation");
     let ranked = score(completions(), &plan, &RankOptions::default());
