@@ -311,6 +311,24 @@ namespace Acme.Billing
         b"public class InvoiceTests\n{\n    [Fact]\n    public void TotalIsPositive() { }\n}\n",
     ),
     ("tools/total.py", b"def total(cart):\n    return 0\n"),
+    // One method, two signatures by target framework.
+    (
+        "src/Acme.Billing/Binder.cs",
+        b"namespace Acme.Billing;
+
+public class Binder
+{
+#if FEATURE_SPAN
+    public int Bind(ReadOnlySpan<object> args)
+#else
+    public int Bind(object[] args)
+#endif
+    {
+        return 0;
+    }
+}
+",
+    ),
 ];
 
 #[test]
@@ -356,6 +374,22 @@ fn csharp_definitions_types_and_calls() {
     assert!(
         !files.is_empty() && files.iter().all(|f| f.ends_with(".cs")),
         "{files:?}"
+    );
+    // Conditional compilation is read as one build: one `Bind`, the class's, from its first
+    // signature; the directive's symbol is no method.
+    let found = defs(&env, repo.path(), "Binder.Bind");
+    assert!(
+        found.len() == 1
+            && found[0].0 == "src/Acme.Billing/Binder.cs"
+            && found[0].1 == 6
+            && found[0].3 == "method",
+        "{found:?}"
+    );
+    let out = env.patina_in(repo.path(), &["defs", "FEATURE_SPAN", "--json"]);
+    assert_eq!(
+        out.code(),
+        1,
+        "a directive's symbol is no definition: {out:?}"
     );
     // `using Acme.Support` names a namespace, not a file: `Money.Of` still reaches it.
     let found = callers(&env, repo.path(), "Of");
@@ -416,6 +450,10 @@ fun Invoice.describe(): String = \"invoice\"
         "src/test/kotlin/com/acme/billing/InvoiceTest.kt",
         b"class InvoiceTest {\n    @Test\n    fun totalIsPositive() {}\n}\n",
     ),
+    (
+        "src/main/kotlin/com/acme/billing/Modules.kt",
+        b"package com.acme.billing\n\nval billingModule = module {\n    single { Registry }\n}\n",
+    ),
     ("tools/total.py", b"def total(cart):\n    return 0\n"),
 ];
 
@@ -439,6 +477,14 @@ fn kotlin_definitions_types_and_calls() {
             ("find", billing, 16, 17, "method"),
             // An extension function is its receiver's.
             ("Invoice.describe", billing, 19, 19, "method"),
+            // A module built by DSL at the top of a file.
+            (
+                "billingModule",
+                "src/main/kotlin/com/acme/billing/Modules.kt",
+                3,
+                5,
+                "const",
+            ),
             (
                 "totalIsPositive",
                 "src/test/kotlin/com/acme/billing/InvoiceTest.kt",
@@ -572,6 +618,24 @@ deploy \"$@\"
         b"@test \"deploy builds\" {\n  run ./scripts/deploy.sh\n}\n",
     ),
     ("tools/build.py", b"def build():\n    return 0\n"),
+    // A program without an extension, read by its `#!` line; a library of test helpers that is
+    // no test by its `test_` prefix.
+    (
+        "libexec/shop-release",
+        b"#!/usr/bin/env bash
+set -e
+
+publish_release() {
+  echo \"publishing $1\"
+}
+
+publish_release \"$@\"
+",
+    ),
+    (
+        "lib/test_helpers.bash",
+        b"assert_published() {\n  [ -n \"$1\" ]\n}\n",
+    ),
 ];
 
 #[test]
@@ -586,8 +650,30 @@ fn shell_definitions_types_and_calls() {
             ("log_info", "scripts/lib/log.sh", 1, 4, "function"),
             ("build", "scripts/deploy.sh", 4, 7, "function"),
             ("deploy", "scripts/deploy.sh", 9, 11, "function"),
+            ("publish_release", "libexec/shop-release", 4, 6, "function"),
+            (
+                "assert_published",
+                "lib/test_helpers.bash",
+                1,
+                3,
+                "function",
+            ),
         ],
     );
+    let found = hits(&env, repo.path(), "publish_release");
+    let hit = (
+        "libexec/shop-release".to_string(),
+        "bash".to_string(),
+        "source".to_string(),
+    );
+    assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    let found = hits(&env, repo.path(), "assert_published");
+    let hit = (
+        "lib/test_helpers.bash".to_string(),
+        "bash".to_string(),
+        "source".to_string(),
+    );
+    assert!(found.contains(&hit), "{hit:?} in {found:?}");
     let files = typed_files(&env, repo.path(), "build", "sh");
     assert!(
         !files.is_empty()
