@@ -65,7 +65,8 @@ pub fn chunk_with_facts(
 /// 22: (an experiment with Lua tables, not kept; indices it wrote are rounded again).
 /// 23: a file without an extension is read in the language its `#!` line names; no shell file is
 ///     a test by a `test_` prefix (`patina_core::role`).
-pub const VERSION: u32 = 23;
+/// 24: C# operators, conversion operators, indexers and events with accessors are members.
+pub const VERSION: u32 = 24;
 
 #[cfg(test)]
 mod tests {

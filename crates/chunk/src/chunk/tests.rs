@@ -460,6 +460,42 @@ interface ILogger
 }
 
 #[test]
+fn csharp_operators_indexers_and_events_are_members() {
+    let text = "\
+public struct Money
+{
+    public static Money operator +(Money a, Money b)
+    {
+        return new Money(a.Cents + b.Cents);
+    }
+
+    public static explicit operator long(Money m) => m.Cents;
+
+    public long this[int i]
+    {
+        get { return Cents; }
+    }
+
+    public event EventHandler Changed
+    {
+        add { }
+        remove { }
+    }
+}
+";
+    assert_eq!(
+        summarize(&checked(Language::CSharp, text)),
+        [
+            (1, 2, Struct, Some("Money"), None),
+            (3, 6, Method, Some("operator +"), Some("Money")),
+            (8, 8, Method, Some("operator long"), Some("Money")),
+            (10, 13, Method, Some("this"), Some("Money")),
+            (15, 20, Method, Some("Changed"), Some("Money")),
+        ]
+    );
+}
+
+#[test]
 fn kotlin_top_level_properties_over_several_lines_are_definitions() {
     let text = "\
 package acme
