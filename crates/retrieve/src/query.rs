@@ -185,10 +185,17 @@ impl QueryPlan {
         // A report (an issue, a commit message with a body) describes a change or a defect: its
         // words about tests and docs are part of the story, not a request for those files.
         let report = long || is_report(text);
+        // A usage question speaks of tests as what the user does ("how do I run setup code
+        // before all the tests of a file", "… in unit tests"), not as the files to read.
+        let usage = is_usage_question(&lower);
         let wanted_roles = if report {
             Vec::new()
         } else {
-            wanted_roles(&lower)
+            let mut roles = wanted_roles(&lower);
+            if usage {
+                roles.retain(|r| *r != FileRole::Test);
+            }
+            roles
         };
         let intent = if single_token || few_words && names_code && content_words.len() <= 1 {
             Intent::Identifier
@@ -196,7 +203,7 @@ impl QueryPlan {
             Intent::Implementation
         } else if wanted_roles.contains(&FileRole::Test) {
             Intent::Tests
-        } else if is_usage_question(&lower)
+        } else if usage
             || wanted_roles.contains(&FileRole::Docs)
             || wanted_roles.contains(&FileRole::Example)
         {
@@ -496,20 +503,43 @@ fn wanted_roles(lower: &str) -> Vec<FileRole> {
 }
 
 /// Whether the question asks for test files ("the tests for the router", "where are the specs
-/// for X", "parsed in the tests") rather than speaking of tests ("a failing test", "test files",
-/// "a unit test that …", "the plugin specs"): "test(s)", "spec(s)" or "testing" as a noun of its
-/// own — no other noun before or after it — and not "a test" (one of the tests the code runs,
-/// in a test runner's own repository).
+/// for X", "parsed in the tests", "fix unit test for X") rather than speaking of tests ("a failing
+/// test", "test files", "a unit test that …", "the plugin specs"): "test(s)", "spec(s)" or
+/// "testing" as a noun of its own — no other noun before or after it, but a kind of test
+/// ("unit tests", "integration test": [`TEST_KINDS`]) — and not "a test" (one of the tests the
+/// code runs, in a test runner's own repository).
 fn names_tests(words: &[&str]) -> bool {
     let content = |w: Option<&&str>| w.is_some_and(|w| !is_stop_word(w));
     words.iter().enumerate().any(|(i, w)| {
+        if !matches!(*w, "test" | "tests" | "testing" | "spec" | "specs")
+            || content(words.get(i + 1))
+        {
+            return false;
+        }
         let before = i.checked_sub(1).and_then(|j| words.get(j));
-        matches!(*w, "test" | "tests" | "testing" | "spec" | "specs")
-            && !content(before)
-            && !content(words.get(i + 1))
-            && !matches!(before, Some(&"a" | &"an"))
+        match before {
+            Some(kind) if TEST_KINDS.contains(kind) => !matches!(
+                i.checked_sub(2).and_then(|j| words.get(j)),
+                Some(&"a" | &"an")
+            ),
+            _ => !content(before) && !matches!(before, Some(&"a" | &"an")),
+        }
     })
 }
+
+/// Words that make a kind of test of "test(s)": the compound names tests as surely as the noun.
+const TEST_KINDS: &[&str] = &[
+    "unit",
+    "integration",
+    "regression",
+    "e2e",
+    "smoke",
+    "functional",
+    "acceptance",
+    "snapshot",
+    "property",
+    "fuzz",
+];
 
 /// "How do I …", "how to …", "usage of …": the user wants to use something, not to read its inside.
 fn is_usage_question(lower: &str) -> bool {

@@ -49,6 +49,22 @@ fn intents() {
         Intent::Usage
     );
     assert_eq!(i("tests for the junit xml formatter"), Intent::Tests);
+    // A kind of test names tests as the noun does ("unit test" after a verb too), not after "a".
+    assert_eq!(
+        i("process: fix unit test for trailing LF in `uname -r`"),
+        Intent::Tests
+    );
+    assert_eq!(
+        i("where are the integration tests of the router"),
+        Intent::Tests
+    );
+    assert_eq!(
+        i("check in a unit test that every constructor parameter has a declaration"),
+        Intent::Implementation
+    );
+    // A usage question speaks of tests as what the user does.
+    let p = QueryPlan::analyze("how do I run setup code once before all the tests of a file");
+    assert_eq!((p.intent, p.wanted_roles.len()), (Intent::Usage, 0));
     let issue = format!(
         "{}\n\nTraceback (most recent call last):\n  File \"src/_pytest/main.py\", line 3, in wrap\n",
         "Running the tests with -x crashes. ".repeat(30)
