@@ -252,6 +252,15 @@ const GENERATED_NAMES: &[&str] = &[
     "podfile.lock",
     "pubspec.lock",
     ".terraform.lock.hcl",
+    // Build tools' launcher scripts, written by the tool (`gradle wrapper`) or copied from it:
+    // shell programs (read as such by their `#!` line) that are none of the project's code.
+    "gradlew",
+    "gradlew.bat",
+    "mvnw",
+    "mvnw.cmd",
+    "mill",
+    "millw",
+    "sbt",
 ];
 /// Extensions of code.
 const CODE_EXTS: &[&str] = &[

@@ -447,6 +447,14 @@ fn a_program_without_an_extension_is_code_by_its_interpreter() {
     );
     assert_eq!(classify("bin/tool", Some("plain words\n")), FileRole::Other);
     assert_eq!(classify("test/bin/helper", Some(bash)), FileRole::Test);
+    // Build tools' launchers are the tool's, not the project's.
+    for launcher in ["gradlew", "projects/gradlew", "mvnw", "mill"] {
+        assert_eq!(
+            classify(launcher, Some("#!/bin/sh\n")),
+            FileRole::Generated,
+            "{launcher}"
+        );
+    }
     assert_eq!(classify("LICENSE", None), FileRole::Docs);
 }
 
