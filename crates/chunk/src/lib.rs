@@ -68,7 +68,9 @@ pub fn chunk_with_facts(
 /// 24: C# operators, conversion operators, indexers and events with accessors are members.
 /// 25: (an experiment with Swift properties, not kept; indices it wrote are rounded again).
 /// 26: build tools' launcher scripts (`gradlew`, `mvnw`, `mill`) are generated, not source.
-pub const VERSION: u32 = 26;
+/// 27: a folder named like tests below a Gradle/Maven main source set is a package of the
+///     program (`src/jvmMain/kotlin/org/koin/test/`).
+pub const VERSION: u32 = 27;
 
 #[cfg(test)]
 mod tests {

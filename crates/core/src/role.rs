@@ -336,10 +336,26 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
         .rsplit('/')
         .next()
         .map_or("", |n| n.split('.').next().unwrap_or(n));
-    if is_test_name(name, stem, ext)
-        || is_camel_test_name(camel_stem, ext)
-        || in_dir(TEST_DIRS)
-        || in_test_project
+    // Gradle's and Maven's main source sets (`src/main/`, Kotlin Multiplatform's
+    // `src/commonMain/`, `src/jvmMain/`): the folders below them are packages, and a package
+    // called `test` (`org/koin/test/` of the koin-test library) is the program's, not a tests
+    // folder. A file named as a test (`InvoiceTest.kt`) is one wherever it is.
+    let main_set = path
+        .split('/')
+        .collect::<Vec<_>>()
+        .windows(2)
+        .position(|w| {
+            w[0] == "src"
+                && (w[1] == "main"
+                    || w[1].strip_suffix("Main").is_some_and(|set| {
+                        !set.is_empty() && set.chars().all(|c| c.is_ascii_alphanumeric())
+                    }))
+        });
+    let before_main = main_set.map_or(dirs.len(), |at| at.min(dirs.len()));
+    let named_test = is_test_name(name, stem, ext) || is_camel_test_name(camel_stem, ext);
+    if named_test
+        || dirs[..before_main].iter().any(|d| TEST_DIRS.contains(d))
+        || in_test_project && main_set.is_none()
     {
         return FileRole::Test;
     }

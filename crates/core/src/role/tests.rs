@@ -487,3 +487,21 @@ fn test_data_is_told_from_tests_by_its_folder() {
         assert!(!is_test_data(p), "{p}");
     }
 }
+
+#[test]
+fn a_main_source_set_is_the_program_whatever_its_packages_are_called() {
+    for p in [
+        "projects/core/koin-test/src/jvmMain/kotlin/org/koin/test/verify/Verification.kt",
+        "koin-test/src/commonMain/kotlin/org/koin/test/mock/Declare.kt",
+        "spring-test/src/main/java/org/springframework/test/web/MockMvc.java",
+    ] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+    for p in [
+        "koin-test/src/jvmTest/kotlin/org/koin/test/VerifyTest.kt",
+        "core/src/test/java/org/acme/InvoiceTest.java",
+        "tests/fixtures/app/src/main/java/App.java",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+}
