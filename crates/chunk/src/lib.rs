@@ -70,7 +70,8 @@ pub fn chunk_with_facts(
 /// 26: build tools' launcher scripts (`gradlew`, `mvnw`, `mill`) are generated, not source.
 /// 27: a folder named like tests below a Gradle/Maven main source set is a package of the
 ///     program (`src/jvmMain/kotlin/org/koin/test/`).
-pub const VERSION: u32 = 27;
+/// 28: Ruby constants assigned over several lines are definitions.
+pub const VERSION: u32 = 28;
 
 #[cfg(test)]
 mod tests {

@@ -527,6 +527,34 @@ class A {
 }
 
 #[test]
+fn ruby_constants_over_several_lines_are_definitions() {
+    let text = "\
+module Rack
+  module Mime
+    VERSION = \"1\"
+
+    MIME_TYPES = {
+      \".html\" => \"text/html\",
+    }
+
+    def mime_type(ext)
+      MIME_TYPES[ext]
+    end
+  end
+end
+";
+    assert_eq!(
+        summarize(&checked(Language::Ruby, text)),
+        [
+            (1, 1, Module, Some("Rack"), None),
+            (2, 3, Module, Some("Mime"), Some("Rack")),
+            (5, 7, Const, Some("MIME_TYPES"), Some("Mime")),
+            (9, 13, Method, Some("mime_type"), Some("Mime")),
+        ]
+    );
+}
+
+#[test]
 fn kotlin_classes_objects_and_extension_functions() {
     assert_eq!(
         summarize(&checked(Language::Kotlin, KOTLIN)),

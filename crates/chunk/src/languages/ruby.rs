@@ -1,11 +1,13 @@
 //! Ruby: modules and classes contain methods (`def`, `def self.x`) and the accessors that
 //! `attr_reader`/`attr_writer`/`attr_accessor` define. A `class << self` block is not a
-//! definition of its own: the methods in it are the enclosing class's.
+//! definition of its own: the methods in it are the enclosing class's. A constant assigned over
+//! several lines (`MIME_TYPES = { … }`, `TEMPLATE = ERB.new(<<~HTML)`) is a definition; on one
+//! line it stays with the code around it.
 
 use tree_sitter::Node;
 
 use super::{Definition, Name::By, Syntax, container, field_text, leaf, member, node_text};
-use patina_core::ChunkKind::{Class, Function, Method, Module};
+use patina_core::ChunkKind::{Class, Const, Function, Method, Module};
 
 pub(super) static RUBY: Syntax = Syntax {
     grammar: || tree_sitter_ruby::LANGUAGE.into(),
@@ -15,6 +17,7 @@ pub(super) static RUBY: Syntax = Syntax {
         leaf("method", Function, By(method)),
         leaf("singleton_method", Method, By(singleton_method)),
         member("call", Method, By(accessor)),
+        leaf("assignment", Const, By(constant_assignment)),
     ],
     wrappers: &[],
     trivia: &[],
@@ -76,5 +79,20 @@ fn accessor(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> 
         return None;
     }
     definition.symbol = Some(name.to_string());
+    Some(())
+}
+
+/// `NAME = value` over several lines, outside any method.
+fn constant_assignment(
+    node: Node<'_>,
+    src: &str,
+    _: bool,
+    definition: &mut Definition,
+) -> Option<()> {
+    let left = node.child_by_field_name("left")?;
+    if left.kind() != "constant" || node.start_position().row == node.end_position().row {
+        return None;
+    }
+    definition.symbol = Some(node_text(left, src).to_string());
     Some(())
 }
