@@ -43,4 +43,5 @@ langs lazy folke/lazy.nvim 306a05526ada86a7b30af95c5cc81ffba93fef97
 langs shelf dart-lang/shelf fb3f931d2c158d794e83c1b76b7be4b625db3c28
 langs hakyll jaspervdj/hakyll 00fcf9b0b1267623c521a1ba0887c53d873539d4
 langs bats bats-core/bats-core d22e41faad59f5fd942a88c992b4913a27a460c4
+langs newtonsoft JamesNK/Newtonsoft.Json 09bb545d72969ad7fb4ea07db0d5c34f4fc07877
 LIST
