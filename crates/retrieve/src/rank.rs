@@ -36,6 +36,8 @@ pub struct Candidate<K> {
     /// `__init__.py`, `index.ts`, a Go package's main file) or the file that ties the folder's
     /// files together in the dependency graph. Only asked of files whose folder the query names.
     pub module_root: bool,
+    /// The chunk declares and runs nothing: an enum, an interface, a type alias (by its kind).
+    pub declaration: bool,
 }
 
 /// A candidate with its final score and the adjustments that made it (for explanations).
@@ -88,6 +90,11 @@ pub struct RankOptions {
     /// takes this share of a test's prior, unless the query asks for fixtures in words: it is
     /// what a test reads, neither the code nor the test.
     pub test_data: f64,
+    /// A chunk that declares and runs nothing ([`Candidate::declaration`]: an enum, an
+    /// interface, a type alias) takes this share of its prior for a question about how or where
+    /// something is done: an option's enum (`DefaultValueHandling`) says in the user's words
+    /// what the code that reads it does, but that code is the answer.
+    pub declaration: f64,
     /// A chunk that defines a name the query mentions.
     pub definition_boost: f64,
     /// A chunk that re-exports a name the query mentions ([`Candidate::reexport`]): the path
@@ -149,6 +156,7 @@ impl Default for RankOptions {
             enabled: true,
             role_priors: true,
             test_data: 0.8,
+            declaration: 0.8,
             definition_boost: 1.3,
             reexport_boost: 1.2,
             parent_boost: 1.1,
@@ -269,6 +277,9 @@ pub fn score<K: Clone>(
             if let Some((repo, path)) = &c.file {
                 if opts.role_priors {
                     f.role = plan.role_prior(c.role);
+                    if c.declaration && plan.intent == crate::query::Intent::Implementation {
+                        f.role *= opts.declaration;
+                    }
                     if c.role == FileRole::Test
                         && opts.test_data < 1.0
                         && patina_core::role::is_test_data(path)

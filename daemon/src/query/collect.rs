@@ -46,6 +46,7 @@ impl QueryEngine {
                     lines: (0, 0),
                     reexport: false,
                     module_root: false,
+                    declaration: false,
                 });
                 continue;
             };
@@ -64,6 +65,12 @@ impl QueryEngine {
                 role: meta.role(),
                 lines: (meta.start_line, meta.end_line),
                 file: Some((ri, meta.path.to_string())),
+                declaration: matches!(
+                    meta.kind,
+                    patina_core::ChunkKind::Enum
+                        | patina_core::ChunkKind::Interface
+                        | patina_core::ChunkKind::Type
+                ),
                 symbol: meta.symbol,
                 parent: meta.parent,
             });

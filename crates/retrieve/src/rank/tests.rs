@@ -24,6 +24,7 @@ fn cand(
         lines,
         reexport: false,
         module_root: false,
+        declaration: false,
     }
 }
 
@@ -112,6 +113,39 @@ fn test_data_ranks_below_the_tests_unless_asked_for() {
     let plan = QueryPlan::analyze("the fixtures where a test skips itself");
     let ranked = score(candidates(), &plan, &RankOptions::default());
     assert_eq!(keys(&ranked), [1, 2]);
+}
+
+#[test]
+fn how_something_is_done_is_answered_by_code_before_the_enum_that_names_it() {
+    let candidates = || {
+        let mut options = cand(
+            1,
+            0.033,
+            "Src/DefaultValueHandling.cs",
+            FileRole::Source,
+            Some("DefaultValueHandling"),
+            (1, 30),
+        );
+        options.declaration = true;
+        vec![
+            options,
+            cand(
+                2,
+                0.031,
+                "Src/JsonSerializerInternalWriter.cs",
+                FileRole::Source,
+                Some("ShouldWriteProperty"),
+                (290, 320),
+            ),
+        ]
+    };
+    let plan = QueryPlan::analyze("leave out properties whose value is the default when writing");
+    let ranked = score(candidates(), &plan, &RankOptions::default());
+    assert_eq!(keys(&ranked), [2, 1]);
+    // Its name asked for, the enum is the answer.
+    let plan = QueryPlan::analyze("DefaultValueHandling");
+    let ranked = score(candidates(), &plan, &RankOptions::default());
+    assert_eq!(keys(&ranked)[0], 1);
 }
 
 #[test]
