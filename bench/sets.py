@@ -11,7 +11,7 @@ them at once, with the same binary and state, and compared per question against 
 --home   the PATINA_HOME of the run (created; `models` is linked to the installed model unless
          --no-model). Indices persist there, so a second run with the same home only catches up.
 --repos  clones: own/{cobra,flask,ripgrep,express} and langs/{sinatra,koin,plug,slim,serilog,
-         alamofire} (bench/questions/fetch.sh URL DIR/own own, ... DIR/langs langs), pytest, tokio
+         alamofire,mainargs,lazy,shelf,hakyll,bats,newtonsoft} (bench/questions/fetch.sh URL DIR/own own, ... DIR/langs langs), pytest, tokio
          (any clone of pytest-dev/pytest and tokio-rs/tokio; `patina bench` checks commits out).
 --config the text of $PATINA_HOME/config.toml for this run (the daemon is restarted with it).
 --fresh-ms  passed to `patina bench --repo-dir` (how long to wait for the embeddings to catch up).
@@ -19,8 +19,9 @@ them at once, with the same binary and state, and compared per question against 
 Sets (../shared/eval and bench/questions):
   cosqa   CoSQA dev, 500 web questions -> Python functions
   own     85 questions over cobra (Go), flask (Python), ripgrep (Rust), express (JS)
-  langs   139 questions: 20 per language for sinatra (Ruby), koin (Kotlin), plug (Elixir),
-          slim (PHP), serilog (C#), alamofire (Swift), 19 for mainargs (Scala); measured like own
+  langs   238 questions: 20 each for sinatra (Ruby), koin (Kotlin), plug (Elixir), slim (PHP),
+          serilog and newtonsoft (C#), alamofire (Swift), lazy (Lua), shelf (Dart), hakyll
+          (Haskell), 19 each for mainargs (Scala) and bats (Bash); measured like own
   pytest  34 GitHub issues -> files of the fix (SWE-bench) (+ history with --history)
   tokio   100 commit messages -> files (run with --no-model, as RESULTS does; + lexical,symbol)
 Each set is measured with the lexical and the semantic oracle alone and with the default oracles
