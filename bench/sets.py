@@ -11,7 +11,8 @@ them at once, with the same binary and state, and compared per question against 
 --home   the PATINA_HOME of the run (created; `models` is linked to the installed model unless
          --no-model). Indices persist there, so a second run with the same home only catches up.
 --repos  clones: own/{cobra,flask,ripgrep,express} and langs/{sinatra,koin,plug,slim,serilog,
-         alamofire,mainargs,lazy,shelf,hakyll,bats,newtonsoft} (bench/questions/fetch.sh URL DIR/own own, ... DIR/langs langs), pytest, tokio
+         alamofire,mainargs,lazy,shelf,hakyll,bats,newtonsoft}
+         (bench/questions/fetch.sh URL DIR/own own, ... DIR/langs langs), pytest, tokio
          (any clone of pytest-dev/pytest and tokio-rs/tokio; `patina bench` checks commits out).
 --config the text of $PATINA_HOME/config.toml for this run (the daemon is restarted with it).
 --fresh-ms  passed to `patina bench --repo-dir` (how long to wait for the embeddings to catch up).
