@@ -71,7 +71,9 @@ pub fn chunk_with_facts(
 /// 27: a folder named like tests below a Gradle/Maven main source set is a package of the
 ///     program (`src/jvmMain/kotlin/org/koin/test/`).
 /// 28: Ruby constants assigned over several lines are definitions.
-pub const VERSION: u32 = 28;
+/// 29: Kotlin classes without a body after a soft modifier (`annotation class Marker`), which the
+///     grammar misreads as an infix call, are classes.
+pub const VERSION: u32 = 29;
 
 #[cfg(test)]
 mod tests {

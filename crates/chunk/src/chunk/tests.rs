@@ -555,6 +555,31 @@ end
 }
 
 #[test]
+fn kotlin_classes_without_a_body_after_an_annotation_are_classes() {
+    let text = "\
+package a
+
+@DslMarker
+annotation class KoinDslMarker
+
+fun pair() = 1 to 2
+
+/** A marker. */
+@Retention(AnnotationRetention.BINARY)
+annotation class Other
+";
+    assert_eq!(
+        summarize(&checked(Language::Kotlin, text)),
+        [
+            (1, 1, Block, None, None),
+            (3, 4, Class, Some("KoinDslMarker"), None),
+            (6, 6, Function, Some("pair"), None),
+            (8, 10, Class, Some("Other"), None),
+        ]
+    );
+}
+
+#[test]
 fn kotlin_classes_objects_and_extension_functions() {
     assert_eq!(
         summarize(&checked(Language::Kotlin, KOTLIN)),

@@ -22,8 +22,11 @@ pub(super) static KOTLIN: Syntax = Syntax {
         leaf("secondary_constructor", Method, By(constructor)),
         leaf("type_alias", Type, Field("type")),
         leaf("property_declaration", Const, By(top_level_property)),
+        leaf("infix_expression", Class, By(misread_class)),
     ],
-    wrappers: &[],
+    // The grammar reads `@DslMarker annotation class Marker` (no body) as an annotated
+    // expression: the annotation belongs to the class inside it.
+    wrappers: &["annotated_expression"],
     trivia: &[],
 };
 
@@ -104,5 +107,47 @@ fn top_level_property(
         .take_while(|child| child.id() != variable.id())
         .find(|child| matches!(child.kind(), "user_type" | "nullable_type"))
         .and_then(|receiver| receiver_name(*receiver, src));
+    definition.symbol.as_ref().map(|_| ())
+}
+
+/// A class without a body after a soft modifier — `annotation class Marker`, `data class P` on a
+/// line of its own after an annotation — which the grammar misreads as an infix call
+/// `annotation class(Marker)`: three names, the middle one `class`, `interface` or `object`.
+fn misread_class(
+    node: Node<'_>,
+    src: &str,
+    in_container: bool,
+    definition: &mut Definition,
+) -> Option<()> {
+    if in_container || node.named_child_count() != 3 {
+        return None;
+    }
+    let mut cursor = node.walk();
+    let words: Vec<&str> = node
+        .named_children(&mut cursor)
+        .map(|c| (c.kind() == "identifier").then(|| node_text(c, src)))
+        .collect::<Option<_>>()?;
+    let modifiers = [
+        "annotation",
+        "data",
+        "enum",
+        "value",
+        "sealed",
+        "open",
+        "abstract",
+        "inner",
+        "private",
+        "internal",
+        "public",
+        "expect",
+        "actual",
+    ];
+    if !modifiers.contains(&words[0]) || !matches!(words[1], "class" | "interface" | "object") {
+        return None;
+    }
+    if words[1] == "interface" {
+        definition.kind = Interface;
+    }
+    definition.symbol = normalize(words[2]);
     definition.symbol.as_ref().map(|_| ())
 }
