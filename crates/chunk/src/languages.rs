@@ -563,6 +563,13 @@ fn normalize(text: &str) -> Option<String> {
     (!joined.is_empty()).then_some(joined)
 }
 
+/// Whether `node` spans more than one line (a value written over several lines is a
+/// definition where one on a single line is code among the rest: Kotlin's top-level `val`s,
+/// Ruby's constants).
+fn multiline(node: Node<'_>) -> bool {
+    node.start_position().row != node.end_position().row
+}
+
 fn first_named_child<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
     let mut cursor = node.walk();
     node.named_children(&mut cursor)

@@ -225,6 +225,15 @@ pub enum ChunkKind {
 }
 
 impl ChunkKind {
+    /// Whether a chunk of this kind declares and runs nothing: an enum, an interface, a type
+    /// alias (an option's vocabulary, not the code acting on it).
+    pub fn declares_only(self) -> bool {
+        matches!(
+            self,
+            ChunkKind::Enum | ChunkKind::Interface | ChunkKind::Type
+        )
+    }
+
     /// Stable lowercase name, also used as the serialized form.
     pub fn name(self) -> &'static str {
         match self {

@@ -290,7 +290,7 @@ const TEST_DATA_DIRS: &[&str] = &[
 pub fn is_test_data(path: &str) -> bool {
     path.rsplit_once('/').is_some_and(|(dirs, _)| {
         dirs.split('/')
-            .any(|d| TEST_DATA_DIRS.contains(&d.to_ascii_lowercase().as_str()))
+            .any(|d| TEST_DATA_DIRS.iter().any(|t| d.eq_ignore_ascii_case(t)))
     })
 }
 

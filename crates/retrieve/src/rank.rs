@@ -262,6 +262,11 @@ pub fn score<K: Clone>(
             *e = (*e).min(span);
         }
     }
+    let test_data = if asks_for_test_data(plan) {
+        1.0
+    } else {
+        opts.test_data
+    };
     let mut out: Vec<Scored<K>> = candidates
         .into_iter()
         .filter(|c| !opts.enabled || above_floor(&c.provenance, floor))
@@ -281,11 +286,10 @@ pub fn score<K: Clone>(
                         f.role *= opts.declaration;
                     }
                     if c.role == FileRole::Test
-                        && opts.test_data < 1.0
+                        && test_data < 1.0
                         && patina_core::role::is_test_data(path)
-                        && !asks_for_test_data(plan)
                     {
-                        f.role *= opts.test_data;
+                        f.role *= test_data;
                     }
                 }
                 let (pw, mention, near) = *path_cache.entry(path.clone()).or_insert_with(|| {

@@ -65,12 +65,7 @@ impl QueryEngine {
                 role: meta.role(),
                 lines: (meta.start_line, meta.end_line),
                 file: Some((ri, meta.path.to_string())),
-                declaration: matches!(
-                    meta.kind,
-                    patina_core::ChunkKind::Enum
-                        | patina_core::ChunkKind::Interface
-                        | patina_core::ChunkKind::Type
-                ),
+                declaration: meta.kind.declares_only(),
                 symbol: meta.symbol,
                 parent: meta.parent,
             });

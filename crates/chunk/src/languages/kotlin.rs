@@ -9,7 +9,8 @@
 use tree_sitter::Node;
 
 use super::{
-    Definition, Name::By, Name::Field, Syntax, container, field_text, leaf, node_text, normalize,
+    Definition, Name::By, Name::Field, Syntax, container, field_text, leaf, multiline, node_text,
+    normalize,
 };
 use patina_core::ChunkKind::{Class, Const, Enum, Function, Interface, Method, Type};
 
@@ -89,7 +90,7 @@ fn top_level_property(
     in_container: bool,
     definition: &mut Definition,
 ) -> Option<()> {
-    if in_container || node.start_position().row == node.end_position().row {
+    if in_container || !multiline(node) {
         return None;
     }
     let mut cursor = node.walk();

@@ -6,7 +6,9 @@
 
 use tree_sitter::Node;
 
-use super::{Definition, Name::By, Syntax, container, field_text, leaf, member, node_text};
+use super::{
+    Definition, Name::By, Syntax, container, field_text, leaf, member, multiline, node_text,
+};
 use patina_core::ChunkKind::{Class, Const, Function, Method, Module};
 
 pub(super) static RUBY: Syntax = Syntax {
@@ -90,7 +92,7 @@ fn constant_assignment(
     definition: &mut Definition,
 ) -> Option<()> {
     let left = node.child_by_field_name("left")?;
-    if left.kind() != "constant" || node.start_position().row == node.end_position().row {
+    if left.kind() != "constant" || !multiline(node) {
         return None;
     }
     definition.symbol = Some(node_text(left, src).to_string());
