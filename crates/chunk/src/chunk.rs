@@ -103,7 +103,7 @@ pub(crate) fn chunk_parsed(
     }
     let mut prose = Vec::new();
     let spans = match language {
-        Language::Markdown => markdown_sections(&lines),
+        Language::Markdown => markdown::sections(&lines),
         Language::Text => line_windows(&lines, opts),
         code => tree
             .and_then(|tree| code_spans(code, tree, text, &lines, &mut prose))
@@ -244,122 +244,6 @@ fn line_windows(lines: &[&str], opts: &ChunkOptions) -> Vec<Span> {
         }
         start += step;
     }
-}
-
-// ---------------------------------------------------------------------------
-// Markdown
-
-/// One section per ATX heading, plus the text before the first heading.
-fn markdown_sections(lines: &[&str]) -> Vec<Span> {
-    let headings = markdown_headings(lines);
-    let mut sections = Vec::with_capacity(headings.len() + 1);
-    let preamble_end = headings.first().map_or(lines.len(), |heading| heading.row);
-    if preamble_end > 0
-        && let Some((first, last)) = non_blank_bounds(lines, 0, preamble_end - 1)
-    {
-        sections.push(Span::anonymous(first, last, ChunkKind::Section));
-    }
-    // Headings enclosing the current one: (level, title).
-    let mut enclosing: Vec<(usize, Option<&str>)> = Vec::new();
-    for (index, heading) in headings.iter().enumerate() {
-        while enclosing
-            .last()
-            .is_some_and(|&(level, _)| level >= heading.level)
-        {
-            enclosing.pop();
-        }
-        let next = headings.get(index + 1).map_or(lines.len(), |next| next.row);
-        let end =
-            non_blank_bounds(lines, heading.row, next - 1).map_or(heading.row, |(_, last)| last);
-        sections.push(Span {
-            start: heading.row,
-            end,
-            kind: ChunkKind::Section,
-            symbol: heading.title.map(str::to_owned),
-            parent: enclosing
-                .last()
-                .and_then(|&(_, title)| title)
-                .map(str::to_owned),
-        });
-        enclosing.push((heading.level, heading.title));
-    }
-    sections
-}
-
-struct Heading<'a> {
-    row: usize,
-    level: usize,
-    title: Option<&'a str>,
-}
-
-/// ATX headings outside fenced code blocks.
-fn markdown_headings<'a>(lines: &[&'a str]) -> Vec<Heading<'a>> {
-    let mut headings = Vec::new();
-    let mut fence: Option<Fence> = None;
-    for (row, line) in lines.iter().enumerate() {
-        match &fence {
-            Some(open) => {
-                if open.is_closed_by(line) {
-                    fence = None;
-                }
-            }
-            None => {
-                if let Some(opened) = Fence::opened_by(line) {
-                    fence = Some(opened);
-                } else if let Some((level, title)) = atx_heading(line) {
-                    headings.push(Heading { row, level, title });
-                }
-            }
-        }
-    }
-    headings
-}
-
-/// An open code fence (```` ``` ```` or `~~~`).
-struct Fence {
-    marker: char,
-    len: usize,
-}
-
-impl Fence {
-    fn opened_by(line: &str) -> Option<Fence> {
-        let body = strip_markdown_indent(line)?;
-        let marker = body.chars().next().filter(|&c| c == '`' || c == '~')?;
-        let len = body.chars().take_while(|&c| c == marker).count();
-        // A backtick fence's info string cannot contain backticks (that is inline code).
-        let valid = len >= 3 && !(marker == '`' && body[len..].contains('`'));
-        valid.then_some(Fence { marker, len })
-    }
-
-    fn is_closed_by(&self, line: &str) -> bool {
-        let Some(body) = strip_markdown_indent(line) else {
-            return false;
-        };
-        let len = body.chars().take_while(|&c| c == self.marker).count();
-        len >= self.len && body[len..].trim().is_empty()
-    }
-}
-
-/// The line without its indentation, if that is at most three spaces (more makes a code block).
-fn strip_markdown_indent(line: &str) -> Option<&str> {
-    let body = line.trim_start_matches(' ');
-    (line.len() - body.len() <= 3).then_some(body)
-}
-
-/// The level and title of an ATX heading line (`## Title ##`).
-fn atx_heading(line: &str) -> Option<(usize, Option<&str>)> {
-    let body = strip_markdown_indent(line)?;
-    let level = body.bytes().take_while(|&b| b == b'#').count();
-    let rest = &body[level..];
-    if !(1..=6).contains(&level) || !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
-        return None;
-    }
-    let mut title = rest.trim();
-    let unclosed = title.trim_end_matches('#');
-    if unclosed.is_empty() || unclosed.ends_with([' ', '\t']) {
-        title = unclosed.trim_end();
-    }
-    Some((level, (!title.is_empty()).then_some(title)))
 }
 
 // ---------------------------------------------------------------------------
@@ -796,5 +680,6 @@ fn innermost_scopes(scopes: &[Scope], rows: usize) -> Vec<Option<usize>> {
     scope_of_row
 }
 
+mod markdown;
 #[cfg(test)]
 mod tests;

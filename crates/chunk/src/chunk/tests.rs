@@ -852,6 +852,27 @@ fn markdown_sections_follow_headings_outside_fences() {
 }
 
 #[test]
+fn setext_headings_and_a_front_matter_title_name_sections() {
+    let page = "---\ntitle: \"Scopes\"\nsidebar: 2\n---\n\nIntro.\n\n## Closing\n\nText.\n\n\
+                ignore\n======\nThe crate.\n\nUsage\n-----\n\n- item\n---\n\nA paragraph\nof two lines\n---\n";
+    assert_eq!(
+        summarize(&checked(Language::Markdown, page)),
+        [
+            (1, 6, Section, Some("Scopes"), None),
+            (8, 10, Section, Some("Closing"), Some("Scopes")),
+            (12, 14, Section, Some("ignore"), Some("Scopes")),
+            (16, 24, Section, Some("Usage"), Some("ignore")),
+        ]
+    );
+    // A `---` after a blank line is a rule, at the top of a page without its closing line text.
+    let rules = "---\nNo front matter here.\n\n---\n\nText.\n";
+    assert_eq!(
+        summarize(&checked(Language::Markdown, rules)),
+        [(1, 6, Section, None, None)]
+    );
+}
+
+#[test]
 fn plain_text_is_cut_into_overlapping_windows() {
     let text: String = (1..=130).map(|n| format!("line {n}\n")).collect();
     let chunks = checked(Language::Text, &text);
