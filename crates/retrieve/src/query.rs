@@ -47,32 +47,32 @@ impl Intent {
             Intent::Identifier => match role {
                 Source => 1.0,
                 Test | Example | Benchmark | Config => 0.9,
-                Docs | Generated | Other => 0.85,
-                Vendored => 0.8,
+                Docs | Other => 0.85,
+                Generated | Vendored => 0.8,
             },
             Intent::Implementation => match role {
                 Source => 1.0,
                 Config => 0.8,
                 Example | Benchmark => 0.75,
                 Test => 0.7,
-                Generated | Other => 0.65,
+                Other => 0.65,
                 Docs => 0.6,
-                Vendored => 0.5,
+                Generated | Vendored => 0.5,
             },
             Intent::Usage => match role {
                 Docs | Example => 1.0,
                 Source => 0.95,
                 Test | Config => 0.8,
-                Benchmark | Generated | Other => 0.7,
-                Vendored => 0.6,
+                Benchmark | Other => 0.7,
+                Generated | Vendored => 0.6,
             },
             Intent::Tests => match role {
                 Test => 1.0,
                 Source => 0.85,
                 Example | Benchmark => 0.8,
-                Config | Generated | Other => 0.7,
+                Config | Other => 0.7,
                 Docs => 0.6,
-                Vendored => 0.5,
+                Generated | Vendored => 0.5,
             },
         }
     }
@@ -244,6 +244,26 @@ impl QueryPlan {
             scope_words,
             corrections: Vec::new(),
         }
+    }
+
+    /// Whether the question asks about releases or what changed ("what changed in 2.0", "the
+    /// changelog", "which version added …"): then release notes answer it like any other doc.
+    pub fn asks_about_releases(&self) -> bool {
+        self.content_words.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "changelog"
+                    | "changelogs"
+                    | "release"
+                    | "releases"
+                    | "released"
+                    | "changed"
+                    | "history"
+                    | "news"
+                    | "version"
+                    | "versions"
+            )
+        })
     }
 
     /// The plain words of a short question that a vocabulary could find misspelt: content words

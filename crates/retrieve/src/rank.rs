@@ -90,6 +90,13 @@ pub struct RankOptions {
     /// takes this share of a test's prior, unless the query asks for fixtures in words: it is
     /// what a test reads, neither the code nor the test.
     pub test_data: f64,
+    /// Release notes ([`patina_core::role::is_changelog`]) take this share of their prior, unless
+    /// the query asks about releases or changes in words ([`QueryPlan::asks_about_releases`]): a
+    /// changelog names every part of the program in a line each, so it matches every question a
+    /// little and answers none of them. Below 1, they also come after every other hit of the
+    /// lexical and semantic rankings before fusion (the daemon's `release_notes_last`), so their
+    /// many sections take no oracle's places from the code.
+    pub changelog: f64,
     /// A chunk that declares and runs nothing ([`Candidate::declaration`]: an enum, an
     /// interface, a type alias) takes this share of its prior for a question about how or where
     /// something is done: an option's enum (`DefaultValueHandling`) says in the user's words
@@ -156,6 +163,7 @@ impl Default for RankOptions {
             enabled: true,
             role_priors: true,
             test_data: 0.8,
+            changelog: 0.5,
             declaration: 0.8,
             definition_boost: 1.3,
             reexport_boost: 1.2,
@@ -267,6 +275,11 @@ pub fn score<K: Clone>(
     } else {
         opts.test_data
     };
+    let changelog = if plan.asks_about_releases() {
+        1.0
+    } else {
+        opts.changelog
+    };
     let mut out: Vec<Scored<K>> = candidates
         .into_iter()
         .filter(|c| !opts.enabled || above_floor(&c.provenance, floor))
@@ -290,6 +303,9 @@ pub fn score<K: Clone>(
                         && patina_core::role::is_test_data(path)
                     {
                         f.role *= test_data;
+                    }
+                    if changelog < 1.0 && patina_core::role::is_changelog(path) {
+                        f.role *= changelog;
                     }
                 }
                 let (pw, mention, near) = *path_cache.entry(path.clone()).or_insert_with(|| {

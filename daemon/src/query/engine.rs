@@ -266,6 +266,10 @@ impl QueryEngine {
         } = self
             .run_oracles(&first, q.clone(), cfg, &mut notices)
             .await?;
+        // Release notes take no oracle's places from the code, unless the question is about them.
+        if tuning.ranking.changelog < 1.0 && !plan.asks_about_releases() && first.len() > 1 {
+            crate::query::subjects::release_notes_last(&mut rankings, &q);
+        }
         // A question about how the code works: a test the words found stands for what it tests.
         if plan.intent == patina_retrieve::Intent::Implementation && first.len() > 1 {
             crate::query::subjects::tests_stand_for_subjects(&mut rankings, &q);

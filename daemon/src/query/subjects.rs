@@ -55,6 +55,31 @@ pub(crate) fn sources_bring_their_tests(rankings: &mut [Ranking<HitKey>], q: &Or
     });
 }
 
+/// Release notes come after every other hit of the lexical and semantic rankings
+/// ([`patina_core::role::is_changelog`]): a changelog's many sections each name a part of the
+/// program in a line, so they match every question a little and would take the places of the code
+/// in each oracle's list before the ranking could lower them. Not for a question about releases.
+pub(crate) fn release_notes_last(rankings: &mut [Ranking<HitKey>], q: &OracleQuery) {
+    let mut notes: HashMap<HitKey, bool> = HashMap::new();
+    let mut is_notes = |key: HitKey| {
+        *notes.entry(key).or_insert_with(|| {
+            key.chunk()
+                .and_then(|(ri, chunk)| q.repos[ri].chunk(chunk))
+                .is_some_and(|meta| patina_core::role::is_changelog(&meta.path))
+        })
+    };
+    for r in rankings
+        .iter_mut()
+        .filter(|r| matches!(r.oracle, OracleId::Lexical | OracleId::Semantic))
+    {
+        let (notes, rest): (Vec<_>, Vec<_>) = r.items.iter().partition(|(key, _)| is_notes(*key));
+        if notes.is_empty() {
+            continue;
+        }
+        r.items = rest.into_iter().chain(notes).collect();
+    }
+}
+
 /// Rebuilds the lexical and semantic rankings hit by hit: `place(items, i, out)` puts what
 /// stands at hit `i` into `out`; a key placed already keeps its first place.
 fn reorder(

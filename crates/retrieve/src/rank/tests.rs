@@ -116,6 +116,23 @@ fn test_data_ranks_below_the_tests_unless_asked_for() {
 }
 
 #[test]
+fn release_notes_rank_below_the_guide_unless_the_question_asks_what_changed() {
+    // The changelog's line about the feature matches as well as the guide's section on it.
+    let candidates = || {
+        vec![
+            cand(1, 0.033, "CHANGELOG.md", FileRole::Docs, None, (120, 160)),
+            cand(2, 0.030, "docs/routing.md", FileRole::Docs, None, (1, 40)),
+        ]
+    };
+    let plan = QueryPlan::analyze("how do I group routes under a common prefix");
+    let ranked = score(candidates(), &plan, &RankOptions::default());
+    assert_eq!(keys(&ranked), [2, 1]);
+    let plan = QueryPlan::analyze("which release added route groups with a common prefix");
+    let ranked = score(candidates(), &plan, &RankOptions::default());
+    assert_eq!(keys(&ranked), [1, 2]);
+}
+
+#[test]
 fn how_something_is_done_is_answered_by_code_before_the_enum_that_names_it() {
     let candidates = || {
         let mut options = cand(
