@@ -73,7 +73,10 @@ pub fn chunk_with_facts(
 /// 28: Ruby constants assigned over several lines are definitions.
 /// 29: Kotlin classes without a body after a soft modifier (`annotation class Marker`), which the
 ///     grammar misreads as an infix call, are classes.
-pub const VERSION: u32 = 29;
+/// 30: a Markdown heading is named by its words: badges, images and HTML dropped, links as their
+///     text (a README's `# Name [![build](…)](…)` named every section below it by its URLs).
+/// 31: pages a documentation generator wrote (rustdoc, Doxygen, javadoc, jazzy) are generated.
+pub const VERSION: u32 = 31;
 
 #[cfg(test)]
 mod tests {
