@@ -527,12 +527,15 @@ fn wanted_roles(lower: &str) -> Vec<FileRole> {
 /// test", "test files", "a unit test that …", "the plugin specs"): "test(s)", "spec(s)" or
 /// "testing" as a noun of its own — no other noun before or after it, but a kind of test
 /// ("unit tests", "integration test": [`TEST_KINDS`]) — and not "a test" (one of the tests the
-/// code runs, in a test runner's own repository).
+/// code runs, in a test runner's own repository) nor a test doing something ("the test can
+/// check": [`MODALS`]).
 fn names_tests(words: &[&str]) -> bool {
     let content = |w: Option<&&str>| w.is_some_and(|w| !is_stop_word(w));
     words.iter().enumerate().any(|(i, w)| {
+        let next = words.get(i + 1);
         if !matches!(*w, "test" | "tests" | "testing" | "spec" | "specs")
-            || content(words.get(i + 1))
+            || content(next)
+            || next.is_some_and(|n| MODALS.contains(n))
         {
             return false;
         }
@@ -546,6 +549,11 @@ fn names_tests(words: &[&str]) -> bool {
         }
     })
 }
+
+/// "The test can check …": a test doing something is a test spoken of, what the code lets it do.
+const MODALS: &[&str] = &[
+    "can", "could", "may", "might", "must", "should", "will", "would",
+];
 
 /// Words that make a kind of test of "test(s)": the compound names tests as surely as the noun.
 const TEST_KINDS: &[&str] = &[

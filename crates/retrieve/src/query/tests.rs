@@ -49,6 +49,10 @@ fn intents() {
         Intent::Usage
     );
     assert_eq!(i("tests for the junit xml formatter"), Intent::Tests);
+    assert_eq!(
+        i("keep its exit status in variables the test can check"),
+        Intent::Implementation
+    );
     // A kind of test names tests as the noun does ("unit test" after a verb too), not after "a".
     assert_eq!(
         i("process: fix unit test for trailing LF in `uname -r`"),
