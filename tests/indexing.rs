@@ -226,3 +226,39 @@ fn adding_a_path_inside_a_repository_registers_its_root() {
     env.add_repo(repo.path());
     assert_eq!(env.list().repos.len(), 1, "adding is idempotent");
 }
+
+#[test]
+fn a_new_chunk_length_splits_long_definitions_again_at_the_next_start() {
+    let body: String = (0..70).map(|n| format!("    let v{n} = {n};\n")).collect();
+    let text = format!("pub fn long_one() -> u32 {{\n{body}    0\n}}\n");
+    let repo = git_repo(&[("src/long.rs", text.as_bytes())]);
+    let mut env = TestEnv::started();
+    env.add_repo(repo.path());
+    let before = env.repo_info(repo.path());
+    assert_eq!(before.chunks, 1, "73 lines fit one chunk: {before:?}");
+
+    let status = env.stop_daemon();
+    assert!(status.success(), "{status}");
+    let path = env.home().join("config.toml");
+    let cfg = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        cfg.replace("[index]\n", "[index]\nmax_chunk_lines = 30\n"),
+    )
+    .unwrap();
+    env.start_daemon();
+
+    // The files did not change, the rule that cuts them did: the start-up round cuts them again.
+    let after = poll(EVENTUALLY, "the long function is split", || {
+        let info = env.repo_info(repo.path());
+        if info.indexing || info.chunks == 1 {
+            Err(format!("{info:?}"))
+        } else {
+            Ok(info)
+        }
+    });
+    assert_eq!(
+        after.chunks, 4,
+        "pieces of 30 lines overlapping by 10: {after:?}"
+    );
+}

@@ -53,6 +53,10 @@ pub struct RepoRecord {
     /// none): chunks made under other rules are made again.
     #[serde(default)]
     pub scrub: String,
+    /// The `[index] max_chunk_lines` of the last full round (0: before it was recorded): chunks
+    /// split at another length are split again.
+    #[serde(default)]
+    pub chunk_lines: usize,
 }
 
 /// The page cache of [`Store::open`].

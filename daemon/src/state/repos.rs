@@ -158,6 +158,7 @@ impl Repos {
                     chunker: 0,
                     graph: 0,
                     scrub: String::new(),
+                    chunk_lines: 0,
                 };
                 self.store.put_repo(&rec)?;
                 self.store.flush()?;

@@ -34,11 +34,13 @@ pub(crate) fn index_repo(
         max_chunk_lines: cfg.max_chunk_lines,
         // An index chunked by older rules is chunked again at its next full round.
         // So is one whose graph facts were extracted by older rules (or not at all).
-        // And one whose personal data was masked under other rules (or not at all).
+        // And one whose personal data was masked under other rules (or not at all), or whose
+        // long definitions were split at another length.
         rechunk: full
             && (rec.chunker != patina_chunk::VERSION
                 || rec.graph != graph_version(cfg)
-                || rec.scrub != scrub),
+                || rec.scrub != scrub
+                || rec.chunk_lines != cfg.max_chunk_lines),
         graph: cfg.graph,
     };
     if opts.rechunk {
@@ -63,6 +65,7 @@ pub(crate) fn index_repo(
             rec.chunker = patina_chunk::VERSION;
             rec.graph = graph_version(cfg);
             rec.scrub = scrub;
+            rec.chunk_lines = cfg.max_chunk_lines;
         }
     });
     Ok(())
