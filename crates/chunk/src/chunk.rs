@@ -64,8 +64,11 @@ fn holds_methods(kind: ChunkKind) -> bool {
 /// Size limits for chunks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChunkOptions {
-    /// Longest chunk, in lines; longer ones are split into pieces.
+    /// Longest chunk of code, in lines; longer definitions are split into pieces.
     pub max_lines: usize,
+    /// Longest Markdown section or window, in lines: prose is a unit of meaning as its author cut
+    /// it, and only a very long one is split.
+    pub max_prose_lines: usize,
     /// Length of the windows plain text is cut into, in lines.
     pub window_lines: usize,
     /// Lines shared by consecutive windows and pieces (at most half their length).
@@ -75,7 +78,8 @@ pub struct ChunkOptions {
 impl Default for ChunkOptions {
     fn default() -> Self {
         ChunkOptions {
-            max_lines: 150,
+            max_lines: 80,
+            max_prose_lines: 150,
             window_lines: 60,
             window_overlap: 10,
         }
@@ -102,16 +106,20 @@ pub(crate) fn chunk_parsed(
         return Vec::new();
     }
     let mut prose = Vec::new();
-    let spans = match language {
-        Language::Markdown => markdown::sections(&lines),
-        Language::Text => line_windows(&lines, opts),
-        code => tree
-            .and_then(|tree| code_spans(code, tree, text, &lines, &mut prose))
-            .unwrap_or_else(|| line_windows(&lines, opts)),
+    let code = match language {
+        Language::Markdown | Language::Text => None,
+        code => tree.and_then(|tree| code_spans(code, tree, text, &lines, &mut prose)),
+    };
+    let (spans, max_lines) = match code {
+        Some(spans) => (spans, opts.max_lines),
+        None if language == Language::Markdown => {
+            (markdown::sections(&lines), opts.max_prose_lines)
+        }
+        None => (line_windows(&lines, opts), opts.max_prose_lines),
     };
     let mut chunks: Vec<Chunk> = spans
         .into_iter()
-        .flat_map(|span| split_long(span, opts))
+        .flat_map(|span| split_long(span, max_lines, opts.window_overlap))
         .map(|span| span.into_chunk(&lines, &prose))
         .collect();
     chunks.sort_by_key(|chunk| (chunk.start_line, chunk.end_line));
@@ -201,13 +209,13 @@ fn is_closing(line: &str) -> bool {
     only_closers || matches!(line, "public:" | "protected:" | "private:")
 }
 
-/// Cuts `span` into consecutive pieces of at most `max_lines` lines.
-fn split_long(span: Span, opts: &ChunkOptions) -> Vec<Span> {
-    let max = opts.max_lines.max(1);
+/// Cuts `span` into consecutive pieces of at most `max_lines` lines, `overlap` lines shared.
+fn split_long(span: Span, max_lines: usize, overlap: usize) -> Vec<Span> {
+    let max = max_lines.max(1);
     if span.end - span.start < max {
         return vec![span];
     }
-    let step = max - opts.window_overlap.min(max / 2);
+    let step = max - overlap.min(max / 2);
     let mut pieces = Vec::with_capacity((span.end - span.start) / step + 1);
     let mut start = span.start;
     loop {

@@ -76,7 +76,9 @@ pub fn chunk_with_facts(
 /// 30: a Markdown heading is named by its words: badges, images and HTML dropped, links as their
 ///     text (a README's `# Name [![build](…)](…)` named every section below it by its URLs).
 /// 31: pages a documentation generator wrote (rustdoc, Doxygen, javadoc, jazzy) are generated.
-pub const VERSION: u32 = 31;
+/// 32: Markdown sections and line windows are split at their own length (`max_prose_lines`),
+///     not at code's.
+pub const VERSION: u32 = 32;
 
 #[cfg(test)]
 mod tests {

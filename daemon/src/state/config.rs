@@ -248,7 +248,10 @@ fn precision<'de, D: Deserializer<'de>>(d: D) -> Result<Precision, D::Error> {
 pub struct IndexConfig {
     /// Files larger than this are skipped (reason `too_large`).
     pub max_file_bytes: u64,
-    /// Chunks longer than this many lines are split.
+    /// Definitions longer than this many lines are split into overlapping pieces (Markdown
+    /// sections at their own length, `patina_chunk::ChunkOptions::max_prose_lines`). The model
+    /// reads a chunk's first 256 tokens: a piece's own vector finds what the middle of a long
+    /// function does (bench/RESULTS.md, twenty-eighth session: 40, 80 and 150 measured).
     pub max_chunk_lines: usize,
     /// Extract the dependency graph (references, calls, imports, type relations) while indexing;
     /// off, navigation, the graph oracle, context expansion's callees and the map have nothing.
@@ -306,7 +309,7 @@ impl Default for IndexConfig {
     fn default() -> Self {
         IndexConfig {
             max_file_bytes: 1024 * 1024,
-            max_chunk_lines: 150,
+            max_chunk_lines: 80,
             graph: true,
         }
     }

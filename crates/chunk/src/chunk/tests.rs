@@ -898,15 +898,21 @@ fn code_without_definitions_falls_back_to_windows() {
 
 #[test]
 fn long_definitions_are_split_into_overlapping_pieces() {
-    let body: String = (0..400).map(|n| format!("    let v{n} = {n};\n")).collect();
+    let body: String = (0..200).map(|n| format!("    let v{n} = {n};\n")).collect();
     let text = format!("/// Long.\nfn long() {{\n{body}}}\n");
     assert_eq!(
         summarize(&checked(Language::Rust, &text)),
         [
-            (1, 150, Function, Some("long"), None),
-            (141, 290, Function, Some("long"), None),
-            (281, 403, Function, Some("long"), None),
+            (1, 80, Function, Some("long"), None),
+            (71, 150, Function, Some("long"), None),
+            (141, 203, Function, Some("long"), None),
         ]
+    );
+    // A section of prose as long is one chunk: its author cut it.
+    let prose: String = (0..120).map(|n| format!("Sentence {n}.\n")).collect();
+    assert_eq!(
+        summarize(&checked(Language::Markdown, &format!("# Notes\n{prose}"))),
+        [(1, 121, Section, Some("Notes"), None)]
     );
 }
 
@@ -915,7 +921,8 @@ fn long_sections_are_split_too() {
     let body: String = (0..40).map(|n| format!("para {n}\n")).collect();
     let text = format!("# Big\n{body}");
     let opts = ChunkOptions {
-        max_lines: 20,
+        max_lines: 5,
+        max_prose_lines: 20,
         window_lines: 10,
         window_overlap: 5,
     };
@@ -1014,6 +1021,7 @@ fn garbage_never_panics() {
 fn coverage_holds_for_every_sample_in_every_language() {
     let tiny = ChunkOptions {
         max_lines: 3,
+        max_prose_lines: 3,
         window_lines: 4,
         window_overlap: 9,
     };
