@@ -78,7 +78,8 @@ pub fn chunk_with_facts(
 /// 31: pages a documentation generator wrote (rustdoc, Doxygen, javadoc, jazzy) are generated.
 /// 32: Markdown sections and line windows are split at their own length (`max_prose_lines`),
 ///     not at code's.
-pub const VERSION: u32 = 32;
+/// 33: an HTML page that opens with front matter (a static site's post or tutorial) is prose.
+pub const VERSION: u32 = 33;
 
 #[cfg(test)]
 mod tests {

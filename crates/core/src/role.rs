@@ -418,7 +418,8 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
         .iter()
         .position(|d| DOC_DIRS.contains(d))
         .is_some_and(|at| !is_package_code(&dirs, at, ext, head));
-    if is_doc_file || in_doc_dir && !CONFIG_NAMES.contains(&name) {
+    let site_page = matches!(ext, "html" | "htm") && head.is_some_and(has_front_matter);
+    if is_doc_file || site_page || in_doc_dir && !CONFIG_NAMES.contains(&name) {
         return FileRole::Docs;
     }
     if CONFIG_NAMES.contains(&name)
@@ -603,6 +604,22 @@ fn is_generated_text(head: &str) -> bool {
         }
     }
     lines == 1 && head.len() > 1000
+}
+
+/// Whether a page opens with front matter (`---`, then `key: value` lines): the content page of a
+/// static site (Jekyll, Hugo, Hakyll), prose its author wrote in HTML — a tutorial, a post — where
+/// a page without it is a template or part of an application.
+fn has_front_matter(head: &str) -> bool {
+    let mut lines = head.lines();
+    lines.next().is_some_and(|l| l.trim_end() == "---")
+        && lines.next().is_some_and(|l| {
+            l.split_once(':').is_some_and(|(key, _)| {
+                !key.is_empty()
+                    && key
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            })
+        })
 }
 
 /// A page a documentation generator wrote (API references from doc comments: rustdoc, Doxygen,

@@ -560,3 +560,22 @@ fn pages_a_documentation_generator_wrote_are_generated() {
         FileRole::Generated
     );
 }
+
+#[test]
+fn a_static_site_page_with_front_matter_is_prose() {
+    let post = "---\ntitle: 'Pt. 3: Generating RSS and Atom XML Feeds'\nauthor: Robert\n---\n<p>In this post…</p>\n";
+    assert_eq!(
+        classify("web/tutorials/feeds.html", Some(post)),
+        FileRole::Docs
+    );
+    // A template or an application's page has none.
+    let template = "<h1>Tutorial: $title$</h1>\n\n$body$\n";
+    assert_eq!(
+        classify("web/templates/tutorial.html", Some(template)),
+        FileRole::Source
+    );
+    assert_eq!(
+        classify("templates/index.html", Some("---\n<hr>\n")),
+        FileRole::Source
+    );
+}
