@@ -514,3 +514,34 @@ fn a_test_that_describes_the_behaviour_in_the_questions_words_stands_for_the_cod
     assert_eq!(out.q_json()["intent"], "tests");
     assert_eq!(files[0], "tests/test_rotate.py", "{files:?}");
 }
+
+#[test]
+fn an_interface_that_describes_the_behaviour_ranks_below_the_class_that_does_it() {
+    // The interface's doc comment says what happens in the question's words; the class does it.
+    let contract = "<?php\nnamespace App;\n\ninterface Pipeline\n{\n    /**\n     * Add a middleware. The middleware added last runs first, before the ones added earlier.\n     */\n    public function add(callable $middleware): void;\n}\n";
+    let stack = "<?php\nnamespace App;\n\nclass Stack implements Pipeline\n{\n    private array $layers = [];\n\n    /** In front of the others. */\n    public function add(callable $layer): void\n    {\n        array_unshift($this->layers, $layer);\n    }\n}\n";
+    let repo = git_repo(&[
+        ("src/Pipeline.php", contract.as_bytes()),
+        ("src/Stack.php", stack.as_bytes()),
+    ]);
+    let question = "why does the middleware added last run before the ones added earlier";
+    let ranked = |config: &str| {
+        let mut env = TestEnv::new();
+        env.append_config(config);
+        env.start_daemon();
+        env.add_repo(repo.path());
+        let out = env.patina_in(repo.path(), &["q", question, "--files", "--json"]);
+        assert_eq!(out.code(), 0, "{out:?}");
+        paths(&json_hits(&out))
+    };
+    // Without the rule the interface wins: its words say it all.
+    assert_eq!(
+        ranked("\n[ranking]\ndeclaration = 1.0\n"),
+        ["src/Pipeline.php", "src/Stack.php"]
+    );
+    assert_eq!(
+        ranked(""),
+        ["src/Stack.php", "src/Pipeline.php"],
+        "the implementation first, the interface after it"
+    );
+}

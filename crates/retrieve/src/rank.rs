@@ -36,7 +36,7 @@ pub struct Candidate<K> {
     /// `__init__.py`, `index.ts`, a Go package's main file) or the file that ties the folder's
     /// files together in the dependency graph. Only asked of files whose folder the query names.
     pub module_root: bool,
-    /// The chunk declares and runs nothing: an enum, an interface, a type alias (by its kind).
+    /// The chunk declares and runs nothing: an enum, an interface or a method of one, a type alias.
     pub declaration: bool,
 }
 
@@ -98,7 +98,7 @@ pub struct RankOptions {
     /// many sections take no oracle's places from the code.
     pub changelog: f64,
     /// A chunk that declares and runs nothing ([`Candidate::declaration`]: an enum, an
-    /// interface, a type alias) takes this share of its prior for a question about how or where
+    /// interface and its members, a type alias) takes this share of its prior for a question about how or where
     /// something is done: an option's enum (`DefaultValueHandling`) says in the user's words
     /// what the code that reads it does, but that code is the answer.
     pub declaration: f64,

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use anyhow::Result;
-use patina_core::{FileRole, is_doc_path};
+use patina_core::{ChunkKind, FileRole, is_doc_path};
 use patina_retrieve::QueryPlan;
 use patina_retrieve::fusion::{Contribution, Fused};
 use patina_retrieve::rank::{self, Candidate, RankOptions, Scored};
@@ -28,6 +28,7 @@ impl QueryEngine {
         plan: &QueryPlan,
     ) -> Vec<Candidate<HitKey>> {
         let mut roots: HashMap<(usize, String), bool> = HashMap::new();
+        let mut interfaces: HashMap<(usize, Arc<str>, String), bool> = HashMap::new();
         let mut out = Vec::with_capacity(fused.len());
         for f in fused {
             let HitKey::Chunk {
@@ -56,6 +57,15 @@ impl QueryEngine {
             let module_root = *roots
                 .entry((ri, meta.path.to_string()))
                 .or_insert_with(|| module_root(&repos[ri], plan, &meta.path));
+            let declaration = meta.kind.declares_only()
+                || meta.kind == ChunkKind::Method
+                    && meta.parent.as_ref().is_some_and(|parent| {
+                        *interfaces
+                            .entry((ri, meta.path.clone(), parent.clone()))
+                            .or_insert_with(|| {
+                                declared_in_interface(&repos[ri], &meta.path, parent)
+                            })
+                    });
             out.push(Candidate {
                 reexport: reexports.contains(&f.key),
                 module_root,
@@ -65,7 +75,7 @@ impl QueryEngine {
                 role: meta.role(),
                 lines: (meta.start_line, meta.end_line),
                 file: Some((ri, meta.path.to_string())),
-                declaration: meta.kind.declares_only(),
+                declaration,
                 symbol: meta.symbol,
                 parent: meta.parent,
             });
@@ -245,6 +255,17 @@ pub(crate) fn merge_provenance(into: &mut Vec<Contribution>, from: Vec<Contribut
 /// without asking about its root ("how does the flask command find the app": `cli.py`, not
 /// `app.py`, which imports most of `src/flask`). Only a question asks how a folder works: a
 /// report or a commit's "sync: fix racy access …" names folders on its way to one of their files.
+/// Whether `parent`, the container of a method in the file at `path`, is an interface of that file
+/// (a C#/Java/PHP/Kotlin interface, a Swift protocol): its members declare what implementations
+/// do — in their doc comments, often in the question's words — and do none of it.
+fn declared_in_interface(repo: &Arc<Repo>, path: &str, parent: &str) -> bool {
+    let name = parent.rsplit("::").next().unwrap_or(parent).to_lowercase();
+    repo.symbols().named(&name).any(|s| {
+        repo.chunk(s.chunk_id)
+            .is_some_and(|m| m.kind == ChunkKind::Interface && *m.path == *path)
+    })
+}
+
 fn module_root(repo: &Arc<Repo>, plan: &QueryPlan, path: &str) -> bool {
     if !plan.question {
         return false;
