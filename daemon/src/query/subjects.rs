@@ -7,8 +7,10 @@
 //! definition named so in a source file of that name — unless the ranking placed that definition
 //! higher already. A test without such a subject (a fixture, a suite named for a scenario) keeps
 //! its place. For a question about tests it goes the other way: a source hit brings the tests
-//! named for it ([`sources_bring_their_tests`]). Only places move: the fusion still weighs each
-//! oracle, the ranking each role.
+//! named for it ([`sources_bring_their_tests`]). Release notes, which name every part of the
+//! program, come after every other hit unless the question is about releases
+//! ([`release_notes_last`]). Only places move: the fusion still weighs each oracle, the ranking
+//! each role.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
