@@ -215,35 +215,72 @@ fn atx_heading(line: &str) -> Option<(usize, Option<&str>)> {
 /// them, so markup left in it (badge URLs) would weigh on all of them. `None` when no words are
 /// left.
 fn plain_title(raw: &str) -> Option<String> {
+    // A title is a line's worth of words (a README's line of badges is some 500 bytes); a longer
+    // "heading" (a generated file's single line) is read only so far.
+    let mut end = raw.len().min(MAX_TITLE_BYTES);
+    while !raw.is_char_boundary(end) {
+        end -= 1;
+    }
+    title_words(&raw[..end], true)
+}
+
+/// How much of a heading line [`plain_title`] reads.
+const MAX_TITLE_BYTES: usize = 4096;
+
+/// The words of `raw`; a link's text is read for its words too (`links`), one level deep: an image
+/// inside a link is a badge, a link inside a link is not Markdown. Linear in `raw`: the brackets'
+/// pairs and each position's next `>` are found in one pass each.
+fn title_words(raw: &str, links: bool) -> Option<String> {
+    let bytes = raw.as_bytes();
+    let squares = pairs(bytes, b'[', b']');
+    let rounds = pairs(bytes, b'(', b')');
+    // A link `[text](target)` or `[text][ref]` opening at `at`: where its text ends, and where
+    // the link does.
+    let link = |at: usize| -> Option<(usize, usize)> {
+        let close = squares[at]?;
+        let end = match bytes.get(close + 1)? {
+            b'(' => rounds[close + 1]?,
+            b'[' => squares[close + 1]?,
+            _ => return None,
+        };
+        Some((close, end + 1))
+    };
+    let mut next_gt = vec![None; bytes.len() + 1];
+    for at in (0..bytes.len()).rev() {
+        next_gt[at] = if bytes[at] == b'>' {
+            Some(at)
+        } else {
+            next_gt[at + 1]
+        };
+    }
     let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(c) = rest.chars().next() {
-        if rest.starts_with("![")
-            && let Some((_, after)) = link_parts(&rest[1..])
-        {
-            rest = after;
-        } else if c == '['
-            && let Some((text, after)) = link_parts(rest)
-        {
-            if let Some(words) = plain_title(text) {
+    let mut at = 0;
+    while let Some(c) = raw[at..].chars().next() {
+        let image = c == '!' && bytes.get(at + 1) == Some(&b'[');
+        if let Some((_, end)) = image.then(|| link(at + 1)).flatten() {
+            at = end;
+        } else if let Some((close, end)) = (c == '[' && links).then(|| link(at)).flatten() {
+            if let Some(words) = title_words(&raw[at + 1..close], false) {
                 out.push_str(&words);
             }
-            rest = after;
-        } else if c == '<'
-            && let Some(end) = html_tag_end(rest)
+            at = end;
+        } else if let Some(end) = (c == '<' && is_tag_start(&raw[at + 1..]))
+            .then(|| next_gt[at])
+            .flatten()
         {
             out.push(' ');
-            rest = &rest[end..];
-        } else if c == '&'
-            && let Some((decoded, len)) = character_reference(rest)
+            at = end + 1;
+        } else if let Some((decoded, len)) = (c == '&')
+            .then(|| character_reference(&raw[at..]))
+            .flatten()
         {
             out.push(decoded);
-            rest = &rest[len..];
-        } else if c == '`' {
-            rest = &rest[1..];
+            at += len;
         } else {
-            out.push(c);
-            rest = &rest[c.len_utf8()..];
+            if c != '`' {
+                out.push(c);
+            }
+            at += c.len_utf8();
         }
     }
     let words = out.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -251,52 +288,27 @@ fn plain_title(raw: &str) -> Option<String> {
     (!words.is_empty()).then(|| words.to_owned())
 }
 
-/// `[text](target)` (or `[text][ref]`) at the start of `s`: the text and what follows the link.
-fn link_parts(s: &str) -> Option<(&str, &str)> {
-    let mut depth = 0usize;
-    let mut close = None;
-    for (at, c) in s.char_indices() {
-        match c {
-            '[' => depth += 1,
-            ']' => {
-                depth -= 1;
-                if depth == 0 {
-                    close = Some(at);
-                    break;
-                }
-            }
-            _ => {}
+/// For each byte of `bytes` that is `open`, the position of the `close` that pairs with it.
+fn pairs(bytes: &[u8], open: u8, close: u8) -> Vec<Option<usize>> {
+    let mut out = vec![None; bytes.len()];
+    let mut stack = Vec::new();
+    for (at, &b) in bytes.iter().enumerate() {
+        if b == open {
+            stack.push(at);
+        } else if b == close
+            && let Some(opened) = stack.pop()
+        {
+            out[opened] = Some(at);
         }
     }
-    let close = close?;
-    let text = &s[1..close];
-    let after = &s[close + 1..];
-    let (open, shut) = match after.chars().next()? {
-        '(' => ('(', ')'),
-        '[' => ('[', ']'),
-        _ => return None,
-    };
-    let mut depth = 0usize;
-    for (at, c) in after.char_indices() {
-        if c == open {
-            depth += 1;
-        } else if c == shut {
-            depth -= 1;
-            if depth == 0 {
-                return Some((text, &after[at + 1..]));
-            }
-        }
-    }
-    None
+    out
 }
 
-/// The length of an HTML tag (`<img src="…">`, `</a>`) at the start of `s`.
-fn html_tag_end(s: &str) -> Option<usize> {
-    let name = s[1..].trim_start_matches('/');
-    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        return None;
-    }
-    s.find('>').map(|end| end + 1)
+/// Whether what follows a `<` starts an HTML tag (`img …`, `/a`).
+fn is_tag_start(after: &str) -> bool {
+    after
+        .trim_start_matches('/')
+        .starts_with(|c: char| c.is_ascii_alphabetic())
 }
 
 /// A character reference (`&nbsp;`, `&amp;`, `&#39;`, `&#x27;`) at the start of `s`: its
@@ -353,5 +365,18 @@ mod tests {
         for (raw, words) in cases {
             assert_eq!(plain_title(raw).as_deref(), words, "{raw}");
         }
+    }
+
+    #[test]
+    fn a_hostile_heading_is_read_in_bounded_time_and_depth() {
+        // Deeply nested brackets: no recursion past one level, no stack to exhaust, no rescans.
+        let nested = format!("{}x{}(y)", "[".repeat(200_000), "]".repeat(200_000));
+        assert!(plain_title(&nested).is_some());
+        // Only a line's worth is read, cut at a character boundary.
+        let long = "é".repeat(10_000);
+        let words = plain_title(&long).unwrap();
+        assert!(words.len() <= super::MAX_TITLE_BYTES, "{}", words.len());
+        let tags = "<a".repeat(100_000);
+        assert!(plain_title(&tags).is_some());
     }
 }
