@@ -159,6 +159,32 @@ fn a_qualified_path_picks_its_namesake_and_points_to_its_type_when_the_name_is_n
 }
 
 #[test]
+fn a_module_path_finds_the_file_of_that_module() {
+    let env = TestEnv::started();
+    let repo = git_repo(&[
+        ("src/sync/mpsc.rs", MPSC_RS.as_bytes()),
+        ("src/sync/oneshot.rs", ONESHOT_RS.as_bytes()),
+        ("src/pool.rs", POOL_RS.as_bytes()),
+    ]);
+    env.add_repo(repo.path());
+
+    // No definition is named `oneshot`: the module is its file, as Rust lays modules out.
+    let resp = env
+        .query(QueryRequest {
+            repos: vec![repo.path().to_string_lossy().into_owned()],
+            oracles: vec!["symbol".into()],
+            ..query("sync::oneshot")
+        })
+        .unwrap();
+    assert_eq!(
+        resp.hits.first().map(|h| h.path.as_str()),
+        Some("src/sync/oneshot.rs"),
+        "{:#?}",
+        describe(&resp.hits)
+    );
+}
+
+#[test]
 fn a_file_name_finds_that_file_first() {
     let env = TestEnv::started();
     let repo = fixture_repo();

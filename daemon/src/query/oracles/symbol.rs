@@ -394,6 +394,25 @@ fn resolve_path(
             out.push((s.chunk_id, NAMESAKE));
         }
     }
+    // A module path names a file as Rust lays modules out: `sync::watch` is `sync/watch.rs` (or
+    // `sync/watch/mod.rs`), whose first chunk no definition names.
+    if let Some(parent) = &c.parent {
+        let file = format!("/{parent}/{key}.");
+        let folder = format!("/{parent}/{key}/mod.rs");
+        for f in table.files() {
+            let at = f
+                .path
+                .rfind(&file)
+                .map(|i| i + file.len())
+                .or_else(|| f.path.starts_with(&file[1..]).then_some(file.len() - 1));
+            let module =
+                at.is_some_and(|i| !f.path[i..].contains(['/', '.'])) || f.path.ends_with(&folder);
+            if module {
+                qualified = true;
+                out.push((f.chunk_id, EXACT_QUALIFIED));
+            }
+        }
+    }
     if let (false, Some(parent)) = (qualified, &c.parent) {
         for s in table.named(parent) {
             let score = if in_grandparent(s.chunk_id) {
