@@ -121,8 +121,8 @@ impl Pool {
 }
 "#;
 
-#[test]
-fn a_qualified_path_picks_its_namesake_and_points_to_its_type_when_the_name_is_new() {
+/// Two `sync` modules with a `Sender` each, and an unrelated `Pool`, registered and indexed.
+fn sync_repo() -> (TestEnv, Repo) {
     let env = TestEnv::started();
     let repo = git_repo(&[
         ("src/sync/mpsc.rs", MPSC_RS.as_bytes()),
@@ -130,6 +130,12 @@ fn a_qualified_path_picks_its_namesake_and_points_to_its_type_when_the_name_is_n
         ("src/pool.rs", POOL_RS.as_bytes()),
     ]);
     env.add_repo(repo.path());
+    (env, repo)
+}
+
+#[test]
+fn a_qualified_path_picks_its_namesake_and_points_to_its_type_when_the_name_is_new() {
+    let (env, repo) = sync_repo();
 
     // Two `Sender::closed`: the one in `mpsc`.
     let top = first_hit(&env, &repo, "mpsc::Sender::closed");
@@ -160,13 +166,7 @@ fn a_qualified_path_picks_its_namesake_and_points_to_its_type_when_the_name_is_n
 
 #[test]
 fn a_module_path_finds_the_file_of_that_module() {
-    let env = TestEnv::started();
-    let repo = git_repo(&[
-        ("src/sync/mpsc.rs", MPSC_RS.as_bytes()),
-        ("src/sync/oneshot.rs", ONESHOT_RS.as_bytes()),
-        ("src/pool.rs", POOL_RS.as_bytes()),
-    ]);
-    env.add_repo(repo.path());
+    let (env, repo) = sync_repo();
 
     // No definition is named `oneshot`: the module is its file, as Rust lays modules out.
     let resp = env
