@@ -44,5 +44,6 @@ langs shelf dart-lang/shelf fb3f931d2c158d794e83c1b76b7be4b625db3c28
 langs hakyll jaspervdj/hakyll 00fcf9b0b1267623c521a1ba0887c53d873539d4
 langs bats bats-core/bats-core d22e41faad59f5fd942a88c992b4913a27a460c4
 langs newtonsoft JamesNK/Newtonsoft.Json 09bb545d72969ad7fb4ea07db0d5c34f4fc07877
+langs mockk mockk/mockk 0c2932be9adb347e35a1b96ca3115435b353d595
 langs pyenv pyenv/pyenv bec9a562a59e48a730fe3320fe90c6999c82886c
 LIST
