@@ -51,6 +51,9 @@ pub(crate) fn parse(language: Language, text: &str) -> Option<tree_sitter::Tree>
         // A parse that was cut short leaves the parser mid-document; start the next one afresh.
         let tree = match language {
             Language::CSharp => parser.parse(conditional::first_branches(text).as_ref(), None),
+            Language::Kotlin => {
+                parser.parse(kotlin::without_context_parameters(text).as_ref(), None)
+            }
             _ => parser.parse(text, None),
         };
         if tree.is_none() {

@@ -79,7 +79,9 @@ pub fn chunk_with_facts(
 /// 32: Markdown sections and line windows are split at their own length (`max_prose_lines`),
 ///     not at code's.
 /// 33: an HTML page that opens with front matter (a static site's post or tutorial) is prose.
-pub const VERSION: u32 = 33;
+/// 34: Kotlin's context parameters lead their declaration (the file parses); patches and diffs
+///     are vendored.
+pub const VERSION: u32 = 34;
 
 #[cfg(test)]
 mod tests {

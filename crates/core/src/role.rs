@@ -402,6 +402,11 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
     {
         return FileRole::Test;
     }
+    // A patch or diff holds changes to someone else's code (the fixes a build tool applies to
+    // the sources it downloads): the project ships it, it did not write the code in its hunks.
+    if matches!(ext, "patch" | "diff") {
+        return FileRole::Vendored;
+    }
     if in_dir(BENCH_DIRS) || is_bench_name(stem) {
         return FileRole::Benchmark;
     }

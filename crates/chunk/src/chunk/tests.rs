@@ -580,6 +580,45 @@ annotation class Other
 }
 
 #[test]
+fn kotlin_context_parameters_do_not_hide_the_declarations_they_qualify() {
+    // Kotlin 2.2's context parameters are newer than the grammar: the whole file used to fall
+    // into errors and line windows. A test DSL's `context("…") { }` call is left as written.
+    let text = "\
+package a
+
+context(logger: Logger, raise: Raise<DomainError>)
+fun fetchUser(id: String): User = load(id)
+
+inline fun <reified C1 : Any> Scope.withContext(
+    noinline block: context(C1) () -> Any?,
+): Any? = block(any())
+
+class Repo {
+    context(Tx)
+    suspend fun save(u: User) { write(u) }
+}
+
+val spec = describe {
+    context(\"when empty\") { check() }
+}
+";
+    assert_eq!(
+        summarize(&checked(Language::Kotlin, text)),
+        [
+            (1, 1, Block, None, None),
+            (3, 4, Function, Some("fetchUser"), None),
+            (6, 8, Method, Some("withContext"), Some("Scope")),
+            (10, 10, Class, Some("Repo"), None),
+            (11, 13, Method, Some("save"), Some("Repo")),
+            (15, 17, Const, Some("spec"), None),
+        ]
+    );
+    // The chunk's text is the file's own, context list included.
+    let chunks = checked(Language::Kotlin, text);
+    assert!(chunks[1].text.starts_with("context(logger: Logger"));
+}
+
+#[test]
 fn kotlin_classes_objects_and_extension_functions() {
     assert_eq!(
         summarize(&checked(Language::Kotlin, KOTLIN)),

@@ -152,3 +152,119 @@ fn misread_class(
     definition.symbol = normalize(words[2]);
     definition.symbol.as_ref().map(|_| ())
 }
+
+/// `text` with Kotlin's context parameters and receivers (`context(Logger, Raise<E>) fun f()`,
+/// `block: context(C) () -> R`) read as the annotations they stand where (`@ontext(         )`: the
+/// keyword's first letter becomes `@`, the list inside the parentheses spaces, line breaks kept),
+/// so the declaration parses with its context list leading it as an annotation would; borrowed
+/// when there are none. The grammar predates them (Kotlin 2.2): a file that declares one fell
+/// apart into errors and was cut into line windows, without a single definition. Offsets and
+/// lines stay the file's own, and a chunk's text, cut from the file, still holds them. A call of a
+/// function named `context` (a test DSL's `context("when empty") { … }`) is no declaration's
+/// prefix and stays as written.
+pub(crate) fn without_context_parameters(text: &str) -> std::borrow::Cow<'_, str> {
+    const WORD: &str = "context(";
+    if !text.contains(WORD) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let bytes = text.as_bytes();
+    let mut blank: Vec<(usize, usize)> = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(WORD).map(|i| from + i) {
+        from = at + WORD.len();
+        let word_start = at == 0 || !is_ident_byte(bytes[at - 1]);
+        if !word_start {
+            continue;
+        }
+        let Some(close) = closing_paren(bytes, at + WORD.len() - 1) else {
+            continue;
+        };
+        if declares_after(&text[close + 1..]) {
+            blank.push((at, close + 1));
+            from = close + 1;
+        }
+    }
+    if blank.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = bytes.to_vec();
+    for (start, end) in blank {
+        out[start] = b'@';
+        for b in &mut out[start + WORD.len()..end - 1] {
+            if *b != b'\n' && *b != b'\r' {
+                *b = b' ';
+            }
+        }
+    }
+    // Only bytes of a parenthesised list became spaces; a multi-byte character inside one (a type
+    // named in another script) was blanked whole, so the text is still UTF-8.
+    std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_string()))
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+/// The index of the `)` closing the `(` at `open`, within 1,000 bytes.
+fn closing_paren(bytes: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &b) in bytes.iter().enumerate().skip(open).take(1_000) {
+        match b {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            b'{' | b'}' | b';' | b'"' => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether what follows a `context(…)` is what it qualifies: a declaration (its modifiers,
+/// annotations or keyword), another context list, or a function type's parameter list.
+fn declares_after(rest: &str) -> bool {
+    let rest = rest.trim_start();
+    if rest.starts_with('(') || rest.starts_with('@') || rest.starts_with("context(") {
+        return true;
+    }
+    let word: &str = rest
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or("");
+    matches!(
+        word,
+        "fun"
+            | "val"
+            | "var"
+            | "class"
+            | "interface"
+            | "object"
+            | "public"
+            | "private"
+            | "internal"
+            | "protected"
+            | "override"
+            | "open"
+            | "abstract"
+            | "final"
+            | "suspend"
+            | "inline"
+            | "operator"
+            | "infix"
+            | "tailrec"
+            | "external"
+            | "data"
+            | "sealed"
+            | "enum"
+            | "value"
+            | "annotation"
+            | "expect"
+            | "actual"
+            | "const"
+            | "lateinit"
+    )
+}

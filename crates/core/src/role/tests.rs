@@ -343,6 +343,19 @@ fn config_generated_vendored_other() {
 }
 
 #[test]
+fn patches_to_other_projects_code_are_vendored() {
+    // python-build's fixes to the CPython sources it downloads.
+    assert_eq!(
+        role("plugins/python-build/share/python-build/patches/3.6.15/Python-3.6.15/0001-fix.patch"),
+        FileRole::Vendored
+    );
+    assert_eq!(role("debian/patches/fix-build.diff"), FileRole::Vendored);
+    // A diff kept as test data stays the tests'.
+    assert_eq!(role("tests/fixtures/change.patch"), FileRole::Test);
+    assert_eq!(role("src/patch.rs"), FileRole::Source);
+}
+
+#[test]
 fn rust_inline_test_modules() {
     let r = |parent, symbol, text| chunk_role(FileRole::Source, true, parent, symbol, text, 0.0);
     assert_eq!(
