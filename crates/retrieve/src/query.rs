@@ -528,7 +528,7 @@ fn wanted_roles(lower: &str) -> Vec<FileRole> {
 /// "testing" as a noun of its own — no other noun before or after it, but a kind of test
 /// ("unit tests", "integration test": [`TEST_KINDS`]) — and not "a test" (one of the tests the
 /// code runs, in a test runner's own repository) nor a test doing something ("the test can
-/// check": [`MODALS`]).
+/// check": [`MODALS`]) nor "under test" (the code a test exercises: "the class under test").
 fn names_tests(words: &[&str]) -> bool {
     let content = |w: Option<&&str>| w.is_some_and(|w| !is_stop_word(w));
     words.iter().enumerate().any(|(i, w)| {
@@ -540,6 +540,10 @@ fn names_tests(words: &[&str]) -> bool {
             return false;
         }
         let before = i.checked_sub(1).and_then(|j| words.get(j));
+        // "The class under test", "the system under test": the code a test exercises.
+        if before == Some(&"under") {
+            return false;
+        }
         match before {
             Some(kind) if TEST_KINDS.contains(kind) => !matches!(
                 i.checked_sub(2).and_then(|j| words.get(j)),

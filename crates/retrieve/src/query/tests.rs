@@ -53,6 +53,12 @@ fn intents() {
         i("keep its exit status in variables the test can check"),
         Intent::Implementation
     );
+    // "Under test" is the code a test exercises (a mocking library's injector builds it).
+    assert_eq!(
+        i("build the class under test from the fields of a test class"),
+        Intent::Implementation
+    );
+    assert_eq!(i("where are the tests of the class under test"), Intent::Tests);
     // A kind of test names tests as the noun does ("unit test" after a verb too), not after "a".
     assert_eq!(
         i("process: fix unit test for trailing LF in `uname -r`"),
