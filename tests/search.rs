@@ -414,3 +414,70 @@ fn unknown_oracles_are_an_invalid_argument_and_known_ones_answer_alone() {
             .all(|h| h.provenance.iter().all(|p| p.oracle == "lexical"))
     );
 }
+
+#[test]
+fn the_projects_own_name_in_a_sentence_names_the_project_not_its_namesake() {
+    // A library whose entry point is named after it, as MockK's `MockK` object is.
+    let dir = tempfile::Builder::new()
+        .prefix("pr")
+        .tempdir_in("/tmp")
+        .expect("a temporary directory");
+    let root = std::fs::canonicalize(dir.path())
+        .expect("canonical")
+        .join("widgetkit");
+    for (rel, text) in [
+        (
+            "src/WidgetKit.kt",
+            "package w\n\n/** Entry point of the DSL. */\nobject WidgetKit {\n    fun widget(name: String) = Widget(name)\n}\n",
+        ),
+        (
+            "src/agent/Loader.kt",
+            "package w.agent\n\n/** Attaches the agent at start-up and prints a warning on JDK 21. */\nclass Loader {\n    fun attach() = println(\"agent loaded dynamically\")\n}\n",
+        ),
+    ] {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &["commit", "-q", "-m", "fixture"],
+    ] {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&root)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+    let env = TestEnv::started();
+    env.add_repo(&root);
+    let symbol_hits = |text: &str| {
+        env.query(QueryRequest {
+            repos: vec![root.to_string_lossy().into_owned()],
+            oracles: vec!["symbol".into()],
+            ..query(text)
+        })
+        .unwrap()
+        .hits
+    };
+
+    // Asked alone, the name is the definition.
+    let alone = symbol_hits("WidgetKit");
+    assert_eq!(
+        alone.first().map(|h| (h.path.as_str(), h.symbol.as_str())),
+        Some(("src/WidgetKit.kt", "WidgetKit")),
+        "{:#?}",
+        describe(&alone)
+    );
+    // In a question, it is the project the user works with: no definition is named.
+    let asked =
+        symbol_hits("how do I silence the agent warning in tests that use WidgetKit on JDK 21");
+    assert!(asked.is_empty(), "{:#?}", describe(&asked));
+}

@@ -94,7 +94,17 @@ impl Oracle for SymbolOracle {
         let mut hits = Vec::new();
         // Re-exports are graph facts: only a name (not a file, not a trace) looks them up.
         let names_something = cands.iter().any(|c| is_identifier(&c.name));
+        // In a sentence, the project's own name (`MockK` in "tests that use MockK") names the
+        // project, not its namesake definition (the `MockK` object of its DSL); asked alone, it
+        // is that definition.
+        let sentence = q.text.split_whitespace().nth(1).is_some();
         for (i, repo) in q.repos.iter().enumerate() {
+            let project = patina_retrieve::rank::normalize(&repo.record().name);
+            let names_project = |c: &Candidate| {
+                sentence
+                    && c.parent.is_none()
+                    && patina_retrieve::rank::normalize(&c.name) == project
+            };
             let table = repo.symbols();
             // Built (or found resident) before the chunk table is locked: the graph's build
             // locks it too, after its own lock.
@@ -113,7 +123,7 @@ impl Oracle for SymbolOracle {
                     let e = best.entry(id).or_insert(0.0);
                     *e = e.max(score);
                 };
-                for c in &cands {
+                for c in cands.iter().filter(|c| !names_project(c)) {
                     let key = c.name.to_lowercase();
                     // A `::` path is resolved on its own, then merged.
                     if c.path {
@@ -194,7 +204,10 @@ impl Oracle for SymbolOracle {
                 let named = q.plan.intent == patina_retrieve::Intent::Identifier
                     || q.plan.question && !q.plan.identifiers.is_empty();
                 if let Some(graph) = graph.as_ref().filter(|_| named) {
-                    for c in cands.iter().filter(|c| is_identifier(&c.name)) {
+                    for c in cands
+                        .iter()
+                        .filter(|c| is_identifier(&c.name) && !names_project(c))
+                    {
                         reexports.extend(reexports_of(c, graph, &table, chunks));
                     }
                 }
