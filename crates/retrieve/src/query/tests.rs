@@ -58,7 +58,10 @@ fn intents() {
         i("build the class under test from the fields of a test class"),
         Intent::Implementation
     );
-    assert_eq!(i("where are the tests of the class under test"), Intent::Tests);
+    assert_eq!(
+        i("where are the tests of the class under test"),
+        Intent::Tests
+    );
     // A kind of test names tests as the noun does ("unit test" after a verb too), not after "a".
     assert_eq!(
         i("process: fix unit test for trailing LF in `uname -r`"),
