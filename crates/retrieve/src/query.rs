@@ -592,6 +592,18 @@ fn is_usage_question(lower: &str) -> bool {
     ]
     .iter()
     .any(|p| lower.starts_with(p) || lower.contains(&format!(" {p}")))
+        || user_acts(lower)
+}
+
+/// "Which variables can I set …", "what do I need to change when upgrading …": the user is the
+/// one who acts. Not "why do I get …" (a failure to explain) nor "where can I find …" (a place
+/// in the code).
+fn user_acts(lower: &str) -> bool {
+    let first = lower.split_whitespace().next().unwrap_or("");
+    !matches!(first, "why" | "where")
+        && [" can i ", " do i ", " should i ", " could i ", " must i "]
+            .iter()
+            .any(|p| lower.contains(p))
 }
 
 #[cfg(test)]

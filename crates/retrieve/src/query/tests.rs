@@ -20,6 +20,19 @@ fn intents() {
         Intent::Implementation
     );
     assert_eq!(i("how do I register a blueprint"), Intent::Usage);
+    // The user acts: what to set, what to change.
+    assert_eq!(
+        i("which environment variables can I set to pass extra configure options"),
+        Intent::Usage
+    );
+    assert_eq!(
+        i("what do I need to change when upgrading an app from version 3 to version 4"),
+        Intent::Usage
+    );
+    assert_eq!(
+        i("why do I get a timeout when the pool is full"),
+        Intent::Implementation
+    );
     assert_eq!(i("documentation for the glob flag"), Intent::Usage);
     assert_eq!(i("where are the tests for the router"), Intent::Tests);
     // "Specs" are test files as a noun of their own, specifications in a compound.
