@@ -481,3 +481,43 @@ fn the_projects_own_name_in_a_sentence_names_the_project_not_its_namesake() {
         symbol_hits("how do I silence the agent warning in tests that use WidgetKit on JDK 21");
     assert!(asked.is_empty(), "{:#?}", describe(&asked));
 }
+
+#[test]
+fn a_heading_is_found_by_its_word_alone_not_by_the_same_word_in_a_question() {
+    let env = TestEnv::started();
+    let repo = git_repo(&[
+        (
+            "README.md",
+            b"# Build\n\n## MacPorts\n\nInstall the libraries with `port install openssl`.\n\n## Homebrew\n\nRun `brew install openssl`.\n",
+        ),
+        (
+            "bin/build",
+            b"#!/usr/bin/env bash\n# Finds OpenSSL where a package manager installed it.\nuse_openssl() {\n  local prefix\n  prefix=\"$(brew --prefix openssl 2>/dev/null || echo /opt/local)\"\n  export CPPFLAGS=\"-I$prefix/include\"\n}\n",
+        ),
+    ]);
+    env.add_repo(repo.path());
+    let symbol_hits = |text: &str| {
+        env.query(QueryRequest {
+            repos: vec![repo.path().to_string_lossy().into_owned()],
+            oracles: vec!["symbol".into()],
+            ..query(text)
+        })
+        .unwrap()
+        .hits
+    };
+
+    let alone = symbol_hits("MacPorts");
+    assert_eq!(
+        alone.first().map(|h| (h.path.as_str(), h.symbol.as_str())),
+        Some(("README.md", "MacPorts")),
+        "{:#?}",
+        describe(&alone)
+    );
+    // In a question the word is its topic: the section is left to the words and the model.
+    let asked = symbol_hits("where does the build pick up OpenSSL from MacPorts");
+    assert!(
+        asked.iter().all(|h| h.symbol != "MacPorts"),
+        "{:#?}",
+        describe(&asked)
+    );
+}

@@ -118,6 +118,15 @@ impl Oracle for SymbolOracle {
                     (Some(f), Some(m)) => f.allows(m),
                 };
                 let is_impl = |id: u64| chunks.get(&id).is_some_and(|m| m.kind == ChunkKind::Impl);
+                // A heading is named in prose: in a sentence, a word that looks like code
+                // (`OpenSSL`, `MacPorts`) matching one is the topic of the question, not a name
+                // the user typed to find it; alone, the word still finds its section.
+                let heading = |id: u64| {
+                    sentence
+                        && chunks
+                            .get(&id)
+                            .is_some_and(|m| m.kind == ChunkKind::Section)
+                };
                 let mut best: HashMap<u64, f32> = HashMap::new();
                 let mut offer = |id: u64, score: f32| {
                     let e = best.entry(id).or_insert(0.0);
@@ -133,7 +142,7 @@ impl Oracle for SymbolOracle {
                         continue;
                     }
                     // Exact and qualified.
-                    for s in table.named(&key) {
+                    for s in table.named(&key).filter(|s| !heading(s.chunk_id)) {
                         let mut score = if s.name == c.name {
                             EXACT
                         } else {
@@ -163,13 +172,17 @@ impl Oracle for SymbolOracle {
                         continue;
                     }
                     // Same words, other style.
-                    for s in table.same_words(&c.name) {
+                    for s in table.same_words(&c.name).filter(|s| !heading(s.chunk_id)) {
                         let id = s.chunk_id;
                         offer(id, if is_impl(id) { IMPL } else { NORMALIZED });
                     }
                     // Prefix, preferring names close in length to the candidate.
                     if key.len() >= MIN_PREFIX {
-                        for s in table.with_prefix(&key).filter(|s| s.key != key).take(200) {
+                        for s in table
+                            .with_prefix(&key)
+                            .filter(|s| s.key != key && !heading(s.chunk_id))
+                            .take(200)
+                        {
                             offer(s.chunk_id, PREFIX * key.len() as f32 / s.key.len() as f32);
                         }
                     }
