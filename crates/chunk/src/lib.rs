@@ -81,7 +81,8 @@ pub fn chunk_with_facts(
 /// 33: an HTML page that opens with front matter (a static site's post or tutorial) is prose.
 /// 34: Kotlin's context parameters lead their declaration (the file parses); patches and diffs
 ///     are vendored.
-pub const VERSION: u32 = 34;
+/// 35: Kotlin's API dumps (`api/<module>.api`) are generated.
+pub const VERSION: u32 = 35;
 
 #[cfg(test)]
 mod tests {

@@ -368,7 +368,14 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
     if in_dir(VENDOR_DIRS) || in_pods {
         return FileRole::Vendored;
     }
+    // Kotlin's binary-compatibility validator dumps each module's public API to `api/<m>.api`,
+    // JVM signatures from its first line (`public final class io/mockk/…`); go-zero's hand-written
+    // `.api` service definitions open with `syntax`, `info` or `type`.
+    let api_dump = ext == "api"
+        && dirs.last() == Some(&"api")
+        && head.is_some_and(|h| h.starts_with("public "));
     if GENERATED_NAMES.contains(&name)
+        || api_dump
         || is_generated_name(name, stem, ext)
         || head.is_some_and(is_generated_text)
         || matches!(ext, "html" | "htm" | "xhtml") && head.is_some_and(is_generated_html)

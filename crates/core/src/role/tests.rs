@@ -350,6 +350,22 @@ fn patches_to_other_projects_code_are_vendored() {
         FileRole::Vendored
     );
     assert_eq!(role("debian/patches/fix-build.diff"), FileRole::Vendored);
+    // A module's public API as Kotlin's binary-compatibility validator dumps it.
+    assert_eq!(
+        classify(
+            "modules/mockk-dsl/api/mockk-dsl.api",
+            Some("public final class io/mockk/MockKDsl {\n")
+        ),
+        FileRole::Generated
+    );
+    // go-zero's service definitions are written by hand.
+    assert_ne!(
+        classify(
+            "service/api/user.api",
+            Some("syntax = \"v1\"\n\ntype Request {\n")
+        ),
+        FileRole::Generated
+    );
     // A diff kept as test data stays the tests'.
     assert_eq!(role("tests/fixtures/change.patch"), FileRole::Test);
     assert_eq!(role("src/patch.rs"), FileRole::Source);
