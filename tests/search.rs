@@ -458,15 +458,7 @@ fn the_projects_own_name_in_a_sentence_names_the_project_not_its_namesake() {
     }
     let env = TestEnv::started();
     env.add_repo(&root);
-    let symbol_hits = |text: &str| {
-        env.query(QueryRequest {
-            repos: vec![root.to_string_lossy().into_owned()],
-            oracles: vec!["symbol".into()],
-            ..query(text)
-        })
-        .unwrap()
-        .hits
-    };
+    let symbol_hits = |text: &str| symbol_only(&env, &root, text);
 
     // Asked alone, the name is the definition.
     let alone = symbol_hits("WidgetKit");
@@ -496,15 +488,7 @@ fn a_heading_is_found_by_its_word_alone_not_by_the_same_word_in_a_question() {
         ),
     ]);
     env.add_repo(repo.path());
-    let symbol_hits = |text: &str| {
-        env.query(QueryRequest {
-            repos: vec![repo.path().to_string_lossy().into_owned()],
-            oracles: vec!["symbol".into()],
-            ..query(text)
-        })
-        .unwrap()
-        .hits
-    };
+    let symbol_hits = |text: &str| symbol_only(&env, repo.path(), text);
 
     let alone = symbol_hits("MacPorts");
     assert_eq!(
@@ -520,4 +504,15 @@ fn a_heading_is_found_by_its_word_alone_not_by_the_same_word_in_a_question() {
         "{:#?}",
         describe(&asked)
     );
+}
+
+/// The symbol oracle's hits alone for `text` in the repository at `root`.
+fn symbol_only(env: &TestEnv, root: &std::path::Path, text: &str) -> Vec<Hit> {
+    env.query(QueryRequest {
+        repos: vec![root.to_string_lossy().into_owned()],
+        oracles: vec!["symbol".into()],
+        ..query(text)
+    })
+    .unwrap()
+    .hits
 }
