@@ -579,11 +579,7 @@ const TEST_KINDS: &[&str] = &[
 /// "How do I …", "how to …", "usage of …": the user wants to use something, not to read its inside.
 fn is_usage_question(lower: &str) -> bool {
     [
-        "how do i ",
-        "how can i ",
-        "how should i ",
         "how to ",
-        "how would i ",
         "usage",
         "what is the syntax",
         "what options",
@@ -595,15 +591,22 @@ fn is_usage_question(lower: &str) -> bool {
         || user_acts(lower)
 }
 
-/// "Which variables can I set …", "what do I need to change when upgrading …": the user is the
-/// one who acts. Not "why do I get …" (a failure to explain) nor "where can I find …" (a place
-/// in the code).
+/// "How do I …", "which variables can I set …", "what do I need to change when upgrading …": the
+/// user is the one who acts. Not "why do I get …" (a failure to explain) nor "where can I find …"
+/// (a place in the code).
 fn user_acts(lower: &str) -> bool {
     let first = lower.split_whitespace().next().unwrap_or("");
     !matches!(first, "why" | "where")
-        && [" can i ", " do i ", " should i ", " could i ", " must i "]
-            .iter()
-            .any(|p| lower.contains(p))
+        && [
+            " can i ",
+            " do i ",
+            " should i ",
+            " could i ",
+            " would i ",
+            " must i ",
+        ]
+        .iter()
+        .any(|p| lower.contains(p))
 }
 
 #[cfg(test)]

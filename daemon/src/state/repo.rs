@@ -197,6 +197,11 @@ impl Repo {
         self.record.read().expect("record lock").clone()
     }
 
+    /// The repository's name, without copying the rest of its record (a query reads it).
+    pub fn name(&self) -> String {
+        self.record.read().expect("record lock").name.clone()
+    }
+
     /// Change the record in place (the lock is held only for `f`, which must not call back).
     pub fn update_record(&self, f: impl FnOnce(&mut RepoRecord)) {
         f(&mut self.record.write().expect("record lock"));

@@ -99,7 +99,11 @@ impl Oracle for SymbolOracle {
         // is that definition.
         let sentence = q.text.split_whitespace().nth(1).is_some();
         for (i, repo) in q.repos.iter().enumerate() {
-            let project = patina_retrieve::rank::normalize(&repo.record().name);
+            let project = if sentence {
+                patina_retrieve::rank::normalize(&repo.name())
+            } else {
+                String::new()
+            };
             let names_project = |c: &Candidate| {
                 sentence
                     && c.parent.is_none()
