@@ -545,3 +545,44 @@ fn an_interface_that_describes_the_behaviour_ranks_below_the_class_that_does_it(
         "the implementation first, the interface after it"
     );
 }
+
+#[test]
+fn the_explain_log_says_why_each_first_candidate_ranks_where_it_does() {
+    let mut env = TestEnv::new();
+    env.next_daemon_env("PATINA_LOG", "info,patina::explain=debug");
+    env.start_daemon();
+    let repo = retry_repo();
+    env.add_repo(repo.path());
+    let out = env.patina_in(
+        repo.path(),
+        &[
+            "q",
+            "how is the backoff delay between retries computed",
+            "--oracle",
+            "lexical",
+        ],
+    );
+    assert_eq!(out.code(), 0, "{out:?}");
+    let logs = env.logs();
+    let lines: Vec<&str> = logs
+        .lines()
+        .filter(|l| l.contains("patina::explain"))
+        .collect();
+    let source = lines
+        .iter()
+        .find(|l| l.contains("retrykit/backoff.py:"))
+        .unwrap_or_else(|| panic!("the source is explained: {logs}"));
+    assert!(source.contains("role: 1.0"), "{source}");
+    assert!(
+        source.contains("(\"lexical\", "),
+        "its oracle place: {source}"
+    );
+    let readme = lines
+        .iter()
+        .find(|l| l.contains(" README.md:"))
+        .unwrap_or_else(|| panic!("the README is explained: {logs}"));
+    assert!(
+        readme.contains("role: 0.5"),
+        "the docs prior of an implementation question: {readme}"
+    );
+}

@@ -351,6 +351,7 @@ impl QueryEngine {
         let candidates = self.candidates(fused, &repos, &reexports, &plan);
         let mut scored = rank::score(candidates, &plan, &opts);
         patina_retrieve::priors::apply_vote_prior(&mut scored, &votes, tuning.vote_prior);
+        explain(&scored);
         let history_ran = rankings.iter().any(|r| r.oracle == OracleId::History);
         let file_fusion = rank::FileFusion { fusion, weights };
         // Snippets are read from the store and freshness asks git: both on the blocking pool.
@@ -766,4 +767,30 @@ struct Answers {
     reports: Vec<OracleReport>,
     reexports: HashSet<HitKey>,
     fusion: Fusion,
+}
+
+/// With `PATINA_LOG=patina::explain=debug`: why the first candidates rank as they do — final
+/// and fused score, the ranking factors, each oracle's place and score evidence (in percent).
+fn explain<K>(scored: &[rank::Scored<K>]) {
+    if !tracing::enabled!(target: "patina::explain", tracing::Level::DEBUG) {
+        return;
+    }
+    for s in scored.iter().take(12) {
+        let c = &s.candidate;
+        let (path, symbol) = (c.file.as_ref().map_or("", |f| f.1.as_str()), &c.symbol);
+        let places: Vec<(&str, u32, f64)> = c
+            .provenance
+            .iter()
+            .map(|p| (p.oracle.name(), p.rank, (p.score_evidence * 100.0).round()))
+            .collect();
+        tracing::debug!(
+            target: "patina::explain",
+            "{:.4} fused {:.4} {:?} {path}:{}-{} {symbol:?} {places:?}",
+            s.score,
+            c.fused,
+            s.factors,
+            c.lines.0,
+            c.lines.1,
+        );
+    }
 }
