@@ -769,8 +769,9 @@ struct Answers {
     fusion: Fusion,
 }
 
-/// With `PATINA_LOG=patina::explain=debug`: why the first candidates rank as they do — final
-/// and fused score, the ranking factors, each oracle's place and score evidence (in percent).
+/// With `PATINA_LOG=patina::explain=debug`: why the first candidates rank as they do — score
+/// after ranking and the history votes, fused score, the ranking factors, each oracle's place and
+/// score evidence (in percent). The history scope and recency priors (off by default) come after.
 fn explain<K>(scored: &[rank::Scored<K>]) {
     if !tracing::enabled!(target: "patina::explain", tracing::Level::DEBUG) {
         return;
