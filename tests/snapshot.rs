@@ -245,3 +245,34 @@ fn damage_and_a_clone_at_another_commit_are_refused_and_register_nothing() {
     assert!(out.stderr.contains("checkout"), "{out:?}");
     assert_eq!(registered(&env), before, "nothing was registered");
 }
+
+#[test]
+fn a_snapshot_takes_the_vectors_the_index_holds_when_the_cache_has_lost_them() {
+    let repo = git_repo(FILES);
+    let scratch = tempfile::tempdir().unwrap();
+    let (first, second) = (
+        scratch.path().join("first.patina-snapshot"),
+        scratch.path().join("second.patina-snapshot"),
+    );
+    let mut env = embedded_env(repo.path());
+    let before = snapshot(&env, &["create", &s(repo.path()), "--out", &s(&first)]);
+
+    // The embedding cache is a cache: deleted (or its tail cut after a crash), the index still
+    // holds every vector, and the repository is still fully embedded.
+    env.stop_daemon();
+    std::fs::remove_dir_all(env.home().join("state").join("embeddings")).unwrap();
+    env.start_daemon();
+    embedded(&env, repo.path());
+
+    let after = snapshot(&env, &["create", &s(repo.path()), "--out", &s(&second)]);
+    assert_eq!(after["vectors"], before["vectors"], "{after}");
+    assert_eq!(
+        after["digest"], before["digest"],
+        "the same vectors: {after}"
+    );
+    assert_eq!(
+        env.assert_healthy().embeddings_computed,
+        0,
+        "taken from the index, not embedded again"
+    );
+}

@@ -81,6 +81,11 @@ impl Point for Vector {
     }
 }
 
+/// The vector integers `q` at `scale` stand for (what [`quantize`] was given, to 8 bits).
+pub(crate) fn dequantize(q: &[i8], scale: f32) -> Vec<f32> {
+    q.iter().map(|&x| f32::from(x) * scale).collect()
+}
+
 /// `v` as integers (largest magnitude ±127) and the scale that maps them back.
 pub(crate) fn quantize(v: &[f32]) -> (Vec<i8>, f32) {
     let max = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
@@ -785,5 +790,6 @@ impl Packed {
     }
 }
 
+mod lookup;
 #[cfg(test)]
 mod tests;

@@ -4,6 +4,7 @@
 //! keys and registers the clone, so its index round finds every vector and embeds nothing.
 //! Knows nothing of gRPC.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -108,10 +109,8 @@ pub(crate) fn create(semantic: &Semantic, repo: &Arc<Repo>, out: &str) -> Result
     let metas: Vec<(u64, patina_core::ChunkMeta)> =
         repo.with_chunks(|c| c.iter().map(|(id, m)| (*id, m.clone())).collect());
     let mut entries = Vec::with_capacity(metas.len());
-    let mut missing = 0usize;
     for (id, m) in metas {
         let vector = semantic.cached(&m)?;
-        missing += vector.is_none() as usize;
         entries.push(Entry {
             id,
             path: m.path.to_string(),
@@ -123,10 +122,22 @@ pub(crate) fn create(semantic: &Semantic, repo: &Arc<Repo>, out: &str) -> Result
             vector,
         });
     }
+    // What the embedding cache has lost (deleted, or its tail cut after a crash) the vector index
+    // still holds, as the same 8-bit numbers: the snapshot is the same.
+    let lost: HashSet<u64> = entries
+        .iter()
+        .filter(|e| e.vector.is_none())
+        .map(|e| e.id)
+        .collect();
+    let mut held = repo.vectors_of(&lost);
+    for e in entries.iter_mut().filter(|e| e.vector.is_none()) {
+        e.vector = held.remove(&e.id);
+    }
+    let missing = entries.iter().filter(|e| e.vector.is_none()).count();
     if missing > 0 {
         bail!(
-            "{missing} chunks of {} have no embedding in the cache; wait until `patina status` \
-             shows every chunk embedded",
+            "{missing} chunks of {} have no embedding yet; wait until `patina status` shows every \
+             chunk embedded",
             repo.record().name
         );
     }

@@ -2,7 +2,7 @@
 //! (`patina_index::RepoIndex`: store trees, lexical index, chunk and symbol tables), its vectors and
 //! embedding backlog, and the state of its index jobs and watcher.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -508,6 +508,11 @@ impl Repo {
         out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         out.truncate(limit);
         out
+    }
+
+    /// The vectors of those of `ids` the vector index holds (`VectorIndex::vectors_of`).
+    pub fn vectors_of(&self, ids: &HashSet<u64>) -> HashMap<u64, Vec<f32>> {
+        self.vectors.read().expect("vectors lock").vectors_of(ids)
     }
 
     pub fn vector_count(&self) -> usize {

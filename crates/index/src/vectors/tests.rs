@@ -352,3 +352,34 @@ fn packed_vectors_score_replace_reuse_slots_and_empty_to_nothing() {
     p.remove(11);
     assert_eq!(p.bytes(), 0, "an empty set holds nothing");
 }
+
+#[test]
+fn vectors_read_back_by_id_are_what_the_embedding_cache_gives_from_graph_and_segment() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut idx = VectorIndex::open(&dir.path().join("vectors.bin"));
+    let n = MIN_HNSW as u64 + 10;
+    for i in 0..n {
+        idx.insert(i, unit(i, 16));
+    }
+    let built = VectorIndex::build(idx.snapshot());
+    idx.install(built).unwrap();
+    idx.insert(50_000, unit(50_000, 16));
+    idx.remove(3);
+    let asked: HashSet<u64> = [1, 3, n - 1, 50_000, 99_999].into();
+    let got = idx.vectors_of(&asked);
+    let mut ids: Vec<u64> = got.keys().copied().collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        [1, n - 1, 50_000],
+        "removed and unknown ids are not held"
+    );
+    for id in ids {
+        assert_eq!(
+            got[&id],
+            crate::embedding_cache::as_stored(&unit(id, 16)),
+            "vector {id}"
+        );
+    }
+    assert!(idx.vectors_of(&HashSet::new()).is_empty());
+}

@@ -1,0 +1,32 @@
+//! Reading vectors back out of the index, by chunk id: the index holds every live chunk's vector
+//! as the embedding cache does (8-bit integers and a scale), so what the cache has lost (deleted,
+//! or its tail cut after a crash) the index can still give.
+
+use std::collections::{HashMap, HashSet};
+
+use super::{VectorIndex, dequantize};
+
+impl VectorIndex {
+    /// The vectors of those of `ids` the index holds (removed ones not), as the embedding cache
+    /// would give them back: the same numbers.
+    pub fn vectors_of(&self, ids: &HashSet<u64>) -> HashMap<u64, Vec<f32>> {
+        let mut out = HashMap::new();
+        if ids.is_empty() {
+            return out;
+        }
+        for (id, q, scale) in self.fresh.iter() {
+            if ids.contains(&id) {
+                out.insert(id, dequantize(q, scale));
+            }
+        }
+        if let Some(map) = &self.built {
+            for (pid, p) in map.iter() {
+                let id = map.values[pid.into_inner() as usize];
+                if ids.contains(&id) && !self.tombstones.contains(&id) {
+                    out.entry(id).or_insert_with(|| dequantize(&p.q, p.scale));
+                }
+            }
+        }
+        out
+    }
+}
