@@ -87,8 +87,7 @@ fn encode(v: &[f32], out: &mut Vec<u8>) {
 fn decode(bytes: &[u8]) -> Vec<f32> {
     let (scale, q) = bytes.split_at(SCALE);
     let scale = f32::from_le_bytes(scale.try_into().expect("4 bytes"));
-    let q: Vec<i8> = q.iter().map(|&x| x as i8).collect();
-    crate::vectors::dequantize(&q, scale)
+    crate::vectors::dequantize(q.iter().map(|&x| x as i8), scale)
 }
 
 /// The vector the cache gives back for `v`: what a caller keeps in memory beside the cache, so a

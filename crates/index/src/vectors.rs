@@ -82,8 +82,8 @@ impl Point for Vector {
 }
 
 /// The vector integers `q` at `scale` stand for (what [`quantize`] was given, to 8 bits).
-pub(crate) fn dequantize(q: &[i8], scale: f32) -> Vec<f32> {
-    q.iter().map(|&x| f32::from(x) * scale).collect()
+pub(crate) fn dequantize(q: impl IntoIterator<Item = i8>, scale: f32) -> Vec<f32> {
+    q.into_iter().map(|x| f32::from(x) * scale).collect()
 }
 
 /// `v` as integers (largest magnitude ±127) and the scale that maps them back.

@@ -16,14 +16,15 @@ impl VectorIndex {
         }
         for (id, q, scale) in self.fresh.iter() {
             if ids.contains(&id) {
-                out.insert(id, dequantize(q, scale));
+                out.insert(id, dequantize(q.iter().copied(), scale));
             }
         }
         if let Some(map) = &self.built {
             for (pid, p) in map.iter() {
                 let id = map.values[pid.into_inner() as usize];
                 if ids.contains(&id) && !self.tombstones.contains(&id) {
-                    out.entry(id).or_insert_with(|| dequantize(&p.q, p.scale));
+                    out.entry(id)
+                        .or_insert_with(|| dequantize(p.q.iter().copied(), p.scale));
                 }
             }
         }
