@@ -452,3 +452,43 @@ fn paths_with_oracle(v: &serde_json::Value, oracle: &str) -> Vec<String> {
         .map(|h| h["repo_path"].as_str().unwrap().to_string())
         .collect()
 }
+
+#[test]
+fn a_guide_that_holds_the_questions_words_lifts_the_code_it_names() {
+    // The README section says what the program does in the question's words and names the
+    // command that does it; the script (`bin/tool-latest`) shares no word with the question.
+    let mut env = TestEnv::new();
+    env.append_config("\n[retrieval.weights]\ngraph = 0.5\n");
+    env.start_daemon();
+    let repo = git_repo(&[
+        (
+            "README.md",
+            b"# tool\n\nManage several interpreter installs side by side.\n\n## Choosing the newest release for a prefix\n\nAsking for a prefix such as 3.12 picks the newest installed release in that line,\nskipping previews. Run `tool latest 3.12` to see what a prefix resolves to.\n\n## Building\n\nRun `tool install 3.12.1` to build from source.\n",
+        ),
+        (
+            "bin/tool-latest",
+            b"#!/usr/bin/env bash\n# Print the highest version that begins with the given string.\nset -e\nwant=\"$1\"\nbest=\"\"\nfor v in $(ls \"$TOOL_ROOT/versions\"); do\n  case \"$v\" in \"$want\"*) best=\"$v\" ;; esac\ndone\necho \"$best\"\n",
+        ),
+        (
+            "bin/tool-install",
+            b"#!/usr/bin/env bash\n# Compile an interpreter from its source archive.\nset -e\ncurl -fsSL \"$1\" | tar -xz\nmake -j2 && make install\n",
+        ),
+    ]);
+    env.add_repo(repo.path());
+    let out = env.patina_in(
+        repo.path(),
+        &[
+            "q",
+            "how is the newest release chosen for a prefix",
+            "--json",
+        ],
+    );
+    let v = out.q_json();
+    assert_eq!(v["intent"], "implementation", "{v}");
+    let lifted = paths_with_oracle(&v, "graph");
+    assert_eq!(
+        lifted.first().map(String::as_str),
+        Some("bin/tool-latest"),
+        "{v}"
+    );
+}

@@ -5,13 +5,16 @@
 //! validated" reaches the validator that X calls. Hubs are held back: only seeds close to the best
 //! one walk, neighbours in a seed's own file are left out, a neighbour keeps its strongest tie
 //! (ties from several seeds do not add up), one called from many places is lifted less
-//! (÷ √(1 + its callers)), and only the best few are ranked.
+//! (÷ √(1 + its callers)), and only the best few are ranked. A documentation seed walks from the
+//! code its code spans name ([`super::named`]): a guide holds the question's words, the code it
+//! names does the work and often shares none of them (bats' "skip a test with a reason" section
+//! names `skip`, defined in `test_functions.bash`).
 
 use std::collections::HashMap;
 
 use anyhow::Result;
 
-use patina_core::{OracleId, Resolution};
+use patina_core::{FileRole, OracleId, Resolution};
 use patina_index::graph::{Def, Edge};
 
 use super::{HitKey, Oracle, OracleHit, OracleQuery};
@@ -67,10 +70,33 @@ impl GraphOracle {
     pub(crate) fn neighbours(q: &OracleQuery, seeds: &[(HitKey, f64)]) -> Vec<OracleHit> {
         let mut acc: HashMap<(usize, u64), f64> = HashMap::new();
         let top = seeds.first().map_or(1.0, |s| s.1).max(f64::MIN_POSITIVE);
+        // The seeds to walk from, with their strength. A documentation seed holds the question's
+        // words and names, in its code spans, the code that does what it describes: that code is
+        // tied to it as a callee is to its caller, and walked from in its place (a section calls
+        // nothing).
+        let mut walks: Vec<(usize, u64, f64)> = Vec::new();
         for (key, score) in seeds.iter().take(SEEDS) {
             let HitKey::Chunk { repo: ri, chunk } = *key else {
                 continue;
             };
+            let Some(meta) = q.repos[ri].chunk(chunk) else {
+                continue;
+            };
+            let strength = score / top;
+            if strength < SEED_MARGIN {
+                continue;
+            }
+            if meta.role() == FileRole::Docs {
+                for id in super::named::code_named_by(q, ri, chunk) {
+                    let s = acc.entry((ri, id)).or_default();
+                    *s = s.max(strength * CALLEE);
+                    walks.push((ri, id, strength));
+                }
+                continue;
+            }
+            walks.push((ri, chunk, strength));
+        }
+        for (ri, chunk, strength) in walks {
             let repo = &q.repos[ri];
             let Some(meta) = repo.chunk(chunk) else {
                 continue;
@@ -78,10 +104,6 @@ impl GraphOracle {
             let Some(graph) = crate::state::repo::graph_for_query(repo) else {
                 continue;
             };
-            let strength = score / top;
-            if strength < SEED_MARGIN {
-                continue;
-            }
             let seed_path = meta.path.clone();
             let mut offer = |id: u64, w: f64| {
                 // A neighbour in the seed's own file adds nothing the seed did not bring.

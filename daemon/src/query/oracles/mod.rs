@@ -4,6 +4,7 @@
 pub(crate) mod graph;
 pub(crate) mod history;
 pub(crate) mod lexical;
+mod named;
 pub(crate) mod semantic;
 pub(crate) mod session;
 pub(crate) mod symbol;
