@@ -62,7 +62,11 @@ pub struct GraphTable {
     reexports: HashMap<String, Vec<ReExport>>,
     /// Re-exports of everything a module has (`pub use m::*`, `export * from './m'`).
     star_reexports: Vec<ReExport>,
+    /// [`GraphTable::callers`] found so far, by (chunk id, hub limit).
+    callers: std::sync::Mutex<CallersMemo>,
 }
+
+type CallersMemo = HashMap<(u64, usize), Arc<[(Option<u64>, Resolution)]>>;
 
 /// Whether a chunk of this kind defines something (not a section, block or window).
 pub fn is_definition(kind: ChunkKind) -> bool {
@@ -197,6 +201,7 @@ impl GraphTable {
             paths,
             reexports,
             star_reexports,
+            callers: Default::default(),
         }
     }
 
@@ -493,6 +498,42 @@ impl GraphTable {
         self.refs
             .get(name)
             .map_or(0, |sites| sites.iter().filter(|s| s.call).count())
+    }
+
+    /// The resolved callers of `def`, in the order of their call sites: the chunk around each
+    /// site (`None` at file level) and how the call was resolved. Empty when more than `hub` call
+    /// sites name it (`new`, `poll`: resolving thousands of sites says nothing). Remembered for
+    /// the table's life: the same definitions come up query after query.
+    pub fn callers(&self, def: &Def, hub: usize) -> Arc<[(Option<u64>, Resolution)]> {
+        let key = (def.chunk_id, hub);
+        if let Some(found) = self.callers.lock().expect("callers").get(&key) {
+            return found.clone();
+        }
+        let found: Arc<[(Option<u64>, Resolution)]> = if self.call_sites(&def.symbol) > hub {
+            Arc::from([])
+        } else {
+            self.references(&def.symbol, true)
+                .into_iter()
+                .filter(|e| e.to == *def)
+                .map(|e| (e.from.map(|f| f.chunk_id), e.resolution))
+                .collect()
+        };
+        self.callers
+            .lock()
+            .expect("callers")
+            .insert(key, found.clone());
+        found
+    }
+
+    /// How many places call `def`: its resolved callers, or — when more than `hub` call sites
+    /// name it — those sites unresolved (an upper bound, cheap).
+    pub fn caller_count(&self, def: &Def, hub: usize) -> usize {
+        let sites = self.call_sites(&def.symbol);
+        if sites > hub {
+            sites
+        } else {
+            self.callers(def, hub).len()
+        }
     }
 
     /// References to the definitions called `symbol` (`Parent.name` / `Parent::name` narrows to

@@ -867,3 +867,45 @@ fn namesakes_resolve_in_the_same_order_in_every_process() {
         assert_eq!(order(&table(&borrowed)), first);
     }
 }
+
+#[test]
+fn callers_are_the_resolved_call_sites_and_a_hub_has_none() {
+    let t = table(&[
+        ("app/check.py", "def check(x):\n    return x\n"),
+        (
+            "app/use.py",
+            "from app.check import check\n\n\ndef one():\n    return check(1)\n\n\ndef two():\n    check(2)\n    return check(3)\n",
+        ),
+    ]);
+    let def = t
+        .defs("check")
+        .into_iter()
+        .next()
+        .expect("check is defined");
+    let callers = t.callers(&def, 200);
+    let from: Vec<Option<String>> = callers
+        .iter()
+        .map(|(chunk, _)| {
+            chunk.and_then(|id| {
+                t.chunks_in("app/use.py")
+                    .iter()
+                    .find(|d| d.chunk_id == id)
+                    .map(|d| d.symbol.clone())
+            })
+        })
+        .collect();
+    assert_eq!(
+        from,
+        [Some("one".into()), Some("two".into()), Some("two".into())]
+    );
+    assert!(
+        callers.iter().all(|(_, r)| *r == Resolution::Import),
+        "{callers:?}"
+    );
+    assert_eq!(t.caller_count(&def, 200), 3);
+    // Asked again: the same answer, remembered.
+    assert_eq!(t.callers(&def, 200).len(), 3);
+    // Called from more sites than the hub limit: no callers resolved, the sites counted.
+    assert!(t.callers(&def, 2).is_empty());
+    assert_eq!(t.caller_count(&def, 2), 3);
+}

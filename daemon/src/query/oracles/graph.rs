@@ -1,21 +1,24 @@
 //! The dependency oracle: a second stage after the first fusion. The strongest hits of the other
 //! oracles are seeds; their callees, callers and type neighbours (the repository's graph,
-//! [`patina_index::graph::GraphTable`]) are ranked by how strongly and how surely they are tied to
+//! [`GraphTable`]) are ranked by how strongly and how surely they are tied to
 //! the seeds, and that ranking joins the fusion with a modest weight — a question about "how X is
 //! validated" reaches the validator that X calls. Hubs are held back: only seeds close to the best
 //! one walk, neighbours in a seed's own file are left out, a neighbour keeps its strongest tie
 //! (ties from several seeds do not add up), one called from many places is lifted less
 //! (÷ √(1 + its callers)), and only the best few are ranked. A documentation seed walks from the
-//! code its code spans name ([`super::named`]): a guide holds the question's words, the code it
-//! names does the work and often shares none of them (bats' "skip a test with a reason" section
-//! names `skip`, defined in `test_functions.bash`).
+//! first code its code spans name ([`super::named`]; every piece named is tied to it): a guide
+//! holds the question's words, the code it names does the work and often shares none of them
+//! (bats' "skip a test with a reason" section names `skip`, defined in `test_functions.bash`).
+//! Callers are counted and found once per definition and graph ([`GraphTable::callers`]).
 
 use std::collections::HashMap;
 
 use anyhow::Result;
 
 use patina_core::{FileRole, OracleId, Resolution};
-use patina_index::graph::{Def, Edge};
+use patina_index::graph::Def;
+#[cfg(doc)]
+use patina_index::graph::GraphTable;
 
 use super::{HitKey, Oracle, OracleHit, OracleQuery};
 
@@ -72,9 +75,10 @@ impl GraphOracle {
         let top = seeds.first().map_or(1.0, |s| s.1).max(f64::MIN_POSITIVE);
         // The seeds to walk from, with their strength. A documentation seed holds the question's
         // words and names, in its code spans, the code that does what it describes: that code is
-        // tied to it as a callee is to its caller, and walked from in its place (a section calls
-        // nothing).
+        // tied to it as a callee is to its caller, and the first piece it names is walked from in
+        // its place (a section calls nothing; each seed walks once).
         let mut walks: Vec<(usize, u64, f64)> = Vec::new();
+        let mut docs = super::named::Named::default();
         for (key, score) in seeds.iter().take(SEEDS) {
             let HitKey::Chunk { repo: ri, chunk } = *key else {
                 continue;
@@ -87,10 +91,13 @@ impl GraphOracle {
                 continue;
             }
             if meta.role() == FileRole::Docs {
-                for id in super::named::code_named_by(q, ri, chunk) {
+                for (i, id) in docs.code_named_by(q, ri, chunk).into_iter().enumerate() {
                     let s = acc.entry((ri, id)).or_default();
                     *s = s.max(strength * CALLEE);
-                    walks.push((ri, id, strength));
+                    // The seed walks once: from the first code it names.
+                    if i == 0 {
+                        walks.push((ri, id, strength));
+                    }
                 }
                 continue;
             }
@@ -129,25 +136,16 @@ impl GraphOracle {
                 }
             }
             if !def.symbol.is_empty() {
-                let hub = graph.call_sites(&def.symbol) > HUB_SITES;
-                let mut callers: Vec<Edge> = if hub {
-                    Vec::new()
-                } else {
-                    graph
-                        .references(&def.symbol, true)
-                        .into_iter()
-                        .filter(|e| e.to == def)
-                        .collect()
-                };
-                callers.sort_by_key(|e| e.resolution);
+                let mut callers = graph.callers(&def, HUB_SITES).to_vec();
+                callers.sort_by_key(|c| c.1);
                 let mut seen = std::collections::HashSet::new();
-                for e in callers {
-                    let Some(from) = e.from else { continue };
+                for (from, resolution) in callers {
+                    let Some(from) = from else { continue };
                     if seen.len() >= MAX_CALLERS {
                         break;
                     }
-                    if seen.insert(from.chunk_id) {
-                        offer(from.chunk_id, CALLER * certainty(e.resolution));
+                    if seen.insert(from) {
+                        offer(from, CALLER * certainty(resolution));
                     }
                 }
                 for (d, res) in graph.type_neighbours(&def) {
@@ -155,31 +153,43 @@ impl GraphOracle {
                 }
             }
         }
-        let mut hits: Vec<OracleHit> = acc
-            .into_iter()
-            .filter_map(|((ri, id), s)| {
-                let repo = &q.repos[ri];
-                let m = repo.chunk(id)?;
-                if !q.filter.as_ref().is_none_or(|f| f.allows(&m)) {
-                    return None;
-                }
-                // The hub penalty: how many places call it.
-                let graph = repo.index().resident_graph()?;
-                let callers = graph.def_of_chunk(id, &m).map_or(0, |d| {
-                    let sites = graph.call_sites(&d.symbol);
-                    if sites > HUB_SITES {
-                        return sites;
-                    }
-                    graph
-                        .references(&d.symbol, true)
-                        .iter()
-                        .filter(|e| e.to == d)
-                        .count()
-                });
-                let s = s / (1.0 + callers as f64).sqrt();
-                Some(OracleHit::chunk(ri, id, s as f32))
-            })
-            .collect();
+        // The hub penalty (how many places call a neighbour) only lowers a score, and counting
+        // callers resolves every call site: neighbours are taken best raw score first, and once a
+        // raw score is below the last of the best `want` penalised ones, no later one can rank.
+        let want = q.limit.min(MAX_HITS);
+        if want == 0 {
+            return Vec::new();
+        }
+        let mut raw: Vec<((usize, u64), f64)> = acc.into_iter().collect();
+        raw.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut hits: Vec<OracleHit> = Vec::new();
+        let mut kth = f32::NEG_INFINITY;
+        for ((ri, id), s) in raw {
+            if hits.len() >= want && (s as f32) < kth {
+                break;
+            }
+            let repo = &q.repos[ri];
+            let Some(m) = repo.chunk(id) else { continue };
+            if !q.filter.as_ref().is_none_or(|f| f.allows(&m)) {
+                continue;
+            }
+            let Some(graph) = repo.index().resident_graph() else {
+                continue;
+            };
+            let callers = graph
+                .def_of_chunk(id, &m)
+                .map_or(0, |d| graph.caller_count(&d, HUB_SITES));
+            hits.push(OracleHit::chunk(
+                ri,
+                id,
+                (s / (1.0 + callers as f64).sqrt()) as f32,
+            ));
+            if hits.len() >= want {
+                let mut scores: Vec<f32> = hits.iter().map(|h| h.score).collect();
+                scores.sort_by(|a, b| b.total_cmp(a));
+                kth = scores[want - 1];
+            }
+        }
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.key.cmp(&b.key)));
         hits.truncate(q.limit.min(MAX_HITS));
         hits

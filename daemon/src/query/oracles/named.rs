@@ -20,10 +20,31 @@ const MAX_NAMED: usize = 3;
 /// A name spelled by more files or definitions than this points nowhere in particular.
 const MAX_DEFINITIONS: usize = 2;
 
-/// The source chunks (of repository `ri`, allowed by the query's filter) that the code spans of
-/// documentation chunk `chunk` name, in the order the text names them; empty for a chunk that is
-/// not documentation.
-pub(super) fn code_named_by(q: &OracleQuery, ri: usize, chunk: u64) -> Vec<u64> {
+/// What documentation chunks name, for one query: each repository's files by stem are read once,
+/// when a first documentation seed has code spans.
+#[derive(Default)]
+pub(super) struct Named {
+    stems: HashMap<usize, HashMap<String, Vec<u64>>>,
+}
+
+impl Named {
+    /// The source chunks (of repository `ri`, allowed by the query's filter) that the code spans
+    /// of documentation chunk `chunk` name, in the order the text names them; empty for a chunk
+    /// that is not documentation.
+    pub(super) fn code_named_by(&mut self, q: &OracleQuery, ri: usize, chunk: u64) -> Vec<u64> {
+        let stems = &mut self.stems;
+        code_named_by(q, ri, chunk, |repo| {
+            &*stems.entry(ri).or_insert_with(|| files_by_stem(repo))
+        })
+    }
+}
+
+fn code_named_by<'s>(
+    q: &OracleQuery,
+    ri: usize,
+    chunk: u64,
+    stems_of: impl FnOnce(&Arc<Repo>) -> &'s HashMap<String, Vec<u64>>,
+) -> Vec<u64> {
     let repo = &q.repos[ri];
     let Some(meta) = repo.chunk(chunk) else {
         return Vec::new();
@@ -43,7 +64,7 @@ pub(super) fn code_named_by(q: &OracleQuery, ri: usize, chunk: u64) -> Vec<u64> 
     if spans.is_empty() {
         return Vec::new();
     }
-    let stems = files_by_stem(repo);
+    let stems = stems_of(repo);
     let symbols = repo.symbols();
     let mut out: Vec<u64> = Vec::new();
     let mut seen: HashSet<u64> = HashSet::from([chunk]);
