@@ -463,7 +463,7 @@ fn a_guide_that_holds_the_questions_words_lifts_the_code_it_names() {
     let repo = git_repo(&[
         (
             "README.md",
-            b"# tool\n\nManage several interpreter installs side by side.\n\n## Choosing the newest release for a prefix\n\nAsking for a prefix such as 3.12 picks the newest installed release in that line,\nskipping previews. Run `tool latest 3.12` to see what a prefix resolves to.\n\n## Building\n\nRun `tool install 3.12.1` to build from source.\n",
+            b"# tool\n\nManage several interpreter installs side by side.\n\n## Choosing the newest release for a prefix\n\nAsking for a prefix such as 3.12 picks the newest installed release in that line,\nskipping previews. Run `tool latest 3.12` to see what a prefix resolves to; every\ncommand reads its settings with `load_settings`.\n\n## Building\n\nRun `tool install 3.12.1` to build from source.\n",
         ),
         (
             "bin/tool-latest",
@@ -473,6 +473,10 @@ fn a_guide_that_holds_the_questions_words_lifts_the_code_it_names() {
             "bin/tool-install",
             b"#!/usr/bin/env bash\n# Compile an interpreter from its source archive.\nset -e\ncurl -fsSL \"$1\" | tar -xz\nmake -j2 && make install\n",
         ),
+        // A name three scripts define names none of them.
+        ("lib/a.sh", b"load_settings() {\n  source ~/.toolrc\n}\n"),
+        ("lib/b.sh", b"load_settings() {\n  source /etc/toolrc\n}\n"),
+        ("lib/c.sh", b"load_settings() {\n  source ./toolrc\n}\n"),
     ]);
     env.add_repo(repo.path());
     let out = env.patina_in(
@@ -491,4 +495,5 @@ fn a_guide_that_holds_the_questions_words_lifts_the_code_it_names() {
         Some("bin/tool-latest"),
         "{v}"
     );
+    assert!(!lifted.iter().any(|p| p.starts_with("lib/")), "{v}");
 }
