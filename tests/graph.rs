@@ -479,15 +479,10 @@ fn a_guide_that_holds_the_questions_words_lifts_the_code_it_names() {
         ("lib/c.sh", b"load_settings() {\n  source ./toolrc\n}\n"),
     ]);
     env.add_repo(repo.path());
-    let out = env.patina_in(
-        repo.path(),
-        &[
-            "q",
-            "how is the newest release chosen for a prefix",
-            "--json",
-        ],
-    );
-    let v = out.q_json();
+    let question = "how is the newest release chosen for a prefix";
+    let v = env
+        .patina_in(repo.path(), &["q", question, "--json"])
+        .q_json();
     assert_eq!(v["intent"], "implementation", "{v}");
     let lifted = paths_with_oracle(&v, "graph");
     assert_eq!(

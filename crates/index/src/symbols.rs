@@ -221,6 +221,18 @@ impl SymbolTable {
         })
     }
 
+    /// Every indexed file's first chunk by the style-insensitive stem of its name (up to its first
+    /// dot): `SafeAggregateSink.cs` and `safe_aggregate_sink.rb` → `safeaggregatesink`,
+    /// `pyenv-latest` → `pyenvlatest`. Built on each call: one pass over the files.
+    pub fn files_by_stem(&self) -> HashMap<String, Vec<u64>> {
+        let mut by_stem: HashMap<String, Vec<u64>> = HashMap::new();
+        for f in self.files() {
+            let stem = f.file_name.split('.').next().unwrap_or(f.file_name);
+            by_stem.entry(normalize(stem)).or_default().push(f.chunk_id);
+        }
+        by_stem
+    }
+
     /// Heap bytes held (for the daemon's memory breakdown).
     pub fn heap_bytes(&self) -> u64 {
         (self.text.capacity()
@@ -257,6 +269,25 @@ mod tests {
 
     fn table(rows: &[(u64, ChunkMeta)]) -> SymbolTable {
         SymbolTable::build(rows.iter().map(|(id, m)| (id, m)))
+    }
+
+    #[test]
+    fn files_are_found_by_their_stem_in_any_style() {
+        let rows = vec![
+            (1, meta("libexec/pyenv-latest", 1, None)),
+            (
+                2,
+                meta("src/SafeAggregateSink.cs", 1, Some("SafeAggregateSink")),
+            ),
+            (3, meta("lib/safe_aggregate_sink.rb", 1, None)),
+            (4, meta("lib/safe_aggregate_sink.rb", 9, Some("emit"))),
+        ];
+        let by_stem = table(&rows).files_by_stem();
+        assert_eq!(by_stem["pyenvlatest"], [1]);
+        let mut sinks = by_stem["safeaggregatesink"].clone();
+        sinks.sort();
+        assert_eq!(sinks, [2, 3], "one entry per file: its first chunk");
+        assert_eq!(by_stem.len(), 2);
     }
 
     #[test]

@@ -271,16 +271,7 @@ fn subjects_of(
     }
     let by_name = !best.is_empty();
     if !by_name {
-        let files = stems.entry(ri).or_insert_with(|| {
-            let mut by_stem: HashMap<String, Vec<u64>> = HashMap::new();
-            for f in symbols.files() {
-                by_stem
-                    .entry(stem_of(f.file_name))
-                    .or_default()
-                    .push(f.chunk_id);
-            }
-            by_stem
-        });
+        let files = stems.entry(ri).or_insert_with(|| symbols.files_by_stem());
         for &chunk in files.get(&want).map_or(&[][..], Vec::as_slice) {
             if let Some(meta) = repo.chunk(chunk).filter(|m| usable(m)) {
                 best.insert(meta.path.clone(), (false, meta.start_line, chunk));

@@ -6,14 +6,12 @@
 //! none of them; a name of fewer than four letters names nothing.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
 use patina_core::FileRole;
 use patina_index::symbols::normalize;
 use patina_retrieve::mentions::{code_spans, names_in};
 
 use super::OracleQuery;
-use crate::state::repo::Repo;
 
 /// At most this many pieces of code stand for one documentation chunk.
 const MAX_NAMED: usize = 3;
@@ -32,86 +30,66 @@ impl Named {
     /// of documentation chunk `chunk` name, in the order the text names them; empty for a chunk
     /// that is not documentation.
     pub(super) fn code_named_by(&mut self, q: &OracleQuery, ri: usize, chunk: u64) -> Vec<u64> {
-        let stems = &mut self.stems;
-        code_named_by(q, ri, chunk, |repo| {
-            &*stems.entry(ri).or_insert_with(|| files_by_stem(repo))
-        })
-    }
-}
-
-fn code_named_by<'s>(
-    q: &OracleQuery,
-    ri: usize,
-    chunk: u64,
-    stems_of: impl FnOnce(&Arc<Repo>) -> &'s HashMap<String, Vec<u64>>,
-) -> Vec<u64> {
-    let repo = &q.repos[ri];
-    let Some(meta) = repo.chunk(chunk) else {
-        return Vec::new();
-    };
-    if meta.role() != FileRole::Docs {
-        return Vec::new();
-    }
-    let Ok(Some(text)) = repo.index().text(chunk) else {
-        return Vec::new();
-    };
-    let usable = |id: u64| {
-        repo.chunk(id).is_some_and(|m| {
-            m.role() == FileRole::Source && q.filter.as_ref().is_none_or(|f| f.allows(&m))
-        })
-    };
-    let spans = code_spans(&text);
-    if spans.is_empty() {
-        return Vec::new();
-    }
-    let stems = stems_of(repo);
-    let symbols = repo.symbols();
-    let mut out: Vec<u64> = Vec::new();
-    let mut seen: HashSet<u64> = HashSet::from([chunk]);
-    'spans: for span in spans {
-        for name in names_in(span) {
-            if out.len() >= MAX_NAMED {
-                break 'spans;
-            }
-            let key = normalize(&name.replace(' ', ""));
-            if key.chars().count() < 4 {
-                continue;
-            }
-            let files: Vec<u64> = stems
-                .get(&key)
-                .into_iter()
-                .flatten()
-                .copied()
-                .filter(|&id| usable(id))
-                .collect();
-            let found = if (1..=MAX_DEFINITIONS).contains(&files.len()) {
-                files
-            } else if name.contains(' ') {
-                // Two words name a file or nothing.
-                continue;
-            } else {
-                symbols
-                    .same_words(&name)
-                    .map(|s| s.chunk_id)
+        let repo = &q.repos[ri];
+        let Some(meta) = repo.chunk(chunk) else {
+            return Vec::new();
+        };
+        if meta.role() != FileRole::Docs {
+            return Vec::new();
+        }
+        let Ok(Some(text)) = repo.index().text(chunk) else {
+            return Vec::new();
+        };
+        let usable = |id: u64| {
+            repo.chunk(id).is_some_and(|m| {
+                m.role() == FileRole::Source && q.filter.as_ref().is_none_or(|f| f.allows(&m))
+            })
+        };
+        let spans = code_spans(&text);
+        if spans.is_empty() {
+            return Vec::new();
+        }
+        let stems = self
+            .stems
+            .entry(ri)
+            .or_insert_with(|| repo.symbols().files_by_stem());
+        let symbols = repo.symbols();
+        let mut out: Vec<u64> = Vec::new();
+        let mut seen: HashSet<u64> = HashSet::from([chunk]);
+        'spans: for span in spans {
+            for name in names_in(span) {
+                if out.len() >= MAX_NAMED {
+                    break 'spans;
+                }
+                let key = normalize(&name.replace(' ', ""));
+                if key.chars().count() < 4 {
+                    continue;
+                }
+                let files: Vec<u64> = stems
+                    .get(&key)
+                    .into_iter()
+                    .flatten()
+                    .copied()
                     .filter(|&id| usable(id))
-                    .collect()
-            };
-            if found.len() <= MAX_DEFINITIONS {
-                out.extend(found.into_iter().filter(|id| seen.insert(*id)));
+                    .collect();
+                let found = if (1..=MAX_DEFINITIONS).contains(&files.len()) {
+                    files
+                } else if name.contains(' ') {
+                    // Two words name a file or nothing.
+                    continue;
+                } else {
+                    symbols
+                        .same_words(&name)
+                        .map(|s| s.chunk_id)
+                        .filter(|&id| usable(id))
+                        .collect()
+                };
+                if found.len() <= MAX_DEFINITIONS {
+                    out.extend(found.into_iter().filter(|id| seen.insert(*id)));
+                }
             }
         }
+        out.truncate(MAX_NAMED);
+        out
     }
-    out.truncate(MAX_NAMED);
-    out
-}
-
-/// Each file's first chunk by the style-insensitive stem of its name (`pyenv-latest` →
-/// `pyenvlatest`, `SafeAggregateSink.cs` → `safeaggregatesink`).
-fn files_by_stem(repo: &Arc<Repo>) -> HashMap<String, Vec<u64>> {
-    let mut by_stem: HashMap<String, Vec<u64>> = HashMap::new();
-    for f in repo.symbols().files() {
-        let stem = f.file_name.split('.').next().unwrap_or(f.file_name);
-        by_stem.entry(normalize(stem)).or_default().push(f.chunk_id);
-    }
-    by_stem
 }
