@@ -1048,6 +1048,60 @@ resource \"aws_s3_bucket_lifecycle_configuration\" \"expiry\" {
 }
 ",
     ),
+    (
+        "Courier/ACMECourier.h",
+        b"#import <Foundation/Foundation.h>
+
+/// A courier that takes crates away.
+@interface ACMECourier : NSObject
+- (void)dispatchCrate:(NSInteger)weight;
+@end
+",
+    ),
+    (
+        "Courier/ACMECourier.m",
+        b"#import \"ACMECourier.h\"
+
+@implementation ACMECourier
+
+/// Hands a wooden crate to the courier for overnight delivery.
+- (void)dispatchCrate:(NSInteger)weight {
+    self.load += weight;
+}
+
+@end
+",
+    ),
+    (
+        "Courier/ACMEDepot.m",
+        b"#import \"ACMECourier.h\"
+
+@implementation ACMEDepot
+
+- (void)loadTruck:(ACMECourier *)courier {
+    [courier dispatchCrate:3];
+}
+
+@end
+",
+    ),
+    (
+        "CourierTests/ACMEDepotTests.m",
+        b"#import <XCTest/XCTest.h>
+#import \"ACMECourier.h\"
+
+@interface ACMEDepotTests : XCTestCase
+@end
+
+@implementation ACMEDepotTests
+
+- (void)testLoadTruckDispatchesACrate {
+    [[ACMEDepot new] loadTruck:[ACMECourier new]];
+}
+
+@end
+",
+    ),
 ];
 
 #[test]
@@ -1099,6 +1153,7 @@ fn later_languages_definitions_questions_and_calls() {
     dart(&env, repo.path());
     protobuf(&env, repo.path());
     terraform(&env, repo.path());
+    objc(&env, repo.path());
     // `patina status` counts the files of each language.
     let out = env.patina(&["status"]);
     assert_eq!(out.code(), 0, "{out:?}");
@@ -1109,6 +1164,8 @@ fn later_languages_definitions_questions_and_calls() {
         "dart 3",
         "protobuf 2",
         "hcl 2",
+        // The header is Objective-C by what it declares.
+        "objc 4",
     ] {
         assert!(out.stdout.contains(count), "{count}: {}", out.stdout);
     }
@@ -1304,6 +1361,58 @@ fn terraform(env: &TestEnv, repo: &std::path::Path) {
             (variables.to_string(), "retention_days".to_string()),
             "{query}"
         );
+    }
+}
+
+/// The name, a question, `-t`, callers through `#import` and roles, in Objective-C.
+fn objc(env: &TestEnv, repo: &std::path::Path) {
+    let header = "Courier/ACMECourier.h";
+    let courier = "Courier/ACMECourier.m";
+    let depot = "Courier/ACMEDepot.m";
+    assert_defs(
+        env,
+        repo,
+        &[
+            ("ACMECourier", header, 3, 6, "class"),
+            ("ACMECourier", courier, 3, 3, "impl"),
+            ("ACMECourier.dispatchCrate", courier, 5, 10, "method"),
+        ],
+    );
+    let files = typed_files(env, repo, "dispatchCrate", "objc");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".m") || f.ends_with(".h")),
+        "{files:?}"
+    );
+    // `#import "ACMECourier.h"` reaches the header and its implementation.
+    let found = callers(env, repo, "dispatchCrate");
+    assert!(
+        found.contains(&(depot.to_string(), "loadTruck".to_string())),
+        "{found:?}"
+    );
+    let out = env.patina_in(repo, &["refs", "dispatchCrate"]);
+    assert!(
+        out.stdout
+            .contains(&format!("{depot}\n  6  in loadTruck  [import]")),
+        "{}",
+        out.stdout
+    );
+    let (path, symbol) = first_hit(env, repo, "dispatchCrate");
+    assert!(
+        [header, courier].contains(&path.as_str()) && symbol == "dispatchCrate",
+        "{path} {symbol}"
+    );
+    assert_eq!(
+        first_hit(
+            env,
+            repo,
+            "hand a wooden crate to the courier for overnight delivery"
+        ),
+        (courier.to_string(), "dispatchCrate".to_string())
+    );
+    let found = hits(env, repo, "loadTruck");
+    for (path, role) in [("CourierTests/ACMEDepotTests.m", "test"), (depot, "source")] {
+        let hit = (path.to_string(), "objc".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
 }
 

@@ -196,11 +196,13 @@ fn non_blank_bounds(lines: &[&str], start: usize, end: usize) -> Option<(usize, 
 }
 
 /// Whether a line carries nothing of its own: closing brackets such as `}` or
-/// `});` (perhaps with a trailing comment), Ruby's `end`, or a C++ access label.
+/// `});` (perhaps with a trailing comment), Ruby's `end`, Objective-C's `@end`, or a C++ access
+/// label.
 fn is_closing(line: &str) -> bool {
     let line = line.trim();
     let keyword = line
-        .strip_prefix("end")
+        .strip_prefix("@end")
+        .or_else(|| line.strip_prefix("end"))
         .filter(|rest| rest.is_empty() || rest.starts_with([')', ';', ',', ' ', '\t']))
         .unwrap_or(line);
     let rest = keyword.trim_start_matches(['}', ')', ']', ';', ',', ' ', '\t']);

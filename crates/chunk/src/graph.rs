@@ -18,6 +18,7 @@ mod haskell;
 mod hcl;
 mod kotlin;
 mod lua;
+mod objc;
 mod php;
 mod protobuf;
 mod reexports;
@@ -48,7 +49,8 @@ pub use reexports::mark_package_reexports;
 /// 15: Protocol Buffers: types named by fields and rpcs, `import`.
 /// 16: HCL: Terraform addresses as references, function calls.
 /// 17: C# facts of the first branch of each `#if` (one build), not of every variant at once.
-pub const GRAPH_VERSION: u32 = 17;
+/// 18: Objective-C: message sends as calls, `#import`/`@import`, superclasses and protocols.
+pub const GRAPH_VERSION: u32 = 18;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -186,6 +188,8 @@ impl<'a> Extractor<'a> {
             // Zig's calls are read by the common rules below.
             Language::Zig => self.zig(node),
             Language::Dart => self.dart(node),
+            // C's calls and includes are read by the common rules below.
+            Language::ObjC => self.objc(node),
             _ => {}
         }
         match kind {
@@ -477,9 +481,12 @@ impl<'a> Extractor<'a> {
                 }
                 self.skip_all(node);
             }
-            (Language::C | Language::Cpp, "preproc_include") => {
+            (Language::C | Language::Cpp | Language::ObjC, "preproc_include") => {
                 if let Some(path) = self.field_text(node, "path") {
-                    self.import(path, None, None, node);
+                    // Objective-C's `#import` brings every declaration of the header (and of its
+                    // implementation) into scope.
+                    let all = (self.language == Language::ObjC).then_some("*");
+                    self.import(path, all, None, node);
                 }
                 self.skip_all(node);
             }

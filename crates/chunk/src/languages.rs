@@ -21,6 +21,7 @@ mod haskell;
 mod hcl;
 mod kotlin;
 mod lua;
+mod objc;
 mod php;
 mod protobuf;
 mod ruby;
@@ -89,6 +90,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Dart => Some(&dart::DART),
         Language::Protobuf => Some(&protobuf::PROTOBUF),
         Language::Hcl => Some(&hcl::HCL),
+        Language::ObjC => Some(&objc::OBJC),
         Language::Markdown | Language::Text => None,
     }
 }

@@ -32,13 +32,15 @@ pub enum Language {
     Dart,
     Protobuf,
     Hcl,
+    /// Objective-C (`.m`, `.mm`, and a `.h` that declares Objective-C).
+    ObjC,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 25] = [
+    pub const ALL: [Language; 26] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -62,6 +64,7 @@ impl Language {
         Language::Dart,
         Language::Protobuf,
         Language::Hcl,
+        Language::ObjC,
         Language::Markdown,
         Language::Text,
     ];
@@ -74,6 +77,7 @@ impl Language {
             Language::Text if !has_extension(path) => {
                 Language::from_shebang(text).unwrap_or(Language::Text)
             }
+            Language::C if declares_objc(path, text) => Language::ObjC,
             language => language,
         }
     }
@@ -160,6 +164,7 @@ impl Language {
             "dart" => Language::Dart,
             "proto" => Language::Protobuf,
             "tf" | "tfvars" | "hcl" | "nomad" => Language::Hcl,
+            "m" | "mm" => Language::ObjC,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -191,6 +196,7 @@ impl Language {
             Language::Dart => "dart",
             Language::Protobuf => "protobuf",
             Language::Hcl => "hcl",
+            Language::ObjC => "objc",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }
@@ -253,6 +259,22 @@ impl ChunkKind {
             ChunkKind::Window => "window",
         }
     }
+}
+
+/// Whether a header (`.h`, which C, C++ and Objective-C share) is Objective-C: a line of it
+/// opens with `@interface`, `@protocol`, `@class`, `@import` or `#import`, none of which C has.
+fn declares_objc(path: &Path, text: &str) -> bool {
+    let header = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("h"));
+    header
+        && text.lines().take(2000).any(|line| {
+            let line = line.trim_start();
+            ["@interface", "@protocol", "@class", "@import", "#import"]
+                .iter()
+                .any(|w| line.starts_with(w))
+        })
 }
 
 /// Whether the file name has an extension (`.bashrc` has none: a leading dot starts a name).
@@ -351,6 +373,27 @@ mod tests {
 "
             ),
             Language::Bash
+        );
+    }
+
+    #[test]
+    fn a_header_that_declares_objective_c_is_objective_c() {
+        let detect = |path: &str, text: &str| Language::detect(Path::new(path), text);
+        assert_eq!(
+            detect(
+                "Ledger.h",
+                "#import <Foundation/Foundation.h>\n@interface Ledger : NSObject\n@end\n"
+            ),
+            Language::ObjC
+        );
+        assert_eq!(detect("Ledger.m", ""), Language::ObjC);
+        // A C header stays C, even one whose comment mentions `@interface`.
+        assert_eq!(
+            detect(
+                "ledger.h",
+                "#include <stdio.h>\n/* see @interface in Ledger.h */\nint total(void);\n"
+            ),
+            Language::C
         );
     }
 }

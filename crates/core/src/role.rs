@@ -192,6 +192,7 @@ const CONFIG_EXTS: &[&str] = &[
     "cabal",
     "zon",
     "tfvars",
+    "podspec",
 ];
 /// Build and tooling files known by name.
 const CONFIG_NAMES: &[&str] = &[
@@ -224,6 +225,7 @@ const CONFIG_NAMES: &[&str] = &[
     "settings.gradle.kts",
     "mix.exs",
     "package.swift",
+    "podfile",
     "cabal.project",
     "setup.hs",
     "build.zig",
@@ -512,12 +514,13 @@ const TEST_SUFFIXES: &[&str] = &["_tests", "_test", "_spec", ".test", ".spec"];
 const CAMEL_TEST_SUFFIXES: &[&str] = &["Tests", "Test", "Spec", "Suite"];
 
 /// Test classes by name where a file is named for its class (`ParserTest.java`,
-/// `InvoiceTests.cs`, `CartTest.php`, `ShopSpec.kt`, `CartSuite.scala`, `CartSpec.hs`), told by the case of the
+/// `InvoiceTests.cs`, `CartTest.php`, `ShopSpec.kt`, `CartSuite.scala`, `CartSpec.hs`, XCTest's
+/// `LedgerTests.m`), told by the case of the
 /// stem as written: `Latest.java` and `Manifest.kt` are no tests.
 fn is_camel_test_name(stem: &str, ext: &str) -> bool {
     matches!(
         ext,
-        "java" | "kt" | "kts" | "cs" | "php" | "scala" | "groovy" | "swift" | "hs"
+        "java" | "kt" | "kts" | "cs" | "php" | "scala" | "groovy" | "swift" | "hs" | "m" | "mm"
     ) && CAMEL_TEST_SUFFIXES.iter().any(|suffix| {
         stem.strip_suffix(suffix)
             .is_some_and(|rest| !rest.is_empty())

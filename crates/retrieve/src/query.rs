@@ -434,6 +434,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "dart" | "flutter" => (Language::Dart, true),
         "protobuf" | "proto3" | "proto2" => (Language::Protobuf, true),
         "terraform" | "hcl" => (Language::Hcl, true),
+        "objective-c" | "objc" | "objectivec" => (Language::ObjC, true),
         _ => return None,
     })
 }

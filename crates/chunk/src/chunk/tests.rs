@@ -23,6 +23,7 @@ const ZIG: &str = include_str!("../../testdata/zig.zig");
 const DART: &str = include_str!("../../testdata/dart.dart");
 const PROTOBUF: &str = include_str!("../../testdata/protobuf.proto");
 const HCL: &str = include_str!("../../testdata/hcl.tf");
+const OBJC: &str = include_str!("../../testdata/objc.m");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -877,6 +878,31 @@ fn hcl_blocks_named_as_terraform_addresses_them() {
 }
 
 #[test]
+fn objc_classes_categories_protocols_and_selectors() {
+    assert_eq!(
+        summarize(&checked(Language::ObjC, OBJC)),
+        [
+            (1, 3, Block, None, None),
+            // `typedef NS_ENUM(NSInteger, PaymentMethod) { … }`, its doc comment with it.
+            (5, 9, Enum, Some("PaymentMethod"), None),
+            (11, 11, Interface, Some("Printable"), None),
+            // `@end` joins the member above it.
+            (12, 13, Method, Some("render"), Some("Printable")),
+            // The methods a class's `@interface` declares are lines of it (a header's summary).
+            (15, 20, Class, Some("Ledger"), None),
+            // A category is an impl of its class.
+            (22, 24, Impl, Some("Ledger"), None),
+            (26, 30, Function, Some("sum"), None),
+            (32, 32, Impl, Some("Ledger"), None),
+            // Defined methods are the class's, named by their selector's first keyword.
+            (34, 38, Method, Some("addInvoice"), Some("Ledger")),
+            (40, 43, Method, Some("sharedLedger"), Some("Ledger")),
+            (45, 49, Method, Some("render"), Some("Ledger")),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -1082,7 +1108,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 24] = [
+const SAMPLES: [(Language, &str); 25] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -1106,5 +1132,6 @@ const SAMPLES: [(Language, &str); 24] = [
     (Language::Dart, DART),
     (Language::Protobuf, PROTOBUF),
     (Language::Hcl, HCL),
+    (Language::ObjC, OBJC),
     (Language::Markdown, MARKDOWN),
 ];

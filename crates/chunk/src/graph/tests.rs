@@ -885,3 +885,55 @@ fn other_languages_have_no_reexports() {
         assert!(reexports(&f).is_empty(), "{language:?}: {:?}", f.imports);
     }
 }
+
+#[test]
+fn objc_message_sends_imports_and_protocols() {
+    let f = extract_facts(Language::ObjC, include_str!("../../testdata/objc.m"));
+    assert!(
+        has_import(&f, "Foundation/Foundation.h", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "Invoice.h", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_import(&f, "UIKit", Some("*"), None), "{:?}", f.imports);
+    for parent in ["NSObject", "Printable"] {
+        assert!(
+            has_relation(&f, "Ledger", parent),
+            "{parent}: {:?}",
+            f.relations
+        );
+    }
+    assert!(
+        has_relation(&f, "Printable", "NSObject"),
+        "{:?}",
+        f.relations
+    );
+    // A message send calls its selector's first keyword, through its receiver.
+    assert!(has_call(&f, "addObject", 36), "{:?}", calls(&f));
+    let paid = f.refs.iter().find(|r| r.name == "markPaid").unwrap();
+    assert_eq!((paid.line, paid.call), (37, true));
+    assert_eq!(paid.qualifier.as_deref(), Some("invoice"));
+    assert!(has_call(&f, "stringWithFormat", 46), "{:?}", calls(&f));
+    // C's calls inside a method are calls too.
+    assert!(has_call(&f, "sum", 46), "{:?}", calls(&f));
+    // Declared names (classes, categories, selectors, properties) and imports are no references.
+    assert!(
+        !f.refs.iter().any(|r| [
+            "Foundation",
+            "UIKit",
+            "Totals",
+            "paidWith",
+            "sharedLedger",
+            "name"
+        ]
+        .contains(&r.name.as_str())
+            || r.name == "addInvoice"
+            || r.name == "Ledger" && r.line == 16),
+        "{:?}",
+        f.refs
+    );
+}

@@ -38,6 +38,8 @@ fn detects_languages_from_paths() {
         ("proto/acme/billing.proto", Language::Protobuf),
         ("infra/main.tf", Language::Hcl),
         ("prod.tfvars", Language::Hcl),
+        ("Sources/Ledger.m", Language::ObjC),
+        ("Sources/Bridge.mm", Language::ObjC),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),

@@ -166,6 +166,27 @@ fn tests_of_elixir() {
 }
 
 #[test]
+fn tests_of_objc() {
+    for p in [
+        "LedgerTests/LedgerTests.m",
+        "Tests/SettleTest.mm",
+        "Ledger/LedgerTests.m",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    for p in ["Ledger/Ledger.m", "Ledger/Ledger.h", "Ledger/Contest.m"] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+    assert_eq!(role("Podfile"), FileRole::Config);
+    assert_eq!(role("Ledger.podspec"), FileRole::Config);
+    assert_eq!(role("Podfile.lock"), FileRole::Generated);
+    assert_eq!(
+        role("Pods/AFNetworking/AFNetworking/AFURLSessionManager.m"),
+        FileRole::Vendored
+    );
+}
+
+#[test]
 fn tests_of_swift() {
     for p in [
         "Tests/ShopTests/CartTests.swift",

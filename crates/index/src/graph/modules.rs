@@ -289,7 +289,7 @@ impl GraphTable {
                     }
                 }
             }
-            Some(Language::C | Language::Cpp) => {
+            Some(Language::C | Language::Cpp | Language::ObjC) => {
                 if let Some(p) = normalize(&join(dir, module)) {
                     exact.push(p);
                 }

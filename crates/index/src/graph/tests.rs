@@ -7,7 +7,7 @@ pub(crate) fn table(files: &[(&str, &str)]) -> GraphTable {
     let mut facts = HashMap::new();
     let mut id = 0u64;
     for (path, text) in files {
-        let lang = Language::from_path(std::path::Path::new(path));
+        let lang = Language::detect(std::path::Path::new(path), text);
         for c in patina_chunk::chunk_file(lang, text, &patina_chunk::ChunkOptions::default()) {
             id += 1;
             chunks.insert(
@@ -908,4 +908,35 @@ fn callers_are_the_resolved_call_sites_and_a_hub_has_none() {
     // Called from more sites than the hub limit: no callers resolved, the sites counted.
     assert!(t.callers(&def, 2).is_empty());
     assert_eq!(t.caller_count(&def, 2), 3);
+}
+
+#[test]
+fn objc_imports_reach_the_header_and_its_implementation() {
+    let t = table(&[
+        (
+            "Sources/Invoice.h",
+            "#import <Foundation/Foundation.h>\n\n@interface Invoice : NSObject\n- (void)markPaid:(NSInteger)method;\n@end\n",
+        ),
+        (
+            "Sources/Invoice.m",
+            "#import \"Invoice.h\"\n\n@implementation Invoice\n- (void)markPaid:(NSInteger)method {\n    self.paid = YES;\n}\n@end\n",
+        ),
+        (
+            "Sources/Ledger.m",
+            "#import \"Invoice.h\"\n@import UIKit;\n\n@implementation Ledger\n- (void)settle:(Invoice *)invoice {\n    [invoice markPaid:1];\n}\n@end\n",
+        ),
+    ]);
+    let mut files: Vec<String> = t
+        .imported_files("Sources/Ledger.m")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    files.sort();
+    // The header and, by its stem, its implementation; the framework is outside.
+    assert_eq!(files, ["Sources/Invoice.h", "Sources/Invoice.m"]);
+    let refs = refs(&t, "markPaid");
+    assert_eq!(
+        refs,
+        [("Sources/Ledger.m".to_string(), 6, Resolution::Import)]
+    );
 }

@@ -360,6 +360,12 @@ fn a_language_named_as_the_scope_is_not_a_word_of_the_question() {
             "protobuf",
         ),
         ("an s3 bucket in terraform", Language::Hcl, "terraform"),
+        (
+            "send a message to a delegate in objective-c",
+            Language::ObjC,
+            "objective-c",
+        ),
+        ("objc block retain cycle", Language::ObjC, "objc"),
     ] {
         let p = QueryPlan::analyze(q);
         assert_eq!(p.languages, [lang], "{q}");
