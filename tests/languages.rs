@@ -1052,10 +1052,14 @@ resource \"aws_s3_bucket_lifecycle_configuration\" \"expiry\" {
         "Courier/ACMECourier.h",
         b"#import <Foundation/Foundation.h>
 
+NS_ASSUME_NONNULL_BEGIN
+
 /// A courier that takes crates away.
 @interface ACMECourier : NSObject
 - (void)dispatchCrate:(NSInteger)weight;
 @end
+
+NS_ASSUME_NONNULL_END
 ",
     ),
     (
@@ -1373,7 +1377,8 @@ fn objc(env: &TestEnv, repo: &std::path::Path) {
         env,
         repo,
         &[
-            ("ACMECourier", header, 3, 6, "class"),
+            // `NS_ASSUME_NONNULL_BEGIN` before it does not hide the declaration.
+            ("ACMECourier", header, 5, 8, "class"),
             ("ACMECourier", courier, 3, 3, "impl"),
             ("ACMECourier.dispatchCrate", courier, 5, 10, "method"),
         ],

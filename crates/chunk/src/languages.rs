@@ -55,6 +55,7 @@ pub(crate) fn parse(language: Language, text: &str) -> Option<tree_sitter::Tree>
             Language::Kotlin => {
                 parser.parse(kotlin::without_context_parameters(text).as_ref(), None)
             }
+            Language::ObjC => parser.parse(objc::without_region_macros(text).as_ref(), None),
             _ => parser.parse(text, None),
         };
         if tree.is_none() {

@@ -7,6 +7,8 @@
 //! `typedef NS_ENUM(NSInteger, PaymentMethod) { … }` (or `NS_OPTIONS`, …) is the enum
 //! `PaymentMethod`. Comments above a definition (`///`, `/** */`) attach to it.
 
+use std::borrow::Cow;
+
 use tree_sitter::Node;
 
 use super::{
@@ -88,4 +90,66 @@ fn typedef(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> O
         };
     }
     definition.symbol.as_ref().map(|_| ())
+}
+
+/// `text` with the lines that only open or close a region of declarations blanked in place
+/// (`NS_ASSUME_NONNULL_BEGIN`, `NS_HEADER_AUDIT_BEGIN(nullability)`, `CF_EXTERN_C_END`: an
+/// upper-case macro name ending in `_BEGIN` or `_END`, perhaps with arguments, alone on its line);
+/// borrowed when there are none. Those macros expand to pragmas the grammar cannot know, and one
+/// before an `@interface` turned the whole declaration into an error: most headers were cut into
+/// line windows. Offsets and lines stay the file's own.
+pub(crate) fn without_region_macros(text: &str) -> Cow<'_, str> {
+    let is_marker = |line: &str| {
+        let line = line.trim();
+        let name = line.split('(').next().unwrap_or(line).trim_end();
+        let args_closed = name.len() == line.len() || line.ends_with(')');
+        args_closed
+            && (name.ends_with("_BEGIN") || name.ends_with("_END"))
+            && name.starts_with(|c: char| c.is_ascii_uppercase())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+    };
+    if !text.lines().any(is_marker) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        if is_marker(body) {
+            out.extend(std::iter::repeat_n(' ', body.len()));
+            out.push_str(&line[body.len()..]);
+        } else {
+            out.push_str(line);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_region_macros;
+
+    #[test]
+    fn region_macros_are_blanked_in_place() {
+        let text = "NS_ASSUME_NONNULL_BEGIN\r\n@interface A : NSObject\n@end\n  NS_HEADER_AUDIT_BEGIN(nullability)\nNS_ASSUME_NONNULL_END\n";
+        let out = without_region_macros(text);
+        assert_eq!(out.len(), text.len());
+        let lines: Vec<&str> = out.split('\n').collect();
+        assert_eq!(lines.len(), text.split('\n').count());
+        for (i, line) in lines.iter().enumerate() {
+            let blank = line.trim().is_empty();
+            assert_eq!(blank, [0, 3, 4, 5].contains(&i), "{i}: {line:?}");
+        }
+        assert_eq!(lines[1], "@interface A : NSObject");
+        // A call, a constant, a lower-case name or a macro with a statement after it stays.
+        for kept in [
+            "FOO_END;\n",
+            "x = RANGE_END\n",
+            "ns_assume_begin\n",
+            "LOCK_BEGIN(x); f();\n",
+        ] {
+            assert_eq!(without_region_macros(kept), kept);
+        }
+    }
 }
