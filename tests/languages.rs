@@ -1106,6 +1106,42 @@ NS_ASSUME_NONNULL_END
 @end
 ",
     ),
+    (
+        "R/humidity.R",
+        b"#' Mean relative humidity of a greenhouse over its sensor readings.
+#'
+#' @param readings A numeric vector of readings.
+#' @export
+greenhouse_humidity <- function(readings) {
+  mean(clamp_reading(readings))
+}
+",
+    ),
+    (
+        "R/clamp.R",
+        b"clamp_reading <- function(x) {
+  pmin(pmax(x, 0), 100)
+}
+",
+    ),
+    (
+        "R/sensor.R",
+        b"Sensor <- R6::R6Class(\"Sensor\",
+  public = list(
+    calibrate = function(offset) {
+      private$offset <- offset
+    }
+  )
+)
+",
+    ),
+    (
+        "tests/testthat/test-humidity.R",
+        b"test_that(\"humidity is a mean\", {
+  expect_equal(greenhouse_humidity(c(40, 60)), 50)
+})
+",
+    ),
 ];
 
 #[test]
@@ -1158,6 +1194,7 @@ fn later_languages_definitions_questions_and_calls() {
     protobuf(&env, repo.path());
     terraform(&env, repo.path());
     objc(&env, repo.path());
+    r(&env, repo.path());
     // `patina status` counts the files of each language.
     let out = env.patina(&["status"]);
     assert_eq!(out.code(), 0, "{out:?}");
@@ -1170,6 +1207,7 @@ fn later_languages_definitions_questions_and_calls() {
         "hcl 2",
         // The header is Objective-C by what it declares.
         "objc 4",
+        "r 4",
     ] {
         assert!(out.stdout.contains(count), "{count}: {}", out.stdout);
     }
@@ -1417,6 +1455,57 @@ fn objc(env: &TestEnv, repo: &std::path::Path) {
     let found = hits(env, repo, "loadTruck");
     for (path, role) in [("CourierTests/ACMEDepotTests.m", "test"), (depot, "source")] {
         let hit = (path.to_string(), "objc".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+/// The name, a question, `-t`, callers within a package and roles, in R.
+fn r(env: &TestEnv, repo: &std::path::Path) {
+    let humidity = "R/humidity.R";
+    let sensor = "R/sensor.R";
+    assert_defs(
+        env,
+        repo,
+        &[
+            ("greenhouse_humidity", humidity, 1, 7, "function"),
+            ("Sensor", sensor, 1, 2, "class"),
+            ("Sensor.calibrate", sensor, 3, 7, "method"),
+        ],
+    );
+    let files = typed_files(env, repo, "clamp_reading", "r");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".R")),
+        "{files:?}"
+    );
+    // The package's `R/` folder is one namespace.
+    let found = callers(env, repo, "clamp_reading");
+    assert!(
+        found.contains(&(humidity.to_string(), "greenhouse_humidity".to_string())),
+        "{found:?}"
+    );
+    let out = env.patina_in(repo, &["refs", "clamp_reading"]);
+    assert!(
+        out.stdout
+            .contains(&format!("{humidity}\n  6  in greenhouse_humidity  [exact]")),
+        "{}",
+        out.stdout
+    );
+    for query in [
+        "greenhouse_humidity",
+        "mean relative humidity of a greenhouse",
+    ] {
+        assert_eq!(
+            first_hit(env, repo, query),
+            (humidity.to_string(), "greenhouse_humidity".to_string()),
+            "{query}"
+        );
+    }
+    let found = hits(env, repo, "greenhouse_humidity");
+    for (path, role) in [
+        ("tests/testthat/test-humidity.R", "test"),
+        (humidity, "source"),
+    ] {
+        let hit = (path.to_string(), "r".to_string(), role.to_string());
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
 }

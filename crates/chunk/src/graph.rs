@@ -21,6 +21,7 @@ mod lua;
 mod objc;
 mod php;
 mod protobuf;
+mod r;
 mod reexports;
 mod ruby;
 mod scala;
@@ -50,7 +51,8 @@ pub use reexports::mark_package_reexports;
 /// 16: HCL: Terraform addresses as references, function calls.
 /// 17: C# facts of the first branch of each `#if` (one build), not of every variant at once.
 /// 18: Objective-C: message sends as calls, `#import`/`@import`, superclasses and protocols.
-pub const GRAPH_VERSION: u32 = 18;
+/// 19: R: calls (`pkg::f` through `pkg`), `library`/`require`/`source`, class parents.
+pub const GRAPH_VERSION: u32 = 19;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -190,6 +192,8 @@ impl<'a> Extractor<'a> {
             Language::Dart => self.dart(node),
             // C's calls and includes are read by the common rules below.
             Language::ObjC => self.objc(node),
+            // And R's plain calls.
+            Language::R => self.r(node),
             _ => {}
         }
         match kind {

@@ -24,6 +24,7 @@ mod lua;
 mod objc;
 mod php;
 mod protobuf;
+mod r;
 mod ruby;
 mod swift;
 mod zig;
@@ -92,6 +93,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Protobuf => Some(&protobuf::PROTOBUF),
         Language::Hcl => Some(&hcl::HCL),
         Language::ObjC => Some(&objc::OBJC),
+        Language::R => Some(&r::R),
         Language::Markdown | Language::Text => None,
     }
 }

@@ -34,13 +34,14 @@ pub enum Language {
     Hcl,
     /// Objective-C (`.m`, `.mm`, and a `.h` that declares Objective-C).
     ObjC,
+    R,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 26] = [
+    pub const ALL: [Language; 27] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -65,6 +66,7 @@ impl Language {
         Language::Protobuf,
         Language::Hcl,
         Language::ObjC,
+        Language::R,
         Language::Markdown,
         Language::Text,
     ];
@@ -107,6 +109,7 @@ impl Language {
             "scala" | "amm" => Language::Scala,
             "swift" => Language::Swift,
             "dart" => Language::Dart,
+            "Rscript" => Language::R,
             _ => return None,
         })
     }
@@ -165,6 +168,7 @@ impl Language {
             "proto" => Language::Protobuf,
             "tf" | "tfvars" | "hcl" | "nomad" => Language::Hcl,
             "m" | "mm" => Language::ObjC,
+            "r" => Language::R,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -197,6 +201,7 @@ impl Language {
             Language::Protobuf => "protobuf",
             Language::Hcl => "hcl",
             Language::ObjC => "objc",
+            Language::R => "r",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

@@ -226,6 +226,8 @@ const CONFIG_NAMES: &[&str] = &[
     "mix.exs",
     "package.swift",
     "podfile",
+    "description",
+    "rebar.config",
     "cabal.project",
     "setup.hs",
     "build.zig",

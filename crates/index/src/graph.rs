@@ -370,10 +370,10 @@ impl GraphTable {
             return (same_file, Resolution::Exact);
         }
         // One package, one namespace: Go, Java, Kotlin and Scala definitions of the same
-        // directory.
+        // directory, and an R package's `R/` folder.
         if matches!(
             lang,
-            Some(Language::Go | Language::Java | Language::Kotlin | Language::Scala)
+            Some(Language::Go | Language::Java | Language::Kotlin | Language::Scala | Language::R)
         ) && !qualified_object
         {
             let dir = dir_of(&site.path);

@@ -435,6 +435,8 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "protobuf" | "proto3" | "proto2" => (Language::Protobuf, true),
         "terraform" | "hcl" => (Language::Hcl, true),
         "objective-c" | "objc" | "objectivec" => (Language::ObjC, true),
+        "r" => (Language::R, false),
+        "rstats" | "cran" => (Language::R, true),
         _ => return None,
     })
 }

@@ -355,6 +355,9 @@ fn key_role(path: &str) -> Option<&'static str> {
         "mix.exs",
         "pubspec.yaml",
         "package.swift",
+        "description",
+        "rebar.config",
+        "podfile",
         "flake.nix",
         "deno.json",
         "build.bazel",
@@ -398,7 +401,7 @@ fn key_role(path: &str) -> Option<&'static str> {
     if lower.starts_with("readme") {
         Some("readme")
     } else if MANIFESTS.contains(&lower.as_str())
-        || [".csproj", ".sln", ".cabal", ".gemspec"]
+        || [".csproj", ".sln", ".cabal", ".gemspec", ".podspec"]
             .iter()
             .any(|e| lower.ends_with(e))
     {

@@ -24,6 +24,7 @@ const DART: &str = include_str!("../../testdata/dart.dart");
 const PROTOBUF: &str = include_str!("../../testdata/protobuf.proto");
 const HCL: &str = include_str!("../../testdata/hcl.tf");
 const OBJC: &str = include_str!("../../testdata/objc.m");
+const R: &str = include_str!("../../testdata/r.R");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -903,6 +904,36 @@ fn objc_classes_categories_protocols_and_selectors() {
 }
 
 #[test]
+fn r_functions_r6_classes_and_s4() {
+    assert_eq!(
+        summarize(&checked(Language::R, R)),
+        [
+            (1, 2, Block, None, None),
+            // A function assigned to a name, its roxygen comment with it.
+            (4, 10, Function, Some("invoice_total"), None),
+            (12, 14, Function, Some("shipping_fee"), None),
+            // An R6 class holds the functions of its lists as methods.
+            (16, 18, Class, Some("Ledger"), None),
+            (19, 24, Method, Some("add"), Some("Ledger")),
+            (26, 26, Class, Some("Invoice"), None),
+            (28, 28, Function, Some("settle"), None),
+            // `setMethod("settle", "Invoice", …)`: a method of `Invoice`.
+            (30, 33, Method, Some("settle"), Some("Invoice")),
+            // A constant is a line of the file.
+            (35, 35, Block, None, None),
+            // testthat's `test_that("…", { … })`: a test named by its description.
+            (
+                37,
+                39,
+                Function,
+                Some("a settled invoice totals nothing"),
+                None
+            ),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -1108,7 +1139,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 25] = [
+const SAMPLES: [(Language, &str); 26] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -1133,5 +1164,6 @@ const SAMPLES: [(Language, &str); 25] = [
     (Language::Protobuf, PROTOBUF),
     (Language::Hcl, HCL),
     (Language::ObjC, OBJC),
+    (Language::R, R),
     (Language::Markdown, MARKDOWN),
 ];

@@ -937,3 +937,41 @@ fn objc_message_sends_imports_and_protocols() {
         f.refs
     );
 }
+
+#[test]
+fn r_calls_packages_sources_and_class_parents() {
+    let f = extract_facts(Language::R, include_str!("../../testdata/r.R"));
+    assert!(
+        has_import(&f, "jsonlite", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "R/money.R", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(has_relation(&f, "Ledger", "Book"), "{:?}", f.relations);
+    assert!(has_relation(&f, "Invoice", "Document"), "{:?}", f.relations);
+    assert!(has_call(&f, "sum", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "shipping_fee", 9), "{:?}", calls(&f));
+    assert!(has_call(&f, "standardGeneric", 28), "{:?}", calls(&f));
+    // `R6::R6Class(…)` calls `R6Class` through the package.
+    let r6 = f.refs.iter().find(|r| r.name == "R6Class").unwrap();
+    assert_eq!(
+        (r6.line, r6.call, r6.qualifier.as_deref()),
+        (16, true, Some("R6"))
+    );
+    // The names assignments bind and the packages imported are no references.
+    assert!(
+        !f.refs
+            .iter()
+            .any(
+                |r| ["invoice_total", "jsonlite", "R6", "MAX_LINES"].contains(&r.name.as_str())
+                    || r.name == "shipping_fee" && r.line == 12
+                    || r.name == "Ledger" && r.line == 16
+            ),
+        "{:?}",
+        f.refs
+    );
+}

@@ -40,6 +40,8 @@ fn detects_languages_from_paths() {
         ("prod.tfvars", Language::Hcl),
         ("Sources/Ledger.m", Language::ObjC),
         ("Sources/Bridge.mm", Language::ObjC),
+        ("R/invoice.R", Language::R),
+        ("tests/testthat/test-invoice.r", Language::R),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),

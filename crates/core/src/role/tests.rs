@@ -166,6 +166,15 @@ fn tests_of_elixir() {
 }
 
 #[test]
+fn tests_of_r() {
+    for p in ["tests/testthat/test-invoice.R", "tests/testthat.R"] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    assert_eq!(role("R/invoice.R"), FileRole::Source);
+    assert_eq!(role("DESCRIPTION"), FileRole::Config);
+}
+
+#[test]
 fn tests_of_objc() {
     for p in [
         "LedgerTests/LedgerTests.m",

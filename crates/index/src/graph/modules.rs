@@ -220,6 +220,12 @@ impl GraphTable {
                 exact.extend(normalize(&join(dir, module)));
                 exact.extend(normalize(module));
             }
+            // `source("R/money.R")` likewise; `library(pkg)` names a package, outside the
+            // repository (the repository's own package shares one namespace, resolved by folder).
+            Some(Language::R) if module.to_ascii_lowercase().ends_with(".r") => {
+                exact.extend(normalize(&join(dir, module)));
+                exact.extend(normalize(module));
+            }
             Some(Language::Elixir) => {
                 // `alias A.B` names module `A.B`; `import`/`require`/`use A` module `A`.
                 let full = match imp.name.as_deref() {

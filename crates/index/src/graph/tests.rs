@@ -940,3 +940,39 @@ fn objc_imports_reach_the_header_and_its_implementation() {
         [("Sources/Ledger.m".to_string(), 6, Resolution::Import)]
     );
 }
+
+#[test]
+fn r_package_files_share_a_namespace_and_source_reaches_a_file() {
+    let t = table(&[
+        (
+            "R/shipping.R",
+            "shipping_fee <- function(lines) {\n  if (nrow(lines) > 3) 0 else 450\n}\n",
+        ),
+        (
+            "R/invoice.R",
+            "invoice_total <- function(lines) {\n  sum(lines$cents) + shipping_fee(lines)\n}\n",
+        ),
+        (
+            "scripts/report.R",
+            "source(\"R/shipping.R\")\nlibrary(jsonlite)\n\nreport <- function(x) shipping_fee(x)\n",
+        ),
+    ]);
+    let mut refs = refs(&t, "shipping_fee");
+    refs.sort();
+    assert_eq!(
+        refs,
+        [
+            // The package's `R/` folder is one namespace.
+            ("R/invoice.R".to_string(), 2, Resolution::Exact),
+            // `source(…)` reads the file.
+            ("scripts/report.R".to_string(), 4, Resolution::Import),
+        ]
+    );
+    // `library(jsonlite)` leads to no file of the repository.
+    let files: Vec<String> = t
+        .imported_files("scripts/report.R")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(files, ["R/shipping.R"]);
+}

@@ -366,6 +366,7 @@ fn a_language_named_as_the_scope_is_not_a_word_of_the_question() {
             "objective-c",
         ),
         ("objc block retain cycle", Language::ObjC, "objc"),
+        ("read a csv file in r", Language::R, "r"),
     ] {
         let p = QueryPlan::analyze(q);
         assert_eq!(p.languages, [lang], "{q}");
