@@ -1142,6 +1142,39 @@ greenhouse_humidity <- function(readings) {
 })
 ",
     ),
+    (
+        "apps/apiary/src/hive.erl",
+        b"-module(hive).
+-export([honey_yield/1]).
+
+%% @doc Kilograms of honey a beehive yields from its frames at harvest.
+-spec honey_yield([integer()]) -> integer().
+honey_yield([]) ->
+    0;
+honey_yield([Frame | Rest]) ->
+    comb:weigh(Frame) + honey_yield(Rest).
+",
+    ),
+    (
+        "apps/apiary/src/comb.erl",
+        b"-module(comb).
+-export([weigh/1]).
+
+weigh(Frame) ->
+    Frame * 2.
+",
+    ),
+    (
+        "apps/apiary/test/hive_SUITE.erl",
+        b"-module(hive_SUITE).
+-export([all/0, yield_test/1]).
+
+all() -> [yield_test].
+
+yield_test(_Config) ->
+    4 = hive:honey_yield([1, 1]).
+",
+    ),
 ];
 
 #[test]
@@ -1195,6 +1228,7 @@ fn later_languages_definitions_questions_and_calls() {
     terraform(&env, repo.path());
     objc(&env, repo.path());
     r(&env, repo.path());
+    erlang(&env, repo.path());
     // `patina status` counts the files of each language.
     let out = env.patina(&["status"]);
     assert_eq!(out.code(), 0, "{out:?}");
@@ -1208,6 +1242,7 @@ fn later_languages_definitions_questions_and_calls() {
         // The header is Objective-C by what it declares.
         "objc 4",
         "r 4",
+        "erlang 3",
     ] {
         assert!(out.stdout.contains(count), "{count}: {}", out.stdout);
     }
@@ -1506,6 +1541,49 @@ fn r(env: &TestEnv, repo: &std::path::Path) {
         (humidity, "source"),
     ] {
         let hit = (path.to_string(), "r".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+/// The name, a question, `-t`, callers through a module and roles, in Erlang.
+fn erlang(env: &TestEnv, repo: &std::path::Path) {
+    let hive = "apps/apiary/src/hive.erl";
+    // Its comment, its `-spec` and both clauses.
+    assert_defs(env, repo, &[("honey_yield", hive, 4, 9, "function")]);
+    let files = typed_files(env, repo, "weigh", "erlang");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".erl")),
+        "{files:?}"
+    );
+    // `comb:weigh(…)`: module `comb` is `comb.erl`.
+    let found = callers(env, repo, "weigh");
+    assert!(
+        found.contains(&(hive.to_string(), "honey_yield".to_string())),
+        "{found:?}"
+    );
+    let out = env.patina_in(repo, &["refs", "weigh"]);
+    assert!(
+        out.stdout
+            .contains(&format!("{hive}\n  9  in honey_yield  [import]")),
+        "{}",
+        out.stdout
+    );
+    for query in [
+        "honey_yield",
+        "kilograms of honey a beehive yields at harvest",
+    ] {
+        assert_eq!(
+            first_hit(env, repo, query),
+            (hive.to_string(), "honey_yield".to_string()),
+            "{query}"
+        );
+    }
+    let found = hits(env, repo, "honey_yield");
+    for (path, role) in [
+        ("apps/apiary/test/hive_SUITE.erl", "test"),
+        (hive, "source"),
+    ] {
+        let hit = (path.to_string(), "erlang".to_string(), role.to_string());
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
 }

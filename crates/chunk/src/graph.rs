@@ -14,6 +14,7 @@ mod bash;
 mod csharp;
 mod dart;
 mod elixir;
+mod erlang;
 mod haskell;
 mod hcl;
 mod kotlin;
@@ -52,7 +53,9 @@ pub use reexports::mark_package_reexports;
 /// 17: C# facts of the first branch of each `#if` (one build), not of every variant at once.
 /// 18: Objective-C: message sends as calls, `#import`/`@import`, superclasses and protocols.
 /// 19: R: calls (`pkg::f` through `pkg`), `library`/`require`/`source`, class parents.
-pub const GRAPH_VERSION: u32 = 19;
+/// 20: Erlang: calls (`m:f` through `m`), funs, records, macros, `-import`/`-include`,
+///     `-behaviour`.
+pub const GRAPH_VERSION: u32 = 20;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -187,6 +190,7 @@ impl<'a> Extractor<'a> {
             Language::Haskell => return self.haskell(node, field),
             Language::Protobuf => return self.protobuf(node),
             Language::Hcl => return self.hcl(node),
+            Language::Erlang => return self.erlang(node),
             // Zig's calls are read by the common rules below.
             Language::Zig => self.zig(node),
             Language::Dart => self.dart(node),

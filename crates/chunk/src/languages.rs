@@ -17,6 +17,7 @@ mod conditional;
 mod csharp;
 mod dart;
 mod elixir;
+mod erlang;
 mod haskell;
 mod hcl;
 mod kotlin;
@@ -94,6 +95,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Hcl => Some(&hcl::HCL),
         Language::ObjC => Some(&objc::OBJC),
         Language::R => Some(&r::R),
+        Language::Erlang => Some(&erlang::ERLANG),
         Language::Markdown | Language::Text => None,
     }
 }

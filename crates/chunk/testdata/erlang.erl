@@ -21,3 +21,6 @@ settle(Invoice, Method) ->
     {ok, paid}.
 
 init(Args) -> {ok, Args}.
+
+-callback handle(Req :: term()) -> {ok, term()}.
+-callback handle(Req :: term(), Opts :: map()) -> {ok, term()}.

@@ -35,13 +35,14 @@ pub enum Language {
     /// Objective-C (`.m`, `.mm`, and a `.h` that declares Objective-C).
     ObjC,
     R,
+    Erlang,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 27] = [
+    pub const ALL: [Language; 28] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -67,6 +68,7 @@ impl Language {
         Language::Hcl,
         Language::ObjC,
         Language::R,
+        Language::Erlang,
         Language::Markdown,
         Language::Text,
     ];
@@ -110,6 +112,7 @@ impl Language {
             "swift" => Language::Swift,
             "dart" => Language::Dart,
             "Rscript" => Language::R,
+            "escript" => Language::Erlang,
             _ => return None,
         })
     }
@@ -169,6 +172,7 @@ impl Language {
             "tf" | "tfvars" | "hcl" | "nomad" => Language::Hcl,
             "m" | "mm" => Language::ObjC,
             "r" => Language::R,
+            "erl" | "hrl" | "escript" => Language::Erlang,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -202,6 +206,7 @@ impl Language {
             Language::Hcl => "hcl",
             Language::ObjC => "objc",
             Language::R => "r",
+            Language::Erlang => "erlang",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

@@ -254,6 +254,7 @@ const GENERATED_NAMES: &[&str] = &[
     "mix.lock",
     "package.resolved",
     "podfile.lock",
+    "rebar.lock",
     "pubspec.lock",
     ".terraform.lock.hcl",
     // Build tools' launcher scripts, written by the tool (`gradle wrapper`) or copied from it:
@@ -440,6 +441,8 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
     }
     if CONFIG_NAMES.contains(&name)
         || CONFIG_EXTS.contains(&ext)
+        // An Erlang application's resource file: `src/billing.app.src`.
+        || name.ends_with(".app.src")
         || dirs.first().is_some_and(|d| {
             matches!(
                 *d,

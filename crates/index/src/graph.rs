@@ -311,6 +311,24 @@ impl GraphTable {
                 }
             }
         }
+        // Erlang: `m:f(…)` calls `f` of module `m`, which is the file `m.erl` wherever it lies;
+        // a module with no such file (`lists`, a dependency) is outside the repository.
+        if lang == Some(Language::Erlang)
+            && let Some(q) = q
+        {
+            let file = format!("{q}.erl");
+            let found: Vec<Def> = all
+                .iter()
+                .filter(|d| *d.path == *file || d.path.ends_with(&format!("/{file}")))
+                .cloned()
+                .collect();
+            let resolution = if found.is_empty() {
+                Resolution::NameOnly
+            } else {
+                Resolution::Import
+            };
+            return (found, resolution);
+        }
         // Imported by name: `from m import f`, `use a::f`, `import { f } from './m'`.
         if q.is_none()
             && let Some(imp) = self.import_binding(&site.path, name)

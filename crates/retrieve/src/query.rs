@@ -437,6 +437,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "objective-c" | "objc" | "objectivec" => (Language::ObjC, true),
         "r" => (Language::R, false),
         "rstats" | "cran" => (Language::R, true),
+        "erlang" => (Language::Erlang, true),
         _ => return None,
     })
 }

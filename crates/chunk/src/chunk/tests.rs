@@ -25,6 +25,7 @@ const PROTOBUF: &str = include_str!("../../testdata/protobuf.proto");
 const HCL: &str = include_str!("../../testdata/hcl.tf");
 const OBJC: &str = include_str!("../../testdata/objc.m");
 const R: &str = include_str!("../../testdata/r.R");
+const ERLANG: &str = include_str!("../../testdata/erlang.erl");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -934,6 +935,26 @@ fn r_functions_r6_classes_and_s4() {
 }
 
 #[test]
+fn erlang_functions_by_clauses_records_types_and_macros() {
+    assert_eq!(
+        summarize(&checked(Language::Erlang, ERLANG)),
+        [
+            // `-module`, `-behaviour`, `-export`, `-import`, `-include`.
+            (1, 6, Block, None, None),
+            (8, 8, Struct, Some("line"), None),
+            (9, 9, Type, Some("status"), None),
+            (10, 10, Const, Some("SHIPPING"), None),
+            // Both clauses are one function, its comment and `-spec` with it.
+            (12, 17, Function, Some("total"), None),
+            (19, 21, Function, Some("settle"), None),
+            (23, 23, Function, Some("init"), None),
+            // A behaviour's callbacks of one name are one declaration.
+            (25, 26, Function, Some("handle"), None),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -1139,7 +1160,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 26] = [
+const SAMPLES: [(Language, &str); 27] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -1165,5 +1186,6 @@ const SAMPLES: [(Language, &str); 26] = [
     (Language::Hcl, HCL),
     (Language::ObjC, OBJC),
     (Language::R, R),
+    (Language::Erlang, ERLANG),
     (Language::Markdown, MARKDOWN),
 ];

@@ -975,3 +975,56 @@ fn r_calls_packages_sources_and_class_parents() {
         f.refs
     );
 }
+
+#[test]
+fn erlang_calls_remote_calls_records_macros_and_attributes() {
+    let f = extract_facts(Language::Erlang, include_str!("../../testdata/erlang.erl"));
+    assert!(
+        has_import(&f, "money", Some("add"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "records.hrl", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_relation(&f, "invoice", "gen_server"),
+        "{:?}",
+        f.relations
+    );
+    assert!(has_call(&f, "add", 17), "{:?}", calls(&f));
+    assert!(has_call(&f, "total", 17), "{:?}", calls(&f));
+    // `ledger:record(…)` calls `record` through module `ledger`.
+    let record = f.refs.iter().find(|r| r.name == "record").unwrap();
+    assert_eq!(
+        (record.line, record.call, record.qualifier.as_deref()),
+        (20, true, Some("ledger"))
+    );
+    // A macro and a record are referred to, not called; so are the types of a `-spec`.
+    let find = |name: &str, line: u32| f.refs.iter().find(|r| r.name == name && r.line == line);
+    assert!(
+        find("SHIPPING", 15).is_some_and(|r| !r.call),
+        "{:?}",
+        f.refs
+    );
+    assert!(find("line", 16).is_some_and(|r| !r.call), "{:?}", f.refs);
+    assert!(find("integer", 13).is_some_and(|r| !r.call), "{:?}", f.refs);
+    assert!(find("binary", 8).is_some_and(|r| !r.call), "{:?}", f.refs);
+    // Atoms and variables are data; attributes name no references.
+    assert!(
+        !f.refs.iter().any(|r| [
+            "invoice",
+            "gen_server",
+            "money",
+            "ok",
+            "paid",
+            "Invoice",
+            "Rest"
+        ]
+        .contains(&r.name.as_str())),
+        "{:?}",
+        f.refs
+    );
+}

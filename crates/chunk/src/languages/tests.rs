@@ -42,6 +42,8 @@ fn detects_languages_from_paths() {
         ("Sources/Bridge.mm", Language::ObjC),
         ("R/invoice.R", Language::R),
         ("tests/testthat/test-invoice.r", Language::R),
+        ("src/invoice.erl", Language::Erlang),
+        ("include/records.hrl", Language::Erlang),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),

@@ -166,6 +166,23 @@ fn tests_of_elixir() {
 }
 
 #[test]
+fn tests_of_erlang() {
+    for p in [
+        "test/invoice_SUITE.erl",
+        "apps/billing/test/ledger_tests.erl",
+        "src/ledger_tests.erl",
+    ] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    for p in ["src/ledger.erl", "apps/billing/include/records.hrl"] {
+        assert_eq!(role(p), FileRole::Source, "{p}");
+    }
+    assert_eq!(role("rebar.config"), FileRole::Config);
+    assert_eq!(role("src/billing.app.src"), FileRole::Config);
+    assert_eq!(role("rebar.lock"), FileRole::Generated);
+}
+
+#[test]
 fn tests_of_r() {
     for p in ["tests/testthat/test-invoice.R", "tests/testthat.R"] {
         assert_eq!(role(p), FileRole::Test, "{p}");

@@ -220,6 +220,19 @@ impl GraphTable {
                 exact.extend(normalize(&join(dir, module)));
                 exact.extend(normalize(module));
             }
+            // `-include("x.hrl")` from the file's folder or an include folder; `-include_lib(
+            // "app/include/x.hrl")` from application `app`'s folder, wherever it lies;
+            // `-import(money, …)`: module `money` is the file `money.erl`, wherever it lies.
+            Some(Language::Erlang) => {
+                if module.ends_with(".hrl") || module.ends_with(".erl") {
+                    exact.extend(normalize(&join(dir, module)));
+                    suffixes.push(module.to_string());
+                    let file = module.rsplit('/').next().unwrap_or(module);
+                    suffixes.push(format!("include/{file}"));
+                } else {
+                    suffixes.push(format!("{module}.erl"));
+                }
+            }
             // `source("R/money.R")` likewise; `library(pkg)` names a package, outside the
             // repository (the repository's own package shares one namespace, resolved by folder).
             Some(Language::R) if module.to_ascii_lowercase().ends_with(".r") => {

@@ -976,3 +976,61 @@ fn r_package_files_share_a_namespace_and_source_reaches_a_file() {
         .collect();
     assert_eq!(files, ["R/shipping.R"]);
 }
+
+#[test]
+fn erlang_modules_are_their_files() {
+    let t = table(&[
+        (
+            "apps/billing/src/ledger.erl",
+            "-module(ledger).\n-export([record/2]).\n\nrecord(Invoice, Method) ->\n    {Invoice, Method}.\n",
+        ),
+        (
+            "apps/billing/src/money.erl",
+            "-module(money).\n-export([add/2]).\n\nadd(A, B) -> A + B.\n",
+        ),
+        (
+            "apps/billing/include/records.hrl",
+            "-record(line, {cents = 0}).\n",
+        ),
+        (
+            "apps/billing/src/invoice.erl",
+            "-module(invoice).\n-import(money, [add/2]).\n-include(\"records.hrl\").\n\nsettle(I, M) ->\n    ledger:record(I, M),\n    add(1, 2),\n    lists:map(fun add/2, []),\n    #line{cents = 1}.\n",
+        ),
+    ]);
+    // `ledger:record(…)`: module `ledger` is `ledger.erl`.
+    assert_eq!(
+        refs(&t, "record"),
+        [(
+            "apps/billing/src/invoice.erl".to_string(),
+            6,
+            Resolution::Import
+        )]
+    );
+    // `-import(money, [add/2])`.
+    let add = refs(&t, "add");
+    assert!(
+        add.contains(&(
+            "apps/billing/src/invoice.erl".to_string(),
+            7,
+            Resolution::Import
+        )),
+        "{add:?}"
+    );
+    // `-include("records.hrl")` reaches the application's include folder.
+    assert_eq!(
+        refs(&t, "line"),
+        [(
+            "apps/billing/src/invoice.erl".to_string(),
+            9,
+            Resolution::Import
+        )]
+    );
+    // `lists:map` is outside the repository: nothing is guessed for it.
+    let site = Site {
+        path: "apps/billing/src/invoice.erl".into(),
+        line: 8,
+        call: true,
+        qualifier: Some("lists".into()),
+    };
+    assert!(t.resolve("add", &site).0.is_empty());
+}

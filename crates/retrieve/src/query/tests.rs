@@ -367,6 +367,11 @@ fn a_language_named_as_the_scope_is_not_a_word_of_the_question() {
         ),
         ("objc block retain cycle", Language::ObjC, "objc"),
         ("read a csv file in r", Language::R, "r"),
+        (
+            "erlang supervisor restart strategy",
+            Language::Erlang,
+            "erlang",
+        ),
     ] {
         let p = QueryPlan::analyze(q);
         assert_eq!(p.languages, [lang], "{q}");
