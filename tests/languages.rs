@@ -1175,6 +1175,23 @@ yield_test(_Config) ->
     4 = hive:honey_yield([1, 1]).
 ",
     ),
+    (
+        "db/schema.sql",
+        b"-- Lighthouses along the coast, with the range of their lamps.
+CREATE TABLE lighthouses (
+    id SERIAL PRIMARY KEY,
+    lamp_range_nm INTEGER NOT NULL
+);
+",
+    ),
+    (
+        "db/migrations/0002_keepers.sql",
+        b"CREATE TABLE keepers (
+    id SERIAL PRIMARY KEY,
+    lighthouse_id INTEGER REFERENCES lighthouses (id)
+);
+",
+    ),
 ];
 
 #[test]
@@ -1229,6 +1246,7 @@ fn later_languages_definitions_questions_and_calls() {
     objc(&env, repo.path());
     r(&env, repo.path());
     erlang(&env, repo.path());
+    sql(&env, repo.path());
     // `patina status` counts the files of each language.
     let out = env.patina(&["status"]);
     assert_eq!(out.code(), 0, "{out:?}");
@@ -1243,6 +1261,7 @@ fn later_languages_definitions_questions_and_calls() {
         "objc 4",
         "r 4",
         "erlang 3",
+        "sql 2",
     ] {
         assert!(out.stdout.contains(count), "{count}: {}", out.stdout);
     }
@@ -1585,6 +1604,43 @@ fn erlang(env: &TestEnv, repo: &std::path::Path) {
     ] {
         let hit = (path.to_string(), "erlang".to_string(), role.to_string());
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+/// The name, a question, `-t` and references, in SQL.
+fn sql(env: &TestEnv, repo: &std::path::Path) {
+    let schema = "db/schema.sql";
+    let keepers = "db/migrations/0002_keepers.sql";
+    assert_defs(
+        env,
+        repo,
+        &[
+            ("lighthouses", schema, 1, 5, "struct"),
+            ("keepers", keepers, 1, 4, "struct"),
+        ],
+    );
+    let files = typed_files(env, repo, "lighthouses", "sql");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".sql")),
+        "{files:?}"
+    );
+    // A foreign key names the table; across files only by its name (SQL has no imports).
+    let out = env.patina_in(repo, &["refs", "lighthouses"]);
+    assert!(
+        out.stdout
+            .contains(&format!("{keepers}\n  3  in keepers  [name_only]")),
+        "{}",
+        out.stdout
+    );
+    for query in [
+        "lighthouses",
+        "the range of the lamps of lighthouses along the coast",
+    ] {
+        assert_eq!(
+            first_hit(env, repo, query),
+            (schema.to_string(), "lighthouses".to_string()),
+            "{query}"
+        );
     }
 }
 

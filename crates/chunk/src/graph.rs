@@ -26,6 +26,7 @@ mod r;
 mod reexports;
 mod ruby;
 mod scala;
+mod sql;
 mod swift;
 mod zig;
 pub use reexports::mark_package_reexports;
@@ -55,7 +56,8 @@ pub use reexports::mark_package_reexports;
 /// 19: R: calls (`pkg::f` through `pkg`), `library`/`require`/`source`, class parents.
 /// 20: Erlang: calls (`m:f` through `m`), funs, records, macros, `-import`/`-include`,
 ///     `-behaviour`.
-pub const GRAPH_VERSION: u32 = 20;
+/// 21: SQL: tables, views and types a statement names; functions invoked.
+pub const GRAPH_VERSION: u32 = 21;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -168,6 +170,10 @@ impl<'a> Extractor<'a> {
         let kind = node.kind();
         if self.language == Language::Php {
             return self.php(node, field);
+        }
+        // SQL's identifiers are mostly columns and aliases: only the objects it names count.
+        if self.language == Language::Sql {
+            return self.sql(node);
         }
         if IDENTS.contains(&kind) {
             if field == Some("name") && !self.skip.contains(&node.id()) {

@@ -27,6 +27,7 @@ mod php;
 mod protobuf;
 mod r;
 mod ruby;
+mod sql;
 mod swift;
 mod zig;
 
@@ -96,6 +97,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::ObjC => Some(&objc::OBJC),
         Language::R => Some(&r::R),
         Language::Erlang => Some(&erlang::ERLANG),
+        Language::Sql => Some(&sql::SQL),
         Language::Markdown | Language::Text => None,
     }
 }

@@ -1,7 +1,7 @@
 //! `patina-chunk`: a file's text → the chunks Patina indexes and returns. Tree-sitter cuts code
 //! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby, PHP,
 //! C#, Kotlin, Scala, Elixir, Lua, shell scripts, Swift, Haskell, Zig, Dart, Protocol Buffers,
-//! HCL, Objective-C, R, Erlang), Markdown is cut into heading sections,
+//! HCL, Objective-C, R, Erlang, SQL), Markdown is cut into heading sections,
 //! anything else into overlapping line windows; see [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
 //! relations). [`Language`] recognises a file's language from its path.
 //!
@@ -85,7 +85,8 @@ pub fn chunk_with_facts(
 /// 36: Objective-C definitions; `@end` joins the chunk above it.
 /// 37: R definitions.
 /// 38: Erlang definitions.
-pub const VERSION: u32 = 38;
+/// 39: SQL definitions.
+pub const VERSION: u32 = 39;
 
 #[cfg(test)]
 mod tests {
@@ -175,6 +176,10 @@ mod tests {
             (
                 Language::Erlang,
                 "-module(a).\n-import(b, [helper/1]).\n\nrun(X) ->\n    helper(X).\n",
+            ),
+            (
+                Language::Sql,
+                "CREATE TABLE a (id INT REFERENCES b (id));\n\nSELECT count(*) FROM a;\n",
             ),
             (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
             (Language::Text, "a\nb\n"),

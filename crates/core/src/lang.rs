@@ -36,13 +36,14 @@ pub enum Language {
     ObjC,
     R,
     Erlang,
+    Sql,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 28] = [
+    pub const ALL: [Language; 29] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -69,6 +70,7 @@ impl Language {
         Language::ObjC,
         Language::R,
         Language::Erlang,
+        Language::Sql,
         Language::Markdown,
         Language::Text,
     ];
@@ -173,6 +175,7 @@ impl Language {
             "m" | "mm" => Language::ObjC,
             "r" => Language::R,
             "erl" | "hrl" | "escript" => Language::Erlang,
+            "sql" | "psql" => Language::Sql,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -207,6 +210,7 @@ impl Language {
             Language::ObjC => "objc",
             Language::R => "r",
             Language::Erlang => "erlang",
+            Language::Sql => "sql",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

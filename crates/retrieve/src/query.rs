@@ -438,6 +438,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "r" => (Language::R, false),
         "rstats" | "cran" => (Language::R, true),
         "erlang" => (Language::Erlang, true),
+        "sql" => (Language::Sql, false),
         _ => return None,
     })
 }

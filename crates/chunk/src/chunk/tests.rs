@@ -26,6 +26,7 @@ const HCL: &str = include_str!("../../testdata/hcl.tf");
 const OBJC: &str = include_str!("../../testdata/objc.m");
 const R: &str = include_str!("../../testdata/r.R");
 const ERLANG: &str = include_str!("../../testdata/erlang.erl");
+const SQL: &str = include_str!("../../testdata/sql.sql");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -955,6 +956,25 @@ fn erlang_functions_by_clauses_records_types_and_macros() {
 }
 
 #[test]
+fn sql_tables_views_types_and_functions() {
+    assert_eq!(
+        summarize(&checked(Language::Sql, SQL)),
+        [
+            // A table, its comment with it.
+            (1, 5, Struct, Some("customers"), None),
+            (7, 11, Struct, Some("invoices"), None),
+            // An index is a line of the file.
+            (13, 13, Block, None, None),
+            (15, 15, Enum, Some("invoice_status"), None),
+            (17, 22, Type, Some("balances"), None),
+            (24, 26, Function, Some("invoice_total"), None),
+            // `ALTER TABLE` and `INSERT` are lines of the file.
+            (28, 30, Block, None, None),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -1160,7 +1180,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 27] = [
+const SAMPLES: [(Language, &str); 28] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -1187,5 +1207,6 @@ const SAMPLES: [(Language, &str); 27] = [
     (Language::ObjC, OBJC),
     (Language::R, R),
     (Language::Erlang, ERLANG),
+    (Language::Sql, SQL),
     (Language::Markdown, MARKDOWN),
 ];

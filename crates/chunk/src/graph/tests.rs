@@ -1028,3 +1028,37 @@ fn erlang_calls_remote_calls_records_macros_and_attributes() {
         f.refs
     );
 }
+
+#[test]
+fn sql_tables_views_and_functions_named() {
+    let f = extract_facts(Language::Sql, include_str!("../../testdata/sql.sql"));
+    let find = |name: &str, line: u32| f.refs.iter().find(|r| r.name == name && r.line == line);
+    // A foreign key, a view's FROM and JOIN, a function's body, ALTER and INSERT name tables.
+    for (name, line) in [
+        ("customers", 9),
+        ("customers", 20),
+        ("invoices", 21),
+        ("invoices", 25),
+        ("invoices", 28),
+        ("invoice_status", 28),
+        ("customers", 30),
+    ] {
+        assert!(
+            find(name, line).is_some_and(|r| !r.call),
+            "{name} {line}: {:?}",
+            f.refs
+        );
+    }
+    assert!(has_call(&f, "sum", 19), "{:?}", calls(&f));
+    // What a statement creates, columns and aliases are no references.
+    assert!(
+        !f.refs
+            .iter()
+            .any(|r| ["email", "total_cents", "c", "i", "owed", "balances"]
+                .contains(&r.name.as_str())
+                || r.name == "customers" && r.line == 2
+                || r.name == "invoices" && r.line == 7),
+        "{:?}",
+        f.refs
+    );
+}

@@ -44,6 +44,7 @@ fn detects_languages_from_paths() {
         ("tests/testthat/test-invoice.r", Language::R),
         ("src/invoice.erl", Language::Erlang),
         ("include/records.hrl", Language::Erlang),
+        ("db/migrations/0001_invoices.sql", Language::Sql),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),
