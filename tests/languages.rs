@@ -1192,6 +1192,42 @@ CREATE TABLE lighthouses (
 );
 ",
     ),
+    (
+        "src/Tides.jl",
+        "module Tides
+
+include(\"moon.jl\")
+
+\"\"\"
+    tide_height(hour)
+
+Height of the sea tide in metres at a given hour of the lunar day.
+\"\"\"
+function tide_height(hour)
+    amplitude() * cos(lunar_phase(hour))
+end
+
+end
+"
+        .as_bytes(),
+    ),
+    (
+        "src/moon.jl",
+        "lunar_phase(hour) = 2π * hour / 24.84
+
+amplitude() = 1.8
+"
+        .as_bytes(),
+    ),
+    (
+        "test/runtests.jl",
+        "using Tides
+using Test
+
+@test Tides.tide_height(0) ≈ 1.8
+"
+        .as_bytes(),
+    ),
 ];
 
 #[test]
@@ -1247,6 +1283,7 @@ fn later_languages_definitions_questions_and_calls() {
     r(&env, repo.path());
     erlang(&env, repo.path());
     sql(&env, repo.path());
+    julia(&env, repo.path());
     // `patina status` counts the files of each language.
     let out = env.patina(&["status"]);
     assert_eq!(out.code(), 0, "{out:?}");
@@ -1262,6 +1299,7 @@ fn later_languages_definitions_questions_and_calls() {
         "r 4",
         "erlang 3",
         "sql 2",
+        "julia 3",
     ] {
         assert!(out.stdout.contains(count), "{count}: {}", out.stdout);
     }
@@ -1641,6 +1679,53 @@ fn sql(env: &TestEnv, repo: &std::path::Path) {
             (schema.to_string(), "lighthouses".to_string()),
             "{query}"
         );
+    }
+}
+
+/// The name, a question, `-t`, callers within a package and roles, in Julia.
+fn julia(env: &TestEnv, repo: &std::path::Path) {
+    let tides = "src/Tides.jl";
+    // Its docstring with it; the module's function.
+    assert_defs(
+        env,
+        repo,
+        &[
+            ("tide_height", tides, 5, 14, "function"),
+            ("Tides", tides, 1, 3, "module"),
+        ],
+    );
+    let files = typed_files(env, repo, "lunar_phase", "julia");
+    assert!(
+        !files.is_empty() && files.iter().all(|f| f.ends_with(".jl")),
+        "{files:?}"
+    );
+    // A package's `src/` is one module.
+    let found = callers(env, repo, "lunar_phase");
+    assert!(
+        found.contains(&(tides.to_string(), "tide_height".to_string())),
+        "{found:?}"
+    );
+    let out = env.patina_in(repo, &["refs", "lunar_phase"]);
+    assert!(
+        out.stdout
+            .contains(&format!("{tides}\n  11  in tide_height  [exact]")),
+        "{}",
+        out.stdout
+    );
+    for query in [
+        "tide_height",
+        "height of the sea tide at an hour of the lunar day",
+    ] {
+        assert_eq!(
+            first_hit(env, repo, query),
+            (tides.to_string(), "tide_height".to_string()),
+            "{query}"
+        );
+    }
+    let found = hits(env, repo, "tide_height");
+    for (path, role) in [("test/runtests.jl", "test"), (tides, "source")] {
+        let hit = (path.to_string(), "julia".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
 }
 

@@ -302,7 +302,12 @@ fn is_docstring(string: Node<'_>, text: &str) -> bool {
     let Some(parent) = string.parent() else {
         return false;
     };
-    if parent.kind() == "expression_statement" {
+    // Python's docstring is an expression statement; Julia's a string standing alone before a
+    // definition, at the top of a file or module.
+    if matches!(
+        parent.kind(),
+        "expression_statement" | "source_file" | "module_definition"
+    ) {
         return true;
     }
     let attribute = parent

@@ -17,6 +17,7 @@ mod elixir;
 mod erlang;
 mod haskell;
 mod hcl;
+mod julia;
 mod kotlin;
 mod lua;
 mod objc;
@@ -57,7 +58,8 @@ pub use reexports::mark_package_reexports;
 /// 20: Erlang: calls (`m:f` through `m`), funs, records, macros, `-import`/`-include`,
 ///     `-behaviour`.
 /// 21: SQL: tables, views and types a statement names; functions invoked.
-pub const GRAPH_VERSION: u32 = 21;
+/// 22: Julia: calls (`M.f` through `M`), macros, `using`/`import`/`include`, supertypes.
+pub const GRAPH_VERSION: u32 = 22;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -204,6 +206,7 @@ impl<'a> Extractor<'a> {
             Language::ObjC => self.objc(node),
             // And R's plain calls.
             Language::R => self.r(node),
+            Language::Julia => return self.julia(node),
             _ => {}
         }
         match kind {

@@ -20,6 +20,7 @@ mod elixir;
 mod erlang;
 mod haskell;
 mod hcl;
+mod julia;
 mod kotlin;
 mod lua;
 mod objc;
@@ -98,6 +99,7 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::R => Some(&r::R),
         Language::Erlang => Some(&erlang::ERLANG),
         Language::Sql => Some(&sql::SQL),
+        Language::Julia => Some(&julia::JULIA),
         Language::Markdown | Language::Text => None,
     }
 }

@@ -37,13 +37,14 @@ pub enum Language {
     R,
     Erlang,
     Sql,
+    Julia,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 29] = [
+    pub const ALL: [Language; 30] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -71,6 +72,7 @@ impl Language {
         Language::R,
         Language::Erlang,
         Language::Sql,
+        Language::Julia,
         Language::Markdown,
         Language::Text,
     ];
@@ -115,6 +117,7 @@ impl Language {
             "dart" => Language::Dart,
             "Rscript" => Language::R,
             "escript" => Language::Erlang,
+            "julia" => Language::Julia,
             _ => return None,
         })
     }
@@ -176,6 +179,7 @@ impl Language {
             "r" => Language::R,
             "erl" | "hrl" | "escript" => Language::Erlang,
             "sql" | "psql" => Language::Sql,
+            "jl" => Language::Julia,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -211,6 +215,7 @@ impl Language {
             Language::R => "r",
             Language::Erlang => "erlang",
             Language::Sql => "sql",
+            Language::Julia => "julia",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

@@ -254,6 +254,7 @@ const GENERATED_NAMES: &[&str] = &[
     "mix.lock",
     "package.resolved",
     "podfile.lock",
+    "manifest.toml",
     "rebar.lock",
     "pubspec.lock",
     ".terraform.lock.hcl",

@@ -388,10 +388,18 @@ impl GraphTable {
             return (same_file, Resolution::Exact);
         }
         // One package, one namespace: Go, Java, Kotlin and Scala definitions of the same
-        // directory, and an R package's `R/` folder.
+        // directory, an R package's `R/` folder, and a Julia package's `src/` (its files are
+        // included into the package's module).
         if matches!(
             lang,
-            Some(Language::Go | Language::Java | Language::Kotlin | Language::Scala | Language::R)
+            Some(
+                Language::Go
+                    | Language::Java
+                    | Language::Kotlin
+                    | Language::Scala
+                    | Language::R
+                    | Language::Julia
+            )
         ) && !qualified_object
         {
             let dir = dir_of(&site.path);

@@ -439,6 +439,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "rstats" | "cran" => (Language::R, true),
         "erlang" => (Language::Erlang, true),
         "sql" => (Language::Sql, false),
+        "julia" | "julialang" => (Language::Julia, true),
         _ => return None,
     })
 }

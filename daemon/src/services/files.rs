@@ -358,6 +358,7 @@ fn key_role(path: &str) -> Option<&'static str> {
         "description",
         "rebar.config",
         "podfile",
+        "project.toml",
         "flake.nix",
         "deno.json",
         "build.bazel",

@@ -27,6 +27,7 @@ const OBJC: &str = include_str!("../../testdata/objc.m");
 const R: &str = include_str!("../../testdata/r.R");
 const ERLANG: &str = include_str!("../../testdata/erlang.erl");
 const SQL: &str = include_str!("../../testdata/sql.sql");
+const JULIA: &str = include_str!("../../testdata/julia.jl");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -975,6 +976,29 @@ fn sql_tables_views_types_and_functions() {
 }
 
 #[test]
+fn julia_modules_functions_structs_and_docstrings() {
+    assert_eq!(
+        summarize(&checked(Language::Julia, JULIA)),
+        [
+            (1, 7, Module, Some("Billing"), None),
+            // A docstring attaches to the definition below it.
+            (9, 16, Struct, Some("Invoice"), Some("Billing")),
+            (18, 20, Struct, Some("Ledger"), Some("Billing")),
+            (22, 22, Type, Some("AbstractDocument"), Some("Billing")),
+            (24, 27, Function, Some("total"), Some("Billing")),
+            // The short form, and a method added to another module's function.
+            (29, 29, Function, Some("shipping"), Some("Billing")),
+            (31, 31, Function, Some("show"), Some("Billing")),
+            (33, 35, Function, Some("cents"), Some("Billing")),
+            // A constant is a line of the module.
+            (37, 39, Block, None, Some("Billing")),
+            // `@testset "totals" begin … end`: a test named by its description.
+            (41, 43, Function, Some("totals"), None),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -1180,7 +1204,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 28] = [
+const SAMPLES: [(Language, &str); 29] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -1208,5 +1232,6 @@ const SAMPLES: [(Language, &str); 28] = [
     (Language::R, R),
     (Language::Erlang, ERLANG),
     (Language::Sql, SQL),
+    (Language::Julia, JULIA),
     (Language::Markdown, MARKDOWN),
 ];

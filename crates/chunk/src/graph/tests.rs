@@ -1062,3 +1062,44 @@ fn sql_tables_views_and_functions_named() {
         f.refs
     );
 }
+
+#[test]
+fn julia_calls_imports_includes_and_supertypes() {
+    let f = extract_facts(Language::Julia, include_str!("../../testdata/julia.jl"));
+    assert!(
+        has_import(&f, "LinearAlgebra", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "Base", Some("show"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_import(&f, "money.jl", Some("*"), None),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_relation(&f, "Invoice", "AbstractDocument"),
+        "{:?}",
+        f.relations
+    );
+    assert!(has_call(&f, "sum", 26), "{:?}", calls(&f));
+    assert!(has_call(&f, "shipping", 26), "{:?}", calls(&f));
+    assert!(has_call(&f, "total", 31), "{:?}", calls(&f));
+    assert!(has_call(&f, "esc", 34), "{:?}", calls(&f));
+    // Definitions' own names are no references.
+    assert!(
+        !f.refs.iter().any(|r| (r.name == "total" && r.line == 25)
+            || (r.name == "shipping" && r.line == 29)
+            || (r.name == "show" && r.line == 31)
+            || (r.name == "cents" && r.line == 33)
+            || (r.name == "Invoice" && r.line == 14)
+            || r.name == "Ledger"
+            || r.name == "include"),
+        "{:?}",
+        f.refs
+    );
+}

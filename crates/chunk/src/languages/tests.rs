@@ -45,6 +45,7 @@ fn detects_languages_from_paths() {
         ("src/invoice.erl", Language::Erlang),
         ("include/records.hrl", Language::Erlang),
         ("db/migrations/0001_invoices.sql", Language::Sql),
+        ("src/Billing.jl", Language::Julia),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),

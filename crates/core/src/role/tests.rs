@@ -183,6 +183,14 @@ fn tests_of_erlang() {
 }
 
 #[test]
+fn tests_of_julia() {
+    assert_eq!(role("test/runtests.jl"), FileRole::Test);
+    assert_eq!(role("src/Tides.jl"), FileRole::Source);
+    assert_eq!(role("Project.toml"), FileRole::Config);
+    assert_eq!(role("Manifest.toml"), FileRole::Generated);
+}
+
+#[test]
 fn tests_of_r() {
     for p in ["tests/testthat/test-invoice.R", "tests/testthat.R"] {
         assert_eq!(role(p), FileRole::Test, "{p}");

@@ -233,6 +233,16 @@ impl GraphTable {
                     suffixes.push(format!("{module}.erl"));
                 }
             }
+            // `include("money.jl")` from the including file's folder; `using Shop`, `import Shop:
+            // f`: a package of the repository is its `src/Shop.jl` (others are outside).
+            Some(Language::Julia) => {
+                if module.ends_with(".jl") {
+                    exact.extend(normalize(&join(dir, module)));
+                } else if let Some(name) = module.strip_prefix('.').or(Some(module)) {
+                    let name = name.trim_start_matches('.');
+                    suffixes.push(format!("src/{name}.jl"));
+                }
+            }
             // `source("R/money.R")` likewise; `library(pkg)` names a package, outside the
             // repository (the repository's own package shares one namespace, resolved by folder).
             Some(Language::R) if module.to_ascii_lowercase().ends_with(".r") => {

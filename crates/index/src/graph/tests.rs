@@ -1034,3 +1034,44 @@ fn erlang_modules_are_their_files() {
     };
     assert!(t.resolve("add", &site).0.is_empty());
 }
+
+#[test]
+fn julia_includes_and_package_folders() {
+    let t = table(&[
+        (
+            "src/Orchard.jl",
+            "module Orchard\n\ninclude(\"models/tree.jl\")\ninclude(\"picking.jl\")\n\nharvest(trees) = sum(pick_apples, trees) + tree_age(trees)\n\nend\n",
+        ),
+        (
+            "src/picking.jl",
+            "pick_apples(tree) = tree.apples\n\nripe(tree) = tree.ripe\n",
+        ),
+        ("src/models/tree.jl", "tree_age(trees) = length(trees)\n"),
+        (
+            "test/runtests.jl",
+            "using Orchard\nusing Test\n\n@test Orchard.harvest([]) == 0\n",
+        ),
+        ("src/grading.jl", "grade(tree) = ripe(tree) ? :a : :b\n"),
+    ]);
+    // `include("models/tree.jl")` reaches the file.
+    assert_eq!(
+        refs(&t, "tree_age"),
+        [("src/Orchard.jl".to_string(), 6, Resolution::Import)]
+    );
+    // The package's `src/` is one module.
+    assert_eq!(
+        refs(&t, "pick_apples"),
+        [("src/Orchard.jl".to_string(), 6, Resolution::Exact)]
+    );
+    assert_eq!(
+        refs(&t, "ripe"),
+        [("src/grading.jl".to_string(), 1, Resolution::Exact)]
+    );
+    // `using Orchard` reaches the package's main file.
+    let files: Vec<String> = t
+        .imported_files("test/runtests.jl")
+        .into_iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    assert_eq!(files, ["src/Orchard.jl"]);
+}
