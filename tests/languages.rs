@@ -1228,6 +1228,28 @@ using Test
 "
         .as_bytes(),
     ),
+    (
+        "lib/glacier.ml",
+        b"(** Metres of ice a glacier loses to melting over a summer of warm weeks. *)
+let melt_loss temps = Thermo.thaw_sum temps *. 0.004
+",
+    ),
+    (
+        "lib/glacier.mli",
+        b"(** Metres of ice a glacier loses to melting over a summer of warm weeks. *)
+val melt_loss : float list -> float
+",
+    ),
+    (
+        "lib/thermo.ml",
+        b"let thaw_sum temps = List.fold_left ( +. ) 0. temps
+",
+    ),
+    (
+        "test/test_glacier.ml",
+        b"let () = assert (Glacier.melt_loss [] = 0.)
+",
+    ),
 ];
 
 #[test]
@@ -1284,6 +1306,7 @@ fn later_languages_definitions_questions_and_calls() {
     erlang(&env, repo.path());
     sql(&env, repo.path());
     julia(&env, repo.path());
+    ocaml(&env, repo.path());
     // `patina status` counts the files of each language.
     let out = env.patina(&["status"]);
     assert_eq!(out.code(), 0, "{out:?}");
@@ -1300,6 +1323,8 @@ fn later_languages_definitions_questions_and_calls() {
         "erlang 3",
         "sql 2",
         "julia 3",
+        "ocaml 3",
+        "ocaml_interface 1",
     ] {
         assert!(out.stdout.contains(count), "{count}: {}", out.stdout);
     }
@@ -1725,6 +1750,57 @@ fn julia(env: &TestEnv, repo: &std::path::Path) {
     let found = hits(env, repo, "tide_height");
     for (path, role) in [("test/runtests.jl", "test"), (tides, "source")] {
         let hit = (path.to_string(), "julia".to_string(), role.to_string());
+        assert!(found.contains(&hit), "{hit:?} in {found:?}");
+    }
+}
+
+/// The name, a question, `-t`, callers through a module and roles, in OCaml.
+fn ocaml(env: &TestEnv, repo: &std::path::Path) {
+    let glacier = "lib/glacier.ml";
+    let interface = "lib/glacier.mli";
+    // The implementation and the interface, each with its doc comment.
+    assert_defs(
+        env,
+        repo,
+        &[
+            ("melt_loss", glacier, 1, 2, "function"),
+            ("melt_loss", interface, 1, 2, "function"),
+        ],
+    );
+    let files = typed_files(env, repo, "thaw_sum", "ocaml");
+    assert!(
+        !files.is_empty()
+            && files
+                .iter()
+                .all(|f| f.ends_with(".ml") || f.ends_with(".mli")),
+        "{files:?}"
+    );
+    // `Thermo.thaw_sum`: module `Thermo` is `thermo.ml`.
+    let found = callers(env, repo, "thaw_sum");
+    assert!(
+        found.contains(&(glacier.to_string(), "melt_loss".to_string())),
+        "{found:?}"
+    );
+    let out = env.patina_in(repo, &["refs", "thaw_sum"]);
+    assert!(
+        out.stdout
+            .contains(&format!("{glacier}\n  2  in melt_loss  [import]")),
+        "{}",
+        out.stdout
+    );
+    for query in [
+        "melt_loss",
+        "metres of ice a glacier loses to melting over a summer",
+    ] {
+        let (path, symbol) = first_hit(env, repo, query);
+        assert!(
+            [glacier, interface].contains(&path.as_str()) && symbol == "melt_loss",
+            "{query}: {path} {symbol}"
+        );
+    }
+    let found = hits(env, repo, "melt_loss");
+    for (path, role) in [("test/test_glacier.ml", "test"), (glacier, "source")] {
+        let hit = (path.to_string(), "ocaml".to_string(), role.to_string());
         assert!(found.contains(&hit), "{hit:?} in {found:?}");
     }
 }

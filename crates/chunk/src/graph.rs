@@ -21,6 +21,7 @@ mod julia;
 mod kotlin;
 mod lua;
 mod objc;
+mod ocaml;
 mod php;
 mod protobuf;
 mod r;
@@ -59,7 +60,9 @@ pub use reexports::mark_package_reexports;
 ///     `-behaviour`.
 /// 21: SQL: tables, views and types a statement names; functions invoked.
 /// 22: Julia: calls (`M.f` through `M`), macros, `using`/`import`/`include`, supertypes.
-pub const GRAPH_VERSION: u32 = 22;
+/// 23: OCaml: applications as calls through module paths, types, `open`/`include`, module
+///     aliases, `inherit`.
+pub const GRAPH_VERSION: u32 = 23;
 
 /// Names never recorded as references: receivers and literals that every file uses.
 const STOP: &[&str] = &[
@@ -129,6 +132,12 @@ struct Extractor<'a> {
 
 fn line(node: Node<'_>) -> u32 {
     node.start_position().row as u32 + 1
+}
+
+/// The first named child of `node` of this kind.
+fn first_named_of<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
+    let mut c = node.walk();
+    node.named_children(&mut c).find(|n| n.kind() == kind)
 }
 
 /// The last path segment of a qualified name: `a::b::C` → `C`, `a.b` → `b`, `"x/y.h"` → `y.h`.
@@ -207,6 +216,7 @@ impl<'a> Extractor<'a> {
             // And R's plain calls.
             Language::R => self.r(node),
             Language::Julia => return self.julia(node),
+            Language::OCaml | Language::OCamlInterface => return self.ocaml(node),
             _ => {}
         }
         match kind {

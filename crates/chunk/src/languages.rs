@@ -24,6 +24,7 @@ mod julia;
 mod kotlin;
 mod lua;
 mod objc;
+mod ocaml;
 mod php;
 mod protobuf;
 mod r;
@@ -100,6 +101,8 @@ pub(crate) fn syntax(language: Language) -> Option<&'static Syntax> {
         Language::Erlang => Some(&erlang::ERLANG),
         Language::Sql => Some(&sql::SQL),
         Language::Julia => Some(&julia::JULIA),
+        Language::OCaml => Some(&ocaml::OCAML),
+        Language::OCamlInterface => Some(&ocaml::OCAML_INTERFACE),
         Language::Markdown | Language::Text => None,
     }
 }

@@ -1,7 +1,7 @@
 //! `patina-chunk`: a file's text → the chunks Patina indexes and returns. Tree-sitter cuts code
 //! at symbol level (Rust, Python, JavaScript, TypeScript/TSX, Go, Java, C, C++, Ruby, PHP,
 //! C#, Kotlin, Scala, Elixir, Lua, shell scripts, Swift, Haskell, Zig, Dart, Protocol Buffers,
-//! HCL, Objective-C, R, Erlang, SQL, Julia), Markdown is cut into heading sections,
+//! HCL, Objective-C, R, Erlang, SQL, Julia, OCaml), Markdown is cut into heading sections,
 //! anything else into overlapping line windows; see [`chunk_file`]. [`extract_facts`] gives a file's graph facts (references, calls, imports, type
 //! relations). [`Language`] recognises a file's language from its path.
 //!
@@ -87,7 +87,8 @@ pub fn chunk_with_facts(
 /// 38: Erlang definitions.
 /// 39: SQL definitions.
 /// 40: Julia definitions.
-pub const VERSION: u32 = 40;
+/// 41: OCaml definitions (implementations and interfaces).
+pub const VERSION: u32 = 41;
 
 #[cfg(test)]
 mod tests {
@@ -186,6 +187,8 @@ mod tests {
                 Language::Julia,
                 "include(\"b.jl\")\n\nfunction run(x)\n    helper(x)\nend\n",
             ),
+            (Language::OCaml, "open B\n\nlet run x =\n  B.helper x\n"),
+            (Language::OCamlInterface, "type t\n\nval run : int -> t\n"),
             (Language::Markdown, "# T\n\ntext\n\n## U\n\nmore\n"),
             (Language::Text, "a\nb\n"),
         ];

@@ -38,13 +38,18 @@ pub enum Language {
     Erlang,
     Sql,
     Julia,
+    /// OCaml implementations (`.ml`).
+    OCaml,
+    /// OCaml interfaces (`.mli`), which have a grammar of their own.
+    #[serde(rename = "ocaml_interface")]
+    OCamlInterface,
     Markdown,
     Text,
 }
 
 impl Language {
     /// Every language, in declaration order.
-    pub const ALL: [Language; 30] = [
+    pub const ALL: [Language; 32] = [
         Language::Rust,
         Language::Python,
         Language::JavaScript,
@@ -73,6 +78,8 @@ impl Language {
         Language::Erlang,
         Language::Sql,
         Language::Julia,
+        Language::OCaml,
+        Language::OCamlInterface,
         Language::Markdown,
         Language::Text,
     ];
@@ -118,6 +125,7 @@ impl Language {
             "Rscript" => Language::R,
             "escript" => Language::Erlang,
             "julia" => Language::Julia,
+            "ocaml" => Language::OCaml,
             _ => return None,
         })
     }
@@ -180,6 +188,8 @@ impl Language {
             "erl" | "hrl" | "escript" => Language::Erlang,
             "sql" | "psql" => Language::Sql,
             "jl" => Language::Julia,
+            "ml" => Language::OCaml,
+            "mli" => Language::OCamlInterface,
             "md" | "markdown" => Language::Markdown,
             _ => Language::Text,
         }
@@ -216,6 +226,8 @@ impl Language {
             Language::Erlang => "erlang",
             Language::Sql => "sql",
             Language::Julia => "julia",
+            Language::OCaml => "ocaml",
+            Language::OCamlInterface => "ocaml_interface",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }

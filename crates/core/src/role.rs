@@ -193,6 +193,7 @@ const CONFIG_EXTS: &[&str] = &[
     "zon",
     "tfvars",
     "podspec",
+    "opam",
 ];
 /// Build and tooling files known by name.
 const CONFIG_NAMES: &[&str] = &[
@@ -228,6 +229,8 @@ const CONFIG_NAMES: &[&str] = &[
     "podfile",
     "description",
     "rebar.config",
+    "dune",
+    "dune-project",
     "cabal.project",
     "setup.hs",
     "build.zig",

@@ -311,6 +311,28 @@ impl GraphTable {
                 }
             }
         }
+        // OCaml: `Money.add` reaches module `Money`, the file `money.ml` (or `.mli`) wherever it
+        // lies; a module of no file (`List`, a module of the same file) is left to the rules below.
+        if matches!(lang, Some(Language::OCaml | Language::OCamlInterface))
+            && let Some(q) = q
+        {
+            let last = q.rsplit('.').next().unwrap_or(q);
+            let mut chars = last.chars();
+            if let Some(first) = chars.next() {
+                let stem = format!("{}{}", first.to_ascii_lowercase(), chars.as_str());
+                let found: Vec<Def> = all
+                    .iter()
+                    .filter(|d| {
+                        let file = d.path.rsplit('/').next().unwrap_or(&d.path);
+                        file == format!("{stem}.ml") || file == format!("{stem}.mli")
+                    })
+                    .cloned()
+                    .collect();
+                if !found.is_empty() {
+                    return (found, Resolution::Import);
+                }
+            }
+        }
         // Erlang: `m:f(…)` calls `f` of module `m`, which is the file `m.erl` wherever it lies;
         // a module with no such file (`lists`, a dependency) is outside the repository.
         if lang == Some(Language::Erlang)

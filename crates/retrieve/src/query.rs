@@ -440,6 +440,7 @@ fn language_named(word: &str) -> Option<(Language, bool)> {
         "erlang" => (Language::Erlang, true),
         "sql" => (Language::Sql, false),
         "julia" | "julialang" => (Language::Julia, true),
+        "ocaml" => (Language::OCaml, true),
         _ => return None,
     })
 }

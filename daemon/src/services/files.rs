@@ -359,6 +359,7 @@ fn key_role(path: &str) -> Option<&'static str> {
         "rebar.config",
         "podfile",
         "project.toml",
+        "dune-project",
         "flake.nix",
         "deno.json",
         "build.bazel",
@@ -402,7 +403,7 @@ fn key_role(path: &str) -> Option<&'static str> {
     if lower.starts_with("readme") {
         Some("readme")
     } else if MANIFESTS.contains(&lower.as_str())
-        || [".csproj", ".sln", ".cabal", ".gemspec", ".podspec"]
+        || [".csproj", ".sln", ".cabal", ".gemspec", ".podspec", ".opam"]
             .iter()
             .any(|e| lower.ends_with(e))
     {

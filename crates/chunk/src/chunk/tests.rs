@@ -28,6 +28,8 @@ const R: &str = include_str!("../../testdata/r.R");
 const ERLANG: &str = include_str!("../../testdata/erlang.erl");
 const SQL: &str = include_str!("../../testdata/sql.sql");
 const JULIA: &str = include_str!("../../testdata/julia.jl");
+const OCAML: &str = include_str!("../../testdata/ocaml.ml");
+const OCAML_INTERFACE: &str = include_str!("../../testdata/ocaml.mli");
 const MARKDOWN: &str = include_str!("../../testdata/markdown.md");
 
 /// `(start_line, end_line, kind, symbol, parent)`
@@ -999,6 +1001,50 @@ fn julia_modules_functions_structs_and_docstrings() {
 }
 
 #[test]
+fn ocaml_bindings_types_modules_and_classes() {
+    assert_eq!(
+        summarize(&checked(Language::OCaml, OCAML)),
+        [
+            // `open` and a module alias are lines of the file.
+            (1, 2, Block, None, None),
+            // A record is a struct, its doc comment with it; a variant an enum.
+            (4, 5, Struct, Some("invoice"), None),
+            (7, 7, Enum, Some("status"), None),
+            (9, 9, Type, Some("Unpaid"), None),
+            (11, 11, Function, Some("shipping"), None),
+            (13, 15, Function, Some("total"), None),
+            // Each binding of `let rec … and …` is a definition.
+            (17, 17, Function, Some("even"), None),
+            (18, 18, Function, Some("odd"), None),
+            (20, 20, Const, Some("max_lines"), None),
+            (22, 22, Module, Some("Ledger"), None),
+            (23, 23, Struct, Some("t"), Some("Ledger")),
+            (25, 25, Function, Some("add"), Some("Ledger")),
+            (27, 28, Function, Some("settle"), Some("Ledger")),
+            // A module type is an interface of its `val`s.
+            (30, 30, Interface, Some("PRINTABLE"), None),
+            (31, 32, Method, Some("render"), Some("PRINTABLE")),
+            (34, 35, Class, Some("printer"), None),
+            (36, 37, Method, Some("print"), Some("printer")),
+            // `let () = …` is a line of the file.
+            (39, 39, Block, None, None),
+        ]
+    );
+    assert_eq!(
+        summarize(&checked(Language::OCamlInterface, OCAML_INTERFACE)),
+        [
+            (1, 1, Block, None, None),
+            (3, 3, Type, Some("invoice"), None),
+            // A `val` with its doc comment.
+            (5, 6, Function, Some("total"), None),
+            (8, 8, Module, Some("Ledger"), None),
+            (9, 9, Type, Some("t"), Some("Ledger")),
+            (10, 11, Function, Some("add"), Some("Ledger")),
+        ]
+    );
+}
+
+#[test]
 fn markdown_sections_follow_headings_outside_fences() {
     assert_eq!(
         summarize(&checked(Language::Markdown, MARKDOWN)),
@@ -1204,7 +1250,7 @@ fn kind_names_match_serialized_form() {
 
 const ALL_LANGUAGES: [Language; Language::ALL.len()] = Language::ALL;
 
-const SAMPLES: [(Language, &str); 29] = [
+const SAMPLES: [(Language, &str); 31] = [
     (Language::Rust, RUST),
     (Language::Python, PYTHON),
     (Language::JavaScript, JAVASCRIPT),
@@ -1233,5 +1279,7 @@ const SAMPLES: [(Language, &str); 29] = [
     (Language::Erlang, ERLANG),
     (Language::Sql, SQL),
     (Language::Julia, JULIA),
+    (Language::OCaml, OCAML),
+    (Language::OCamlInterface, OCAML_INTERFACE),
     (Language::Markdown, MARKDOWN),
 ];

@@ -1103,3 +1103,49 @@ fn julia_calls_imports_includes_and_supertypes() {
         f.refs
     );
 }
+
+#[test]
+fn ocaml_applications_types_opens_and_inheritance() {
+    let f = extract_facts(Language::OCaml, include_str!("../../testdata/ocaml.ml"));
+    assert!(has_import(&f, "Printf", Some("*"), None), "{:?}", f.imports);
+    assert!(
+        has_import(&f, "Support.Money", None, Some("S")),
+        "{:?}",
+        f.imports
+    );
+    assert!(
+        has_relation(&f, "printer", "formatter"),
+        "{:?}",
+        f.relations
+    );
+    assert!(has_call(&f, "shipping", 15), "{:?}", calls(&f));
+    assert!(has_call(&f, "odd", 17), "{:?}", calls(&f));
+    assert!(has_call(&f, "printf", 36), "{:?}", calls(&f));
+    // `List.fold_left …` calls `fold_left` through `List`; `S.zero` through the alias.
+    let fold = f.refs.iter().find(|r| r.name == "fold_left").unwrap();
+    assert_eq!(
+        (fold.line, fold.call, fold.qualifier.as_deref()),
+        (15, true, Some("List"))
+    );
+    let zero = f.refs.iter().find(|r| r.name == "zero").unwrap();
+    assert_eq!(zero.qualifier.as_deref(), Some("S"));
+    // A type named is a reference, not a call.
+    assert!(
+        f.refs
+            .iter()
+            .any(|r| r.name == "invoice" && r.line == 23 && !r.call),
+        "{:?}",
+        f.refs
+    );
+    // What bindings, types, modules and classes define are no references.
+    assert!(
+        !f.refs.iter().any(|r| (r.name == "total" && r.line == 14)
+            || (r.name == "shipping" && r.line == 11)
+            || r.name == "max_lines"
+            || r.name == "Ledger"
+            || r.name == "Printf"
+            || (r.name == "invoice" && r.line == 5)),
+        "{:?}",
+        f.refs
+    );
+}

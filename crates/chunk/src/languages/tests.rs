@@ -46,6 +46,8 @@ fn detects_languages_from_paths() {
         ("include/records.hrl", Language::Erlang),
         ("db/migrations/0001_invoices.sql", Language::Sql),
         ("src/Billing.jl", Language::Julia),
+        ("lib/invoice.ml", Language::OCaml),
+        ("lib/invoice.mli", Language::OCamlInterface),
         ("README.md", Language::Markdown),
         ("docs/Guide.MARKDOWN", Language::Markdown),
         ("Makefile", Language::Text),

@@ -183,6 +183,18 @@ fn tests_of_erlang() {
 }
 
 #[test]
+fn tests_of_ocaml() {
+    for p in ["test/test_invoice.ml", "lib/invoice_test.ml", "test/dune"] {
+        assert_eq!(role(p), FileRole::Test, "{p}");
+    }
+    assert_eq!(role("lib/invoice.ml"), FileRole::Source);
+    assert_eq!(role("lib/invoice.mli"), FileRole::Source);
+    for p in ["dune-project", "lib/dune", "billing.opam"] {
+        assert_eq!(role(p), FileRole::Config, "{p}");
+    }
+}
+
+#[test]
 fn tests_of_julia() {
     assert_eq!(role("test/runtests.jl"), FileRole::Test);
     assert_eq!(role("src/Tides.jl"), FileRole::Source);

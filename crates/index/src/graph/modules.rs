@@ -243,6 +243,17 @@ impl GraphTable {
                     suffixes.push(format!("src/{name}.jl"));
                 }
             }
+            // `open Support.Money`, `module S = Support.Money`: module `Money` is the file
+            // `money.ml` (or its interface), wherever it lies (a dune library wraps its folder).
+            Some(Language::OCaml | Language::OCamlInterface) => {
+                let last = module.rsplit('.').next().unwrap_or(module);
+                let mut chars = last.chars();
+                if let Some(first) = chars.next() {
+                    let file = format!("{}{}", first.to_ascii_lowercase(), chars.as_str());
+                    suffixes.push(format!("{file}.ml"));
+                    suffixes.push(format!("{file}.mli"));
+                }
+            }
             // `source("R/money.R")` likewise; `library(pkg)` names a package, outside the
             // repository (the repository's own package shares one namespace, resolved by folder).
             Some(Language::R) if module.to_ascii_lowercase().ends_with(".r") => {

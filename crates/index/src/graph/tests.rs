@@ -1075,3 +1075,41 @@ fn julia_includes_and_package_folders() {
         .collect();
     assert_eq!(files, ["src/Orchard.jl"]);
 }
+
+#[test]
+fn ocaml_modules_are_their_files() {
+    let t = table(&[
+        ("lib/money.ml", "let add a b = a + b\n"),
+        ("lib/money.mli", "val add : int -> int -> int\n"),
+        (
+            "lib/invoice.ml",
+            "let total xs = Money.add 1 xs\n\nmodule M = Money\nlet twice xs = M.add xs xs\n\nmodule Ledger = struct\n  let post x = x\nend\n\nlet posted = Ledger.post 1\n",
+        ),
+        ("bin/main.ml", "open Money\n\nlet () = ignore (add 5 6)\n"),
+    ]);
+    let mut add = refs(&t, "add");
+    add.sort();
+    assert_eq!(
+        add,
+        [
+            // `open Money`.
+            ("bin/main.ml".to_string(), 3, Resolution::Import),
+            // `Money.add`: module `Money` is `money.ml`; `M.add` through the alias.
+            ("lib/invoice.ml".to_string(), 1, Resolution::Import),
+            ("lib/invoice.ml".to_string(), 4, Resolution::Import),
+        ]
+    );
+    // A module of the same file.
+    assert_eq!(
+        refs(&t, "post"),
+        [("lib/invoice.ml".to_string(), 10, Resolution::Exact)]
+    );
+    // `List.map`: the standard library is outside the repository.
+    let site = Site {
+        path: "lib/invoice.ml".into(),
+        line: 1,
+        call: true,
+        qualifier: Some("List".into()),
+    };
+    assert!(t.resolve("add", &site).0.is_empty());
+}

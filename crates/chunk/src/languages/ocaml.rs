@@ -1,0 +1,122 @@
+//! OCaml, implementations (`.ml`) and interfaces (`.mli`, their own grammar): each binding of a
+//! `let` (`let total inv = …`, and each `and`) is a definition — a function when it takes
+//! parameters or is a `fun`/`function`, else a constant; `type` bindings are structs (records),
+//! enums (variants) or types; `exception`s are types; `module M = struct … end` (functors too) and
+//! `module M : sig … end` hold their definitions, `module type S = sig … end` is an interface of
+//! its `val`s; classes hold their methods; `external`s and `val`s are functions. A module alias
+//! (`module S = Support.Money`) and `let () = …` are lines of the file. Doc comments `(** … *)`
+//! attach as comments.
+
+use tree_sitter::Node;
+
+use super::{
+    Definition, Name::By, Syntax, container, first_named_child, leaf, node_text, normalize,
+};
+use patina_core::ChunkKind::{
+    Class, Const, Enum, Function, Interface, Method, Module, Struct, Type,
+};
+
+/// Rules shared by both grammars.
+macro_rules! ocaml_rules {
+    () => {
+        &[
+            leaf("let_binding", Function, By(let_binding)),
+            leaf("type_binding", Type, By(type_binding)),
+            leaf("exception_definition", Type, By(exception)),
+            container("module_binding", Module, By(module_binding)),
+            container("module_type_definition", Interface, By(module_type_name)),
+            container("class_binding", Class, By(class_name)),
+            leaf("method_definition", Method, By(method_name)),
+            leaf("value_specification", Function, By(value_name)),
+            leaf("external", Function, By(value_name)),
+        ]
+    };
+}
+
+pub(super) static OCAML: Syntax = Syntax {
+    grammar: || tree_sitter_ocaml::LANGUAGE_OCAML.into(),
+    rules: ocaml_rules!(),
+    // `let … and …` and `type … and …` hold their bindings; comments above belong to the first.
+    wrappers: &["value_definition", "type_definition"],
+    trivia: &[],
+};
+
+pub(super) static OCAML_INTERFACE: Syntax = Syntax {
+    grammar: || tree_sitter_ocaml::LANGUAGE_OCAML_INTERFACE.into(),
+    rules: ocaml_rules!(),
+    // `let … and …` and `type … and …` hold their bindings; comments above belong to the first.
+    wrappers: &["value_definition", "type_definition"],
+    trivia: &[],
+};
+
+/// `module type PRINTABLE = sig … end`.
+fn module_type_name(node: Node<'_>, src: &str, _: bool, d: &mut Definition) -> Option<()> {
+    by_child(node, src, "module_type_name", d)
+}
+
+/// `class printer = object … end`.
+fn class_name(node: Node<'_>, src: &str, _: bool, d: &mut Definition) -> Option<()> {
+    by_child(node, src, "class_name", d)
+}
+
+/// `method print inv = …`.
+fn method_name(node: Node<'_>, src: &str, _: bool, d: &mut Definition) -> Option<()> {
+    by_child(node, src, "method_name", d)
+}
+
+/// `val total : invoice -> int`, `external length : string -> int = "%string_length"`.
+fn value_name(node: Node<'_>, src: &str, _: bool, d: &mut Definition) -> Option<()> {
+    by_child(node, src, "value_name", d)
+}
+
+/// The definition named by its first child of `kind`.
+fn by_child(node: Node<'_>, src: &str, kind: &str, definition: &mut Definition) -> Option<()> {
+    let name = first_named_child(node, kind)?;
+    definition.symbol = normalize(node_text(name, src));
+    definition.symbol.as_ref().map(|_| ())
+}
+
+/// `let total inv = …` (a function) or `let max_lines = 100` (a constant); not `let () = …`.
+fn let_binding(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
+    let pattern = node.child_by_field_name("pattern")?;
+    if pattern.kind() != "value_name" {
+        return None;
+    }
+    let takes_parameters = first_named_child(node, "parameter").is_some()
+        || node
+            .child_by_field_name("body")
+            .is_some_and(|b| matches!(b.kind(), "fun_expression" | "function_expression"));
+    definition.kind = if takes_parameters { Function } else { Const };
+    definition.symbol = normalize(node_text(pattern, src));
+    definition.symbol.as_ref().map(|_| ())
+}
+
+/// `type invoice = { … }` (a struct), `type status = Open | Paid of int` (an enum), else a type.
+fn type_binding(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
+    let name = node.child_by_field_name("name")?;
+    definition.kind = match node.child_by_field_name("body").map(|b| b.kind()) {
+        Some("record_declaration") => Struct,
+        Some("variant_declaration") => Enum,
+        _ => Type,
+    };
+    definition.symbol = normalize(node_text(name, src));
+    definition.symbol.as_ref().map(|_| ())
+}
+
+/// `exception Unpaid of string`: the type `Unpaid`.
+fn exception(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
+    let constructor = first_named_child(node, "constructor_declaration")?;
+    by_child(constructor, src, "constructor_name", definition)
+}
+
+/// `module Ledger = struct … end`, a functor, or `module Ledger : sig … end`; an alias (`module S
+/// = Support.Money`) is no definition.
+fn module_binding(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
+    let body = node
+        .child_by_field_name("body")
+        .or_else(|| node.child_by_field_name("module_type"));
+    if body.is_some_and(|b| matches!(b.kind(), "module_path" | "module_type_path")) {
+        return None;
+    }
+    by_child(node, src, "module_name", definition)
+}
