@@ -47,3 +47,7 @@ static NSInteger sum(NSArray *values) {
 }
 
 @end
+
+@interface Ledger ()
+@property (nonatomic) NSInteger count;
+@end

@@ -904,6 +904,8 @@ fn objc_classes_categories_protocols_and_selectors() {
             (34, 38, Method, Some("addInvoice"), Some("Ledger")),
             (40, 43, Method, Some("sharedLedger"), Some("Ledger")),
             (45, 49, Method, Some("render"), Some("Ledger")),
+            // A class extension (`@interface Ledger ()`) is an impl too.
+            (51, 53, Impl, Some("Ledger"), None),
         ]
     );
 }

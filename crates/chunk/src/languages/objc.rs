@@ -1,5 +1,6 @@
-//! Objective-C: `@interface` is a class, `@protocol` an interface; an `@implementation` and a
-//! category (`@interface Ledger (Totals)`) are impls of their class, whose methods are the
+//! Objective-C: `@interface` is a class, `@protocol` an interface; an `@implementation`, a
+//! category (`@interface Ledger (Totals)`) and an extension (`@interface Ledger ()`) are impls of
+//! their class, whose methods are the
 //! class's. The methods an `@interface` declares are lines of it, those a protocol declares its
 //! members. A method is named by its selector's first keyword (`addInvoice` for
 //! `addInvoice:paidWith:`), the name a message send (`[ledger addInvoice:i paidWith:m]`) is read
@@ -37,10 +38,19 @@ pub(super) static OBJC: Syntax = Syntax {
 };
 
 /// `@interface Ledger : NSObject` is the class `Ledger`; `@interface Ledger (Totals)` (a
-/// category) and `@implementation Ledger` are impls of it, their methods `Ledger`'s.
+/// category), `@interface Ledger ()` (an extension) and `@implementation Ledger` are impls of it,
+/// their methods `Ledger`'s.
 fn class(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
     first_identifier(node, src, false, definition)?;
-    if node.kind() == "class_interface" && node.child_by_field_name("category").is_some() {
+    // A category, or a class extension (`@interface Ledger ()`, the private part in a `.m`).
+    let extends = || {
+        let name = first_named_child(node, "identifier")?;
+        let after = src.get(name.end_byte()..node.end_byte())?;
+        Some(after.trim_start().starts_with('('))
+    };
+    if node.kind() == "class_interface"
+        && (node.child_by_field_name("category").is_some() || extends() == Some(true))
+    {
         definition.kind = Impl;
     }
     definition.member_parent = definition.symbol.clone();
