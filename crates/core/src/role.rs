@@ -412,8 +412,16 @@ pub fn classify(path: &str, head: Option<&str>) -> FileRole {
         });
     let before_main = main_set.map_or(dirs.len(), |at| at.min(dirs.len()));
     let named_test = is_test_name(name, stem, ext) || is_camel_test_name(camel_stem, ext);
+    // A tests folder inside a documentation folder (cowboy's `doc/src/specs/`, the HTTP
+    // specifications it implements, in prose) holds documentation unless the file is code.
+    let first_test_dir = dirs[..before_main]
+        .iter()
+        .position(|d| TEST_DIRS.contains(d));
+    let docs_above_tests = first_test_dir.is_some_and(|t| {
+        dirs[..t].iter().any(|d| DOC_DIRS.contains(d)) && !CODE_EXTS.contains(&ext)
+    });
     if named_test
-        || dirs[..before_main].iter().any(|d| TEST_DIRS.contains(d))
+        || first_test_dir.is_some() && !docs_above_tests
         || in_test_project && main_set.is_none()
     {
         return FileRole::Test;

@@ -166,6 +166,18 @@ fn tests_of_elixir() {
 }
 
 #[test]
+fn a_tests_folder_inside_the_documentation_holds_documentation() {
+    // cowboy's HTTP specifications, in prose, under `doc/src/specs/`.
+    assert_eq!(role("doc/src/specs/rfc7230_server.ezdoc"), FileRole::Docs);
+    assert_eq!(role("docs/spec/protocol.md"), FileRole::Docs);
+    // Code there is still a test, and a test folder's data is still test data.
+    assert_eq!(role("docs/tests/test_links.py"), FileRole::Test);
+    assert_eq!(role("docs/tests/conftest.py"), FileRole::Test);
+    assert_eq!(role("tests/data/sample.txt"), FileRole::Test);
+    assert_eq!(role("spec/fixtures/readme.md"), FileRole::Test);
+}
+
+#[test]
 fn tests_of_erlang() {
     for p in [
         "test/invoice_SUITE.erl",
