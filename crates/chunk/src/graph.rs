@@ -134,12 +134,6 @@ fn line(node: Node<'_>) -> u32 {
     node.start_position().row as u32 + 1
 }
 
-/// The first named child of `node` of this kind.
-fn first_named_of<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
-    let mut c = node.walk();
-    node.named_children(&mut c).find(|n| n.kind() == kind)
-}
-
 /// The last path segment of a qualified name: `a::b::C` → `C`, `a.b` → `b`, `"x/y.h"` → `y.h`.
 fn last_segment(s: &str) -> &str {
     s.rsplit(['.', ':', '/', '\\'])

@@ -587,10 +587,17 @@ fn multiline(node: Node<'_>) -> bool {
     node.start_position().row != node.end_position().row
 }
 
-fn first_named_child<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
+pub(crate) fn first_named_child<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
     let mut cursor = node.walk();
     node.named_children(&mut cursor)
         .find(|child| child.kind() == kind)
+}
+
+/// Names `definition` by `text` (normalised): `None`, which rejects the definition, when nothing
+/// is left of it. What a language's namer ends with.
+fn named(definition: &mut Definition, text: &str) -> Option<()> {
+    definition.symbol = normalize(text);
+    definition.symbol.as_ref().map(|_| ())
 }
 
 /// The bare name of a type: `&mut a::Foo<T>` → "Foo".

@@ -311,45 +311,29 @@ impl GraphTable {
                 }
             }
         }
-        // OCaml: `Money.add` reaches module `Money`, the file `money.ml` (or `.mli`) wherever it
-        // lies; a module of no file (`List`, a module of the same file) is left to the rules below.
-        if matches!(lang, Some(Language::OCaml | Language::OCamlInterface))
-            && let Some(q) = q
+        // A module that is its file by the compiler's rule (Erlang's `m:f` → `m.erl`, OCaml's
+        // `Money.add` → `money.ml`/`.mli`), wherever it lies.
+        if let Some(q) = q
+            && let Some(files) = modules::module_file_names(lang, q)
         {
-            let last = q.rsplit('.').next().unwrap_or(q);
-            let mut chars = last.chars();
-            if let Some(first) = chars.next() {
-                let stem = format!("{}{}", first.to_ascii_lowercase(), chars.as_str());
-                let found: Vec<Def> = all
-                    .iter()
-                    .filter(|d| {
-                        let file = d.path.rsplit('/').next().unwrap_or(&d.path);
-                        file == format!("{stem}.ml") || file == format!("{stem}.mli")
-                    })
-                    .cloned()
-                    .collect();
-                if !found.is_empty() {
-                    return (found, Resolution::Import);
-                }
-            }
-        }
-        // Erlang: `m:f(…)` calls `f` of module `m`, which is the file `m.erl` wherever it lies;
-        // a module with no such file (`lists`, a dependency) is outside the repository.
-        if lang == Some(Language::Erlang)
-            && let Some(q) = q
-        {
-            let file = format!("{q}.erl");
             let found: Vec<Def> = all
                 .iter()
-                .filter(|d| *d.path == *file || d.path.ends_with(&format!("/{file}")))
+                .filter(|d| {
+                    files
+                        .iter()
+                        .any(|f| *f == *d.path.rsplit('/').next().unwrap_or(&d.path))
+                })
                 .cloned()
                 .collect();
-            let resolution = if found.is_empty() {
-                Resolution::NameOnly
-            } else {
-                Resolution::Import
-            };
-            return (found, resolution);
+            if !found.is_empty() {
+                return (found, Resolution::Import);
+            }
+            // Every Erlang module is a file: one of no file (`lists`, a dependency) is outside the
+            // repository, never guessed. An OCaml module may be one of the same file (`Ledger.post`),
+            // which the rules below find.
+            if lang == Some(Language::Erlang) {
+                return (Vec::new(), Resolution::NameOnly);
+            }
         }
         // Imported by name: `from m import f`, `use a::f`, `import { f } from './m'`.
         if q.is_none()

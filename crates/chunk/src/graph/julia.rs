@@ -7,6 +7,7 @@
 use tree_sitter::Node;
 
 use super::Extractor;
+use crate::languages::first_named_child;
 
 impl Extractor<'_> {
     pub(super) fn julia(&mut self, node: Node<'_>) {
@@ -53,10 +54,7 @@ impl Extractor<'_> {
                 }
             }
             "function_definition" | "macro_definition" => {
-                let mut c = node.walk();
-                let signature = node
-                    .named_children(&mut c)
-                    .find(|n| n.kind() == "signature");
+                let signature = first_named_child(node, "signature");
                 if let Some(head) = signature.and_then(|s| s.named_child(0)) {
                     self.julia_skip_defined(head);
                 }
@@ -70,11 +68,7 @@ impl Extractor<'_> {
                 }
             }
             "struct_definition" | "abstract_definition" | "primitive_definition" => {
-                let mut c = node.walk();
-                let Some(head) = node
-                    .named_children(&mut c)
-                    .find(|n| n.kind() == "type_head")
-                else {
+                let Some(head) = first_named_child(node, "type_head") else {
                     return;
                 };
                 let Some(first) = head.named_child(0) else {

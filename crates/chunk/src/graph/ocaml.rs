@@ -8,6 +8,7 @@
 use tree_sitter::Node;
 
 use super::Extractor;
+use crate::languages::first_named_child;
 
 impl Extractor<'_> {
     pub(super) fn ocaml(&mut self, node: Node<'_>) {
@@ -37,7 +38,7 @@ impl Extractor<'_> {
                 let body = node
                     .child_by_field_name("body")
                     .filter(|b| matches!(b.kind(), "module_path" | "extended_module_path"));
-                let name = super::first_named_of(node, "module_name");
+                let name = first_named_child(node, "module_name");
                 if let (Some(body), Some(name)) = (body, name) {
                     let (module, alias) =
                         (self.text(body).to_string(), self.text(name).to_string());
@@ -51,7 +52,7 @@ impl Extractor<'_> {
                     .parent()
                     .and_then(|object| object.parent())
                     .filter(|b| b.kind() == "class_binding")
-                    .and_then(|b| super::first_named_of(b, "class_name"));
+                    .and_then(|b| first_named_child(b, "class_name"));
                 if let (Some(class), Some(owner)) = (class, owner) {
                     let (child, parent) = (self.text(owner), self.text(class));
                     self.relation(child, parent, node);
@@ -64,11 +65,11 @@ impl Extractor<'_> {
     /// `M.N.name`: a reference to `name` (the child of `kind`) through `M.N`.
     fn ocaml_path(&mut self, path: Node<'_>, kind: &str, call: bool) {
         self.skip.insert(path.id());
-        let Some(name) = super::first_named_of(path, kind) else {
+        let Some(name) = first_named_child(path, kind) else {
             return;
         };
-        let qualifier = super::first_named_of(path, "module_path")
-            .or_else(|| super::first_named_of(path, "extended_module_path"))
+        let qualifier = first_named_child(path, "module_path")
+            .or_else(|| first_named_child(path, "extended_module_path"))
             .map(|m| self.text(m).to_string());
         self.reference(name, call, qualifier);
     }

@@ -7,6 +7,7 @@
 use tree_sitter::Node;
 
 use super::Extractor;
+use crate::languages::first_named_child;
 
 /// `CREATE …` statements whose first object reference is the object they create.
 const CREATES: &[&str] = &[
@@ -22,19 +23,12 @@ impl Extractor<'_> {
     pub(super) fn sql(&mut self, node: Node<'_>) {
         match node.kind() {
             kind if CREATES.contains(&kind) => {
-                let mut c = node.walk();
-                let created = node
-                    .named_children(&mut c)
-                    .find(|n| n.kind() == "object_reference");
-                if let Some(created) = created {
+                if let Some(created) = first_named_child(node, "object_reference") {
                     self.skip_all(created);
                 }
             }
             "invocation" => {
-                let mut c = node.walk();
-                let function = node
-                    .named_children(&mut c)
-                    .find(|n| n.kind() == "object_reference");
+                let function = first_named_child(node, "object_reference");
                 if let Some(name) = function.and_then(|f| f.child_by_field_name("name")) {
                     if let Some(f) = function {
                         self.skip_all(f);

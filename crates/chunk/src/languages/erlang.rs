@@ -6,7 +6,7 @@
 
 use tree_sitter::Node;
 
-use super::{Definition, Name::By, Name::Field, Syntax, equation, leaf, node_text, normalize};
+use super::{Definition, Name::By, Name::Field, Syntax, equation, leaf, named, node_text};
 use patina_core::ChunkKind::{Const, Function, Struct, Type};
 
 pub(super) static ERLANG: Syntax = Syntax {
@@ -28,22 +28,19 @@ pub(super) static ERLANG: Syntax = Syntax {
 fn clause(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
     let clause = node.child_by_field_name("clause")?;
     let name = clause.child_by_field_name("name")?;
-    definition.symbol = normalize(node_text(name, src).trim_matches('\''));
-    definition.symbol.as_ref().map(|_| ())
+    named(definition, node_text(name, src).trim_matches('\''))
 }
 
 /// `-type status() :: open | paid.` → `status`.
 fn type_name(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
     let ty = node.child_by_field_name("name")?;
     let name = ty.child_by_field_name("name")?;
-    definition.symbol = normalize(node_text(name, src).trim_matches('\''));
-    definition.symbol.as_ref().map(|_| ())
+    named(definition, node_text(name, src).trim_matches('\''))
 }
 
 /// `-define(SHIPPING, 450).` → `SHIPPING`; `-define(fee(X), X * 2).` → `fee`.
 fn define(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
     let lhs = node.child_by_field_name("lhs")?;
     let name = lhs.child_by_field_name("name")?;
-    definition.symbol = normalize(node_text(name, src).trim_matches('\''));
-    definition.symbol.as_ref().map(|_| ())
+    named(definition, node_text(name, src).trim_matches('\''))
 }

@@ -8,7 +8,10 @@
 
 use tree_sitter::Node;
 
-use super::{Definition, Name::By, Name::Field, Syntax, container, leaf, node_text, normalize};
+use super::{
+    Definition, Name::By, Name::Field, Syntax, container, first_named_child, leaf, named,
+    node_text, normalize,
+};
 use patina_core::ChunkKind::{Function, Module, Struct, Type};
 
 pub(super) static JULIA: Syntax = Syntax {
@@ -29,10 +32,7 @@ pub(super) static JULIA: Syntax = Syntax {
 
 /// `function total(inv::Invoice)` / `macro cents(x)`: the name its signature calls.
 fn signature(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
-    let mut c = node.walk();
-    let signature = node
-        .named_children(&mut c)
-        .find(|n| n.kind() == "signature")?;
+    let signature = first_named_child(node, "signature")?;
     let mut c = signature.walk();
     let head = signature.named_children(&mut c).next()?;
     definition.symbol = match head.kind() {
@@ -77,10 +77,7 @@ fn called_name(head: Node<'_>, src: &str) -> Option<String> {
 
 /// `struct Invoice{T} <: AbstractDocument`: `Invoice`.
 fn type_head(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
-    let mut c = node.walk();
-    let head = node
-        .named_children(&mut c)
-        .find(|n| n.kind() == "type_head")?;
+    let head = first_named_child(node, "type_head")?;
     let mut at = head.named_child(0)?;
     loop {
         match at.kind() {
@@ -91,8 +88,7 @@ fn type_head(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) ->
             _ => return None,
         }
     }
-    definition.symbol = normalize(node_text(at, src));
-    definition.symbol.as_ref().map(|_| ())
+    named(definition, node_text(at, src))
 }
 
 /// `@testset "totals" begin … end`: a test named by its description.
@@ -109,8 +105,7 @@ fn testset(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> O
         match n.kind() {
             "string_literal" => {
                 let text = node_text(n, src).trim_matches('"');
-                definition.symbol = normalize(text);
-                return definition.symbol.as_ref().map(|_| ());
+                return named(definition, text);
             }
             "macro_argument_list" => {
                 let mut c = n.walk();

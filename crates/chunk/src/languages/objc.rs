@@ -14,7 +14,7 @@ use tree_sitter::Node;
 
 use super::{
     Definition, Name::By, Name::CFunction, Name::WithBody, Syntax, container, declarator_name,
-    first_named_child, leaf, node_text, normalize,
+    first_named_child, leaf, named, node_text,
 };
 use patina_core::ChunkKind::{Class, Enum, Function, Impl, Interface, Method, Struct, Type};
 
@@ -60,8 +60,7 @@ fn class(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Opt
 /// The first identifier among the node's children: a class's or protocol's name.
 fn first_identifier(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
     let name = first_named_child(node, "identifier")?;
-    definition.symbol = normalize(node_text(name, src));
-    definition.symbol.as_ref().map(|_| ())
+    named(definition, node_text(name, src))
 }
 
 /// A method declared in a protocol is one of its members; one a class's `@interface` declares is
@@ -86,8 +85,7 @@ fn typedef(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> O
     if let Some(ty) = ty.filter(|t| t.kind() == "macro_type_specifier") {
         let name = ty.child_by_field_name("type")?;
         definition.kind = Enum;
-        definition.symbol = normalize(node_text(name, src));
-        return definition.symbol.as_ref().map(|_| ());
+        return named(definition, node_text(name, src));
     }
     definition.symbol = node
         .child_by_field_name("declarator")

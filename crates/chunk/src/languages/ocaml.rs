@@ -9,9 +9,7 @@
 
 use tree_sitter::Node;
 
-use super::{
-    Definition, Name::By, Syntax, container, first_named_child, leaf, node_text, normalize,
-};
+use super::{Definition, Name::By, Syntax, container, first_named_child, leaf, named, node_text};
 use patina_core::ChunkKind::{
     Class, Const, Enum, Function, Interface, Method, Module, Struct, Type,
 };
@@ -72,8 +70,7 @@ fn value_name(node: Node<'_>, src: &str, _: bool, d: &mut Definition) -> Option<
 /// The definition named by its first child of `kind`.
 fn by_child(node: Node<'_>, src: &str, kind: &str, definition: &mut Definition) -> Option<()> {
     let name = first_named_child(node, kind)?;
-    definition.symbol = normalize(node_text(name, src));
-    definition.symbol.as_ref().map(|_| ())
+    named(definition, node_text(name, src))
 }
 
 /// `let total inv = …` (a function) or `let max_lines = 100` (a constant); not `let () = …`.
@@ -87,8 +84,7 @@ fn let_binding(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) 
             .child_by_field_name("body")
             .is_some_and(|b| matches!(b.kind(), "fun_expression" | "function_expression"));
     definition.kind = if takes_parameters { Function } else { Const };
-    definition.symbol = normalize(node_text(pattern, src));
-    definition.symbol.as_ref().map(|_| ())
+    named(definition, node_text(pattern, src))
 }
 
 /// `type invoice = { … }` (a struct), `type status = Open | Paid of int` (an enum), else a type.
@@ -99,8 +95,7 @@ fn type_binding(node: Node<'_>, src: &str, _: bool, definition: &mut Definition)
         Some("variant_declaration") => Enum,
         _ => Type,
     };
-    definition.symbol = normalize(node_text(name, src));
-    definition.symbol.as_ref().map(|_| ())
+    named(definition, node_text(name, src))
 }
 
 /// `exception Unpaid of string`: the type `Unpaid`.

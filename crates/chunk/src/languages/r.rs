@@ -8,7 +8,7 @@
 
 use tree_sitter::Node;
 
-use super::{Definition, Name::By, Syntax, leaf, member, node_text, normalize};
+use super::{Definition, Name::By, Syntax, leaf, member, named, node_text, normalize};
 use patina_core::ChunkKind::{Class, Function, Method};
 
 pub(super) static R: Syntax = Syntax {
@@ -44,8 +44,10 @@ fn assignment(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -
         }
         _ => return None,
     }
-    definition.symbol = normalize(node_text(lhs, src).trim_matches(['"', '\'', '`']));
-    definition.symbol.as_ref().map(|_| ())
+    named(
+        definition,
+        node_text(lhs, src).trim_matches(['"', '\'', '`']),
+    )
 }
 
 /// `add = function(entry) …` in a class's list: a method.
@@ -55,8 +57,10 @@ fn list_member(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) 
         return None;
     }
     let name = node.child_by_field_name("name")?;
-    definition.symbol = normalize(node_text(name, src).trim_matches(['"', '\'', '`']));
-    definition.symbol.as_ref().map(|_| ())
+    named(
+        definition,
+        node_text(name, src).trim_matches(['"', '\'', '`']),
+    )
 }
 
 /// S4: `setClass("Invoice", …)`, `setRefClass("Ledger", …)` when not assigned (assigned, the

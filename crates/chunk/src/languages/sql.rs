@@ -6,7 +6,7 @@
 
 use tree_sitter::Node;
 
-use super::{Definition, Name::By, Syntax, first_named_child, leaf, node_text, normalize};
+use super::{Definition, Name::By, Syntax, first_named_child, leaf, named, node_text};
 use patina_core::ChunkKind::{Enum, Function, Struct, Type};
 
 pub(super) static SQL: Syntax = Syntax {
@@ -35,6 +35,8 @@ fn object(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Op
     if node.kind() == "create_type" && first_named_child(node, "enum_elements").is_some() {
         definition.kind = Enum;
     }
-    definition.symbol = normalize(node_text(name, src).trim_matches(['"', '`', '[', ']']));
-    definition.symbol.as_ref().map(|_| ())
+    named(
+        definition,
+        node_text(name, src).trim_matches(['"', '`', '[', ']']),
+    )
 }

@@ -28,6 +28,23 @@ pub(super) fn imports_name_files(language: Option<Language>) -> bool {
     )
 }
 
+/// The file names a module is, in a language where a module is its file by the compiler's rule:
+/// Erlang's `ledger` is `ledger.erl`; OCaml's `Support.Money` is `money.ml` (or its interface
+/// `money.mli`). `None` elsewhere.
+pub(super) fn module_file_names(language: Option<Language>, module: &str) -> Option<Vec<String>> {
+    match language? {
+        Language::Erlang => Some(vec![format!("{module}.erl")]),
+        Language::OCaml | Language::OCamlInterface => {
+            let last = module.rsplit('.').next().unwrap_or(module);
+            let mut chars = last.chars();
+            let first = chars.next()?;
+            let stem = format!("{}{}", first.to_ascii_lowercase(), chars.as_str());
+            Some(vec![format!("{stem}.ml"), format!("{stem}.mli")])
+        }
+        _ => None,
+    }
+}
+
 /// The Swift module a file belongs to, as the folder holding all of it: SwiftPM's target folder
 /// (`Sources/Shop/` for `Sources/Shop/Models/Cart.swift`, `Tests/ShopTests/` likewise), else the
 /// file's own folder (an Xcode target's files are listed in its project, not laid out by folder).
@@ -223,15 +240,11 @@ impl GraphTable {
             // `-include("x.hrl")` from the file's folder or an include folder; `-include_lib(
             // "app/include/x.hrl")` from application `app`'s folder, wherever it lies;
             // `-import(money, …)`: module `money` is the file `money.erl`, wherever it lies.
-            Some(Language::Erlang) => {
-                if module.ends_with(".hrl") || module.ends_with(".erl") {
-                    exact.extend(normalize(&join(dir, module)));
-                    suffixes.push(module.to_string());
-                    let file = module.rsplit('/').next().unwrap_or(module);
-                    suffixes.push(format!("include/{file}"));
-                } else {
-                    suffixes.push(format!("{module}.erl"));
-                }
+            Some(Language::Erlang) if module.ends_with(".hrl") || module.ends_with(".erl") => {
+                exact.extend(normalize(&join(dir, module)));
+                suffixes.push(module.to_string());
+                let file = module.rsplit('/').next().unwrap_or(module);
+                suffixes.push(format!("include/{file}"));
             }
             // `include("money.jl")` from the including file's folder; `using Shop`, `import Shop:
             // f`: a package of the repository is its `src/Shop.jl` (others are outside).
@@ -245,14 +258,8 @@ impl GraphTable {
             }
             // `open Support.Money`, `module S = Support.Money`: module `Money` is the file
             // `money.ml` (or its interface), wherever it lies (a dune library wraps its folder).
-            Some(Language::OCaml | Language::OCamlInterface) => {
-                let last = module.rsplit('.').next().unwrap_or(module);
-                let mut chars = last.chars();
-                if let Some(first) = chars.next() {
-                    let file = format!("{}{}", first.to_ascii_lowercase(), chars.as_str());
-                    suffixes.push(format!("{file}.ml"));
-                    suffixes.push(format!("{file}.mli"));
-                }
+            Some(Language::Erlang | Language::OCaml | Language::OCamlInterface) => {
+                suffixes.extend(module_file_names(lang, module).unwrap_or_default());
             }
             // `source("R/money.R")` likewise; `library(pkg)` names a package, outside the
             // repository (the repository's own package shares one namespace, resolved by folder).
