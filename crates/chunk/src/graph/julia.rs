@@ -30,27 +30,19 @@ impl Extractor<'_> {
                 }
                 self.julia_call(callee);
             }
+            // `@m x`, `Base.@m x`: a call of the macro's name.
             "macrocall_expression" => {
-                let mut stack: Vec<Node<'_>> = node.named_child(0).into_iter().collect();
-                while let Some(n) = stack.pop() {
-                    if n.kind() == "macro_identifier"
-                        || n.kind() == "identifier" && stack.is_empty()
-                    {
-                        let name = if n.kind() == "identifier" {
-                            Some(n)
-                        } else {
-                            n.named_child(0)
-                        };
-                        if let Some(name) = name.filter(|n| n.kind() == "identifier") {
-                            self.skip.insert(name.id());
-                            self.reference(name, true, None);
-                        }
-                        break;
-                    }
-                    if n.kind() == "field_expression" {
-                        let mut c = n.walk();
-                        stack.extend(n.named_children(&mut c).last());
-                    }
+                let mut head = node.named_child(0);
+                if let Some(f) = head.filter(|h| h.kind() == "field_expression") {
+                    head = f.named_child((f.named_child_count() as u32).saturating_sub(1));
+                }
+                let name = head
+                    .filter(|h| h.kind() == "macro_identifier")
+                    .and_then(|m| m.named_child(0))
+                    .filter(|n| n.kind() == "identifier");
+                if let Some(name) = name {
+                    self.skip.insert(name.id());
+                    self.reference(name, true, None);
                 }
             }
             "function_definition" | "macro_definition" => {

@@ -1090,6 +1090,9 @@ fn julia_calls_imports_includes_and_supertypes() {
     assert!(has_call(&f, "shipping", 26), "{:?}", calls(&f));
     assert!(has_call(&f, "total", 31), "{:?}", calls(&f));
     assert!(has_call(&f, "esc", 34), "{:?}", calls(&f));
+    // A macro call calls the macro.
+    assert!(has_call(&f, "testset", 41), "{:?}", calls(&f));
+    assert!(has_call(&f, "test", 42), "{:?}", calls(&f));
     // Definitions' own names are no references.
     assert!(
         !f.refs.iter().any(|r| (r.name == "total" && r.line == 25)

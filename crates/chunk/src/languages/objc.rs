@@ -25,7 +25,7 @@ pub(super) static OBJC: Syntax = Syntax {
         container("class_implementation", Impl, By(class)),
         container("protocol_declaration", Interface, By(first_identifier)),
         leaf("method_declaration", Method, By(protocol_member)),
-        leaf("method_definition", Method, By(selector)),
+        leaf("method_definition", Method, By(first_identifier)),
         leaf("function_definition", Function, CFunction),
         leaf("struct_specifier", Struct, WithBody("name")),
         leaf("union_specifier", Struct, WithBody("name")),
@@ -57,7 +57,8 @@ fn class(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Opt
     Some(())
 }
 
-/// The first identifier among the node's children: a class's or protocol's name.
+/// The first identifier among the node's children: a class's or protocol's name, a method's
+/// selector's first keyword (`- (void)addInvoice:(Invoice *)i paidWith:(int)m` → `addInvoice`).
 fn first_identifier(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
     let name = first_named_child(node, "identifier")?;
     named(definition, node_text(name, src))
@@ -70,11 +71,6 @@ fn protocol_member(node: Node<'_>, src: &str, _: bool, definition: &mut Definiti
     if node.parent()?.kind() != "protocol_declaration" {
         return None;
     }
-    selector(node, src, false, definition)
-}
-
-/// `- (void)addInvoice:(Invoice *)invoice paidWith:(PaymentMethod)method` → `addInvoice`.
-fn selector(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
     first_identifier(node, src, false, definition)
 }
 
