@@ -586,3 +586,65 @@ fn the_explain_log_says_why_each_first_candidate_ranks_where_it_does() {
         "the docs prior of an implementation question: {readme}"
     );
 }
+
+/// A module of a package whose every file touches the same subject: handlers that parse, check,
+/// retry and log requests, each with its own mix of those words (a fixed mix per index, so the
+/// repository is the same on every run).
+fn near_answers_module(i: usize) -> String {
+    const VERBS: [&str; 6] = ["parse", "validate", "retry", "log", "cache", "encode"];
+    const NOUNS: [&str; 5] = ["request", "header", "timeout", "payload", "session"];
+    let verb = |k: usize| VERBS[(i * 7 + k * 3) % VERBS.len()];
+    let noun = |k: usize| NOUNS[(i * 5 + k) % NOUNS.len()];
+    let mut s = String::new();
+    for k in 0..3 {
+        let (v, n) = (verb(k), noun(k));
+        s.push_str(&format!(
+            "def {v}_{n}_{i}_{k}(item, limit={k}):\n    \"\"\"{v} the {n} of an incoming item; \
+             handler {i} step {k}.\"\"\"\n    if item is None:\n        return None\n    \
+             return [{v}_part(p, limit) for p in item.{n}s][:limit]\n\n\n"
+        ));
+    }
+    s
+}
+
+#[test]
+fn the_first_hits_are_the_same_however_many_are_asked_for() {
+    let mut env = TestEnv::with_model();
+    env.start_daemon();
+    let files: Vec<(String, String)> = (0..60)
+        .map(|i| (format!("handlers/h{i:02}.py"), near_answers_module(i)))
+        .collect();
+    let borrowed: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_bytes()))
+        .collect();
+    let repo = git_repo(&borrowed);
+    env.add_repo(repo.path());
+    let first = |n: usize, extra: &[&str]| -> Vec<(String, u64)> {
+        let limit = n.to_string();
+        let question = "how is the timeout of a request header retried and logged";
+        let mut args = vec!["q", question, "--fresh", "--json", "-n", &limit];
+        args.extend_from_slice(extra);
+        let out = env.patina_in(repo.path(), &args);
+        assert_eq!(out.code(), 0, "{out:?}");
+        json_hits(&out)
+            .iter()
+            .map(|h| {
+                let path = h["repo_path"].as_str().unwrap_or_default().to_string();
+                (path, h["start_line"].as_u64().unwrap_or_default())
+            })
+            .collect()
+    };
+    // Both oracles rank every module (180 definitions): the fusion reads all their candidates, so
+    // a depth that followed the limit would reorder the first hits.
+    for extra in [&[][..], &["--files"][..]] {
+        let ten = first(10, extra);
+        assert_eq!(ten.len(), 10, "{ten:?}");
+        for n in [1, 3, 5] {
+            assert_eq!(first(n, extra), ten[..n], "-n {n} {extra:?} against -n 10");
+        }
+    }
+    // Up to `pool / overfetch` (30) chunks the depth is the pool's.
+    let (ten, thirty) = (first(10, &[]), first(30, &[]));
+    assert_eq!(thirty[..10], ten[..], "-n 30 against -n 10");
+}

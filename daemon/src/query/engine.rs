@@ -217,12 +217,13 @@ impl QueryEngine {
         let filter = filter_of(&req)?;
         let cfg = &tuning.retrieval;
         // File, module and repo granularities fold chunks together, so ask for more of them.
-        let per_oracle = limit
-            * cfg.overfetch.max(1)
-            * match req.granularity {
-                Granularity::Chunk | Granularity::Doc => 1,
-                Granularity::File | Granularity::Module | Granularity::Repo => 3,
-            };
+        let per_oracle = cfg.oracle_depth(
+            limit,
+            match req.granularity {
+                Granularity::Chunk | Granularity::Doc => false,
+                Granularity::File | Granularity::Module | Granularity::Repo => true,
+            },
+        );
         let (mut plan, read_as) = crate::query::oracles::lexical::plan(
             &req.text,
             &repos,

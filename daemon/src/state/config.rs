@@ -268,8 +268,15 @@ pub struct RetrievalConfig {
     pub evidence: f64,
     /// The place, read by score, of a hit scored as its oracle's `rrf_k`-th.
     pub evidence_depth: f64,
-    /// Each oracle is asked for `limit × overfetch` candidates before fusion.
+    /// Each oracle is asked for `limit × overfetch` candidates before fusion (three times that
+    /// for file, module and repository results, which fold chunks together), and never fewer
+    /// than `pool` ([`RetrievalConfig::oracle_depth`]).
     pub overfetch: usize,
+    /// The fewest candidates each oracle returns, whatever the limit. The fusion reads every
+    /// candidate (a hit 50th in one ranking still counts), so a depth that followed the limit
+    /// would rank the first hits differently for `-n 3` and `-n 10`; under the pool they are
+    /// the same.
+    pub pool: usize,
     /// An oracle that has not answered within this budget is left out of the fusion (and named
     /// in the answer's notices). The budget grows with the query's length
     /// ([`RetrievalConfig::oracle_timeout`]).
@@ -326,6 +333,9 @@ impl Default for RetrievalConfig {
             evidence: 0.5,
             evidence_depth: 120.0,
             overfetch: 5,
+            // What a file-level question at the default limit (10 × 5 × 3) has always read, the
+            // depth every benchmark figure was measured at.
+            pool: 150,
             oracle_timeout_ms: 2000,
             weights: BTreeMap::from([
                 (OracleId::Lexical, 1.0),
@@ -363,6 +373,15 @@ impl RetrievalConfig {
     /// Each oracle's budget for a query of `text_len` bytes: `oracle_timeout_ms` for a short
     /// query, one more for every 2 KiB of text (a pasted issue costs more terms, more
     /// embedding, more names), at most four times the base.
+    /// How many candidates each oracle returns for a query asking `limit` results, of chunks
+    /// (`folded` false) or of files, modules or repositories (`folded`): `limit × overfetch`
+    /// (× 3 folded), never fewer than `pool`, so the first hits of a query are the same for
+    /// every limit up to `pool / overfetch` chunks or a third of that in files.
+    pub fn oracle_depth(&self, limit: usize, folded: bool) -> usize {
+        let per_result = self.overfetch.max(1) * if folded { 3 } else { 1 };
+        limit.saturating_mul(per_result).max(self.pool)
+    }
+
     pub fn oracle_timeout(&self, text_len: usize) -> std::time::Duration {
         let factor = (1 + (text_len / TIMEOUT_STEP_BYTES) as u64).min(TIMEOUT_MAX_FACTOR);
         std::time::Duration::from_millis(self.oracle_timeout_ms.saturating_mul(factor))
@@ -476,6 +495,23 @@ mod tests {
         assert_eq!(ms(5000), 6000);
         assert_eq!(ms(8192), 8000);
         assert_eq!(ms(1 << 20), 8000);
+    }
+
+    #[test]
+    fn the_oracle_depth_does_not_follow_the_limit_below_the_pool() {
+        let cfg = super::RetrievalConfig::default();
+        // Chunks: 150 for every limit up to 30, then five per result.
+        for limit in [1, 3, 10, 30] {
+            assert_eq!(cfg.oracle_depth(limit, false), 150, "{limit} chunks");
+        }
+        assert_eq!(cfg.oracle_depth(31, false), 155);
+        // Files fold chunks: 150 up to 10, then fifteen per result.
+        for limit in [1, 5, 10] {
+            assert_eq!(cfg.oracle_depth(limit, true), 150, "{limit} files");
+        }
+        assert_eq!(cfg.oracle_depth(20, true), 300);
+        // A huge limit saturates instead of overflowing.
+        assert_eq!(cfg.oracle_depth(usize::MAX, true), usize::MAX);
     }
 
     use super::*;

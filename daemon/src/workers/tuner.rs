@@ -399,7 +399,9 @@ fn ask_case(
         engine.semantic().lexicon(),
     );
     let plan = Arc::new(plan);
-    let limit = crate::query::request::DEFAULT_LIMIT * cfg.retrieval.overfetch.max(1) * 3;
+    let limit = cfg
+        .retrieval
+        .oracle_depth(crate::query::request::DEFAULT_LIMIT, true);
     let oq = OracleQuery {
         text: q.text.clone(),
         plan: plan.clone(),
