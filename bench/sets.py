@@ -20,10 +20,10 @@ them at once, with the same binary and state, and compared per question against 
 Sets (../shared/eval and bench/questions):
   cosqa   CoSQA dev, 500 web questions -> Python functions
   own     85 questions over cobra (Go), flask (Python), ripgrep (Rust), express (JS)
-  langs   296 questions: 20 each for sinatra (Ruby), koin and mockk (Kotlin), plug (Elixir), slim
+  langs   315 questions: 20 each for sinatra (Ruby), koin and mockk (Kotlin), plug (Elixir), slim
           (PHP), serilog and newtonsoft (C#), alamofire (Swift), lazy (Lua), shelf (Dart), hakyll
-          (Haskell), pyenv (Bash), 19 each for mainargs (Scala) and bats (Bash), 18 for cowboy
-          (Erlang); measured like own
+          (Haskell), pyenv (Bash), 19 each for mainargs (Scala), bats (Bash) and httpzig (Zig), 18
+          for cowboy (Erlang); measured like own
   pytest  34 GitHub issues -> files of the fix (SWE-bench) (+ history with --history)
   tokio   100 commit messages -> files (run with --no-model, as RESULTS does; + lexical,symbol)
 Each set is measured with the lexical and the semantic oracle alone and with the default oracles
@@ -42,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 EVAL = (HERE / ".." / ".." / "shared" / "eval").resolve()
 DEFAULT = "lexical,symbol,semantic,graph"
 OWN = ["cobra", "flask", "ripgrep", "express"]
-LANGS = ["sinatra", "koin", "plug", "slim", "serilog", "alamofire", "mainargs", "lazy", "shelf", "hakyll", "bats", "newtonsoft", "pyenv", "mockk", "cowboy"]
+LANGS = ["sinatra", "koin", "plug", "slim", "serilog", "alamofire", "mainargs", "lazy", "shelf", "hakyll", "bats", "newtonsoft", "pyenv", "mockk", "cowboy", "httpzig"]
 
 
 def patina(args, env, binary):
