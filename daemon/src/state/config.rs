@@ -436,6 +436,14 @@ impl Config {
         crate::process::memory::Budget::check(cfg.daemon.memory_mb)
             .map_err(anyhow::Error::msg)
             .with_context(|| format!("invalid config file {}", path.display()))?;
+        if cfg.retrieval.pool > MAX_POOL {
+            anyhow::bail!(
+                "invalid config file {}: [retrieval] pool = {} is more than {MAX_POOL} candidates \
+                 per oracle (every query would read and rank that many)",
+                path.display(),
+                cfg.retrieval.pool
+            );
+        }
         // Keep the defaults' weights for oracles the file does not mention.
         for (k, v) in RetrievalConfig::default().weights {
             cfg.retrieval.weights.entry(k).or_insert(v);
@@ -443,6 +451,10 @@ impl Config {
         Ok(cfg)
     }
 }
+
+/// The most candidates `[retrieval] pool` may ask of each oracle: memory and ranking time follow
+/// it for every query.
+const MAX_POOL: usize = 5000;
 
 /// A repository's dependency graph or commit history not used in this long is dropped from
 /// memory (rebuilt from the store on next use: about the time of one round's graph update, and
@@ -532,6 +544,10 @@ mod tests {
         assert_eq!(c.semantic.precision, Precision::Fp32);
         std::fs::write(&p, "[index]\nmax_file_byte = 10\n").unwrap();
         assert!(Config::load(&p).is_err());
+        std::fs::write(&p, "[retrieval]\npool = 300\n").unwrap();
+        assert_eq!(Config::load(&p).unwrap().retrieval.pool, 300);
+        let e = load_error(&p, "[retrieval]\npool = 1000000\n");
+        assert!(e.contains("pool = 1000000 is more than 5000"), "{e}");
         assert!(Config::load(&dir.path().join("missing.toml")).is_ok());
     }
 
