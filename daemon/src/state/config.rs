@@ -370,9 +370,6 @@ const TIMEOUT_STEP_BYTES: usize = 2048;
 const TIMEOUT_MAX_FACTOR: u64 = 4;
 
 impl RetrievalConfig {
-    /// Each oracle's budget for a query of `text_len` bytes: `oracle_timeout_ms` for a short
-    /// query, one more for every 2 KiB of text (a pasted issue costs more terms, more
-    /// embedding, more names), at most four times the base.
     /// How many candidates each oracle returns for a query asking `limit` results, of chunks
     /// (`folded` false) or of files, modules or repositories (`folded`): `limit × overfetch`
     /// (× 3 folded), never fewer than `pool`, so the first hits of a query are the same for
@@ -382,6 +379,9 @@ impl RetrievalConfig {
         limit.saturating_mul(per_result).max(self.pool)
     }
 
+    /// Each oracle's budget for a query of `text_len` bytes: `oracle_timeout_ms` for a short
+    /// query, one more for every 2 KiB of text (a pasted issue costs more terms, more
+    /// embedding, more names), at most four times the base.
     pub fn oracle_timeout(&self, text_len: usize) -> std::time::Duration {
         let factor = (1 + (text_len / TIMEOUT_STEP_BYTES) as u64).min(TIMEOUT_MAX_FACTOR);
         std::time::Duration::from_millis(self.oracle_timeout_ms.saturating_mul(factor))
