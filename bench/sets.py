@@ -19,7 +19,8 @@ them at once, with the same binary and state, and compared per question against 
 
 Sets (../shared/eval and bench/questions):
   cosqa   CoSQA dev, 500 web questions -> Python functions
-  own     105 questions over cobra (Go), flask (Python), ripgrep (Rust), express (JS), hono (TS)
+  own     124 questions over cobra (Go), flask (Python), ripgrep (Rust), express (JS), hono (TS),
+          jsoup (Java)
   langs   315 questions: 20 each for sinatra (Ruby), koin and mockk (Kotlin), plug (Elixir), slim
           (PHP), serilog and newtonsoft (C#), alamofire (Swift), lazy (Lua), shelf (Dart), hakyll
           (Haskell), pyenv (Bash), 19 each for mainargs (Scala), bats (Bash) and httpzig (Zig), 18
@@ -41,7 +42,7 @@ from common import models_dir
 HERE = Path(__file__).resolve().parent
 EVAL = (HERE / ".." / ".." / "shared" / "eval").resolve()
 DEFAULT = "lexical,symbol,semantic,graph"
-OWN = ["cobra", "flask", "ripgrep", "express", "hono"]
+OWN = ["cobra", "flask", "ripgrep", "express", "hono", "jsoup"]
 LANGS = ["sinatra", "koin", "plug", "slim", "serilog", "alamofire", "mainargs", "lazy", "shelf", "hakyll", "bats", "newtonsoft", "pyenv", "mockk", "cowboy", "httpzig"]
 
 

@@ -33,6 +33,7 @@ own flask pallets/flask 2ac89889f4cc330eabd50f295dcef02828522c69
 own ripgrep BurntSushi/ripgrep 3fce3b5bb0236da2df6d99672afb8a719642eca7
 own express expressjs/express a3714473feb3d2908add734d340e7755fd85e0a3
 own hono honojs/hono 28a9c128912de19f3fb28b00ae289c9b93f6f392
+own jsoup jhy/jsoup 46b620860af930eedc193a705eaf7cea5aec89a6
 langs sinatra sinatra/sinatra cb22afd7902b566b6eaba6c4ea89739494a65d12
 langs koin InsertKoinIO/koin fff5291f333c04fe5d6d9447f72740647d40d186
 langs plug elixir-plug/plug a898c454a04ca5ffad306bd751a15c7ac9ff6927
