@@ -207,6 +207,7 @@ impl QueryPlan {
         } else if wanted_roles.contains(&FileRole::Test) {
             Intent::Tests
         } else if usage
+            || asks_what_changed(&lower)
             || wanted_roles.contains(&FileRole::Docs)
             || wanted_roles.contains(&FileRole::Example)
         {
@@ -596,6 +597,29 @@ fn is_usage_question(lower: &str) -> bool {
     .iter()
     .any(|p| lower.starts_with(p) || lower.contains(&format!(" {p}")))
         || user_acts(lower)
+}
+
+/// "What changed in the last release", "what's new in 2.0", "… when upgrading to version 4": the
+/// answer is prose about versions — release notes, a migration guide — so the question is read as
+/// one about using the project, whose documents lead. Upgrading or migrating counts only beside a
+/// version ("upgrading the connection to a websocket" is about code).
+fn asks_what_changed(lower: &str) -> bool {
+    const OPENINGS: &[&str] = &[
+        "what changed",
+        "what has changed",
+        "what's changed",
+        "what's new",
+        "what is new",
+    ];
+    let versioned = lower.contains("version") || lower.contains(|c: char| c.is_ascii_digit());
+    OPENINGS.iter().any(|p| lower.starts_with(p))
+        || ["release notes", "changelog", "migration guide"]
+            .iter()
+            .any(|w| lower.contains(w))
+        || versioned
+            && ["upgrading", "upgrade to", "migrating"]
+                .iter()
+                .any(|w| lower.contains(w))
 }
 
 /// "How do I …", "which variables can I set …", "what do I need to change when upgrading …": the
