@@ -33,26 +33,27 @@ fn intents() {
         i("why do I get a timeout when the pool is full"),
         Intent::Implementation
     );
-    // What changed between versions: release notes and migration guides answer it.
-    assert_eq!(i("what changed in the most recent release"), Intent::Usage);
-    assert_eq!(i("what's new in 2.0"), Intent::Usage);
-    assert_eq!(
-        i("what changed for serveStatic when upgrading to version 4"),
-        Intent::Usage
-    );
-    assert_eq!(
-        i("where are the release notes for the router"),
-        Intent::Usage
-    );
-    // Upgrading without a version is something the code does.
-    assert_eq!(
-        i("how is the connection upgraded to a websocket when upgrading is requested"),
-        Intent::Implementation
-    );
-    assert_eq!(
-        i("decide which items must be compiled again after a file changed"),
-        Intent::Implementation
-    );
+    // What changed between versions: release notes and migration guides answer it. Upgrading
+    // without a version, or a file that changed, is something the code does.
+    for (question, intent) in [
+        ("what changed in the most recent release", Intent::Usage),
+        ("what's new in 2.0", Intent::Usage),
+        (
+            "what changed for serveStatic when upgrading to version 4",
+            Intent::Usage,
+        ),
+        ("where are the release notes for the router", Intent::Usage),
+        (
+            "how is the connection upgraded to a websocket when upgrading is requested",
+            Intent::Implementation,
+        ),
+        (
+            "decide which items must be compiled again after a file changed",
+            Intent::Implementation,
+        ),
+    ] {
+        assert_eq!(i(question), intent, "{question}");
+    }
     assert_eq!(i("documentation for the glob flag"), Intent::Usage);
     assert_eq!(i("where are the tests for the router"), Intent::Tests);
     // "Specs" are test files as a noun of their own, specifications in a compound.
