@@ -259,6 +259,18 @@ impl<'a> Extractor<'a> {
         }
     }
 
+    /// The node's own `identifier` children name what it declares (a field, a block, a selector's
+    /// keywords), not uses: they are no references.
+    fn skip_identifier_children(&mut self, node: Node<'_>) {
+        let mut c = node.walk();
+        let names: Vec<usize> = node
+            .named_children(&mut c)
+            .filter(|n| n.kind() == "identifier")
+            .map(|n| n.id())
+            .collect();
+        self.skip.extend(names);
+    }
+
     fn reference(&mut self, node: Node<'_>, call: bool, qualifier: Option<String>) {
         let name = self.text(node);
         if name.is_empty() || STOP.contains(&name) || name.len() > 200 {

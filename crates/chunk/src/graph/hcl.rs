@@ -13,13 +13,7 @@ impl Extractor<'_> {
     pub(super) fn hcl(&mut self, node: Node<'_>) {
         match node.kind() {
             "block" | "attribute" => {
-                let mut c = node.walk();
-                let names: Vec<usize> = node
-                    .named_children(&mut c)
-                    .filter(|n| n.kind() == "identifier")
-                    .map(|n| n.id())
-                    .collect();
-                self.skip.extend(names);
+                self.skip_identifier_children(node);
             }
             "function_call" => {
                 if let Some(name) = node.named_child(0).filter(|n| n.kind() == "identifier") {

@@ -70,13 +70,7 @@ impl Extractor<'_> {
             }
             // A selector's keywords are the method's own name, not uses.
             "method_declaration" | "method_definition" => {
-                let mut c = node.walk();
-                let keywords: Vec<usize> = node
-                    .named_children(&mut c)
-                    .filter(|n| n.kind() == "identifier")
-                    .map(|n| n.id())
-                    .collect();
-                self.skip.extend(keywords);
+                self.skip_identifier_children(node);
             }
             // `@property NSString *name;`: the property's name is declared here.
             "property_declaration" => {

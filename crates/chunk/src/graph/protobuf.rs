@@ -21,13 +21,7 @@ impl Extractor<'_> {
             | "option" | "field_options" | "enum_field" | "reserved" => self.skip_all(node),
             // A field's (or oneof's) own name is no reference; its type is.
             "field" | "map_field" | "oneof" | "oneof_field" => {
-                let mut c = node.walk();
-                let names: Vec<usize> = node
-                    .named_children(&mut c)
-                    .filter(|n| n.kind() == "identifier")
-                    .map(|n| n.id())
-                    .collect();
-                self.skip.extend(names);
+                self.skip_identifier_children(node);
             }
             // `acme.support.Money` names `Money` of package `acme.support`: the package is
             // where the imports lead, not an object to reach it through, so the name stands
