@@ -43,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 EVAL = (HERE / ".." / ".." / "shared" / "eval").resolve()
 DEFAULT = "lexical,symbol,semantic,graph"
 OWN = ["cobra", "flask", "ripgrep", "express", "hono", "jsoup"]
-LANGS = ["sinatra", "koin", "plug", "slim", "serilog", "alamofire", "mainargs", "lazy", "shelf", "hakyll", "bats", "newtonsoft", "pyenv", "mockk", "cowboy", "httpzig"]
+LANGS = ["sinatra", "koin", "plug", "slim", "serilog", "alamofire", "mainargs", "lazy", "shelf", "hakyll", "bats", "newtonsoft", "pyenv", "mockk", "cowboy", "httpzig", "afnetworking"]
 
 
 def patina(args, env, binary):
@@ -101,12 +101,12 @@ def run(a):
     if "cosqa" in sets:
         result["cosqa"] = bench(env, a.bin, singles + [default],
                                 EVAL / "cosqa" / "dev.jsonl", corpus=EVAL / "cosqa" / "corpus.jsonl")
-    if "own" in sets:
-        for n in OWN:
+    for n in OWN:
+        if "own" in sets or n in sets:
             result[n] = bench(env, a.bin, singles + [default], HERE / "questions" / f"{n}.jsonl",
                               repo_dir=repos / "own" / n)
-    if "langs" in sets:
-        for n in LANGS:
+    for n in LANGS:
+        if "langs" in sets or n in sets:
             result[n] = bench(env, a.bin, singles + [default], HERE / "questions" / f"{n}.jsonl",
                               repo_dir=repos / "langs" / n)
     if "pytest" in sets:
@@ -157,7 +157,8 @@ def main():
     r.add_argument("--repos", required=True)
     r.add_argument("--out", required=True)
     r.add_argument("--bin", default=str(HERE / ".." / "target" / "release"))
-    r.add_argument("--sets", default="cosqa,own,pytest")
+    r.add_argument("--sets", default="cosqa,own,pytest",
+                   help="comma-separated: cosqa, own, langs, pytest, tokio, or one set of own/langs by name")
     r.add_argument("--config")
     r.add_argument("--history", action="store_true")
     r.add_argument("--no-model", action="store_true")

@@ -547,6 +547,54 @@ fn an_interface_that_describes_the_behaviour_ranks_below_the_class_that_does_it(
 }
 
 #[test]
+fn a_header_that_describes_the_behaviour_hands_its_place_to_the_implementation_of_its_name() {
+    // Objective-C and OCaml split a module in two files of one stem: the header (`.h`, `.mli`)
+    // says what happens in the question's words, the implementation (`.m`, `.ml`) does it.
+    let header = "#import <Foundation/Foundation.h>\n\n/**\n `TileCache` keeps decoded map tiles in memory. Once the total cost of the tiles passes the limit, the least recently used tiles are evicted until the cost is under the preferred size again.\n */\n@interface TileCache : NSObject\n\n/** The cost above which the least recently used tiles are evicted. */\n@property (nonatomic, assign) UInt64 capacity;\n\n/** Adds a tile. */\n- (void)put:(id)item forKey:(NSString *)key;\n\n@end\n";
+    let implementation = "#import \"TileCache.h\"\n\n@implementation TileCache {\n    NSMutableDictionary *_slots;\n    UInt64 _used;\n}\n\n- (void)put:(id)item forKey:(NSString *)key {\n    _slots[key] = item;\n    _used += [item length];\n    if (_used > self.capacity) {\n        NSArray *byAge = [_slots keysSortedByValueUsingSelector:@selector(compareStamp:)];\n        for (NSString *old in byAge) {\n            _used -= [_slots[old] length];\n            [_slots removeObjectForKey:old];\n            if (_used <= self.capacity / 2) break;\n        }\n    }\n}\n\n@end\n";
+    let mli = "(** Decoded map tiles kept in memory. *)\n\ntype t\n\n(** [add t key tile] keeps [tile]. Once the total cost of the tiles passes the limit, the least\n    recently used tiles are evicted until the cost is under the preferred size again. *)\nval add : t -> string -> string -> unit\n";
+    let ml = "type t = { slots : (string, string * int) Hashtbl.t; mutable used : int; cap : int; mutable clock : int }\n\nlet add t key tile =\n  t.clock <- t.clock + 1;\n  Hashtbl.replace t.slots key (tile, t.clock);\n  t.used <- t.used + String.length tile;\n  while t.used > t.cap do\n    let oldest = Hashtbl.fold (fun k (_, s) acc -> match acc with Some (_, s') when s' <= s -> acc | _ -> Some (k, s)) t.slots None in\n    match oldest with\n    | Some (k, _) -> t.used <- t.used - String.length (fst (Hashtbl.find t.slots k)); Hashtbl.remove t.slots k\n    | None -> t.used <- 0\n  done\n";
+    let repo = git_repo(&[
+        ("Tiles/TileCache.h", header.as_bytes()),
+        ("Tiles/TileCache.m", implementation.as_bytes()),
+        ("lib/tiles.mli", mli.as_bytes()),
+        ("lib/tiles.ml", ml.as_bytes()),
+    ]);
+    let question =
+        "how are the least recently used tiles evicted once their total cost passes the limit";
+    let pairs = [
+        ("Tiles/*", "Tiles/TileCache.h", "Tiles/TileCache.m"),
+        ("lib/*", "lib/tiles.mli", "lib/tiles.ml"),
+    ];
+    let ranked = |config: &str| {
+        let mut env = TestEnv::new();
+        env.append_config(config);
+        env.start_daemon();
+        env.add_repo(repo.path());
+        pairs.map(|(only, _, _)| {
+            let out = env.patina_in(repo.path(), &["q", question, "--json", "-g", only]);
+            assert_eq!(out.code(), 0, "{out:?}");
+            // The files in the order of their first chunk.
+            let mut files = paths(&json_hits(&out));
+            let mut seen = std::collections::HashSet::new();
+            files.retain(|f| seen.insert(f.clone()));
+            files
+        })
+    };
+    // Without the rule the header wins: its words say it all.
+    let off = ranked("\n[ranking]\ndeclaration = 1.0\n");
+    let on = ranked("");
+    for (((only, header, implementation), off), on) in pairs.iter().zip(off).zip(on) {
+        assert_eq!(off, [*header, *implementation], "{only}");
+        assert_eq!(
+            on,
+            [*implementation, *header],
+            "{only}: the implementation first, the header after it"
+        );
+    }
+}
+
+#[test]
 fn the_explain_log_says_why_each_first_candidate_ranks_where_it_does() {
     let mut env = TestEnv::new();
     env.next_daemon_env("PATINA_LOG", "info,patina::explain=debug");

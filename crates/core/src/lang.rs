@@ -261,6 +261,35 @@ pub enum ChunkKind {
     Window,
 }
 
+/// The half of a module a file is, where a language splits a module into two files of one stem:
+/// the interface (a C or C++ header, an OCaml `.mli`) declares what the implementation (`.c`,
+/// `.cpp`, an Objective-C `.m`, an OCaml `.ml`) defines. `None` for every other file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModuleHalf {
+    Interface,
+    Implementation,
+}
+
+impl ModuleHalf {
+    /// Which half `path` is, by its extension.
+    pub fn of(path: &str) -> Option<ModuleHalf> {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let (_, extension) = name.rsplit_once('.')?;
+        match extension.to_ascii_lowercase().as_str() {
+            "h" | "hh" | "hpp" | "hxx" | "mli" => Some(ModuleHalf::Interface),
+            "c" | "cc" | "cpp" | "cxx" | "m" | "mm" | "ml" => Some(ModuleHalf::Implementation),
+            _ => None,
+        }
+    }
+
+    /// The stem two halves share: the file name without its last extension
+    /// (`UIKit/UIImageView+Cache.h` -> `UIImageView+Cache`).
+    pub fn stem(path: &str) -> &str {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        name.rsplit_once('.').map_or(name, |(stem, _)| stem)
+    }
+}
+
 impl ChunkKind {
     /// Whether a chunk of this kind declares and runs nothing: an enum, an interface, a type
     /// alias (an option's vocabulary, not the code acting on it).
@@ -317,8 +346,36 @@ fn has_extension(path: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::Language;
+    use super::{Language, ModuleHalf};
     use std::path::Path;
+
+    #[test]
+    fn headers_and_interfaces_pair_with_the_implementation_of_their_stem() {
+        use ModuleHalf::{Implementation, Interface};
+        for (path, half, stem) in [
+            (
+                "UIKit+AFNetworking/UIImageView+AFNetworking.h",
+                Some(Interface),
+                "UIImageView+AFNetworking",
+            ),
+            (
+                "UIKit+AFNetworking/UIImageView+AFNetworking.m",
+                Some(Implementation),
+                "UIImageView+AFNetworking",
+            ),
+            ("include/net/socket.hpp", Some(Interface), "socket"),
+            ("src/net/socket.cpp", Some(Implementation), "socket"),
+            ("src/lwt.mli", Some(Interface), "lwt"),
+            ("src/lwt.ml", Some(Implementation), "lwt"),
+            ("lib/parse.C", Some(Implementation), "parse"),
+            ("src/lib.rs", None, "lib"),
+            ("Makefile", None, "Makefile"),
+            ("archive.tar.h", Some(Interface), "archive.tar"),
+        ] {
+            assert_eq!(ModuleHalf::of(path), half, "{path}");
+            assert_eq!(ModuleHalf::stem(path), stem, "{path}");
+        }
+    }
 
     #[test]
     fn a_script_without_an_extension_is_read_in_its_interpreters_language() {

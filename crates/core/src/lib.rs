@@ -25,7 +25,7 @@ pub mod tokens;
 pub use chunk_table::ChunkTable;
 pub use error::UserError;
 pub use facts::{FileFacts, Import, Reference, Resolution, TypeRelation};
-pub use lang::{ChunkKind, Language};
+pub use lang::{ChunkKind, Language, ModuleHalf};
 pub use licence::{Licence, LicenceFilter, LicenceSource};
 pub use meta::{ChunkMeta, ContentHash, FileRecord, Shared, SkipReason};
 pub use oracle::{OracleId, OracleStatus};

@@ -5,31 +5,102 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use anyhow::Result;
-use patina_core::{ChunkKind, FileRole, is_doc_path};
-use patina_retrieve::QueryPlan;
+use patina_core::meta::ChunkMeta;
+use patina_core::{ChunkKind, FileRole, ModuleHalf, is_doc_path};
 use patina_retrieve::fusion::{Contribution, Fused};
 use patina_retrieve::rank::{self, Candidate, RankOptions, Scored};
+use patina_retrieve::{Intent, QueryPlan};
 
 use crate::query::engine::QueryEngine;
 use crate::query::oracles::HitKey;
 use crate::query::request::{Granularity, HitItem, MAX_SNIPPET_LINES, SearchHit, SearchRequest};
 use crate::state::repo::Repo;
 
+/// The definitions that declarations in a module's interface half stand for: for each candidate
+/// chunk of a header or an `.mli` that declares a name its implementation half defines, the
+/// candidate of that definition (its own fused score and oracle places, if any).
+pub(crate) type Definitions = HashMap<HitKey, Candidate<HitKey>>;
+
+/// A question about how something is done is answered where it is done: what a module's interface
+/// half declares hands its place (fused score and oracle places) to the chunk of the
+/// implementation half that defines it (the `@implementation` of an `@interface`, the `let` of an
+/// `.mli`'s `val`), which joins the candidates if it was not among them; the declaration itself
+/// ranks as one ([`RankOptions::declaration`]). Only for such questions, and not with the
+/// declaration rule off (`declaration = 1`).
+pub(crate) fn hand_over(
+    candidates: &mut Vec<Candidate<HitKey>>,
+    definitions: &Definitions,
+    plan: &QueryPlan,
+    opts: &RankOptions,
+) {
+    if definitions.is_empty()
+        || plan.intent != Intent::Implementation
+        || !opts.enabled
+        || opts.declaration >= 1.0
+    {
+        return;
+    }
+    let handed: Vec<(f64, Vec<Contribution>, &Candidate<HitKey>)> = candidates
+        .iter()
+        .filter_map(|c| {
+            let definition = definitions.get(&c.key)?;
+            Some((c.fused, c.provenance.clone(), definition))
+        })
+        .collect();
+    for (fused, provenance, definition) in handed {
+        match candidates.iter_mut().find(|c| c.key == definition.key) {
+            Some(known) if known.fused >= fused => {}
+            Some(known) => {
+                known.fused = fused;
+                known.provenance = provenance;
+            }
+            None => candidates.push(Candidate {
+                fused,
+                provenance,
+                ..definition.clone()
+            }),
+        }
+    }
+}
+
 impl QueryEngine {
     /// The fused results with what ranking needs: file, role, symbol, parent and lines (notes are
     /// not part of a file), whether the symbol oracle found the chunk as a re-export of a name
     /// the query names (`reexports`), and whether its file is the root of a folder the query
-    /// names. Chunks that vanished since the oracles ran are dropped.
+    /// names; and the definitions that declarations among them stand for ([`hand_over`]).
+    /// Chunks that vanished since the oracles ran are dropped.
     pub(crate) fn candidates(
         &self,
         fused: Vec<Fused<HitKey>>,
         repos: &[Arc<Repo>],
         reexports: &HashSet<HitKey>,
         plan: &QueryPlan,
-    ) -> Vec<Candidate<HitKey>> {
+    ) -> (Vec<Candidate<HitKey>>, Definitions) {
         let mut roots: HashMap<(usize, String), bool> = HashMap::new();
         let mut interfaces: HashMap<(usize, Arc<str>, String), bool> = HashMap::new();
+        let mut implemented: HashMap<(usize, Arc<str>, String), Option<u64>> = HashMap::new();
+        let mut declares: Vec<(HitKey, usize, u64)> = Vec::new();
         let mut out = Vec::with_capacity(fused.len());
+        let mut candidate = |key: HitKey,
+                             fused: f64,
+                             provenance: Vec<Contribution>,
+                             ri: usize,
+                             meta: ChunkMeta,
+                             declaration: bool| Candidate {
+            reexport: reexports.contains(&key),
+            module_root: *roots
+                .entry((ri, meta.path.to_string()))
+                .or_insert_with(|| module_root(&repos[ri], plan, &meta.path)),
+            key,
+            fused,
+            provenance,
+            role: meta.role(),
+            lines: (meta.start_line, meta.end_line),
+            file: Some((ri, meta.path.to_string())),
+            declaration,
+            symbol: meta.symbol,
+            parent: meta.parent,
+        };
         for f in fused {
             let HitKey::Chunk {
                 repo: ri,
@@ -54,10 +125,21 @@ impl QueryEngine {
             let Some(meta) = repos[ri].chunk(chunk_id) else {
                 continue;
             };
-            let module_root = *roots
-                .entry((ri, meta.path.to_string()))
-                .or_insert_with(|| module_root(&repos[ri], plan, &meta.path));
-            let declaration = meta.kind.declares_only()
+            let definition = match &meta.symbol {
+                Some(symbol) if ModuleHalf::of(&meta.path) == Some(ModuleHalf::Interface) => {
+                    *implemented
+                        .entry((ri, meta.path.clone(), symbol.clone()))
+                        .or_insert_with(|| {
+                            defined_in_implementation(&repos[ri], &meta.path, symbol)
+                        })
+                }
+                _ => None,
+            };
+            if let Some(definition) = definition {
+                declares.push((f.key, ri, definition));
+            }
+            let declaration = definition.is_some()
+                || meta.kind.declares_only()
                 || meta.kind == ChunkKind::Method
                     && meta.parent.as_ref().is_some_and(|parent| {
                         *interfaces
@@ -66,21 +148,34 @@ impl QueryEngine {
                                 declared_in_interface(&repos[ri], &meta.path, parent)
                             })
                     });
-            out.push(Candidate {
-                reexport: reexports.contains(&f.key),
-                module_root,
-                key: f.key,
-                fused: f.score,
-                provenance: f.provenance,
-                role: meta.role(),
-                lines: (meta.start_line, meta.end_line),
-                file: Some((ri, meta.path.to_string())),
+            out.push(candidate(
+                f.key,
+                f.score,
+                f.provenance,
+                ri,
+                meta,
                 declaration,
-                symbol: meta.symbol,
-                parent: meta.parent,
-            });
+            ));
         }
-        out
+        let mut definitions = Definitions::new();
+        for (declaration, ri, chunk_id) in declares {
+            let key = HitKey::Chunk {
+                repo: ri,
+                chunk: chunk_id,
+            };
+            let known = out.iter().find(|c| c.key == key).cloned();
+            let template = match known {
+                Some(known) => known,
+                None => {
+                    let Some(meta) = repos[ri].chunk(chunk_id) else {
+                        continue;
+                    };
+                    candidate(key, 0.0, Vec::new(), ri, meta, false)
+                }
+            };
+            definitions.insert(declaration, template);
+        }
+        (out, definitions)
     }
 
     /// The ranked results as hits at the requested granularity: chunks (overlaps removed, repeats
@@ -258,6 +353,25 @@ pub(crate) fn merge_provenance(into: &mut Vec<Contribution>, from: Vec<Contribut
 /// Whether `parent`, the container of a method in the file at `path`, is an interface of that file
 /// (a C#/Java/PHP/Kotlin interface, a Swift protocol): its members declare what implementations
 /// do — in their doc comments, often in the question's words — and do none of it.
+/// The chunk of the implementation half of `path`'s module (the file of the same stem: `.m` for
+/// a `.h`, `.ml` for an `.mli`) that defines `symbol`, which the interface half declares. `None`
+/// when that file defines no such name, or no such file is indexed.
+fn defined_in_implementation(repo: &Arc<Repo>, path: &str, symbol: &str) -> Option<u64> {
+    let stem = ModuleHalf::stem(path);
+    let name = symbol.to_lowercase();
+    repo.symbols()
+        .named(&name)
+        .filter_map(|s| repo.chunk(s.chunk_id).map(|m| (s.chunk_id, m)))
+        .filter(|(_, m)| {
+            ModuleHalf::of(&m.path) == Some(ModuleHalf::Implementation)
+                && ModuleHalf::stem(&m.path) == stem
+                && !m.kind.declares_only()
+        })
+        .map(|(id, m)| (m.start_line, id))
+        .min()
+        .map(|(_, id)| id)
+}
+
 fn declared_in_interface(repo: &Arc<Repo>, path: &str, parent: &str) -> bool {
     let name = parent.rsplit("::").next().unwrap_or(parent).to_lowercase();
     repo.symbols().named(&name).any(|s| {

@@ -349,7 +349,8 @@ impl QueryEngine {
         opts.exact_oracles_ran = rankings
             .iter()
             .any(|r| r.oracle != rank::SEMANTIC && r.oracle != OracleId::Graph);
-        let candidates = self.candidates(fused, &repos, &reexports, &plan);
+        let (mut candidates, definitions) = self.candidates(fused, &repos, &reexports, &plan);
+        crate::query::collect::hand_over(&mut candidates, &definitions, &plan, &opts);
         let mut scored = rank::score(candidates, &plan, &opts);
         patina_retrieve::priors::apply_vote_prior(&mut scored, &votes, tuning.vote_prior);
         explain(&scored);

@@ -103,6 +103,8 @@ struct Case {
     coverage: f64,
     near: Vec<String>,
     templates: HashMap<HitKey, Candidate<HitKey>>,
+    /// What declarations among the templates hand their place to (`collect::hand_over`).
+    definitions: crate::query::collect::Definitions,
     /// The history oracle's votes per file (`crate::services::history::split_votes`).
     votes: HashMap<(usize, String), f64>,
     /// The scope prior's directory shares (`crate::services::history::scope_shares`).
@@ -144,7 +146,7 @@ fn first_answer(case: &mut Case, t: &Tuning) -> Option<usize> {
             r.items = a.items;
         }
     }
-    let candidates: Vec<Candidate<HitKey>> = fused
+    let mut candidates: Vec<Candidate<HitKey>> = fused
         .into_iter()
         .filter_map(|f| {
             let mut c = case.templates.get(&f.key)?.clone();
@@ -158,6 +160,7 @@ fn first_answer(case: &mut Case, t: &Tuning) -> Option<usize> {
         exact_oracles_ran,
         ..t.ranking.clone()
     };
+    crate::query::collect::hand_over(&mut candidates, &case.definitions, &case.plan, &opts);
     let mut scored = rank::score(candidates, &case.plan, &opts);
     if history {
         patina_retrieve::priors::apply_vote_prior(&mut scored, &case.votes, t.vote_prior);
@@ -447,11 +450,8 @@ fn ask_case(
         &rankings,
         patina_retrieve::fusion::Fusion::rrf(cfg.retrieval.rrf_k),
     );
-    let templates = engine
-        .candidates(all, &repos, &reexports, &plan)
-        .into_iter()
-        .map(|c| (c.key, c))
-        .collect();
+    let (candidates, definitions) = engine.candidates(all, &repos, &reexports, &plan);
+    let templates = candidates.into_iter().map(|c| (c.key, c)).collect();
     Ok(Case {
         near: crate::query::engine::named_folders(&q.text, &repos),
         plan,
@@ -459,6 +459,7 @@ fn ask_case(
         prose,
         coverage,
         templates,
+        definitions,
         votes,
         scope: crate::services::history::scope_shares(&repos, &q.text, q.before, &cfg.history),
         answers: q.answers,
