@@ -60,7 +60,12 @@ pub(crate) fn parse(language: Language, text: &str) -> Option<tree_sitter::Tree>
             Language::Kotlin => {
                 parser.parse(kotlin::without_context_parameters(text).as_ref(), None)
             }
-            Language::ObjC => parser.parse(objc::without_region_macros(text).as_ref(), None),
+            // Read as one build, without the macros the grammar cannot know.
+            Language::ObjC => {
+                let read = conditional::first_branches(text);
+                let read = objc::without_attribute_macros(&read);
+                parser.parse(objc::without_region_macros(&read).as_ref(), None)
+            }
             _ => parser.parse(text, None),
         };
         if tree.is_none() {

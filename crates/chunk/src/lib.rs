@@ -90,7 +90,9 @@ pub fn chunk_with_facts(
 /// 41: OCaml definitions (implementations and interfaces).
 /// 42: no chunk changes: a file that is not code in a tests folder inside a documentation folder
 ///     (`doc/src/specs/`) is documentation (`patina_core::role`).
-pub const VERSION: u32 = 42;
+/// 43: Objective-C read as one build (the first branch of each `#if`/`#ifdef`) and without the
+///     availability macros that end a declaration (`API_AVAILABLE(ios(10))`).
+pub const VERSION: u32 = 43;
 
 #[cfg(test)]
 mod tests {

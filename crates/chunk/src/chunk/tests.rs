@@ -884,6 +884,23 @@ fn hcl_blocks_named_as_terraform_addresses_them() {
 }
 
 #[test]
+fn objc_conditionals_and_availability_macros_do_not_lose_the_file() {
+    // Two things AFNetworking's sources do that cut the rest of a file into anonymous blocks: a
+    // condition that switches the head of an `if` (read as one build: the first branch), and an
+    // availability macro ending a property.
+    let text = "@interface Task ()\n#if HAS_METRICS\n@property (nonatomic, strong) NSObject *sessionTaskMetrics AF_API_AVAILABLE(ios(10), macosx(10.12));\n#endif\n@end\n\n@implementation Task\n\n- (void)start {\n#if USE_AVAILABLE\n    if (@available(macOS 10.11, *))\n#else\n    if ([self respondsToSelector:@selector(resume)])\n#endif\n    {\n        [self resume];\n    }\n}\n\n- (void)stop {\n    [self cancel];\n}\n\n@end\n";
+    assert_eq!(
+        summarize(&checked(Language::ObjC, text)),
+        [
+            (1, 5, Impl, Some("Task"), None),
+            (7, 7, Impl, Some("Task"), None),
+            (9, 18, Method, Some("start"), Some("Task")),
+            (20, 24, Method, Some("stop"), Some("Task")),
+        ]
+    );
+}
+
+#[test]
 fn objc_classes_categories_protocols_and_selectors() {
     assert_eq!(
         summarize(&checked(Language::ObjC, OBJC)),

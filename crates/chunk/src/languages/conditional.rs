@@ -91,7 +91,7 @@ fn directive(line: &str) -> Option<Directive> {
         .take_while(|c| c.is_ascii_alphabetic())
         .collect();
     Some(match word.as_str() {
-        "if" => Directive::If,
+        "if" | "ifdef" | "ifndef" => Directive::If,
         "elif" | "else" => Directive::Else,
         "endif" => Directive::EndIf,
         "region" | "endregion" | "pragma" | "nullable" | "define" | "undef" | "line"

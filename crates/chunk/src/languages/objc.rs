@@ -130,9 +130,88 @@ pub(crate) fn without_region_macros(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` with the availability and naming macros that end a declaration blanked in place
+/// (`@property NSURLSessionTaskMetrics *metrics API_AVAILABLE(ios(10));`, `- (void)load
+/// NS_SWIFT_NAME(load());`: an upper-case macro call just before the `;` of a property or
+/// method declaration); borrowed when there are none. The grammar reads some of them as the start
+/// of something else and loses the rest of the file. Offsets and lines stay the file's own.
+pub(crate) fn without_attribute_macros(text: &str) -> Cow<'_, str> {
+    let mut out: Option<String> = None;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let mut body = line.to_string();
+        let mut changed = false;
+        while let Some((from, to)) = trailing_attribute_macro(&body) {
+            body.replace_range(from..to, &" ".repeat(to - from));
+            changed = true;
+        }
+        if changed {
+            out.get_or_insert_with(|| text[..at].to_string())
+                .push_str(&body);
+        } else if let Some(out) = out.as_mut() {
+            out.push_str(line);
+        }
+        at += line.len();
+    }
+    out.map_or(Cow::Borrowed(text), Cow::Owned)
+}
+
+/// The byte range of an upper-case macro call (`API_AVAILABLE(ios(10))`) that ends a property or
+/// method declaration on this line, just before its `;`.
+fn trailing_attribute_macro(line: &str) -> Option<(usize, usize)> {
+    let trimmed = line.trim_start();
+    let declaration = trimmed.starts_with("@property")
+        || trimmed.starts_with('-')
+        || trimmed.starts_with('+')
+        // A later line of a method declaration: `completion:(void (^)(void))done NS_SWIFT_NAME(…);`
+        || trimmed.contains(":(") && !trimmed.contains('[') && !trimmed.contains('=');
+    if !declaration {
+        return None;
+    }
+    let end = line.trim_end().strip_suffix(';')?.trim_end();
+    if !end.ends_with(')') {
+        return None;
+    }
+    let close = end.len() - 1;
+    let mut depth = 0usize;
+    let mut open = None;
+    for (i, c) in end.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    open = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let open = open?;
+    let before = &end[..open];
+    let name_len = before
+        .bytes()
+        .rev()
+        .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
+        .count();
+    let name_start = open - name_len;
+    let name = &end[name_start..open];
+    let spaced = end[..name_start].ends_with(|c: char| c == ' ' || c == '\t');
+    let declarator = end[..name_start]
+        .trim_end()
+        .ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ')');
+    (name.len() >= 2
+        && name.starts_with(|c: char| c.is_ascii_uppercase())
+        && name.contains('_')
+        && spaced
+        && declarator)
+        .then_some((name_start, close + 1))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::without_region_macros;
+    use super::{without_attribute_macros, without_region_macros};
 
     #[test]
     fn region_macros_are_blanked_in_place() {
@@ -154,6 +233,31 @@ mod tests {
             "LOCK_BEGIN(x); f();\n",
         ] {
             assert_eq!(without_region_macros(kept), kept);
+        }
+    }
+
+    #[test]
+    fn macros_that_end_a_declaration_are_blanked_in_place() {
+        let text = "@interface A : NSObject\n@property (nonatomic, strong) NSObject *sessionTaskMetrics AF_API_AVAILABLE(ios(10), macosx(10.12));\n- (void)load NS_SWIFT_NAME(load()) API_UNAVAILABLE(macos);\n- (void)send:(id)x\n  completion:(void (^)(void))done NS_SWIFT_NAME(send(_:completion:));\n@end\n";
+        let out = without_attribute_macros(text);
+        assert_eq!(out.len(), text.len());
+        assert_eq!(out.lines().count(), text.lines().count());
+        assert!(
+            !out.contains("AVAILABLE") && !out.contains("NS_SWIFT_NAME"),
+            "{out}"
+        );
+        assert!(out.contains("*sessionTaskMetrics "));
+        assert!(out.contains("- (void)load "));
+        assert!(out.contains("completion:(void (^)(void))done "));
+        // Calls in code, values and declarations without such a macro stay.
+        for kept in [
+            "    return FOO_BAR(1);\n",
+            "    x = MAKE_RANGE(a, b);\n",
+            "@property (nonatomic) CGFloat f;\n",
+            "- (void)f:(int)x;\n",
+            "    [self send:(id)x MY_ARG(y)];\n",
+        ] {
+            assert_eq!(without_attribute_macros(kept), kept);
         }
     }
 }
