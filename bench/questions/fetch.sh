@@ -50,4 +50,5 @@ langs mockk mockk/mockk 0c2932be9adb347e35a1b96ca3115435b353d595
 langs pyenv pyenv/pyenv bec9a562a59e48a730fe3320fe90c6999c82886c
 langs cowboy ninenines/cowboy 5c8535f409aa2fd49deb355e8ee43d5c06eb1c90
 langs httpzig karlseguin/http.zig 86a44b63bda353338f2dbddc35eeb260f0f5c299
+langs afnetworking AFNetworking/AFNetworking d9f589cc2c1fe9d55eb5eea00558010afea7a41e
 LIST
