@@ -545,7 +545,7 @@ fn names_tests(words: &[&str]) -> bool {
     words.iter().enumerate().any(|(i, w)| {
         let next = words.get(i + 1);
         if !matches!(*w, "test" | "tests" | "testing" | "spec" | "specs")
-            || content(next)
+            || content(next) && !next.is_some_and(|n| CHECKING.contains(n))
             || next.is_some_and(|n| MODALS.contains(n))
         {
             return false;
@@ -568,6 +568,19 @@ fn names_tests(words: &[&str]) -> bool {
 /// "The test can check …": a test doing something is a test spoken of, what the code lets it do.
 const MODALS: &[&str] = &[
     "can", "could", "may", "might", "must", "should", "will", "would",
+];
+
+/// What tests do to the code, said right after "tests": "tests checking that …", "the specs
+/// covering …" ask for the tests as "tests for …" does (where "tests pass", "test files" speak
+/// of them).
+const CHECKING: &[&str] = &[
+    "checking",
+    "covering",
+    "verifying",
+    "exercising",
+    "asserting",
+    "ensuring",
+    "confirming",
 ];
 
 /// Words that make a kind of test of "test(s)": the compound names tests as surely as the noun.

@@ -56,6 +56,16 @@ fn intents() {
     }
     assert_eq!(i("documentation for the glob flag"), Intent::Usage);
     assert_eq!(i("where are the tests for the router"), Intent::Tests);
+    // What the tests do, right after "tests", asks for them as "tests for" does.
+    assert_eq!(
+        i("tests checking that a cancelled download reports a cancellation error"),
+        Intent::Tests
+    );
+    assert_eq!(i("the specs covering session expiry"), Intent::Tests);
+    assert_eq!(
+        i("tests failing when the cache directory is missing"),
+        Intent::Implementation
+    );
     // "Specs" are test files as a noun of their own, specifications in a compound.
     assert_eq!(
         i("where are the specs for the session hijacking protection"),
