@@ -282,6 +282,21 @@ impl ModuleHalf {
         }
     }
 
+    /// Whether a chunk of `kind` in the file at `path` only declares what the implementation half
+    /// defines: every chunk of an `.mli` (a `val` is a function's type, not its body), and a
+    /// header's containers and types (a class's `@interface`, a C++ class whose members have
+    /// chunks of their own) — not a function or method chunk of a header, which has a body (an
+    /// inline or template definition: the code itself).
+    pub fn declares(path: &str, kind: ChunkKind) -> bool {
+        match ModuleHalf::of(path) {
+            Some(ModuleHalf::Interface) => {
+                path.to_ascii_lowercase().ends_with(".mli")
+                    || !matches!(kind, ChunkKind::Function | ChunkKind::Method)
+            }
+            _ => false,
+        }
+    }
+
     /// The stem two halves share: the file name without its last extension
     /// (`UIKit/UIImageView+Cache.h` -> `UIImageView+Cache`).
     pub fn stem(path: &str) -> &str {
@@ -375,6 +390,15 @@ mod tests {
             assert_eq!(ModuleHalf::of(path), half, "{path}");
             assert_eq!(ModuleHalf::stem(path), stem, "{path}");
         }
+        // A header's inline function is code; its class and an `.mli`'s `val` declare.
+        use super::ChunkKind::{Class, Function, Method, Type};
+        assert!(ModuleHalf::declares("Tiles/TileCache.h", Class));
+        assert!(ModuleHalf::declares("include/fmt/format.h", Type));
+        assert!(!ModuleHalf::declares("include/fmt/format.h", Function));
+        assert!(!ModuleHalf::declares("include/fmt/format.h", Method));
+        assert!(ModuleHalf::declares("src/lwt.mli", Function));
+        assert!(!ModuleHalf::declares("src/lwt.ml", Function));
+        assert!(!ModuleHalf::declares("Tiles/TileCache.m", Class));
     }
 
     #[test]

@@ -126,13 +126,9 @@ impl QueryEngine {
                 continue;
             };
             let definition = match &meta.symbol {
-                Some(symbol) if ModuleHalf::of(&meta.path) == Some(ModuleHalf::Interface) => {
-                    *implemented
-                        .entry((ri, meta.path.clone(), symbol.clone()))
-                        .or_insert_with(|| {
-                            defined_in_implementation(&repos[ri], &meta.path, symbol)
-                        })
-                }
+                Some(symbol) if ModuleHalf::declares(&meta.path, meta.kind) => *implemented
+                    .entry((ri, meta.path.clone(), symbol.clone()))
+                    .or_insert_with(|| defined_in_implementation(&repos[ri], &meta.path, symbol)),
                 _ => None,
             };
             if let Some(definition) = definition {
