@@ -43,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 EVAL = (HERE / ".." / ".." / "shared" / "eval").resolve()
 DEFAULT = "lexical,symbol,semantic,graph"
 OWN = ["cobra", "flask", "ripgrep", "express", "hono", "jsoup"]
-LANGS = ["sinatra", "koin", "plug", "slim", "serilog", "alamofire", "mainargs", "lazy", "shelf", "hakyll", "bats", "newtonsoft", "pyenv", "mockk", "cowboy", "httpzig", "afnetworking"]
+LANGS = ["sinatra", "koin", "plug", "slim", "serilog", "alamofire", "mainargs", "lazy", "shelf", "hakyll", "bats", "newtonsoft", "pyenv", "mockk", "cowboy", "httpzig", "afnetworking", "lwt", "munit"]
 
 
 def patina(args, env, binary):

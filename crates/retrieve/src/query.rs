@@ -555,6 +555,16 @@ fn names_tests(words: &[&str]) -> bool {
         if before == Some(&"under") {
             return false;
         }
+        // "Started around the tests", "reset between tests", "before all the tests of a file":
+        // when something happens, told by the tests it happens around.
+        let around = words[..i]
+            .iter()
+            .rev()
+            .find(|w| !DETERMINERS.contains(w))
+            .is_some_and(|w| WHEN.contains(w));
+        if around {
+            return false;
+        }
         match before {
             Some(kind) if TEST_KINDS.contains(kind) => !matches!(
                 i.checked_sub(2).and_then(|j| words.get(j)),
@@ -564,6 +574,23 @@ fn names_tests(words: &[&str]) -> bool {
         }
     })
 }
+
+/// Words between a preposition and the noun it governs ("around *all the* tests").
+const DETERMINERS: &[&str] = &[
+    "the", "all", "each", "every", "its", "their", "my", "our", "your",
+];
+
+/// Prepositions that place something in time or among the tests ("around", "between").
+const WHEN: &[&str] = &[
+    "around",
+    "before",
+    "after",
+    "between",
+    "during",
+    "across",
+    "among",
+    "throughout",
+];
 
 /// "The test can check …": a test doing something is a test spoken of, what the code lets it do.
 const MODALS: &[&str] = &[

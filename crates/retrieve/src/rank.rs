@@ -770,5 +770,8 @@ pub fn in_dir(path: &str, dir: &str) -> bool {
         && path.as_bytes()[dir.len()] == b'/'
 }
 
+mod handover;
 #[cfg(test)]
 mod tests;
+
+pub use handover::{Definitions, hand_over};

@@ -7,67 +7,20 @@ use std::sync::Arc;
 use anyhow::Result;
 use patina_core::meta::ChunkMeta;
 use patina_core::{ChunkKind, FileRole, ModuleHalf, is_doc_path};
+use patina_retrieve::QueryPlan;
 use patina_retrieve::fusion::{Contribution, Fused};
-use patina_retrieve::rank::{self, Candidate, RankOptions, Scored};
-use patina_retrieve::{Intent, QueryPlan};
+use patina_retrieve::rank::{self, Candidate, Definitions, RankOptions, Scored};
 
 use crate::query::engine::QueryEngine;
 use crate::query::oracles::HitKey;
 use crate::query::request::{Granularity, HitItem, MAX_SNIPPET_LINES, SearchHit, SearchRequest};
 use crate::state::repo::Repo;
 
-/// The definitions that declarations in a module's interface half stand for: for each candidate
-/// chunk of a header or an `.mli` that declares a name its implementation half defines, the
-/// candidate of that definition (its own fused score and oracle places, if any).
-pub(crate) type Definitions = HashMap<HitKey, Candidate<HitKey>>;
-
-/// A question about how something is done is answered where it is done: what a module's interface
-/// half declares hands its place (fused score and oracle places) to the chunk of the
-/// implementation half that defines it (the `@implementation` of an `@interface`, the `let` of an
-/// `.mli`'s `val`), which joins the candidates if it was not among them; the declaration itself
-/// ranks as one ([`RankOptions::declaration`]). Only for such questions, and not with the
-/// declaration rule off (`declaration = 1`).
-pub(crate) fn hand_over(
-    candidates: &mut Vec<Candidate<HitKey>>,
-    definitions: &Definitions,
-    plan: &QueryPlan,
-    opts: &RankOptions,
-) {
-    if definitions.is_empty()
-        || plan.intent != Intent::Implementation
-        || !opts.enabled
-        || opts.declaration >= 1.0
-    {
-        return;
-    }
-    let handed: Vec<(f64, Vec<Contribution>, &Candidate<HitKey>)> = candidates
-        .iter()
-        .filter_map(|c| {
-            let definition = definitions.get(&c.key)?;
-            Some((c.fused, c.provenance.clone(), definition))
-        })
-        .collect();
-    for (fused, provenance, definition) in handed {
-        match candidates.iter_mut().find(|c| c.key == definition.key) {
-            Some(known) if known.fused >= fused => {}
-            Some(known) => {
-                known.fused = fused;
-                known.provenance = provenance;
-            }
-            None => candidates.push(Candidate {
-                fused,
-                provenance,
-                ..definition.clone()
-            }),
-        }
-    }
-}
-
 impl QueryEngine {
     /// The fused results with what ranking needs: file, role, symbol, parent and lines (notes are
     /// not part of a file), whether the symbol oracle found the chunk as a re-export of a name
     /// the query names (`reexports`), and whether its file is the root of a folder the query
-    /// names; and the definitions that declarations among them stand for ([`hand_over`]).
+    /// names; and the definitions that declarations among them stand for ([`rank::hand_over`]).
     /// Chunks that vanished since the oracles ran are dropped.
     pub(crate) fn candidates(
         &self,
@@ -75,7 +28,7 @@ impl QueryEngine {
         repos: &[Arc<Repo>],
         reexports: &HashSet<HitKey>,
         plan: &QueryPlan,
-    ) -> (Vec<Candidate<HitKey>>, Definitions) {
+    ) -> (Vec<Candidate<HitKey>>, Definitions<HitKey>) {
         let mut roots: HashMap<(usize, String), bool> = HashMap::new();
         let mut interfaces: HashMap<(usize, Arc<str>, String), bool> = HashMap::new();
         let mut implemented: HashMap<(usize, Arc<str>, String), Option<u64>> = HashMap::new();

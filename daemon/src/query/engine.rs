@@ -350,7 +350,7 @@ impl QueryEngine {
             .iter()
             .any(|r| r.oracle != rank::SEMANTIC && r.oracle != OracleId::Graph);
         let (mut candidates, definitions) = self.candidates(fused, &repos, &reexports, &plan);
-        crate::query::collect::hand_over(&mut candidates, &definitions, &plan, &opts);
+        rank::hand_over(&mut candidates, &definitions, &plan, &opts);
         let mut scored = rank::score(candidates, &plan, &opts);
         patina_retrieve::priors::apply_vote_prior(&mut scored, &votes, tuning.vote_prior);
         explain(&scored);

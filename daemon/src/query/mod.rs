@@ -5,7 +5,7 @@
 //! [`crate::state::schedule::Scheduler`] — and knows nothing of the wire.
 
 pub(crate) mod cache;
-pub(crate) mod collect;
+mod collect;
 pub(crate) mod context;
 pub(crate) mod engine;
 mod notices;

@@ -104,7 +104,7 @@ struct Case {
     near: Vec<String>,
     templates: HashMap<HitKey, Candidate<HitKey>>,
     /// What declarations among the templates hand their place to (`collect::hand_over`).
-    definitions: crate::query::collect::Definitions,
+    definitions: rank::Definitions<HitKey>,
     /// The history oracle's votes per file (`crate::services::history::split_votes`).
     votes: HashMap<(usize, String), f64>,
     /// The scope prior's directory shares (`crate::services::history::scope_shares`).
@@ -160,7 +160,7 @@ fn first_answer(case: &mut Case, t: &Tuning) -> Option<usize> {
         exact_oracles_ran,
         ..t.ranking.clone()
     };
-    crate::query::collect::hand_over(&mut candidates, &case.definitions, &case.plan, &opts);
+    rank::hand_over(&mut candidates, &case.definitions, &case.plan, &opts);
     let mut scored = rank::score(candidates, &case.plan, &opts);
     if history {
         patina_retrieve::priors::apply_vote_prior(&mut scored, &case.votes, t.vote_prior);

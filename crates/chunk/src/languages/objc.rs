@@ -197,7 +197,7 @@ fn trailing_attribute_macro(line: &str) -> Option<(usize, usize)> {
         .count();
     let name_start = open - name_len;
     let name = &end[name_start..open];
-    let spaced = end[..name_start].ends_with(|c: char| c == ' ' || c == '\t');
+    let spaced = end[..name_start].ends_with([' ', '\t']);
     let declarator = end[..name_start]
         .trim_end()
         .ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ')');

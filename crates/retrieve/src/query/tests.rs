@@ -62,6 +62,16 @@ fn intents() {
         Intent::Tests
     );
     assert_eq!(i("the specs covering session expiry"), Intent::Tests);
+    // Tests as the time something happens: around, before, between them.
+    assert_eq!(
+        i("in what order are set-up methods and shared resources started around the tests"),
+        Intent::Implementation
+    );
+    assert_eq!(
+        i("clear the recorded calls between tests"),
+        Intent::Implementation
+    );
+    assert_eq!(i("where are the tests for the fixtures"), Intent::Tests);
     assert_eq!(
         i("tests failing when the cache directory is missing"),
         Intent::Implementation

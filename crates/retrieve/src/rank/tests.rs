@@ -677,3 +677,61 @@ fn the_folder_a_root_stands_for() {
     assert!(!names_module_folder(&plan, "daemon/src/query_cache/mod.rs"));
     assert!(!names_module_folder(&plan, "mod.rs"));
 }
+
+#[test]
+fn a_header_hands_its_place_to_the_definition_it_declares_for_a_how_question() {
+    let header = || {
+        let mut c = cand(
+            1,
+            0.9,
+            "Tiles/TileCache.h",
+            FileRole::Source,
+            Some("TileCache"),
+            (3, 14),
+        );
+        c.declaration = true;
+        c
+    };
+    let other = || cand(2, 0.5, "Tiles/Map.m", FileRole::Source, Some("Map"), (1, 9));
+    let implementation = |fused| {
+        let mut c = cand(
+            3,
+            fused,
+            "Tiles/TileCache.m",
+            FileRole::Source,
+            Some("TileCache"),
+            (3, 6),
+        );
+        c.provenance.clear();
+        c
+    };
+    let definitions: Definitions<u32> = [(1, implementation(0.0))].into_iter().collect();
+    let how = QueryPlan::analyze("how are the least recently used tiles evicted");
+    let opts = RankOptions::default();
+
+    // Not among the candidates: it joins them with the header's score and oracle places, and
+    // ranks first: the header is a declaration.
+    let mut candidates = vec![header(), other()];
+    hand_over(&mut candidates, &definitions, &how, &opts);
+    let joined = candidates.iter().find(|c| c.key == 3).expect("joined");
+    assert_eq!(joined.fused, 0.9);
+    assert_eq!(joined.provenance.len(), 1);
+    assert_eq!(keys(&score(candidates, &how, &opts))[..2], [3, 1]);
+
+    // Found on its own with a better score: it keeps it.
+    let mut candidates = vec![header(), other(), implementation(0.95)];
+    hand_over(&mut candidates, &definitions, &how, &opts);
+    assert_eq!(candidates.iter().find(|c| c.key == 3).unwrap().fused, 0.95);
+
+    // Not for a usage question, nor with the declaration rule off.
+    let usage = QueryPlan::analyze("how do I use the tile cache in my app");
+    let mut candidates = vec![header(), other()];
+    hand_over(&mut candidates, &definitions, &usage, &opts);
+    assert_eq!(candidates.len(), 2);
+    let off = RankOptions {
+        declaration: 1.0,
+        ..RankOptions::default()
+    };
+    hand_over(&mut candidates, &definitions, &how, &off);
+    assert_eq!(candidates.len(), 2);
+}
