@@ -51,4 +51,6 @@ langs pyenv pyenv/pyenv bec9a562a59e48a730fe3320fe90c6999c82886c
 langs cowboy ninenines/cowboy 5c8535f409aa2fd49deb355e8ee43d5c06eb1c90
 langs httpzig karlseguin/http.zig 86a44b63bda353338f2dbddc35eeb260f0f5c299
 langs afnetworking AFNetworking/AFNetworking d9f589cc2c1fe9d55eb5eea00558010afea7a41e
+langs lwt ocsigen/lwt a735b669c717d5f63a99ec105c1c7f500109acdd
+langs munit scalameta/munit db8ab135f13f8ad32b5b357a5b74fcb8082ab6e7
 LIST
