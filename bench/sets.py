@@ -21,11 +21,11 @@ Sets (../shared/eval and bench/questions):
   cosqa   CoSQA dev, 500 web questions -> Python functions
   own     124 questions over cobra (Go), flask (Python), ripgrep (Rust), express (JS), hono (TS),
           jsoup (Java)
-  langs   414 questions: 20 each for sinatra (Ruby), koin and mockk (Kotlin), plug (Elixir), slim
+  langs   434 questions: 20 each for sinatra (Ruby), koin and mockk (Kotlin), plug (Elixir), slim
           (PHP), serilog and newtonsoft (C#), alamofire (Swift), lazy (Lua), shelf (Dart), hakyll
           (Haskell), pyenv (Bash), afnetworking (Objective-C), munit (Scala), libuv (C), httpjl
-          (Julia), 19 each for mainargs (Scala), bats (Bash), httpzig (Zig) and lwt (OCaml), 18 for
-          cowboy (Erlang); measured like own
+          (Julia), fmt (C++), 19 each for mainargs (Scala), bats (Bash), httpzig (Zig) and lwt
+          (OCaml), 18 for cowboy (Erlang); measured like own
   pytest  34 GitHub issues -> files of the fix (SWE-bench) (+ history with --history)
   tokio   100 commit messages -> files (run with --no-model, as RESULTS does; + lexical,symbol)
 Each set is measured with the lexical and the semantic oracle alone and with the default oracles
@@ -44,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 EVAL = (HERE / ".." / ".." / "shared" / "eval").resolve()
 DEFAULT = "lexical,symbol,semantic,graph"
 OWN = ["cobra", "flask", "ripgrep", "express", "hono", "jsoup"]
-LANGS = ["sinatra", "koin", "plug", "slim", "serilog", "alamofire", "mainargs", "lazy", "shelf", "hakyll", "bats", "newtonsoft", "pyenv", "mockk", "cowboy", "httpzig", "afnetworking", "lwt", "munit", "libuv", "httpjl"]
+LANGS = ["sinatra", "koin", "plug", "slim", "serilog", "alamofire", "mainargs", "lazy", "shelf", "hakyll", "bats", "newtonsoft", "pyenv", "mockk", "cowboy", "httpzig", "afnetworking", "lwt", "munit", "libuv", "httpjl", "fmt"]
 
 
 def patina(args, env, binary):

@@ -55,4 +55,5 @@ langs lwt ocsigen/lwt a735b669c717d5f63a99ec105c1c7f500109acdd
 langs munit scalameta/munit db8ab135f13f8ad32b5b357a5b74fcb8082ab6e7
 langs libuv libuv/libuv 6179e7af87413396d5853a1c3722c8b5749336c8
 langs httpjl JuliaWeb/HTTP.jl 444b92b5df2d3d38793fccc50a67e3b5a498d3ec
+langs fmt fmtlib/fmt 60ccad511fd680cb91d8b60a315759f71c67bef9
 LIST
