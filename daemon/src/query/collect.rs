@@ -299,9 +299,6 @@ pub(crate) fn merge_provenance(into: &mut Vec<Contribution>, from: Vec<Contribut
 /// without asking about its root ("how does the flask command find the app": `cli.py`, not
 /// `app.py`, which imports most of `src/flask`). Only a question asks how a folder works: a
 /// report or a commit's "sync: fix racy access …" names folders on its way to one of their files.
-/// Whether `parent`, the container of a method in the file at `path`, is an interface of that file
-/// (a C#/Java/PHP/Kotlin interface, a Swift protocol): its members declare what implementations
-/// do — in their doc comments, often in the question's words — and do none of it.
 /// The chunk of the implementation half of `path`'s module (the file of the same stem: `.m` for
 /// a `.h`, `.ml` for an `.mli`) that defines `symbol`, which the interface half declares. `None`
 /// when that file defines no such name, or no such file is indexed.
@@ -321,6 +318,9 @@ fn defined_in_implementation(repo: &Arc<Repo>, path: &str, symbol: &str) -> Opti
         .map(|(_, id)| id)
 }
 
+/// Whether `parent`, the container of a method in the file at `path`, is an interface of that file
+/// (a C#/Java/PHP/Kotlin interface, a Swift protocol): its members declare what implementations
+/// do — in their doc comments, often in the question's words — and do none of it.
 fn declared_in_interface(repo: &Arc<Repo>, path: &str, parent: &str) -> bool {
     let name = parent.rsplit("::").next().unwrap_or(parent).to_lowercase();
     repo.symbols().named(&name).any(|s| {
