@@ -290,7 +290,8 @@ impl ModuleHalf {
     pub fn declares(path: &str, kind: ChunkKind) -> bool {
         match ModuleHalf::of(path) {
             Some(ModuleHalf::Interface) => {
-                path.to_ascii_lowercase().ends_with(".mli")
+                path.rsplit_once('.')
+                    .is_some_and(|(_, extension)| extension.eq_ignore_ascii_case("mli"))
                     || !matches!(kind, ChunkKind::Function | ChunkKind::Method)
             }
             _ => false,

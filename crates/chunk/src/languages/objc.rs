@@ -139,13 +139,13 @@ pub(crate) fn without_attribute_macros(text: &str) -> Cow<'_, str> {
     let mut out: Option<String> = None;
     let mut at = 0;
     for line in text.split_inclusive('\n') {
-        let mut body = line.to_string();
-        let mut changed = false;
-        while let Some((from, to)) = trailing_attribute_macro(&body) {
+        // Most lines have no such macro: only those that do are copied and blanked.
+        if let Some((from, to)) = trailing_attribute_macro(line) {
+            let mut body = line.to_string();
             body.replace_range(from..to, &" ".repeat(to - from));
-            changed = true;
-        }
-        if changed {
+            while let Some((from, to)) = trailing_attribute_macro(&body) {
+                body.replace_range(from..to, &" ".repeat(to - from));
+            }
             out.get_or_insert_with(|| text[..at].to_string())
                 .push_str(&body);
         } else if let Some(out) = out.as_mut() {
