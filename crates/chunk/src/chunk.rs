@@ -19,7 +19,9 @@ use std::cmp::Reverse;
 use tree_sitter::{Node, Tree};
 
 pub use super::languages::Language;
-use super::languages::{Definition, Syntax, is_inner_doc_comment, parse, syntax};
+use super::languages::{
+    Definition, Syntax, is_inner_doc_comment, ocaml_documented_below, parse, syntax,
+};
 pub use patina_core::ChunkKind;
 
 /// A contiguous range of lines of a file, with what it defines.
@@ -274,11 +276,28 @@ fn code_spans(
         src: text,
         lines,
     };
-    let found = finder.find(tree.root_node());
+    let mut found = finder.find(tree.root_node());
     if found.is_empty() {
         return None;
     }
+    if matches!(language, Language::OCaml | Language::OCamlInterface) {
+        take_docs_below(&mut found, lines);
+    }
     Some(lay_out(&found, lines))
+}
+
+/// Extends each OCaml definition over the doc comment right below it ([`ocaml_documented_below`]).
+fn take_docs_below(found: &mut [Found], lines: &[&str]) {
+    let mut starts: Vec<usize> = found.iter().map(|f| f.start).collect();
+    starts.sort_unstable();
+    for item in found.iter_mut() {
+        let next = starts
+            .get(starts.partition_point(|&s| s <= item.end))
+            .copied();
+        if let Some(last) = ocaml_documented_below(lines, item.end, next) {
+            item.end = last;
+        }
+    }
 }
 
 /// Tree-sitter kinds of string literals across the chunked languages.

@@ -33,6 +33,8 @@ mod sql;
 mod swift;
 mod zig;
 
+pub(crate) use ocaml::documented_below as ocaml_documented_below;
+
 /// `text` parsed with `language`'s grammar; `None` for Markdown and plain text (no grammar) or
 /// when tree-sitter gives up. C# is parsed as one build, the first branch of each conditional
 /// ([`conditional`]): the tree's offsets are the text's own. Each thread keeps one parser per language (a parser is reusable and

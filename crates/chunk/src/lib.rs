@@ -92,7 +92,9 @@ pub fn chunk_with_facts(
 ///     (`doc/src/specs/`) is documentation (`patina_core::role`).
 /// 43: Objective-C read as one build (the first branch of each `#if`/`#ifdef`) and without the
 ///     availability macros that end a declaration (`API_AVAILABLE(ios(10))`).
-pub const VERSION: u32 = 43;
+/// 44: an OCaml doc comment right below a definition (an `.mli`'s `val` then its documentation)
+///     is that definition's (ocamldoc's rule).
+pub const VERSION: u32 = 44;
 
 #[cfg(test)]
 mod tests {

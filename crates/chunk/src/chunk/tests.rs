@@ -1059,6 +1059,9 @@ fn ocaml_bindings_types_modules_and_classes() {
             (8, 8, Module, Some("Ledger"), None),
             (9, 9, Type, Some("t"), Some("Ledger")),
             (10, 11, Function, Some("add"), Some("Ledger")),
+            // The doc comment below a `val` or a type documents it (ocamldoc's rule).
+            (13, 15, Function, Some("settle"), None),
+            (17, 18, Type, Some("status"), None),
         ]
     );
 }

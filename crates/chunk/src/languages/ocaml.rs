@@ -5,7 +5,7 @@
 //! `module M : sig … end` hold their definitions, `module type S = sig … end` is an interface of
 //! its `val`s; classes hold their methods; `external`s and `val`s are functions. A module alias
 //! (`module S = Support.Money`) and `let () = …` are lines of the file. Doc comments `(** … *)`
-//! attach as comments.
+//! attach as comments, and also from right below a definition ([`documented_below`]).
 
 use tree_sitter::Node;
 
@@ -114,4 +114,43 @@ fn module_binding(node: Node<'_>, src: &str, _: bool, definition: &mut Definitio
         return None;
     }
     by_child(node, src, "module_name", definition)
+}
+
+/// ocamldoc's rule for the comment below an item: `(** … *)` on the line right after a definition
+/// documents it (the convention of `.mli` files, `val create : …` then its documentation) unless
+/// it also touches the item after it (`next_start`, that item's first row with the comments
+/// attached above it), which it then documents instead. The last row of that comment, if `end`
+/// (a definition's last row) is followed by one. A comment that shares its last line with code,
+/// or does not close within 1,000 lines, documents nothing.
+pub(crate) fn documented_below(
+    lines: &[&str],
+    end: usize,
+    next_start: Option<usize>,
+) -> Option<usize> {
+    let first = end + 1;
+    let opening = lines.get(first)?.trim_start();
+    if !opening.starts_with("(**") || opening.starts_with("(**)") {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (row, line) in lines.iter().enumerate().skip(first).take(1000) {
+        let mut rest = *line;
+        while let Some(at) = rest.find(['(', '*']) {
+            let here = &rest[at..];
+            if here.starts_with("(*") {
+                depth += 1;
+                rest = &here[2..];
+            } else if here.starts_with("*)") {
+                depth = depth.checked_sub(1)?;
+                rest = &here[2..];
+                if depth == 0 {
+                    let touches_next = next_start.is_some_and(|next| next <= row + 1);
+                    return (rest.trim().is_empty() && !touches_next).then_some(row);
+                }
+            } else {
+                rest = &here[1..];
+            }
+        }
+    }
+    None
 }
