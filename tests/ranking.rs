@@ -554,7 +554,12 @@ fn a_header_that_describes_the_behaviour_hands_its_place_to_the_implementation_o
     let implementation = "#import \"TileCache.h\"\n\n@implementation TileCache {\n    NSMutableDictionary *_slots;\n    UInt64 _used;\n}\n\n- (void)put:(id)item forKey:(NSString *)key {\n    _slots[key] = item;\n    _used += [item length];\n    if (_used > self.capacity) {\n        NSArray *byAge = [_slots keysSortedByValueUsingSelector:@selector(compareStamp:)];\n        for (NSString *old in byAge) {\n            _used -= [_slots[old] length];\n            [_slots removeObjectForKey:old];\n            if (_used <= self.capacity / 2) break;\n        }\n    }\n}\n\n@end\n";
     let mli = "(** Decoded map tiles kept in memory. *)\n\ntype t\n\n(** [add t key tile] keeps [tile]. Once the total cost of the tiles passes the limit, the least\n    recently used tiles are evicted until the cost is under the preferred size again. *)\nval add : t -> string -> string -> unit\n";
     let ml = "type t = { slots : (string, string * int) Hashtbl.t; mutable used : int; cap : int; mutable clock : int }\n\nlet add t key tile =\n  t.clock <- t.clock + 1;\n  Hashtbl.replace t.slots key (tile, t.clock);\n  t.used <- t.used + String.length tile;\n  while t.used > t.cap do\n    let oldest = Hashtbl.fold (fun k (_, s) acc -> match acc with Some (_, s') when s' <= s -> acc | _ -> Some (k, s)) t.slots None in\n    match oldest with\n    | Some (k, _) -> t.used <- t.used - String.length (fst (Hashtbl.find t.slots k)); Hashtbl.remove t.slots k\n    | None -> t.used <- 0\n  done\n";
+    // An `.mli` whose module documentation (a block of no name) says it all stands for the `.ml`
+    // beside it as a whole; the comment below a `val` is that `val`'s.
+    let documented = "(** Tile pools: decoded map tiles kept in memory. Once the total cost of the tiles passes\n    the limit, the least recently used tiles are evicted until the cost is under the preferred\n    size again. *)\n\ntype t\n(** A pool. *)\n\nval put : t -> string -> string -> unit\n(** [put t key tile] keeps [tile]. *)\n";
     let repo = git_repo(&[
+        ("pool/pool.mli", documented.as_bytes()),
+        ("pool/pool.ml", ml.as_bytes()),
         ("Tiles/TileCache.h", header.as_bytes()),
         ("Tiles/TileCache.m", implementation.as_bytes()),
         ("lib/tiles.mli", mli.as_bytes()),
@@ -565,6 +570,7 @@ fn a_header_that_describes_the_behaviour_hands_its_place_to_the_implementation_o
     let pairs = [
         ("Tiles/*", "Tiles/TileCache.h", "Tiles/TileCache.m"),
         ("lib/*", "lib/tiles.mli", "lib/tiles.ml"),
+        ("pool/*", "pool/pool.mli", "pool/pool.ml"),
     ];
     let ranked = |config: &str| {
         let mut env = TestEnv::new();

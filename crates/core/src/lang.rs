@@ -298,6 +298,16 @@ impl ModuleHalf {
         }
     }
 
+    /// The implementation an interface file that holds no code stands for as a whole, when it
+    /// sits beside it: the `.ml` of an `.mli` (every line of an `.mli` is a type, a signature or
+    /// documentation). A header's unnamed blocks are macros and prototypes — code of their own —
+    /// and its implementation need not share its folder: `None`.
+    pub fn implementation_beside(path: &str) -> Option<String> {
+        let (rest, extension) = path.rsplit_once('.')?;
+        (extension.eq_ignore_ascii_case("mli") && !rest.ends_with('/'))
+            .then(|| format!("{rest}.{}", &extension[..2]))
+    }
+
     /// The stem two halves share: the file name without its last extension
     /// (`UIKit/UIImageView+Cache.h` -> `UIImageView+Cache`).
     pub fn stem(path: &str) -> &str {
@@ -400,6 +410,18 @@ mod tests {
         assert!(ModuleHalf::declares("src/lwt.mli", Function));
         assert!(!ModuleHalf::declares("src/lwt.ml", Function));
         assert!(!ModuleHalf::declares("Tiles/TileCache.m", Class));
+        // An `.mli`'s documentation stands for the `.ml` beside it; a header's blocks do not.
+        assert_eq!(
+            ModuleHalf::implementation_beside("src/core/lwt_pool.mli").as_deref(),
+            Some("src/core/lwt_pool.ml")
+        );
+        assert_eq!(
+            ModuleHalf::implementation_beside("lib/X.MLI").as_deref(),
+            Some("lib/X.ML")
+        );
+        assert_eq!(ModuleHalf::implementation_beside("Tiles/TileCache.h"), None);
+        assert_eq!(ModuleHalf::implementation_beside("src/lwt_pool.ml"), None);
+        assert_eq!(ModuleHalf::implementation_beside("src/.mli"), None);
     }
 
     #[test]

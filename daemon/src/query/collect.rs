@@ -33,6 +33,7 @@ impl QueryEngine {
         let mut interfaces: HashMap<(usize, Arc<str>, String), bool> = HashMap::new();
         let mut implemented: HashMap<(usize, Arc<str>, String), Option<u64>> = HashMap::new();
         let mut declares: Vec<(HitKey, usize, u64)> = Vec::new();
+        let mut stands_for: Vec<(HitKey, usize, String)> = Vec::new();
         let mut out = Vec::with_capacity(fused.len());
         let mut candidate = |key: HitKey,
                              fused: f64,
@@ -86,6 +87,10 @@ impl QueryEngine {
             };
             if let Some(definition) = definition {
                 declares.push((f.key, ri, definition));
+            } else if meta.symbol.is_none()
+                && let Some(implementation) = ModuleHalf::implementation_beside(&meta.path)
+            {
+                stands_for.push((f.key, ri, implementation));
             }
             let declaration = definition.is_some()
                 || meta.kind.declares_only()
@@ -122,6 +127,39 @@ impl QueryEngine {
                     candidate(key, 0.0, Vec::new(), ri, meta, false)
                 }
             };
+            definitions.insert(declaration, template);
+        }
+        // An `.mli`'s unnamed block (its documentation) stands for the `.ml` beside it as a whole:
+        // the chunk of that file the oracles ranked best, else its first definition.
+        for (declaration, ri, implementation) in stands_for {
+            let best = out
+                .iter()
+                .filter(|c| {
+                    c.file
+                        .as_ref()
+                        .is_some_and(|(r, path)| *r == ri && *path == implementation)
+                })
+                .max_by(|a, b| a.fused.total_cmp(&b.fused))
+                .cloned();
+            let template = match best {
+                Some(best) => best,
+                None => {
+                    let Some(first) = first_definition(&repos[ri], &implementation) else {
+                        continue;
+                    };
+                    let Some(meta) = repos[ri].chunk(first) else {
+                        continue;
+                    };
+                    let key = HitKey::Chunk {
+                        repo: ri,
+                        chunk: first,
+                    };
+                    candidate(key, 0.0, Vec::new(), ri, meta, false)
+                }
+            };
+            if let Some(block) = out.iter_mut().find(|c| c.key == declaration) {
+                block.declaration = true;
+            }
             definitions.insert(declaration, template);
         }
         (out, definitions)
@@ -316,6 +354,18 @@ fn defined_in_implementation(repo: &Arc<Repo>, path: &str, symbol: &str) -> Opti
         .map(|(id, m)| (m.start_line, id))
         .min()
         .map(|(_, id)| id)
+}
+
+/// The first named chunk of the file at `path` (else its first chunk); `None` when the file has
+/// no chunks or the graph of a large repository is not built yet.
+fn first_definition(repo: &Arc<Repo>, path: &str) -> Option<u64> {
+    let graph = crate::state::repo::graph_for_query(repo)?;
+    let chunks = graph.chunks_in(path);
+    chunks
+        .iter()
+        .find(|d| !d.symbol.is_empty())
+        .or_else(|| chunks.first())
+        .map(|d| d.chunk_id)
 }
 
 /// Whether `parent`, the container of a method in the file at `path`, is an interface of that file

@@ -16,8 +16,11 @@ pub type Definitions<K> = HashMap<K, Candidate<K>>;
 /// half declares hands its place (fused score and oracle places) to the chunk of the
 /// implementation half that defines it (the `@implementation` of an `@interface`, the `let` of an
 /// `.mli`'s `val`), which joins the candidates if it was not among them; the declaration itself
-/// ranks as one ([`RankOptions::declaration`]). Only for such questions, and not with the
-/// declaration rule off (`declaration = 1`).
+/// ranks as one ([`RankOptions::declaration`]). A name asked for is looked up where it is defined,
+/// as "go to definition" does: for an identifier the definition takes the declaration's place
+/// the same way, and the declaration ranks just below it (its fused score times the declaration
+/// factor; the definition factor of the name is both's). Only for these two intents, and not with
+/// the declaration rule off (`declaration = 1`).
 pub fn hand_over<K: Clone + Eq + std::hash::Hash>(
     candidates: &mut Vec<Candidate<K>>,
     definitions: &Definitions<K>,
@@ -25,7 +28,7 @@ pub fn hand_over<K: Clone + Eq + std::hash::Hash>(
     opts: &RankOptions,
 ) {
     if definitions.is_empty()
-        || plan.intent != Intent::Implementation
+        || !matches!(plan.intent, Intent::Implementation | Intent::Identifier)
         || !opts.enabled
         || opts.declaration >= 1.0
     {
@@ -50,6 +53,13 @@ pub fn hand_over<K: Clone + Eq + std::hash::Hash>(
                 provenance,
                 ..definition.clone()
             }),
+        }
+    }
+    if plan.intent == Intent::Identifier {
+        for c in candidates.iter_mut() {
+            if definitions.contains_key(&c.key) {
+                c.fused *= opts.declaration;
+            }
         }
     }
 }

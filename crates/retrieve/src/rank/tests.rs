@@ -679,7 +679,7 @@ fn the_folder_a_root_stands_for() {
 }
 
 #[test]
-fn a_header_hands_its_place_to_the_definition_it_declares_for_a_how_question() {
+fn a_header_hands_its_place_to_the_definition_it_declares_for_a_how_question_or_its_name() {
     let header = || {
         let mut c = cand(
             1,
@@ -734,4 +734,17 @@ fn a_header_hands_its_place_to_the_definition_it_declares_for_a_how_question() {
     };
     hand_over(&mut candidates, &definitions, &how, &off);
     assert_eq!(candidates.len(), 2);
+
+    // A name is looked up where it is defined: the definition takes the header's place and the
+    // header ranks just below it.
+    let name = QueryPlan::analyze("TileCache");
+    let mut candidates = vec![header(), other(), implementation(0.5)];
+    hand_over(&mut candidates, &definitions, &name, &opts);
+    assert_eq!(candidates.iter().find(|c| c.key == 3).unwrap().fused, 0.9);
+    let declared = candidates.iter().find(|c| c.key == 1).unwrap().fused;
+    assert!(
+        (declared - 0.9 * opts.declaration).abs() < 1e-12,
+        "{declared}"
+    );
+    assert_eq!(keys(&score(candidates, &name, &opts))[..2], [3, 1]);
 }
