@@ -18,9 +18,10 @@ pub type Definitions<K> = HashMap<K, Candidate<K>>;
 /// `.mli`'s `val`), which joins the candidates if it was not among them; the declaration itself
 /// ranks as one ([`RankOptions::declaration`]). A name asked for is looked up where it is defined,
 /// as "go to definition" does: for an identifier the definition takes the declaration's place
-/// the same way, and the declaration ranks just below it (its fused score times the declaration
-/// factor; the definition factor of the name is both's). Only for these two intents, and not with
-/// the declaration rule off (`declaration = 1`).
+/// the same way (the definition factor of the name is both's). Either way the declaration then
+/// repeats the module its definition stands for, and decays as a file's next chunk does
+/// ([`RankOptions::repeat_decay`]). Only for these two intents, and not with the declaration
+/// rule off (`declaration = 1`).
 pub fn hand_over<K: Clone + Eq + std::hash::Hash>(
     candidates: &mut Vec<Candidate<K>>,
     definitions: &Definitions<K>,
@@ -55,11 +56,11 @@ pub fn hand_over<K: Clone + Eq + std::hash::Hash>(
             }),
         }
     }
-    if plan.intent == Intent::Identifier {
-        for c in candidates.iter_mut() {
-            if definitions.contains_key(&c.key) {
-                c.fused *= opts.declaration;
-            }
+    // The declaration now repeats the module its definition stands for: it decays as a file's
+    // next chunk does.
+    for c in candidates.iter_mut() {
+        if definitions.contains_key(&c.key) {
+            c.fused *= opts.repeat_decay;
         }
     }
 }

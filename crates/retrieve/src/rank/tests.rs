@@ -743,7 +743,7 @@ fn a_header_hands_its_place_to_the_definition_it_declares_for_a_how_question_or_
     assert_eq!(candidates.iter().find(|c| c.key == 3).unwrap().fused, 0.9);
     let declared = candidates.iter().find(|c| c.key == 1).unwrap().fused;
     assert!(
-        (declared - 0.9 * opts.declaration).abs() < 1e-12,
+        (declared - 0.9 * opts.repeat_decay).abs() < 1e-12,
         "{declared}"
     );
     assert_eq!(keys(&score(candidates, &name, &opts))[..2], [3, 1]);
