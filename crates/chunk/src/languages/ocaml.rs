@@ -137,12 +137,12 @@ pub(crate) fn documented_below(
         let mut rest = *line;
         while let Some(at) = rest.find(['(', '*']) {
             let here = &rest[at..];
-            if here.starts_with("(*") {
+            if let Some(after) = here.strip_prefix("(*") {
                 depth += 1;
-                rest = &here[2..];
-            } else if here.starts_with("*)") {
+                rest = after;
+            } else if let Some(after) = here.strip_prefix("*)") {
                 depth = depth.checked_sub(1)?;
-                rest = &here[2..];
+                rest = after;
                 if depth == 0 {
                     let touches_next = next_start.is_some_and(|next| next <= row + 1);
                     return (rest.trim().is_empty() && !touches_next).then_some(row);

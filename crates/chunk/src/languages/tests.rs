@@ -82,3 +82,27 @@ fn names_match_serialized_form() {
         assert_eq!(json, format!("\"{}\"", language.name()));
     }
 }
+
+#[test]
+fn an_ocaml_doc_comment_below_a_definition_is_its_unless_it_leads_the_next() {
+    let lines = [
+        "val use : 'a t -> unit",               // 0
+        "  (** [use p] takes one (* nested *)", // 1
+        "      element. *)",                    // 2
+        "",                                     // 3
+        "val clear : 'a t -> unit",             // 4
+        "(** Between two: the next's. *)",      // 5
+        "val size : 'a t -> int",               // 6
+        "(** Code after it. *) let x = 1",      // 7
+        "(* A plain comment. *)",               // 8
+    ];
+    // Nested comments close with the outer one.
+    assert_eq!(ocaml_documented_below(&lines, 0, Some(4)), Some(2));
+    // Touching the next definition, it documents that one.
+    assert_eq!(ocaml_documented_below(&lines, 4, Some(5)), None);
+    // Code sharing its last line, or a comment that is no doc comment: nothing.
+    assert_eq!(ocaml_documented_below(&lines, 6, None), None);
+    assert_eq!(ocaml_documented_below(&lines, 7, None), None);
+    // Past the end of the file.
+    assert_eq!(ocaml_documented_below(&lines, 8, None), None);
+}
