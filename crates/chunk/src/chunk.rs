@@ -117,7 +117,13 @@ pub(crate) fn chunk_parsed(
         None if language == Language::Markdown => {
             (markdown::sections(&lines), opts.max_prose_lines)
         }
-        None => (line_windows(&lines, opts), opts.max_prose_lines),
+        None => {
+            let header = tree.and_then(|tree| leading_comment_rows(tree, &lines, opts));
+            (
+                header_then_windows(&lines, header, opts),
+                opts.max_prose_lines,
+            )
+        }
     };
     let mut chunks: Vec<Chunk> = spans
         .into_iter()
@@ -234,6 +240,56 @@ fn split_long(span: Span, max_lines: usize, overlap: usize) -> Vec<Span> {
         }
         start += step;
     }
+}
+
+/// A program without definitions (a script of top-level commands) is cut into windows; the
+/// comment it opens with, when it has one of three lines or more and the file is longer than a
+/// window, is a chunk of its own first: a script's header says what it does (`# Summary: Print
+/// the latest installed version with the given prefix`, then its usage), as a module's
+/// documentation does, and in a window it shared the model's view with the option parsing below
+/// it. The windows start after it.
+fn header_then_windows(lines: &[&str], header: Option<usize>, opts: &ChunkOptions) -> Vec<Span> {
+    let Some(last) = header else {
+        return line_windows(lines, opts);
+    };
+    let mut spans = vec![Span::anonymous(0, last, ChunkKind::Block)];
+    spans.extend(
+        line_windows(&lines[last + 1..], opts)
+            .into_iter()
+            .map(|w| Span::anonymous(w.start + last + 1, w.end + last + 1, ChunkKind::Window)),
+    );
+    spans
+}
+
+/// The last row of the comments a parsed file opens with (a shebang counts), when they take
+/// three lines or more but no more than a window, code follows them, and the file is longer
+/// than one window. (A longer opening comment is a guide in itself, a crate's `//!`
+/// documentation: its windows stay as they were.)
+fn leading_comment_rows(tree: &Tree, lines: &[&str], opts: &ChunkOptions) -> Option<usize> {
+    if lines.len() <= opts.window_lines {
+        return None;
+    }
+    leading_comments_end(tree, lines).filter(|&end| end < opts.window_lines)
+}
+
+fn leading_comments_end(tree: &Tree, lines: &[&str]) -> Option<usize> {
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let mut last = None;
+    for child in root.children(&mut cursor) {
+        if !child.kind().contains("comment") {
+            // Code must follow on a line of its own.
+            return last.filter(|&end: &usize| {
+                end >= 2 && child.start_position().row > end && end + 1 < lines.len()
+            });
+        }
+        if last.is_some_and(|end: usize| child.start_position().row > end + 1) {
+            // A blank line ends the header.
+            return last.filter(|&end| end >= 2);
+        }
+        last = Some(child.end_position().row);
+    }
+    None
 }
 
 /// Overlapping windows of `window_lines` lines, trimmed of blank lines at their edges.

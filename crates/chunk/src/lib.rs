@@ -94,7 +94,9 @@ pub fn chunk_with_facts(
 ///     availability macros that end a declaration (`API_AVAILABLE(ios(10))`).
 /// 44: an OCaml doc comment right below a definition (an `.mli`'s `val` then its documentation)
 ///     is that definition's (ocamldoc's rule).
-pub const VERSION: u32 = 44;
+/// 45: a program without definitions opens with its header comment as a chunk of its own (a
+///     script's summary and usage), then windows.
+pub const VERSION: u32 = 45;
 
 #[cfg(test)]
 mod tests {

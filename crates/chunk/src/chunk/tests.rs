@@ -1126,6 +1126,47 @@ fn code_without_definitions_falls_back_to_windows() {
 }
 
 #[test]
+fn a_script_without_definitions_opens_with_its_header_comment_as_a_chunk() {
+    let body: String = (1..=70).map(|n| format!("echo {n}\n")).collect();
+    let script = format!(
+        "#!/usr/bin/env bash\n# Summary: Print the latest installed version\n# Usage: tool latest <prefix>\n\nset -e\n{body}"
+    );
+    let chunks = checked(Language::Bash, &script);
+    assert_eq!(
+        summarize(&chunks),
+        [
+            (1, 3, Block, None, None),
+            (5, 63, Window, None, None),
+            (54, 75, Window, None, None)
+        ]
+    );
+    assert!(chunks[0].text.contains("Summary: Print the latest"));
+    // No header of three lines, or a file that fits in one window: windows only.
+    let short = format!("#!/usr/bin/env bash\n# Prints.\nset -e\n{body}");
+    assert_eq!(checked(Language::Bash, &short)[0].kind, Window);
+    let small = "#!/usr/bin/env bash\n# Summary: x\n# Usage: y\nset -e\necho hi\n";
+    assert_eq!(
+        summarize(&checked(Language::Bash, small)),
+        [(1, 5, Window, None, None)]
+    );
+    // An opening comment longer than a window (a crate's documentation) keeps its windows.
+    let guide: String = (1..=70).map(|n| format!("# guide line {n}\n")).collect();
+    let documented = format!("{guide}set -e\n{body}");
+    assert!(
+        checked(Language::Bash, &documented)
+            .iter()
+            .all(|c| c.kind == Window)
+    );
+    // Code that follows on the same line as the comment, or no code at all: windows only.
+    let only: String = (1..=70).map(|n| format!("# note {n}\n")).collect();
+    assert!(
+        checked(Language::Bash, &only)
+            .iter()
+            .all(|c| c.kind == Window)
+    );
+}
+
+#[test]
 fn long_definitions_are_split_into_overlapping_pieces() {
     let body: String = (0..200).map(|n| format!("    let v{n} = {n};\n")).collect();
     let text = format!("/// Long.\nfn long() {{\n{body}}}\n");
