@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Screen an idea for the semantic side offline, in seconds, before building it.
+
+Reads the vectors of `patina snapshot create` files (the daemon's own chunk embeddings), embeds
+each labelled question with the same ONNX model, ranks files by their best chunk's cosine, and
+prints nDCG@10 per set: the semantic oracle without the daemon's ranking rules (roles, sureness,
+coherence). A question rewrite (`--rewrite module:function`, a function from the question's text
+to the text embedded) is measured beside the plain question.
+
+    # one snapshot per set, named SET.snap, made in each set's repository at its commit:
+    (cd /work/repos/langs/mockk && patina snapshot create -o /tmp/snaps/mockk.snap)
+    python3 bench/semantic_offline.py --snapshots /tmp/snaps --sets mockk,koin,cobra \
+        [--rewrite my_idea:rewrite]
+
+A gain here is a reason to build, not a result: the thirty-sixth session's question-frame rewrite
+gained +0.009 here and lost in the daemon, where the role priors already did what it did and the
+lower cosines moved the sureness that weighs the oracles (bench/RESULTS.md). Measure the built
+change with `bench/sets.py`.
+"""
+
+import argparse
+import importlib
+import json
+import math
+import struct
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import models_dir  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+MAGIC = b"PATINA-SNAPSHOT\n"
+MAX_TOKENS = 256  # what the daemon embeds at most (crates/embed)
+
+
+def read_snapshot(path):
+    """The chunk paths and vectors of a snapshot (format 1, crates/index/src/snapshot.rs)."""
+    import numpy as np
+
+    b = Path(path).read_bytes()
+    if not b.startswith(MAGIC):
+        raise SystemExit(f"{path}: not a Patina snapshot")
+    at = b.index(b"\n", len(MAGIC))
+    header = json.loads(b[len(MAGIC):at])
+    if header.get("format") != 1:
+        raise SystemExit(f"{path}: snapshot format {header.get('format')}, this reads 1")
+    dim = header["dim"]
+    at += 1
+    (count,) = struct.unpack_from("<Q", b, at)
+    at += 8
+
+    def string():
+        nonlocal at
+        (n,) = struct.unpack_from("<I", b, at)
+        at += 4
+        s = b[at:at + n].decode()
+        at += n
+        return s
+
+    paths, vectors = [], []
+    for _ in range(count):
+        at += 8  # id
+        path = string()
+        at += 8  # start, end
+        string(), string(), string()  # parent, symbol, hash
+        has_vector = b[at]
+        at += 1
+        if has_vector:
+            paths.append(path)
+            vectors.append(np.frombuffer(b, dtype="<f4", count=dim, offset=at))
+            at += 4 * dim
+    return paths, np.array(vectors)
+
+
+class Embedder:
+    """all-MiniLM-L6-v2 as the daemon runs it: mean pooling over the mask, L2-normalised."""
+
+    def __init__(self):
+        models = models_dir()
+        sys.path.insert(0, str(models / ".pytools"))
+        import numpy as np
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        model = models / "all-MiniLM-L6-v2"
+        self.np = np
+        self.tok = Tokenizer.from_file(str(model / "tokenizer.json"))
+        self.tok.enable_truncation(MAX_TOKENS)
+        self.tok.no_padding()
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        self.session = ort.InferenceSession(str(model / "model.onnx"), opts)
+
+    def __call__(self, text):
+        np = self.np
+        e = self.tok.encode(text)
+        ids = np.array([e.ids], dtype=np.int64)
+        mask = np.array([e.attention_mask], dtype=np.int64)
+        hidden = self.session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                         "token_type_ids": np.zeros_like(ids)})[0][0]
+        v = (hidden * mask[0][:, None]).sum(0) / mask.sum()
+        return v / np.linalg.norm(v)
+
+
+def files_by_best_chunk(paths, scores):
+    best = {}
+    for p, s in zip(paths, scores):
+        if s > best.get(p, -2.0):
+            best[p] = s
+    return sorted(best, key=lambda p: -best[p])
+
+
+def ndcg10(ranked, relevant):
+    gain = sum(1 / math.log2(i + 2) for i, p in enumerate(ranked[:10]) if p in relevant)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(relevant), 10)))
+    return gain / ideal if ideal else 0.0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--snapshots", required=True, help="folder of SET.snap files")
+    ap.add_argument("--sets", required=True, help="comma-separated set names (bench/questions/SET.jsonl)")
+    ap.add_argument("--rewrite", help="module:function rewriting a question before it is embedded")
+    a = ap.parse_args()
+    rewrite = None
+    if a.rewrite:
+        module, func = a.rewrite.split(":")
+        sys.path.insert(0, ".")
+        rewrite = getattr(importlib.import_module(module), func)
+    embed = Embedder()
+    rows = []
+    for name in a.sets.split(","):
+        paths, m = read_snapshot(Path(a.snapshots) / f"{name}.snap")
+        questions = [json.loads(line) for line in open(HERE / "questions" / f"{name}.jsonl")]
+        plain, rewritten = [], []
+        for q in questions:
+            relevant = {r["path"] for r in q["relevant"]}
+            plain.append(ndcg10(files_by_best_chunk(paths, m @ embed(q["query"])), relevant))
+            if rewrite:
+                text = rewrite(q["query"])
+                rewritten.append(ndcg10(files_by_best_chunk(paths, m @ embed(text)), relevant))
+        row = [name, sum(plain) / len(plain)] + ([sum(rewritten) / len(rewritten)] if rewrite else [])
+        rows.append(row)
+        print(f"{name:<14} {row[1]:.3f}" + (f"  rewritten {row[2]:.3f} ({row[2] - row[1]:+.3f})" if rewrite else ""),
+              flush=True)
+    if len(rows) > 1:
+        mean = [sum(r[i] for r in rows) / len(rows) for i in range(1, len(rows[0]))]
+        print(f"{'mean':<14} {mean[0]:.4f}" + (f"  rewritten {mean[1]:.4f}" if rewrite else ""))
+
+
+if __name__ == "__main__":
+    main()
