@@ -269,23 +269,19 @@ fn leading_comment_rows(tree: &Tree, lines: &[&str], opts: &ChunkOptions) -> Opt
     if lines.len() <= opts.window_lines {
         return None;
     }
-    leading_comments_end(tree, lines).filter(|&end| end < opts.window_lines)
-}
-
-fn leading_comments_end(tree: &Tree, lines: &[&str]) -> Option<usize> {
+    let header = |end: usize| (2..opts.window_lines).contains(&end);
     let root = tree.root_node();
     let mut cursor = root.walk();
-    let mut last = None;
+    let mut last: Option<usize> = None;
     for child in root.children(&mut cursor) {
+        let row = child.start_position().row;
         if !child.kind().contains("comment") {
             // Code must follow on a line of its own.
-            return last.filter(|&end: &usize| {
-                end >= 2 && child.start_position().row > end && end + 1 < lines.len()
-            });
+            return last.filter(|&end| header(end) && row > end);
         }
-        if last.is_some_and(|end: usize| child.start_position().row > end + 1) {
+        if last.is_some_and(|end| row > end + 1) {
             // A blank line ends the header.
-            return last.filter(|&end| end >= 2);
+            return last.filter(|&end| header(end));
         }
         last = Some(child.end_position().row);
     }
