@@ -73,34 +73,22 @@ def read_snapshot(path):
     return paths, np.array(vectors)
 
 
-class Embedder:
-    """all-MiniLM-L6-v2 as the daemon runs it: mean pooling over the mask, L2-normalised."""
+def embedder():
+    """The question embedder: `scripts/model/verify.py`'s, which embeds as the daemon does
+    (truncation 256, mean pooling over the mask, L2 norm), on the model `scripts/setup-model`
+    installed; one text at a time."""
+    models = models_dir()
+    sys.path.insert(0, str(models / ".pytools"))
+    sys.path.insert(0, str(HERE.parent / "scripts" / "model"))
+    from tokenizers import Tokenizer
+    from verify import Embedder
 
-    def __init__(self):
-        models = models_dir()
-        sys.path.insert(0, str(models / ".pytools"))
-        import numpy as np
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
-
-        model = models / "all-MiniLM-L6-v2"
-        self.np = np
-        self.tok = Tokenizer.from_file(str(model / "tokenizer.json"))
-        self.tok.enable_truncation(MAX_TOKENS)
-        self.tok.no_padding()
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = 1
-        self.session = ort.InferenceSession(str(model / "model.onnx"), opts)
-
-    def __call__(self, text):
-        np = self.np
-        e = self.tok.encode(text)
-        ids = np.array([e.ids], dtype=np.int64)
-        mask = np.array([e.attention_mask], dtype=np.int64)
-        hidden = self.session.run(None, {"input_ids": ids, "attention_mask": mask,
-                                         "token_type_ids": np.zeros_like(ids)})[0][0]
-        v = (hidden * mask[0][:, None]).sum(0) / mask.sum()
-        return v / np.linalg.norm(v)
+    model = models / "all-MiniLM-L6-v2"
+    tok = Tokenizer.from_file(str(model / "tokenizer.json"))
+    tok.enable_truncation(max_length=MAX_TOKENS)
+    tok.enable_padding(pad_id=0, pad_token="[PAD]")
+    e = Embedder(model / "model.onnx", tok, threads=1)
+    return lambda text: e.embed([text])[0]
 
 
 def files_by_best_chunk(paths, scores):
@@ -128,7 +116,7 @@ def main():
         module, func = a.rewrite.split(":")
         sys.path.insert(0, ".")
         rewrite = getattr(importlib.import_module(module), func)
-    embed = Embedder()
+    embed = embedder()
     rows = []
     for name in a.sets.split(","):
         paths, m = read_snapshot(Path(a.snapshots) / f"{name}.snap")
