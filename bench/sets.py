@@ -21,8 +21,9 @@ Sets (../shared/eval and bench/questions):
   cosqa   CoSQA dev, 500 web questions -> Python functions
   own     124 questions over cobra (Go), flask (Python), ripgrep (Rust), express (JS), hono (TS),
           jsoup (Java)
-  langs   434 questions: 20 each for sinatra (Ruby), koin and mockk (Kotlin), plug (Elixir), slim
-          (PHP), serilog and newtonsoft (C#), alamofire (Swift), lazy (Lua), shelf (Dart), hakyll
+  langs   494 questions: 20 each for sinatra and rack (Ruby), koin and mockk (Kotlin), plug and ecto
+          (Elixir), slim (PHP), serilog and newtonsoft (C#), alamofire and kingfisher (Swift), lazy
+          (Lua), shelf (Dart), hakyll
           (Haskell), pyenv (Bash), afnetworking (Objective-C), munit (Scala), libuv (C), httpjl
           (Julia), fmt (C++), 19 each for mainargs (Scala), bats (Bash), httpzig (Zig) and lwt
           (OCaml), 18 for cowboy (Erlang); measured like own
@@ -44,7 +45,7 @@ HERE = Path(__file__).resolve().parent
 EVAL = (HERE / ".." / ".." / "shared" / "eval").resolve()
 DEFAULT = "lexical,symbol,semantic,graph"
 OWN = ["cobra", "flask", "ripgrep", "express", "hono", "jsoup"]
-LANGS = ["sinatra", "koin", "plug", "slim", "serilog", "alamofire", "mainargs", "lazy", "shelf", "hakyll", "bats", "newtonsoft", "pyenv", "mockk", "cowboy", "httpzig", "afnetworking", "lwt", "munit", "libuv", "httpjl", "fmt"]
+LANGS = ["sinatra", "koin", "plug", "slim", "serilog", "alamofire", "mainargs", "lazy", "shelf", "hakyll", "bats", "newtonsoft", "pyenv", "mockk", "cowboy", "httpzig", "afnetworking", "lwt", "munit", "libuv", "httpjl", "fmt", "rack", "ecto", "kingfisher"]
 
 
 def patina(args, env, binary):

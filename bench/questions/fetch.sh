@@ -56,4 +56,7 @@ langs munit scalameta/munit db8ab135f13f8ad32b5b357a5b74fcb8082ab6e7
 langs libuv libuv/libuv 6179e7af87413396d5853a1c3722c8b5749336c8
 langs httpjl JuliaWeb/HTTP.jl 444b92b5df2d3d38793fccc50a67e3b5a498d3ec
 langs fmt fmtlib/fmt 60ccad511fd680cb91d8b60a315759f71c67bef9
+langs rack rack/rack 8bf4eb078498edc9105fb04add80d89c5340e60b
+langs ecto elixir-ecto/ecto c624abf4297b27589a5a7351b55feb2316f61e1c
+langs kingfisher onevcat/Kingfisher 410984bf301f4fa224fe56277b3f8672cc465c79
 LIST
