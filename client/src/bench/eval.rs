@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use patina_proto::v1 as pb;
 
-use crate::bench::metrics::{Eval, FileHit, ndcg10};
+use crate::bench::metrics::{Eval, FileHit, file_role, ndcg10};
 use crate::bench::queries::{Query, Subset};
 use crate::daemon::Client;
 
@@ -66,6 +66,7 @@ pub(crate) async fn run_queries(
                 .iter()
                 .map(|h| FileHit {
                     path: h.path.clone(),
+                    role: file_role(h.role),
                     oracles: h
                         .provenance
                         .iter()

@@ -7,6 +7,9 @@ use std::collections::{BTreeMap, HashSet};
 /// A file-level hit as the bench keeps it: path and provenance (`oracle#rank`).
 pub(crate) struct FileHit {
     pub(crate) path: String,
+    /// The role the index gave the file (from its path and its first lines: an extensionless
+    /// script is source by its shebang).
+    pub(crate) role: Role,
     pub(crate) oracles: Vec<String>,
 }
 
@@ -44,8 +47,8 @@ pub(crate) struct Row {
     pub(crate) p95_ms: f64,
 }
 
-/// Where a file sits in a repository, for the error analysis of misses. Path-based for now; the
-/// daemon will return a role per hit later, which replaces this function.
+/// What a hit's file is for, in the five groups the error analysis of misses counts
+/// ([`file_role`]).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 pub(crate) enum Role {
     Source,
@@ -75,12 +78,13 @@ impl Role {
     }
 }
 
-/// The role of `path` (repository-relative, '/'-separated) as the index gives it
-/// ([`patina_core::role::classify`], by path), in the report's five groups: benchmarks with
-/// tests, configuration, generated and vendored files with other.
-pub(crate) fn file_role(path: &str) -> Role {
+/// A hit's role as the daemon sent it (`Hit.role`, a wire value), in the report's five groups:
+/// benchmarks with tests, configuration, generated and vendored files (and a value this version
+/// does not know) with other. Read from the hit rather than classified again from the path here:
+/// the index also reads a file's first lines (a shebang, a generated-code marker).
+pub(crate) fn file_role(wire: i32) -> Role {
     use patina_core::FileRole;
-    match patina_core::role::classify(path, None) {
+    match patina_proto::roles::from_wire(wire).unwrap_or(FileRole::Other) {
         FileRole::Source => Role::Source,
         FileRole::Test | FileRole::Benchmark => Role::Test,
         FileRole::Docs => Role::Docs,
@@ -143,7 +147,7 @@ pub(crate) fn miss_roles(evals: &[Eval]) -> BTreeMap<&'static str, usize> {
         Role::ALL.iter().map(|r| (r.name(), 0)).collect();
     counts.insert("none", 0);
     for e in evals.iter().filter(|e| e.is_miss()) {
-        let role = e.hits.first().map_or("none", |h| file_role(&h.path).name());
+        let role = e.hits.first().map_or("none", |h| h.role.name());
         *counts.entry(role).or_default() += 1;
     }
     counts

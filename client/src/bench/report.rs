@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::bench::args::RetrievalArgs;
 use crate::bench::eval::TOP_N;
-use crate::bench::metrics::{Eval, file_role, miss_roles, row};
+use crate::bench::metrics::{Eval, miss_roles, row};
 use crate::bench::queries::{Query, Subset};
 use crate::bench::repo::RepoRun;
 
@@ -193,7 +193,7 @@ fn print_miss(e: &Eval, queries: &[Query]) {
             "  top {}. {} [{}] {}",
             i + 1,
             h.path,
-            file_role(&h.path).name(),
+            h.role.name(),
             h.oracles.join(" ")
         );
     }
@@ -211,6 +211,6 @@ fn eval_json(e: &Eval, queries: &[Query]) -> Value {
         "latency_ms": e.latency_ms,
         "chunk_latency_ms": e.chunk_latency_ms,
         "relevant": e.ranks.iter().map(|(p, r)| json!({"path": p, "rank": r.map(|i| i + 1)})).collect::<Vec<_>>(),
-        "hits": e.hits.iter().map(|h| json!({"path": h.path, "role": file_role(&h.path).name(), "oracles": h.oracles})).collect::<Vec<_>>(),
+        "hits": e.hits.iter().map(|h| json!({"path": h.path, "role": h.role.name(), "oracles": h.oracles})).collect::<Vec<_>>(),
     })
 }
