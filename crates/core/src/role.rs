@@ -546,10 +546,10 @@ fn is_camel_test_name(stem: &str, ext: &str) -> bool {
 
 /// The name of the code a test file tests, by the test naming conventions [`classify`] knows:
 /// `SafeAggregateSinkTests.cs` → `SafeAggregateSink`, `test_config.py` and `config_test.go` →
-/// `config`, `session_spec.rb` → `session`, `router.test.ts` and `__tests__/router.ts` →
-/// `router`, `deploy.bats` → `deploy`. `None` for a path whose name says nothing of a subject
-/// (`conftest.py`, `helpers.rb` under `spec/`, `tests.rs`): a fixture or a suite is no one
-/// file's test.
+/// `config`, `session_spec.rb` and `spec_session.rb` → `session`, `router.test.ts` and
+/// `__tests__/router.ts` → `router`, `deploy.bats` → `deploy`. `None` for a path whose name says
+/// nothing of a subject (`conftest.py`, `helpers.rb` under `spec/`, `test_helper.rb`,
+/// `tests.rs`): a fixture or a suite is no one file's test.
 pub fn tested_stem(path: &str) -> Option<&str> {
     let name = path.rsplit('/').next().unwrap_or(path);
     let (stem, ext) = name.rsplit_once('.').filter(|(s, _)| !s.is_empty())?;
@@ -562,7 +562,11 @@ pub fn tested_stem(path: &str) -> Option<&str> {
             .find_map(|suffix| class.strip_suffix(suffix))?
     } else if !CODE_EXTS.contains(&ext.as_str()) {
         return None;
-    } else if lower.starts_with("test_") {
+    } else if matches!(lower.as_str(), "test_helper" | "spec_helper") {
+        // Minitest's and RSpec's shared setup, loaded by every test: no one file's test.
+        return None;
+    } else if lower.starts_with("test_") || lower.starts_with("spec_") {
+        // `spec_` as Rack and other Minitest-spec projects name theirs: `test/spec_urlmap.rb`.
         &stem[5..]
     } else if let Some(subject) = without_test_suffix(stem, &lower) {
         subject

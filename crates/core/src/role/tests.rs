@@ -31,6 +31,7 @@ fn tests_of_ruby() {
     for p in [
         "spec/models/user_spec.rb",
         "spec/spec_helper.rb",
+        "test/test_helper.rb",
         "test/models/user_test.rb",
         "test/test_helper.rb",
         "lib/shop/cart_spec.rb",
@@ -509,6 +510,7 @@ fn a_test_file_names_the_code_it_tests() {
         ("tests/test_config.py", "config"),
         ("cmd/root_test.go", "root"),
         ("spec/models/user_spec.rb", "user"),
+        ("test/spec_urlmap.rb", "urlmap"),
         ("test/plug/conn_test.exs", "conn"),
         ("lib/router.test.js", "router"),
         ("src/button.spec.ts", "button"),
@@ -527,6 +529,7 @@ fn a_test_file_names_the_code_it_tests() {
         "crates/matcher/tests/tests.rs",
         "Tests.hs",
         "spec/spec_helper.rb",
+        "test/test_helper.rb",
         "test/support/helpers.ex",
         "src/Latest.java",
         "docs/test_plan.md",
