@@ -803,6 +803,16 @@ end
 ",
     ),
     (
+        "lib/acme/billing/store.ex",
+        b"defmodule Acme.Billing.Store do
+  @moduledoc \"Where invoices are kept.\"
+
+  @doc \"Saves an invoice.\"
+  @callback save(invoice :: term) :: :ok | {:error, term}
+end
+",
+    ),
+    (
         "test/acme/billing/invoice_test.exs",
         b"defmodule Acme.Billing.InvoiceTest do\n  use ExUnit.Case\n\n  test \"total\" do\n    assert Acme.Billing.Invoice.total(%Acme.Billing.Invoice{}) == 0\n  end\nend\n",
     ),
@@ -816,6 +826,7 @@ fn elixir_definitions_types_and_calls() {
     env.add_repo(repo.path());
     let support = "lib/acme/support/money.ex";
     let billing = "lib/acme/billing/invoice.ex";
+    let store = "lib/acme/billing/store.ex";
     assert_defs(
         &env,
         repo.path(),
@@ -826,6 +837,9 @@ fn elixir_definitions_types_and_calls() {
             ("Billing.Invoice", billing, 1, 4, "module"),
             ("Invoice.total", billing, 6, 8, "function"),
             ("check", billing, 10, 11, "function"),
+            // A behaviour's callback is a definition: a typespec of its module.
+            ("Billing.Store", store, 1, 2, "module"),
+            ("Store.save", store, 4, 6, "type"),
             (
                 "InvoiceTest",
                 "test/acme/billing/invoice_test.exs",

@@ -483,7 +483,15 @@ impl DefinitionFinder<'_> {
             // of the imports.
             let mut handed = TriviaRun::default();
             for child in visit.node.children(&mut cursor) {
-                if child.is_named() && self.syntax.is_trivia(child.kind()) {
+                // Trivia attach to the definition below them, unless the language reads the
+                // node as a definition itself (Elixir's `@callback` among its attributes).
+                if child.is_named()
+                    && self.syntax.is_trivia(child.kind())
+                    && self
+                        .syntax
+                        .definition(child, self.src, visit.container.is_some())
+                        .is_none()
+                {
                     let attachable =
                         self.starts_line(child) && !is_inner_doc_comment(child, self.src);
                     trivia.push(child, attachable);

@@ -96,7 +96,9 @@ pub fn chunk_with_facts(
 ///     is that definition's (ocamldoc's rule).
 /// 45: a program without definitions opens with its header comment as a chunk of its own (a
 ///     script's summary and usage), then windows.
-pub const VERSION: u32 = 45;
+/// 46: an Elixir behaviour's `@callback`s and `@macrocallback`s are definitions (typespecs of
+///     their module, with their `@doc`), no longer trivia of the next `def`.
+pub const VERSION: u32 = 46;
 
 #[cfg(test)]
 mod tests {

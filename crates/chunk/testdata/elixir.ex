@@ -33,3 +33,15 @@ end
 defimpl Acme.Billable, for: Acme.Billing.Invoice do
   def amount(invoice), do: Acme.Billing.Invoice.total(invoice)
 end
+
+defmodule Acme.Store do
+  @moduledoc "Where invoices are kept."
+
+  @doc "Saves an invoice."
+  @callback save(invoice :: term) :: :ok | {:error, term}
+
+  @macrocallback query(expr) :: Macro.t() when expr: Macro.t()
+  @callback count :: non_neg_integer
+
+  def default, do: Acme.Store.Memory
+end

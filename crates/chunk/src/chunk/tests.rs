@@ -720,6 +720,12 @@ fn elixir_modules_protocols_and_functions() {
             (30, 31, Method, Some("amount"), Some("Billable")),
             (33, 33, Impl, Some("Billable for Invoice"), None),
             (34, 35, Method, Some("amount"), Some("Invoice")),
+            // A behaviour's callbacks are typespecs of it, each with its `@doc`.
+            (37, 38, Module, Some("Store"), Some("Acme")),
+            (40, 41, Type, Some("save"), Some("Store")),
+            (43, 43, Type, Some("query"), Some("Store")),
+            (44, 44, Type, Some("count"), Some("Store")),
+            (46, 47, Function, Some("default"), Some("Store")),
         ]
     );
 }

@@ -3,16 +3,28 @@
 //! last part inside the one before it (`Acme.Billing.Invoice` is "Invoice" in "Billing", as a
 //! nested `defmodule Invoice` would be), so lookups by `Billing.Invoice` find it. The
 //! attributes above a function (`@doc`, `@spec`, `@impl`) are its own.
+//!
+//! A behaviour declares `@callback`s (and `@macrocallback`s) for other modules to implement:
+//! each is a definition of its own, named by its function head, a member of its module, with the
+//! `@doc` above it (before, a run of them was trivia of the next `def`, or of nothing, and
+//! `patina defs` never found a callback). Its kind is `Type`: a callback is a typespec, as
+//! Elixir classes it with `@type` and `@spec` — it declares a function and runs nothing, so a
+//! question about how something is done ranks it as a declaration, below the code that
+//! implements it (focused and documented, the callbacks of `Ecto.Repo` otherwise led questions
+//! that the repository's modules answer).
 
 use tree_sitter::Node;
 
 use super::{Definition, Name::By, Syntax, node_text, normalize};
-use patina_core::ChunkKind::{Function, Impl, Interface, Module};
+use patina_core::ChunkKind::{Function, Impl, Interface, Module, Type};
 
 pub(super) static ELIXIR: Syntax = Syntax {
     grammar: || tree_sitter_elixir::LANGUAGE.into(),
     // Container or not depends on the macro called: `By(call)` decides.
-    rules: &[super::container("call", Function, By(call))],
+    rules: &[
+        super::container("call", Function, By(call)),
+        super::member("unary_operator", Type, By(callback)),
+    ],
     wrappers: &[],
     trivia: &["unary_operator"],
 };
@@ -53,6 +65,28 @@ fn call(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Opti
         _ => return None,
     }
     definition.symbol.as_ref().map(|_| ())
+}
+
+/// `@callback fetch(key) :: {:ok, term}` (or `@macrocallback`) → "fetch". Any other attribute is
+/// no definition: it is trivia of the definition below it (`@doc`, `@spec`, `@impl`).
+fn callback(node: Node<'_>, src: &str, _: bool, definition: &mut Definition) -> Option<()> {
+    let head = callback_head(node, src)?;
+    definition.container = false;
+    definition.symbol = function_name(head, src);
+    definition.symbol.as_ref().map(|_| ())
+}
+
+/// The function head a `@callback` / `@macrocallback` attribute declares (its spec's left side).
+fn callback_head<'t>(node: Node<'t>, src: &str) -> Option<Node<'t>> {
+    let call = node.child_by_field_name("operand")?;
+    if call.kind() != "call" {
+        return None;
+    }
+    let target = call.child_by_field_name("target")?;
+    if !matches!(node_text(target, src), "callback" | "macrocallback") {
+        return None;
+    }
+    first_named(call, "arguments")?.named_child(0)
 }
 
 /// `Acme.Billing.Invoice` → ("Invoice", "Billing").
