@@ -128,6 +128,35 @@ fn a_test_the_model_ranks_far_above_the_code_still_follows_it_for_a_how_question
 }
 
 #[test]
+fn an_example_program_that_reads_like_the_question_follows_the_library_code() {
+    // cowboy: the file server example lists a directory; the static handler refuses `..`.
+    let candidates = vec![
+        cand(
+            1,
+            1.4,
+            "examples/file_server/src/directory_lister.erl",
+            FileRole::Example,
+            None,
+            (1, 40),
+        ),
+        cand(
+            2,
+            0.75,
+            "src/cowboy_static.erl",
+            FileRole::Source,
+            Some("init"),
+            (60, 90),
+        ),
+    ];
+    let plan = QueryPlan::analyze(
+        "serve files from a folder without letting a request climb out of it with dot-dot segments",
+    );
+    assert_eq!(plan.intent, crate::query::Intent::Implementation);
+    let ranked = score(candidates, &plan, &RankOptions::default());
+    assert_eq!(keys(&ranked), [2, 1]);
+}
+
+#[test]
 fn test_data_ranks_below_the_tests_unless_asked_for() {
     // A fixture that uses `skip` reads like the code that implements it and matches as well.
     let candidates = || {
