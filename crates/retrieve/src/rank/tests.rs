@@ -91,69 +91,55 @@ fn an_implementation_question_puts_source_above_docs_and_tests_that_repeat_it() 
     assert_eq!(ranked.len(), 3);
 }
 
-#[test]
-fn a_test_the_model_ranks_far_above_the_code_still_follows_it_for_a_how_question() {
-    // cowboy: a suite's comment block quoting the RFC reads like the question (semantic first,
-    // fused 1.23) while the module that formats the date header is found by its words (0.75).
-    let candidates = || {
-        vec![
-            cand(
-                1,
-                1.23,
-                "test/rfc7231_SUITE.erl",
-                FileRole::Test,
-                None,
-                (859, 876),
-            ),
-            cand(
-                2,
-                0.75,
-                "src/cowboy_clock.erl",
-                FileRole::Source,
-                Some("rfc1123"),
-                (52, 66),
-            ),
-        ]
-    };
-    let plan = QueryPlan::analyze(
-        "the Date header is formatted once a second and read from a shared table",
-    );
-    assert_eq!(plan.intent, crate::query::Intent::Implementation);
-    let ranked = score(candidates(), &plan, &RankOptions::default());
-    assert_eq!(keys(&ranked), [2, 1]);
-    // Asked for the tests, the suite leads.
-    let plan = QueryPlan::analyze("tests for the Date header being formatted once a second");
-    let ranked = score(candidates(), &plan, &RankOptions::default());
-    assert_eq!(keys(&ranked), [1, 2]);
+/// A test or an example program the model ranks far above the code it shows (`shown`, fused
+/// `shown_score`) against that code (fused 0.75), for a question about how the code works.
+fn shown_and_source(shown: (&str, FileRole, f64), source: &str) -> Vec<Candidate<u32>> {
+    let (path, role, fused) = shown;
+    vec![
+        cand(1, fused, path, role, None, (1, 40)),
+        cand(2, 0.75, source, FileRole::Source, Some("run"), (52, 66)),
+    ]
 }
 
 #[test]
-fn an_example_program_that_reads_like_the_question_follows_the_library_code() {
-    // cowboy: the file server example lists a directory; the static handler refuses `..`.
-    let candidates = vec![
-        cand(
-            1,
-            1.4,
-            "examples/file_server/src/directory_lister.erl",
-            FileRole::Example,
-            None,
-            (1, 40),
+fn tests_and_examples_that_read_like_the_question_follow_the_code_they_show() {
+    for (shown, source, question) in [
+        // cowboy: a suite's comment block quoting the RFC reads like the question (semantic
+        // first) while the module that formats the date header is found by its words.
+        (
+            ("test/rfc7231_SUITE.erl", FileRole::Test, 1.23),
+            "src/cowboy_clock.erl",
+            "the Date header is formatted once a second and read from a shared table",
         ),
-        cand(
-            2,
-            0.75,
+        // cowboy: the file server example lists a directory; the static handler refuses `..`.
+        (
+            (
+                "examples/file_server/src/directory_lister.erl",
+                FileRole::Example,
+                1.4,
+            ),
             "src/cowboy_static.erl",
-            FileRole::Source,
-            Some("init"),
-            (60, 90),
+            "serve files from a folder without letting a request climb out of it with dot-dot \
+             segments",
         ),
-    ];
-    let plan = QueryPlan::analyze(
-        "serve files from a folder without letting a request climb out of it with dot-dot segments",
+    ] {
+        let plan = QueryPlan::analyze(question);
+        assert_eq!(plan.intent, crate::query::Intent::Implementation);
+        let ranked = score(
+            shown_and_source(shown, source),
+            &plan,
+            &RankOptions::default(),
+        );
+        assert_eq!(keys(&ranked), [2, 1], "{question}");
+    }
+    // Asked for the tests, the suite leads.
+    let plan = QueryPlan::analyze("tests for the Date header being formatted once a second");
+    let candidates = shown_and_source(
+        ("test/rfc7231_SUITE.erl", FileRole::Test, 1.23),
+        "src/cowboy_clock.erl",
     );
-    assert_eq!(plan.intent, crate::query::Intent::Implementation);
     let ranked = score(candidates, &plan, &RankOptions::default());
-    assert_eq!(keys(&ranked), [2, 1]);
+    assert_eq!(keys(&ranked), [1, 2]);
 }
 
 #[test]
