@@ -143,6 +143,34 @@ fn tests_and_examples_that_read_like_the_question_follow_the_code_they_show() {
 }
 
 #[test]
+fn a_question_about_using_the_code_puts_the_guide_before_a_declaration_that_names_it() {
+    // mainargs-017: the readme's section on short names against `def shortName: Char`, whose
+    // one line the model ranks a little higher.
+    let candidates = vec![
+        cand(
+            1,
+            1.31,
+            "mainargs/src/TokensReader.scala",
+            FileRole::Source,
+            Some("shortName"),
+            (162, 162),
+        ),
+        cand(
+            2,
+            1.24,
+            "readme.md",
+            FileRole::Docs,
+            Some("Short Arguments"),
+            (316, 405),
+        ),
+    ];
+    let plan = QueryPlan::analyze("how do I give an argument a one-letter short name");
+    assert_eq!(plan.intent, crate::query::Intent::Usage);
+    let ranked = score(candidates, &plan, &RankOptions::default());
+    assert_eq!(keys(&ranked), [2, 1]);
+}
+
+#[test]
 fn test_data_ranks_below_the_tests_unless_asked_for() {
     // A fixture that uses `skip` reads like the code that implements it and matches as well.
     let candidates = || {
