@@ -677,7 +677,9 @@ fn the_first_hits_are_the_same_however_many_are_asked_for() {
     let first = |n: usize, extra: &[&str]| -> Vec<(String, u64)> {
         let limit = n.to_string();
         let question = "how is the timeout of a request header retried and logged";
-        let mut args = vec!["q", question, "--fresh", "--json", "-n", &limit];
+        // Wait for every model vector however busy the machine (`--fresh` alone gives up after
+        // 5 s, and a ranking with some static vectors left differs from the next one's).
+        let mut args = vec!["q", question, "--fresh=120000", "--json", "-n", &limit];
         args.extend_from_slice(extra);
         let out = env.patina_in(repo.path(), &args);
         assert_eq!(out.code(), 0, "{out:?}");
