@@ -31,7 +31,6 @@ fn tests_of_ruby() {
     for p in [
         "spec/models/user_spec.rb",
         "spec/spec_helper.rb",
-        "test/test_helper.rb",
         "test/models/user_test.rb",
         "test/test_helper.rb",
         "lib/shop/cart_spec.rb",
