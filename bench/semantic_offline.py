@@ -12,16 +12,23 @@ to the text embedded) is measured beside the plain question.
     python3 bench/semantic_offline.py --snapshots /tmp/snaps --sets mockk,koin,cobra \
         [--rewrite my_idea:rewrite]
 
+`--comments REPOS` measures instead a chunk-side change: each chunk with at least eight words of
+whole-line comments or docstrings gets the normalised sum of its vector and its comments' vector
+(the thirty-eighth session's comment blend; REPOS holds each set's checkout, as `bench/sets.py`'s
+`--repos`).
+
 A gain here is a reason to build, not a result: the thirty-sixth session's question-frame rewrite
 gained +0.009 here and lost in the daemon, where the role priors already did what it did and the
-lower cosines moved the sureness that weighs the oracles (bench/RESULTS.md). Measure the built
-change with `bench/sets.py`.
+lower cosines moved the sureness that weighs the oracles; the thirty-eighth session's comment
+blend gained +0.025 here, +0.006 for the daemon's semantic oracle and −0.002 for its default
+(bench/RESULTS.md). Measure the built change with `bench/sets.py`.
 """
 
 import argparse
 import importlib
 import json
 import math
+import re
 import struct
 import sys
 from pathlib import Path
@@ -35,7 +42,8 @@ MAX_TOKENS = 256  # what the daemon embeds at most (crates/embed)
 
 
 def read_snapshot(path):
-    """The chunk paths and vectors of a snapshot (format 1, crates/index/src/snapshot.rs)."""
+    """The chunk paths, vectors and (start, end, parent, symbol) of a snapshot's embedded chunks
+    (format 1, crates/index/src/snapshot.rs)."""
     import numpy as np
 
     b = Path(path).read_bytes()
@@ -58,19 +66,63 @@ def read_snapshot(path):
         at += n
         return s
 
-    paths, vectors = [], []
+    paths, vectors, spans = [], [], []
     for _ in range(count):
         at += 8  # id
         path = string()
-        at += 8  # start, end
-        string(), string(), string()  # parent, symbol, hash
+        start, end = struct.unpack_from("<II", b, at)
+        at += 8
+        parent, symbol, _ = string(), string(), string()  # parent, symbol, hash
         has_vector = b[at]
         at += 1
         if has_vector:
             paths.append(path)
             vectors.append(np.frombuffer(b, dtype="<f4", count=dim, offset=at))
+            spans.append((start, end, parent, symbol))
             at += 4 * dim
-    return paths, np.array(vectors)
+    return paths, np.array(vectors), spans
+
+
+# Whole-line comment markers (any language: a screen, not the daemon's rules) and docstrings.
+COMMENT = re.compile(r"^\s*(///?|/\*\*?|\*/?|#(?![!\[]|include|define|if|endif|else|region|endregion|pragma|import)|--|%+|;;|\(\*)\s?")
+
+
+def comment_text(lines):
+    """A chunk's whole-line comments and triple-quoted docstrings, joined by spaces."""
+    out, in_doc = [], False
+    for line in lines:
+        st = line.strip()
+        if st.startswith('"""') or st.endswith('"""') and in_doc:
+            if st.count('"""') == 1:
+                in_doc = not in_doc
+            t = st.replace('"""', "").replace("@moduledoc", "").replace("@doc", "").strip()
+            if t:
+                out.append(t)
+        elif in_doc:
+            out.append(st)
+        elif m := COMMENT.match(line):
+            t = line[m.end():].strip().rstrip("*/").strip()
+            if t:
+                out.append(t)
+    return " ".join(out)
+
+
+def blend_comments(repo, paths, m, spans, embed):
+    """Each commented chunk's vector summed with its comments' vector, normalised."""
+    import numpy as np
+
+    files, out = {}, m.copy()
+    for i, (p, (start, end, parent, symbol)) in enumerate(zip(paths, spans)):
+        if p not in files:
+            try:
+                files[p] = (Path(repo) / p).read_text(errors="replace").split("\n")
+            except OSError:
+                files[p] = []
+        text = comment_text(files[p][max(0, start - 1):end])
+        if len(text.split()) >= 8:
+            v = m[i] + embed(f"{p} {parent + '::' + symbol if parent else symbol}\n{text}")
+            out[i] = v / np.linalg.norm(v)
+    return out
 
 
 def embedder():
@@ -110,6 +162,8 @@ def main():
     ap.add_argument("--snapshots", required=True, help="folder of SET.snap files")
     ap.add_argument("--sets", required=True, help="comma-separated set names (bench/questions/SET.jsonl)")
     ap.add_argument("--rewrite", help="module:function rewriting a question before it is embedded")
+    ap.add_argument("--comments", metavar="REPOS",
+                    help="blend each commented chunk's comments into its vector (REPOS/{own,langs}/SET)")
     a = ap.parse_args()
     rewrite = None
     if a.rewrite:
@@ -119,23 +173,29 @@ def main():
     embed = embedder()
     rows = []
     for name in a.sets.split(","):
-        paths, m = read_snapshot(Path(a.snapshots) / f"{name}.snap")
+        paths, m, spans = read_snapshot(Path(a.snapshots) / f"{name}.snap")
+        blended = None
+        if a.comments:
+            repo = next(d for d in (Path(a.comments) / k / name for k in ("own", "langs")) if d.exists())
+            blended = blend_comments(repo, paths, m, spans, embed)
         questions = [json.loads(line) for line in open(HERE / "questions" / f"{name}.jsonl")]
-        plain, rewritten = [], []
+        plain, changed = [], []
         for q in questions:
             relevant = {r["path"] for r in q["relevant"]}
-            plain.append(ndcg10(files_by_best_chunk(paths, m @ embed(q["query"])), relevant))
+            qv = embed(q["query"])
+            plain.append(ndcg10(files_by_best_chunk(paths, m @ qv), relevant))
             if rewrite:
-                text = rewrite(q["query"])
-                rewritten.append(ndcg10(files_by_best_chunk(paths, m @ embed(text)), relevant))
-        row = [name, sum(plain) / len(plain)] + ([sum(rewritten) / len(rewritten)] if rewrite else [])
+                qv = embed(rewrite(q["query"]))
+            if rewrite or blended is not None:
+                chunks = m if blended is None else blended
+                changed.append(ndcg10(files_by_best_chunk(paths, chunks @ qv), relevant))
+        row = [name, sum(plain) / len(plain)] + ([sum(changed) / len(changed)] if changed else [])
         rows.append(row)
-        print(f"{name:<14} {row[1]:.3f}" + (f"  rewritten {row[2]:.3f} ({row[2] - row[1]:+.3f})" if rewrite else ""),
+        print(f"{name:<14} {row[1]:.3f}" + (f"  changed {row[2]:.3f} ({row[2] - row[1]:+.3f})" if changed else ""),
               flush=True)
     if len(rows) > 1:
         mean = [sum(r[i] for r in rows) / len(rows) for i in range(1, len(rows[0]))]
-        print(f"{'mean':<14} {mean[0]:.4f}" + (f"  rewritten {mean[1]:.4f}" if rewrite else ""))
-
+        print(f"{'mean':<14} {mean[0]:.4f}" + (f"  changed {mean[1]:.4f}" if len(mean) > 1 else ""))
 
 if __name__ == "__main__":
     main()
