@@ -176,7 +176,9 @@ def main():
         paths, m, spans = read_snapshot(Path(a.snapshots) / f"{name}.snap")
         blended = None
         if a.comments:
-            repo = next(d for d in (Path(a.comments) / k / name for k in ("own", "langs")) if d.exists())
+            repo = next((d for d in (Path(a.comments) / k / name for k in ("own", "langs")) if d.exists()), None)
+            if repo is None:
+                raise SystemExit(f"{name}: no checkout at {a.comments}/own/{name} or {a.comments}/langs/{name}")
             blended = blend_comments(repo, paths, m, spans, embed)
         questions = [json.loads(line) for line in open(HERE / "questions" / f"{name}.jsonl")]
         plain, changed = [], []
