@@ -9,6 +9,9 @@
 //!   `use super::…` and inline paths, test modules excluded).
 //! - No non-test source file is longer than [`MAX_LINES`], but for the few in [`LONG_FILES`], each
 //!   with its reason.
+//! - Every file a repository holds is read through `patina_confined` (opened beneath the root,
+//!   no link followed): no product code opens a file by path but the few in [`OWN_FILE_READERS`],
+//!   which read Patina's own state, configuration or the system's, each with its reason.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -53,6 +56,7 @@ const LONG_FILES: &[(&str, &str)] = &[];
 /// Every crate of the workspace whose modules are checked for cycles (its `src/`).
 const CRATES: &[&str] = &[
     "crates/core",
+    "crates/confined",
     "crates/retrieve",
     "crates/chunk",
     "crates/embed",
@@ -62,6 +66,38 @@ const CRATES: &[&str] = &[
     "client",
     "mcp-shim",
     "lsp",
+];
+
+/// Calls that open a file by its path and read it.
+const PATH_READS: &[&str] = &[
+    "fs::read(",
+    "fs::read_to_string(",
+    "File::open(",
+    "OpenOptions::new()",
+];
+
+/// Product source files that read files by path, and why none of them is a repository's file
+/// (those go through `patina_confined`). Keep it short.
+const OWN_FILE_READERS: &[(&str, &str)] = &[
+    ("daemon/src/services/git.rs", "git's own metadata (HEAD, refs), parsed for a commit id, never served"),
+    ("daemon/src/services/snapshot.rs", "a snapshot file the user names on the command line"),
+    ("daemon/src/process/socket.rs", "the instance lock in the state root"),
+    ("daemon/src/process/memory.rs", "/proc/self's status, maps and statm"),
+    ("daemon/src/state/tuned.rs", "tune's result in the state root"),
+    ("daemon/src/state/config.rs", "the config file"),
+    ("crates/index/src/history.rs", "history.bin in the state root"),
+    ("crates/index/src/chunk_log.rs", "the chunk log in the state root"),
+    ("crates/index/src/vectors.rs", "the vector index in the state root"),
+    ("crates/index/src/embedding_cache.rs", "the embedding cache in the state root"),
+    ("crates/embed/src/static_table.rs", "the model's static table"),
+    ("proto/src/endpoint.rs", "the daemon's log, opened to append"),
+    ("client/src/daemon.rs", "/proc, to tell whether the daemon's pid lives"),
+    ("client/src/output/style.rs", "/proc's host name, for hyperlinks"),
+    ("client/src/doctor.rs", "/proc's inotify limits"),
+    ("client/src/commands/daemon.rs", "the daemon's log (`patina daemon log`)"),
+    ("client/src/commands/config.rs", "the config file (`patina config show`)"),
+    ("client/src/bench/queries.rs", "a benchmark's question set"),
+    ("client/src/bench/corpus.rs", "a benchmark's corpus file"),
 ];
 
 fn workspace() -> PathBuf {
@@ -600,4 +636,53 @@ fn the_source_reader_sees_imports_as_the_compiler_does() {
     g.insert("b".to_string(), BTreeSet::from(["a".to_string()]));
     g.insert("c".to_string(), BTreeSet::from(["a".to_string()]));
     assert_eq!(cycles(&g), vec![vec!["a".to_string(), "b".to_string()]]);
+}
+
+#[test]
+fn repository_files_are_read_only_through_the_confined_reader() {
+    let root = workspace();
+    let mut found = Vec::new();
+    let mut readers = BTreeSet::new();
+    for krate in CRATES {
+        for (name, file) in modules(&root.join(krate).join("src")) {
+            if is_test_module(&name) {
+                continue;
+            }
+            let rel = file
+                .strip_prefix(&root)
+                .expect("in the workspace")
+                .to_string_lossy()
+                .into_owned();
+            let code = code_of(&std::fs::read_to_string(&file).expect("reading a source file"));
+            if !PATH_READS.iter().any(|call| code.contains(call)) {
+                continue;
+            }
+            readers.insert(rel.clone());
+            if !OWN_FILE_READERS.iter().any(|(f, _)| *f == rel) {
+                found.push(rel);
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "these files open files by path ({PATH_READS:?}): read a repository's files with \
+         patina_confined, or list Patina's own files in OWN_FILE_READERS with the reason:\n  {}",
+        found.join("\n  ")
+    );
+    for (f, _) in OWN_FILE_READERS {
+        assert!(
+            readers.contains(*f),
+            "OWN_FILE_READERS names {f}, which no longer opens a file by path: drop it"
+        );
+    }
+    // The readers of repository files use the confined reader.
+    for f in [
+        "daemon/src/services/files.rs",
+        "crates/index/src/round.rs",
+        "crates/index/src/licences.rs",
+        "lsp/src/methods/common.rs",
+    ] {
+        let code = code_of(&std::fs::read_to_string(root.join(f)).expect("reading a source file"));
+        assert!(code.contains("patina_confined::"), "{f} reads repository files: through patina_confined");
+    }
 }

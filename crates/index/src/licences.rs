@@ -41,7 +41,7 @@ impl LicenceMap {
                 Some((d, n)) => (d.to_string(), n),
                 None => (String::new(), rel),
             };
-            let Some(text) = read_small(&root.join(rel)) else {
+            let Some(text) = read_small(root, rel) else {
                 continue;
             };
             if MANIFESTS.contains(&name) {
@@ -117,12 +117,13 @@ fn ancestors(dir: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-fn read_small(path: &Path) -> Option<String> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_SOURCE_BYTES {
+/// A small licence source beneath `root` ([`patina_confined`]: no link followed), as text.
+fn read_small(root: &Path, rel: &str) -> Option<String> {
+    let bytes = patina_confined::read(root, Path::new(rel), MAX_SOURCE_BYTES).ok()?;
+    if bytes.len() as u64 > MAX_SOURCE_BYTES {
         return None;
     }
-    std::fs::read_to_string(path).ok()
+    String::from_utf8(bytes).ok()
 }
 
 #[derive(Default, Debug)]

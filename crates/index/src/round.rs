@@ -332,6 +332,7 @@ fn index_repo(
                     let known = rec.as_ref().filter(|_| !cfg.rechunk);
                     let overlay = repo.overlay(&entry.rel);
                     let outcome = examine(
+                        repo.root(),
                         entry,
                         known,
                         overlay,
@@ -618,8 +619,9 @@ fn summarize(repo: &RepoIndex, took_ms: u64, changed: bool) -> Result<Summary> {
     })
 }
 
-/// Read (from `overlay` when one is set, else from disk), hash and chunk one file.
+/// Read (from `overlay` when one is set, else from disk beneath `root`), hash and chunk one file.
 fn examine(
+    root: &std::path::Path,
     entry: &WalkEntry,
     old: Option<&FileRecord>,
     overlay: Option<Arc<str>>,
@@ -637,7 +639,9 @@ fn examine(
     }
     let bytes = match overlay {
         Some(text) => text.as_bytes().to_vec(),
-        None => match read_bounded(&entry.abs, max_bytes) {
+        // Opened beneath the root, following no link: a file swapped for a symlink since the walk
+        // is unreadable, never read through the link.
+        None => match patina_confined::read(root, std::path::Path::new(&entry.rel), max_bytes) {
             Ok(b) => b,
             Err(_) => return Outcome::Skipped(SkipReason::Unreadable),
         },
@@ -698,27 +702,6 @@ fn examine(
         chunks,
         facts,
     }
-}
-
-/// Read at most `max_bytes + 1` bytes of the regular file at `path`: enough to tell it is too
-/// large, whatever size it reports (procfs and sysfs files say 0 and may be endless). Opened
-/// without following a symlink and without blocking (a FIFO swapped in since the walk is refused
-/// by the file-type check, never waited on).
-fn read_bounded(path: &std::path::Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
-    let mut bytes = Vec::with_capacity(meta.len().min(max_bytes) as usize + 1);
-    file.take(max_bytes.saturating_add(1))
-        .read_to_end(&mut bytes)?;
-    Ok(bytes)
 }
 
 #[cfg(test)]

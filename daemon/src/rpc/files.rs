@@ -28,6 +28,9 @@ impl pb::files_server::Files for Services {
             end_line: slice.end_line,
             text: slice.text,
             truncated: slice.truncated,
+            next_line: slice.next_line,
+            total_bytes: slice.total_bytes,
+            line_cut: slice.line_cut,
         }))
     }
 

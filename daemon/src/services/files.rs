@@ -8,30 +8,43 @@
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use patina_core::{Language, PathFilter, UserError, secret_reason};
 use patina_index::ignore::is_ignored;
 
 use crate::state::repo::Repo;
 
-/// Files larger than this are served truncated.
-const MAX_SERVE_BYTES: usize = 4 * 1024 * 1024;
+mod lines;
+
+/// The most text one answer carries: a longer range is served in pages (`next_line`), well
+/// inside the transport's 4 MiB message limit.
+const MAX_SERVE_BYTES: usize = 1024 * 1024;
 
 pub(crate) struct FileSlice {
     pub path: String,
     pub language: &'static str,
+    /// Every line of the file, counted to its end.
     pub total_lines: u32,
+    pub total_bytes: u64,
     pub start_line: u32,
     pub end_line: u32,
     pub text: String,
+    /// The answer stops before the end of the range asked for ([`MAX_SERVE_BYTES`]).
     pub truncated: bool,
+    /// `end_line` alone is longer than [`MAX_SERVE_BYTES`]: only its first bytes are here.
+    pub line_cut: bool,
+    /// Where the rest of the range asked for continues (0 = nothing more).
+    pub next_line: u32,
 }
 
 /// Resolve a client-supplied path, relative to the repository root, to a real path inside it.
 /// Refuses (InvalidArgument) absolute paths, `..`, secret and ignored paths and anything whose
 /// real location (after symlinks) is outside the root; a missing path is NotFound. `""` and `.`
-/// are the root itself when `allow_root`. Returns the real path and its normalised relative form.
-fn confine(repo: &Repo, rel: &str, allow_root: bool) -> Result<(PathBuf, String)> {
+/// are the root itself when `allow_root`. Returns the real root, the real path's place beneath it
+/// (where a symlink inside the repository leads) and the normalised form of `rel`. What is then
+/// read is opened beneath that root with `patina_confined`, following no link: if the tree
+/// changes after these checks, the read is refused, never served from outside.
+fn confine(repo: &Repo, rel: &str, allow_root: bool) -> Result<Confined> {
     let invalid = |m: String| -> anyhow::Error { UserError::Invalid(m).into() };
     let rel_path = Path::new(rel);
     if rel_path.is_absolute()
@@ -87,7 +100,47 @@ fn confine(repo: &Repo, rel: &str, allow_root: bool) -> Result<(PathBuf, String)
             return Err(ignored_error(rel));
         }
     }
-    Ok((real, norm))
+    Ok(Confined {
+        root,
+        real,
+        real_rel,
+        norm,
+    })
+}
+
+/// A path [`confine`] let through.
+struct Confined {
+    /// The repository's root, canonical.
+    root: PathBuf,
+    /// The real path (symlinks inside the repository resolved).
+    real: PathBuf,
+    /// `real` relative to `root`, '/'-separated ("" for the root).
+    real_rel: String,
+    /// The path asked for, normalised.
+    norm: String,
+}
+
+/// What the confined reader refused, as the client should hear it.
+fn refused(rel: &str, why: patina_confined::Refusal) -> anyhow::Error {
+    use patina_confined::Refusal;
+    match why {
+        Refusal::NotFound => UserError::NotFound(format!("no file '{rel}' in the repository")).into(),
+        Refusal::NotRegular => UserError::Invalid(format!("'{rel}' is not a regular file")).into(),
+        Refusal::Symlink => UserError::Invalid(format!(
+            "'{rel}' was replaced by a symbolic link while it was read; Patina follows no link \
+             it has not checked, so nothing was served (ask again once the file is settled)"
+        ))
+        .into(),
+        Refusal::TooLong => UserError::Invalid(format!(
+            "'{rel}' is a path too long for the system to open"
+        ))
+        .into(),
+        Refusal::NotRelative => UserError::Invalid(format!(
+            "'{rel}' is not a path inside the repository"
+        ))
+        .into(),
+        Refusal::Io(e) => anyhow::Error::from(e).context(format!("reading '{rel}'")),
+    }
 }
 
 fn ignored_error(rel: &str) -> anyhow::Error {
@@ -99,7 +152,11 @@ fn ignored_error(rel: &str) -> anyhow::Error {
 }
 
 /// Lines `start..=end` of a file (1-based; `start` 0 is 1, `end` 0 the last line). A range that
-/// ends before it starts is refused (InvalidArgument), not answered with nothing.
+/// ends before it starts is refused (InvalidArgument), not answered with nothing. The file is read
+/// once, from a descriptor opened beneath the repository root following no link
+/// (`patina_confined`); every line is counted, and at most [`MAX_SERVE_BYTES`] of the range come
+/// back, whole lines but for a single line longer than that (`line_cut`), with `next_line` where
+/// the rest continues.
 pub(crate) fn read_slice(repo: &Repo, rel: &str, start: u32, end: u32) -> Result<FileSlice> {
     if end != 0 && start > end {
         return Err(UserError::Invalid(format!(
@@ -108,40 +165,53 @@ pub(crate) fn read_slice(repo: &Repo, rel: &str, start: u32, end: u32) -> Result
         .into());
     }
     let rel_path = Path::new(rel);
-    let (real, _) = confine(repo, rel, false)?;
-    if !real.is_file() {
+    let place = confine(repo, rel, false)?;
+    if place.real_rel.is_empty() {
         return Err(UserError::Invalid(format!("'{rel}' is not a regular file")).into());
     }
-    let bytes = std::fs::read(&real)?;
-    let truncated_bytes = bytes.len() > MAX_SERVE_BYTES;
-    let bytes = &bytes[..bytes.len().min(MAX_SERVE_BYTES)];
-    if bytes[..bytes.len().min(8000)].contains(&0) {
+    let (file, _) = patina_confined::open(&place.root, Path::new(&place.real_rel))
+        .map_err(|why| refused(rel, why))?;
+    let start = start.max(1);
+    let asked_end = if end == 0 { u32::MAX } else { end };
+    let sliced = lines::slice(std::io::BufReader::new(file), start, asked_end, MAX_SERVE_BYTES)
+        .with_context(|| format!("reading '{rel}'"))?;
+    if sliced.binary {
         return Err(UserError::Invalid(format!("'{rel}' is a binary file")).into());
     }
-    let mut text = String::from_utf8_lossy(bytes);
+    let total = sliced.total_lines;
+    let mut text = String::from_utf8_lossy(&sliced.body).into_owned();
+    if sliced.line_cut {
+        // A cut inside a character leaves a replacement mark at the end: drop it.
+        while text.ends_with('\u{fffd}') {
+            text.pop();
+        }
+    }
     // A repository that masks personal data is served masked, line for line.
     if let Some(s) = repo.index().scrubber()
         && let std::borrow::Cow::Owned(masked) = s.scrub(&text)
     {
-        text = std::borrow::Cow::Owned(masked);
+        text = masked;
     }
-    let lines: Vec<&str> = text.lines().collect();
-    let total = lines.len() as u32;
-    let start = start.max(1);
-    let end = if end == 0 { total } else { end.min(total) };
-    let body = if start <= end && total > 0 {
-        lines[(start - 1) as usize..end as usize].join("\n")
+    let clamped_end = asked_end.min(total);
+    let (end_line, next_line) = if start > clamped_end {
+        (clamped_end, 0)
+    } else if sliced.line_cut || sliced.last < clamped_end {
+        let last = sliced.last.max(start);
+        (last, if last < clamped_end { last + 1 } else { 0 })
     } else {
-        String::new()
+        (clamped_end, 0)
     };
     Ok(FileSlice {
         path: rel.to_string(),
-        language: Language::detect(rel_path, &text).name(),
+        language: Language::detect(rel_path, &String::from_utf8_lossy(&sliced.head)).name(),
         total_lines: total,
+        total_bytes: sliced.total_bytes,
         start_line: start,
-        end_line: end,
-        text: body,
-        truncated: truncated_bytes,
+        end_line,
+        text,
+        truncated: sliced.line_cut || next_line != 0,
+        line_cut: sliced.line_cut,
+        next_line,
     })
 }
 
@@ -202,7 +272,9 @@ const MAX_KEY_FILES: usize = 50;
 /// files with language and line counts, and the key files (manifests, READMEs, entry points).
 /// Confined like `read_slice`; secret files are left out.
 pub(crate) fn explore(repo: &Repo, opts: &ExploreOptions) -> Result<Structure> {
-    let (real, prefix) = confine(repo, &opts.path, true)?;
+    let Confined {
+        real, norm: prefix, ..
+    } = confine(repo, &opts.path, true)?;
     if !real.is_dir() {
         return Err(UserError::Invalid(format!(
             "'{}' is a file, not a directory; read it with get_file",

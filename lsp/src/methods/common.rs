@@ -1,6 +1,8 @@
 //! What the methods share: calling the daemon (`rpc!`), the parameters they read, the search
 //! they run, and how a hit or a document is read.
 
+use std::path::Path;
+
 use patina_proto::v1 as pb;
 use serde_json::Value;
 
@@ -69,10 +71,37 @@ pub(crate) fn hit_name(h: &pb::Hit) -> String {
     }
 }
 
-/// The text of a document: as the editor sent it, else from disk.
+/// The largest file read from disk for a document the editor has not sent.
+const MAX_DOC_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The text of a document: as the editor sent it, else read from disk beneath the workspace
+/// folder that holds it ([`text_beneath`]); a file outside every folder is not read.
 pub(crate) fn doc_text(state: &State, uri: &str) -> Option<String> {
     if let Some(d) = state.docs.lock().expect("docs lock").get(uri) {
         return Some(d.text.clone());
     }
-    std::fs::read_to_string(uri_to_path(uri)?).ok()
+    let path = uri_to_path(uri)?;
+    let roots = state.roots.lock().expect("roots lock").clone();
+    roots.iter().find_map(|root| {
+        let rel = path.strip_prefix(root).ok()?;
+        text_beneath(root, rel)
+    })
+}
+
+/// The text of `rel` beneath `root` as the editor shows it: its open buffer, else the file,
+/// opened beneath `root` following no link (`patina_confined`), at most [`MAX_DOC_BYTES`].
+pub(crate) fn doc_text_in(state: &State, root: &Path, rel: &str) -> Option<String> {
+    let uri = crate::convert::path_to_uri(&root.join(rel));
+    if let Some(d) = state.docs.lock().expect("docs lock").get(&uri) {
+        return Some(d.text.clone());
+    }
+    text_beneath(root, Path::new(rel))
+}
+
+fn text_beneath(root: &Path, rel: &Path) -> Option<String> {
+    let bytes = patina_confined::read(root, rel, MAX_DOC_BYTES).ok()?;
+    if bytes.len() as u64 > MAX_DOC_BYTES {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
 }

@@ -9,9 +9,9 @@ use lsp_types::{GotoDefinitionResponse, Location};
 use patina_proto::v1 as pb;
 use serde_json::{Value, json};
 
-use crate::convert::{location, name_line, path_to_uri, word_at};
+use crate::convert::{location, name_line, word_at};
 use crate::jsonrpc::{Failure, INVALID_PARAMS, REQUEST_FAILED};
-use crate::methods::common::{NAME_LINES, doc_text, hit_line, query, rpc};
+use crate::methods::common::{NAME_LINES, doc_text, doc_text_in, hit_line, query, rpc};
 use crate::state::State;
 
 /// The identifier at a `TextDocumentPositionParams`.
@@ -50,7 +50,7 @@ pub(crate) async fn navigate(
     let req = pb::NavigateRequest {
         what: what.into(),
         symbol: symbol.into(),
-        repos: state.scope(),
+        repos: state.scope().await,
     };
     Ok(rpc!(state, pb::graph_client::GraphClient<_>, navigate, req)?.sites)
 }
@@ -73,7 +73,7 @@ pub(crate) async fn roots_by_name(state: &State) -> Result<HashMap<String, PathB
 /// A graph site's line that names its symbol, read from the document (the editor's buffer, else
 /// the disk): definitions start at their doc comments.
 fn site_line(state: &State, root: &Path, s: &pb::GraphSite) -> u32 {
-    let Some(text) = doc_text(state, &path_to_uri(&root.join(&s.path))) else {
+    let Some(text) = doc_text_in(state, root, &s.path) else {
         return s.line;
     };
     let lines: Vec<&str> = text
@@ -126,7 +126,7 @@ pub(crate) async fn definition(
             pb::QueryRequest {
                 query: word.clone(),
                 limit: 20,
-                repos: state.scope(),
+                repos: state.scope().await,
                 snippet_lines: NAME_LINES,
                 ..Default::default()
             },

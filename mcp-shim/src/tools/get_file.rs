@@ -55,6 +55,8 @@ fn output() -> Value {
             "start_line": {"type": "integer"},
             "end_line": {"type": "integer"},
             "truncated": {"type": "boolean"},
+            "next_line": {"type": "integer", "description": "where the rest continues (start_line); 0 = nothing more"},
+            "line_cut": {"type": "boolean", "description": "end_line alone was too long: only its first bytes are in code"},
             "code": {"type": "string"}
         },
         "required": ["path", "language", "total_lines", "start_line", "end_line", "truncated", "code"]
@@ -77,29 +79,7 @@ pub(super) async fn call(state: &State, a: Args) -> ToolResult {
     };
     let mut f = rpc!(state, pb::files_client::FilesClient<_>, get_file, req)?;
     crate::tools::feedback::file_read(state, &f.repo_id, &f.path).await;
-    let mut cut_note = String::new();
-    if f.text.len() > MAX_FILE_TEXT_BYTES {
-        let mut keep = 0usize;
-        let mut lines = 0u32;
-        for l in f.text.split_inclusive('\n') {
-            if keep + l.len() > MAX_FILE_TEXT_BYTES {
-                break;
-            }
-            keep += l.len();
-            lines += 1;
-        }
-        f.text.truncate(keep);
-        if f.text.ends_with('\n') {
-            f.text.pop();
-        }
-        f.end_line = f.start_line + lines.max(1) - 1;
-        f.truncated = true;
-        cut_note = format!(
-            "\n[output cut at line {} to stay within the tool output limit; call get_file again with start_line={}]",
-            f.end_line,
-            f.end_line + 1
-        );
-    }
+    let cut_note = cut_to_output(&mut f);
     let mut text = format!(
         "{}:{}-{} ({}, {} lines in total{})\n",
         f.path,
@@ -125,10 +105,63 @@ pub(super) async fn call(state: &State, a: Args) -> ToolResult {
         "start_line": f.start_line,
         "end_line": f.end_line,
         "truncated": f.truncated,
+        "next_line": f.next_line,
+        "line_cut": f.line_cut,
         "code": f.text,
     });
     Ok(Outcome {
         texts: vec![text.trim_end().to_string()],
         structured,
     })
+}
+
+/// Cut `f` to [`MAX_FILE_TEXT_BYTES`] at a line boundary (a first line longer than that alone is
+/// cut inside, at a character boundary), and say what was left out and where to continue: the
+/// daemon's own paging (`next_line`, `line_cut`) and this cut, in one note.
+fn cut_to_output(f: &mut pb::GetFileResponse) -> String {
+    if f.text.len() > MAX_FILE_TEXT_BYTES {
+        let mut keep = 0usize;
+        let mut lines = 0u32;
+        for l in f.text.split_inclusive('\n') {
+            if keep + l.len() > MAX_FILE_TEXT_BYTES {
+                break;
+            }
+            keep += l.len();
+            lines += 1;
+        }
+        if lines == 0 {
+            // One line longer than the output holds: its first bytes.
+            f.text.truncate(f.text.floor_char_boundary(MAX_FILE_TEXT_BYTES));
+            f.end_line = f.start_line;
+            f.line_cut = true;
+        } else {
+            f.text.truncate(keep);
+            if f.text.ends_with('\n') {
+                f.text.pop();
+            }
+            f.end_line = f.start_line + lines - 1;
+            f.line_cut = false;
+        }
+        f.truncated = true;
+        f.next_line = if f.end_line < f.total_lines { f.end_line + 1 } else { 0 };
+    }
+    let mut note = String::new();
+    if f.line_cut {
+        note = format!(
+            "\n[line {} is longer than a tool output holds: only its first {} bytes are shown",
+            f.end_line,
+            f.text.lines().last().map_or(0, str::len)
+        );
+    } else if f.truncated {
+        note = format!("\n[output cut at line {} to stay within the tool output limit", f.end_line);
+    }
+    if !note.is_empty() {
+        if f.next_line != 0 {
+            let _ = write!(note, "; call get_file again with start_line={}", f.next_line);
+        } else {
+            note.push_str("; it is the file's last line");
+        }
+        note.push(']');
+    }
+    note
 }
