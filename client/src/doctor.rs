@@ -2,7 +2,7 @@
 //! Each check is independent; a failure never stops the others. Exit 0 when nothing failed
 //! (warnings allowed), 1 otherwise.
 
-use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -165,27 +165,33 @@ async fn daemon_checks(socket: &Path, out: &mut Vec<Check>) -> Option<pb::CheckR
             "not running (any patina command starts it on demand)",
         )),
     }
-    // Only the user may connect: the socket's directory is 0700 (or the socket itself 0600).
-    if let (Ok(m), Some(dir)) = (&meta, socket.parent()) {
-        let dir_mode = std::fs::metadata(dir).map_or(0, |d| d.permissions().mode() & 0o777);
-        let sock_mode = m.permissions().mode() & 0o777;
-        if dir_mode & 0o077 != 0 && sock_mode & 0o077 != 0 {
-            out.push(
-                check(
-                    "socket",
-                    Verdict::Fail,
-                    format!(
-                        "{} ({:o}) in {} ({:o}) is open to other users",
-                        socket.display(),
-                        sock_mode,
-                        dir.display(),
-                        dir_mode
-                    ),
-                )
-                .fix(format!("chmod 700 {}", dir.display())),
-            );
-        } else {
-            out.push(check("socket", Verdict::Ok, "private to this user"));
+    // Who else could reach the socket, or stand in for the daemon: the checks every client makes
+    // before it sends anything (the socket's directory, then the server's user).
+    if let Some(why) = patina_proto::endpoint::socket_problem(socket) {
+        let dir = socket.parent().unwrap_or(Path::new("."));
+        out.push(check("socket", Verdict::Fail, why).fix(format!(
+            "chmod 700 {} (if it is yours), or choose a socket in a directory of your own",
+            dir.display()
+        )));
+    } else if meta.as_ref().is_ok_and(|m| m.file_type().is_socket()) {
+        let peer = match tokio::net::UnixStream::connect(socket).await {
+            Ok(stream) => stream.peer_cred().ok().map(|c| c.uid()),
+            Err(_) => None,
+        };
+        match peer.and_then(|uid| patina_proto::endpoint::peer_problem(socket, uid)) {
+            Some(why) => out.push(
+                check("socket", Verdict::Fail, why)
+                    .fix("stop using that socket: point --socket or PATINA_SOCKET at your own"),
+            ),
+            None => out.push(check(
+                "socket",
+                Verdict::Ok,
+                if peer.is_some() {
+                    "in a directory only this user can write to, served by this user"
+                } else {
+                    "in a directory only this user can write to"
+                },
+            )),
         }
     }
     health

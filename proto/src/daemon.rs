@@ -63,7 +63,7 @@ impl Daemon {
             .await
             .map_err(|e| {
                 let msg = format!("cannot reach the Patina daemon: {e}");
-                if crate::endpoint::socket_conflict(&self.socket).is_some() {
+                if e.permanent {
                     NoChannel::Permanent(msg)
                 } else {
                     NoChannel::Transient(msg)

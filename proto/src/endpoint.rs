@@ -121,6 +121,90 @@ pub fn socket_conflict(socket: &Path) -> Option<String> {
     })
 }
 
+/// Set to `1` to use a socket whose directory other users may write to, or that another user
+/// owns (a shared runtime directory you trust). Who serves the socket is checked all the same.
+pub const TRUST_SOCKET_DIR_VAR: &str = "PATINA_TRUST_SOCKET_DIR";
+
+/// The longest socket path a Unix socket address holds (`sun_path`, less its final NUL).
+pub const MAX_SOCKET_PATH: usize = if cfg!(any(
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    target_os = "openbsd",
+    target_os = "netbsd"
+)) {
+    103
+} else {
+    107
+};
+
+/// This process's effective user.
+pub fn my_uid() -> u32 {
+    // SAFETY: geteuid cannot fail and touches no memory.
+    unsafe { libc::geteuid() }
+}
+
+/// Why `socket` must not be used, before anything binds or connects to it: a path longer than a
+/// socket address holds ([`MAX_SOCKET_PATH`]), or a directory that is not this user's own or that
+/// other users may write to — there another user can put their own socket first, and read or
+/// forge every query and answer. [`TRUST_SOCKET_DIR_VAR`] waives the directory's part (not the
+/// check of who serves it, which every connection makes). A directory that does not exist yet is
+/// fine: the daemon creates it, owner-only.
+pub fn socket_problem(socket: &Path) -> Option<String> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::MetadataExt;
+    let len = socket.as_os_str().as_bytes().len();
+    if len > MAX_SOCKET_PATH {
+        return Some(format!(
+            "the socket path {} is {len} bytes long, and a Unix socket path holds at most \
+             {MAX_SOCKET_PATH}: choose a shorter --socket, PATINA_SOCKET or PATINA_HOME",
+            socket.display()
+        ));
+    }
+    if std::env::var_os(TRUST_SOCKET_DIR_VAR).is_some_and(|v| v == "1") {
+        return None;
+    }
+    let dir = match socket.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let meta = std::fs::metadata(dir).ok()?;
+    let me = my_uid();
+    let waive = format!("(set {TRUST_SOCKET_DIR_VAR}=1 if you trust every user who can write there)");
+    if meta.uid() != me {
+        return Some(format!(
+            "the socket's directory {} belongs to another user (uid {}, not {me}): they could \
+             serve a socket of their own there; use a directory of your own {waive}",
+            dir.display(),
+            meta.uid()
+        ));
+    }
+    let mode = meta.mode() & 0o7777;
+    if mode & 0o022 != 0 {
+        return Some(format!(
+            "the socket's directory {} (mode {mode:o}) is writable by other users: they could \
+             replace the socket with their own; make it private (chmod 700 {}) or choose \
+             another {waive}",
+            dir.display(),
+            dir.display()
+        ));
+    }
+    None
+}
+
+/// Why the process at the other end of a socket must not be trusted, given its user id (the
+/// peer credentials the kernel reports): it is not this user.
+pub fn peer_problem(socket: &Path, peer_uid: u32) -> Option<String> {
+    let me = my_uid();
+    (peer_uid != me).then(|| {
+        format!(
+            "the socket {} is served by another user (uid {peer_uid}, not {me}); refusing to \
+             send it anything",
+            socket.display()
+        )
+    })
+}
+
 /// Launch a detached daemon serving `socket`: stdin/stdout closed, stderr appended to
 /// [`log_path`] (rotated past [`LOG_ROTATE_BYTES`]), in its own process group (a Ctrl-C aimed at the client must not kill it).
 pub fn spawn_daemon(socket: &Path) -> std::io::Result<()> {
@@ -166,7 +250,7 @@ fn project_dirs() -> Option<directories::ProjectDirs> {
 }
 
 #[cfg(feature = "client")]
-pub use client::{check, connect, connect_or_start};
+pub use client::{ConnectError, Unreachable, check, connect, connect_or_start};
 
 #[cfg(test)]
 mod tests {
@@ -199,20 +283,73 @@ mod client {
     use hyper_util::rt::TokioIo;
     use tonic::transport::{Channel, Endpoint, Uri};
 
+    /// Why [`connect`] opened no channel.
+    #[derive(Debug)]
+    pub enum ConnectError {
+        /// The socket must not be used ([`super::socket_problem`], [`super::peer_problem`]):
+        /// retrying or starting a daemon cannot help.
+        Refused(String),
+        /// Nothing answered (no daemon, a stale socket, a broken handshake).
+        Transport(tonic::transport::Error),
+    }
+
+    impl std::fmt::Display for ConnectError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self {
+                ConnectError::Refused(why) => f.write_str(why),
+                ConnectError::Transport(e) => write!(f, "{e}"),
+            }
+        }
+    }
+
+    impl std::error::Error for ConnectError {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            match self {
+                ConnectError::Refused(_) => None,
+                ConnectError::Transport(e) => Some(e),
+            }
+        }
+    }
+
+    /// The marker of the connector's own refusal, found again in tonic's error chain.
+    const PEER_REFUSED: &str = "patina: untrusted peer: ";
+
     /// Open a gRPC channel to the daemon listening on `socket`. Fails fast (no retry) when nothing
-    /// listens there, so callers can decide to start a daemon.
-    pub async fn connect(socket: &Path) -> Result<Channel, tonic::transport::Error> {
+    /// listens there, so callers can decide to start a daemon; refuses a socket whose place or
+    /// whose server is not this user's ([`ConnectError::Refused`]), checked on the very
+    /// connection the channel uses.
+    pub async fn connect(socket: &Path) -> Result<Channel, ConnectError> {
+        if let Some(why) = super::socket_problem(socket) {
+            return Err(ConnectError::Refused(why));
+        }
         let socket = socket.to_path_buf();
         // The URI is required by tonic but never used: the connector below ignores it.
         Endpoint::from_static("http://patina.invalid")
             .connect_with_connector(tower::service_fn(move |_: Uri| {
                 let socket = socket.clone();
                 async move {
-                    let stream = tokio::net::UnixStream::connect(socket).await?;
+                    let stream = tokio::net::UnixStream::connect(&socket).await?;
+                    let uid = stream.peer_cred()?.uid();
+                    if let Some(why) = super::peer_problem(&socket, uid) {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::PermissionDenied,
+                            format!("{PEER_REFUSED}{why}"),
+                        ));
+                    }
                     Ok::<_, std::io::Error>(TokioIo::new(stream))
                 }
             }))
             .await
+            .map_err(|e| {
+                let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+                while let Some(c) = cause {
+                    if let Some(why) = c.to_string().strip_prefix(PEER_REFUSED) {
+                        return ConnectError::Refused(why.to_string());
+                    }
+                    cause = c.source();
+                }
+                ConnectError::Transport(e)
+            })
     }
 
     /// Ask the daemon for its health and check that it speaks [`crate::PROTOCOL_VERSION`]; the
@@ -237,32 +374,64 @@ mod client {
         Ok(h)
     }
 
+    /// Why [`connect_or_start`] has no channel.
+    #[derive(Debug)]
+    pub struct Unreachable {
+        pub message: String,
+        /// Retrying cannot help (a refused socket, a path taken by something else): the user
+        /// must act.
+        pub permanent: bool,
+    }
+
+    impl std::fmt::Display for Unreachable {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(&self.message)
+        }
+    }
+
+    impl std::error::Error for Unreachable {}
+
     /// [`connect`], starting a detached daemon ([`super::spawn_daemon`]) first when nothing
-    /// answers on `socket`, then waiting up to `timeout` for it to accept connections.
+    /// answers on `socket`, then waiting up to `timeout` for it to accept connections. A refused
+    /// socket starts nothing.
     pub async fn connect_or_start(
         socket: &Path,
         timeout: std::time::Duration,
-    ) -> Result<Channel, String> {
-        if let Ok(ch) = connect(socket).await {
-            return Ok(ch);
+    ) -> Result<Channel, Unreachable> {
+        let permanent = |message: String| Unreachable {
+            message,
+            permanent: true,
+        };
+        match connect(socket).await {
+            Ok(ch) => return Ok(ch),
+            Err(ConnectError::Refused(why)) => return Err(permanent(why)),
+            Err(ConnectError::Transport(_)) => {}
         }
         if let Some(why) = super::socket_conflict(socket) {
-            return Err(why);
+            return Err(permanent(why));
         }
-        super::spawn_daemon(socket).map_err(|e| e.to_string())?;
+        super::spawn_daemon(socket).map_err(|e| Unreachable {
+            message: e.to_string(),
+            permanent: false,
+        })?;
         let deadline = std::time::Instant::now() + timeout;
         let mut delay = std::time::Duration::from_millis(5);
         loop {
-            if let Ok(ch) = connect(socket).await {
-                return Ok(ch);
+            match connect(socket).await {
+                Ok(ch) => return Ok(ch),
+                Err(ConnectError::Refused(why)) => return Err(permanent(why)),
+                Err(ConnectError::Transport(_)) => {}
             }
             if std::time::Instant::now() > deadline {
-                return Err(format!(
-                    "started patinad but it did not answer on {} within {}s; see {}",
-                    socket.display(),
-                    timeout.as_secs(),
-                    super::log_path().display()
-                ));
+                return Err(Unreachable {
+                    message: format!(
+                        "started patinad but it did not answer on {} within {}s; see {}",
+                        socket.display(),
+                        timeout.as_secs(),
+                        super::log_path().display()
+                    ),
+                    permanent: false,
+                });
             }
             tokio::time::sleep(delay).await;
             delay = (delay * 2).min(std::time::Duration::from_millis(100));

@@ -350,7 +350,7 @@ impl TestEnv {
     }
 
     /// A gRPC channel over the socket; fails when nothing listens.
-    pub async fn try_channel(&self) -> Result<Channel, tonic::transport::Error> {
+    pub async fn try_channel(&self) -> Result<Channel, patina_proto::endpoint::ConnectError> {
         patina_proto::endpoint::connect(&self.socket()).await
     }
 

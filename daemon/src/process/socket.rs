@@ -11,6 +11,8 @@ use anyhow::{Context, Result, bail};
 use futures::Stream;
 use tokio::net::{UnixListener, UnixStream};
 
+use super::connections::{Gate, Guarded};
+
 /// Make the state root private: from now on everything this process creates is owner-only (umask
 /// 077: directories 0700, files 0600), and an existing installation made before that rule is
 /// tightened — the root, the lock and the log, and everything under `state/` (sled) and `repos/`
@@ -177,7 +179,8 @@ pub unsafe fn take_inherited() -> Result<Option<std::os::unix::net::UnixListener
 
 /// Serve on `inherited` (the socket systemd passed, see [`take_inherited`]) when given; else bind
 /// `path` with mode 0600 inside a 0700 directory, replacing a stale socket left by a crashed
-/// daemon. Must be called with the instance lock held.
+/// daemon; a directory that is not the user's own or that others may write to is refused
+/// (`patina_proto::endpoint::socket_problem`). Must be called with the instance lock held.
 pub(crate) async fn bind(
     path: &Path,
     inherited: Option<std::os::unix::net::UnixListener>,
@@ -193,6 +196,10 @@ pub(crate) async fn bind(
             path,
             activated: true,
         });
+    }
+    // A directory others may write to (or that is not ours) lets another user serve there first.
+    if let Some(why) = patina_proto::endpoint::socket_problem(path) {
+        bail!("{why}");
     }
     let dir = path
         .parent()
@@ -231,15 +238,23 @@ pub(crate) async fn bind(
     })
 }
 
-/// Accepted connections from processes of our own user; others are logged and dropped.
-pub(crate) fn incoming(listener: UnixListener) -> impl Stream<Item = std::io::Result<UnixStream>> {
+/// Accepted connections from processes of our own user (others are logged and dropped), each
+/// within the [`Gate`]'s limits (a connection past its cap is closed at once).
+pub(crate) fn incoming(
+    listener: UnixListener,
+    gate: Gate,
+) -> impl Stream<Item = std::io::Result<Guarded>> {
     // SAFETY: getuid cannot fail.
     let me = unsafe { libc::getuid() };
-    futures::stream::unfold(listener, move |listener| async move {
+    futures::stream::unfold((listener, gate), move |(listener, mut gate)| async move {
         loop {
             match listener.accept().await {
                 Ok((stream, _)) => match stream.peer_cred() {
-                    Ok(cred) if cred.uid() == me => return Some((Ok(stream), listener)),
+                    Ok(cred) if cred.uid() == me => {
+                        if let Some(admitted) = gate.admit(stream) {
+                            return Some((Ok(admitted), (listener, gate)));
+                        }
+                    }
                     Ok(cred) => {
                         tracing::warn!(uid = cred.uid(), "refused a connection from another user")
                     }
