@@ -4,13 +4,20 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
+use patina_core::paths::printable_path;
 use patina_proto::v1 as pb;
 
+/// A node on its line of the tree: names escaped (`printable_path`), so none can break the line.
 fn node_text(n: &pb::WalkNode) -> String {
     if n.kind == "file" {
-        n.path.clone()
+        printable_path(&n.path).into_owned()
     } else {
-        format!("{} ({})  {}", n.label, n.kind, n.id)
+        format!(
+            "{} ({})  {}",
+            printable_path(&n.label),
+            n.kind,
+            printable_path(&n.id)
+        )
     }
 }
 
@@ -104,9 +111,10 @@ pub fn json(w: &pb::WalkResponse) -> serde_json::Value {
     })
 }
 
-/// A DOT string's inside: backslashes and quotes escaped.
+/// A DOT string's inside: control and invisible characters escaped (`printable_path`), then
+/// backslashes and quotes.
 fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
+    printable_path(s).replace('\\', "\\\\").replace('"', "\\\"")
 }
 
 /// Graphviz: one node per definition or file (roots bold), one edge per call or import; edges

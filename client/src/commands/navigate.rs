@@ -4,6 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use patina_core::paths::printable_path;
 
 use crate::daemon::Client;
 
@@ -36,19 +37,20 @@ pub(crate) async fn run(socket: &Path, what: &str, a: NavArgs) -> Result<ExitCod
         for s in &sites {
             let file = format!("{}:{}", s.repo, s.path);
             if file != last {
-                outln!("{}", s.path);
+                outln!("{}", printable_path(&s.path));
                 last = file;
             }
+            let (symbol, target) = (printable_path(&s.symbol), printable_path(&s.target));
             let mut line = match what {
-                "defs" => format!("  {}-{}  {} {}", s.line, s.end_line, s.kind, s.symbol),
-                "callees" => format!("  {}  {} → {}", s.line, s.symbol, s.target),
+                "defs" => format!("  {}-{}  {} {symbol}", s.line, s.end_line, s.kind),
+                "callees" => format!("  {}  {symbol} → {target}", s.line),
                 _ => format!(
                     "  {}  in {}",
                     s.line,
                     if s.symbol.is_empty() {
                         "(file)"
                     } else {
-                        &s.symbol
+                        &symbol
                     }
                 ),
             };

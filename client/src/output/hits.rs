@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Result;
+use patina_core::paths::{printable_path, printable_text};
 use patina_proto::kinds::OracleStatus;
 use patina_proto::v1 as pb;
 use serde_json::json;
@@ -197,16 +198,17 @@ pub(crate) fn print_hits(
             },
             st.lines(&format!("{}-{}", h.start_line, h.end_line))
         );
+        let (symbol, parent) = (printable_path(&h.symbol), printable_path(&h.parent));
         let what = if h.symbol.is_empty() {
             st.dim(&h.kind)
         } else if h.parent.is_empty() {
-            format!("{} {}", st.dim(&h.kind), st.symbol(&h.symbol))
+            format!("{} {}", st.dim(&h.kind), st.symbol(&symbol))
         } else {
             format!(
                 "{} {}{}",
                 st.dim(&h.kind),
-                st.dim(&format!("{}::", h.parent)),
-                st.symbol(&h.symbol)
+                st.dim(&format!("{parent}::")),
+                st.symbol(&symbol)
             )
         };
         let prov: Vec<String> = h
@@ -231,13 +233,13 @@ pub(crate) fn print_hits(
                     out,
                     "    {}{sep}{}",
                     st.lines(&n.to_string()),
-                    line.trim_end()
+                    printable_text(line.trim_end())
                 )?;
             }
         } else if !files {
             for line in h.snippet.lines() {
                 let line: String = line.chars().take(160).collect();
-                writeln!(out, "    {}", line.trim_end())?;
+                writeln!(out, "    {}", printable_text(line.trim_end()))?;
             }
         }
     }

@@ -40,15 +40,40 @@ pub fn secret_reason(rel: &str) -> Option<&'static str> {
 }
 
 /// A path as a person reads it on one line: control characters (newlines, tabs, escape
-/// sequences) are escaped as in Rust strings (`\\n`, `\\u{1b}`), so a file name cannot break or
-/// forge lines of output, nor colour a terminal. Plain paths come back unchanged.
+/// sequences) are escaped as in Rust strings (`\\n`, `\\u{1b}`), and so are the invisible
+/// characters that reorder or hide text ([`is_deceptive`]: U+202E RIGHT-TO-LEFT OVERRIDE and its
+/// kin), so a file name cannot break or forge lines of output, colour a terminal, nor show its
+/// characters in another order. Plain paths come back unchanged. Every name a command prints for
+/// a person goes through this (or [`printable_text`]).
 pub fn printable_path(path: &str) -> std::borrow::Cow<'_, str> {
-    if !path.chars().any(char::is_control) {
-        return std::borrow::Cow::Borrowed(path);
+    escape_unless(path, |_| false)
+}
+
+/// Text of several lines as a person reads it on a terminal: as [`printable_path`], but line
+/// breaks and tabs stay what they are.
+pub fn printable_text(text: &str) -> std::borrow::Cow<'_, str> {
+    escape_unless(text, |c| c == '\n' || c == '\t')
+}
+
+/// A character that changes how the text around it is shown without being seen: the Unicode
+/// bidirectional controls (embeddings, overrides, isolates, marks), zero-width characters and
+/// the byte-order mark.
+pub fn is_deceptive(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}'
+            | '\u{FEFF}'
+    )
+}
+
+fn escape_unless(text: &str, keep: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    let escaped = |c: char| (c.is_control() || is_deceptive(c)) && !keep(c);
+    if !text.chars().any(escaped) {
+        return std::borrow::Cow::Borrowed(text);
     }
-    let mut out = String::with_capacity(path.len() + 8);
-    for c in path.chars() {
-        if c.is_control() {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if escaped(c) {
             out.extend(c.escape_debug());
         } else {
             out.push(c);
@@ -352,6 +377,10 @@ mod tests {
     fn paths_print_on_one_line() {
         assert_eq!(printable_path("src/lib.rs"), "src/lib.rs");
         assert_eq!(printable_path("a\nb\t\u{1b}[31m"), "a\\nb\\t\\u{1b}[31m");
+        assert_eq!(printable_path("gnp.\u{202e}txt.rs"), "gnp.\\u{202e}txt.rs");
+        assert_eq!(printable_path("a\u{200b}b\u{2066}"), "a\\u{200b}b\\u{2066}");
+        assert_eq!(printable_text("x\n\ty\u{1b}[0m\u{202e}"), "x\n\ty\\u{1b}[0m\\u{202e}");
+        assert_eq!(printable_text("plain\ntext"), "plain\ntext");
         assert_eq!(escape_bytes(b"bad\xffname\n"), "bad\\xffname\n");
     }
 

@@ -255,10 +255,13 @@ pub fn repo_map(index: &RepoIndex, name: &str, req: &MapRequest) -> Result<RepoM
     })
 }
 
+/// A file's block of the map: its path and its symbols' signatures, each on its one line (names
+/// escaped: `patina_core::paths::printable_path`).
 fn render_file(path: &str, rank: f64, symbols: &[MapSymbol]) -> String {
-    let mut s = format!("{path}  ({rank:.3})\n");
+    use patina_core::paths::printable_path;
+    let mut s = format!("{}  ({rank:.3})\n", printable_path(path));
     for sym in symbols {
-        let _ = writeln!(s, "  {:>5}  {}", sym.start_line, sym.signature);
+        let _ = writeln!(s, "  {:>5}  {}", sym.start_line, printable_path(&sym.signature));
     }
     s
 }

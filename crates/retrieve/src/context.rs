@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use patina_core::paths::printable_path;
 use patina_core::related::Related;
 use patina_core::tokens::approx_tokens as tokens;
 
@@ -299,16 +300,17 @@ fn render_item(it: &ContextItem, format: Format) -> String {
             }
         }
         Format::Markdown => {
+            // Names on a heading's line are escaped: a newline in one cannot forge a heading.
             let what = if it.note {
-                format!("note of session `{}`", it.symbols.join(","))
+                format!("note of session `{}`", printable_path(&it.symbols.join(",")))
             } else if it.symbols.is_empty() {
-                format!("{} · {}", it.kind, it.repo_name)
+                format!("{} · {}", it.kind, printable_path(&it.repo_name))
             } else {
                 format!(
                     "`{}` ({}) · {}",
-                    it.symbols.join("`, `"),
+                    printable_path(&it.symbols.join("`, `")),
                     it.kind,
-                    it.repo_name
+                    printable_path(&it.repo_name)
                 )
             };
             let fence = "`".repeat(longest_backtick_run(&it.text).max(2) + 1);
@@ -320,7 +322,7 @@ fn render_item(it: &ContextItem, format: Format) -> String {
             let _ = writeln!(
                 out,
                 "## {} — {what} · score {:.4} · {}{}\n\n{fence}{lang}\n{}\n{fence}\n",
-                it.reference,
+                printable_path(&it.reference),
                 it.score,
                 it.oracles.join(", "),
                 if it.truncated { " · truncated" } else { "" },
@@ -360,8 +362,8 @@ fn render_related(it: &ContextItem, r: &Related, format: Format) -> String {
             format!(
                 "### ↳ {} `{}` — {}\n\n{fence}{lang}\n{}\n{fence}\n\n",
                 r.kind.name().replace('_', " "),
-                r.symbol,
-                r.reference(),
+                printable_path(&r.symbol),
+                printable_path(&r.reference()),
                 r.text
             )
         }
