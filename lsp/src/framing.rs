@@ -17,8 +17,108 @@ pub enum Frame {
     Malformed(String),
 }
 
-/// Read the next frame; `None` at the end of input.
-pub fn read_frame(input: &mut impl BufRead) -> std::io::Result<Option<Frame>> {
+/// Reads frames from a byte stream, and finds its footing again after a frame whose
+/// `Content-Length` was wrong: a length too short leaves the rest of the body before the next
+/// header, on the same line (dropped up to the header's name); a length too long swallows the
+/// start of the next message (a body that is not JSON but holds a `Content-Length:` header is cut
+/// there, and the rest read again). No message after a bad one is lost for good.
+pub struct FrameReader<R> {
+    input: Rewind<R>,
+}
+
+impl<R: BufRead> FrameReader<R> {
+    pub fn new(input: R) -> FrameReader<R> {
+        FrameReader {
+            input: Rewind {
+                back: Vec::new(),
+                pos: 0,
+                inner: input,
+            },
+        }
+    }
+
+    /// The next frame; `None` at the end of input.
+    pub fn next_frame(&mut self) -> std::io::Result<Option<Frame>> {
+        let frame = read_frame(&mut self.input)?;
+        let Some(Frame::Message(body)) = &frame else {
+            return Ok(frame);
+        };
+        // A body with a header inside that is not JSON: the length said was too long.
+        if let Some(at) = find_header(body).filter(|&at| at > 0)
+            && serde_json::from_slice::<serde::de::IgnoredAny>(body).is_err()
+        {
+            self.input.push_back(&body[at..]);
+            return Ok(Some(Frame::Malformed(format!(
+                "the message is shorter than its Content-Length ({}) said: read again from the \
+                 next header",
+                body.len()
+            ))));
+        }
+        Ok(frame)
+    }
+}
+
+/// Where `Content-Length:` (in any case) starts in `bytes`, if it does.
+fn find_header(bytes: &[u8]) -> Option<usize> {
+    const NAME: &[u8] = b"content-length:";
+    bytes
+        .windows(NAME.len())
+        .position(|w| w.eq_ignore_ascii_case(NAME))
+}
+
+/// A reader that gives back bytes pushed back before reading on.
+struct Rewind<R> {
+    back: Vec<u8>,
+    pos: usize,
+    inner: R,
+}
+
+impl<R> Rewind<R> {
+    fn push_back(&mut self, bytes: &[u8]) {
+        let mut back = bytes.to_vec();
+        back.extend_from_slice(&self.back[self.pos..]);
+        self.back = back;
+        self.pos = 0;
+    }
+}
+
+impl<R: BufRead> Read for Rewind<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos < self.back.len() {
+            let n = (self.back.len() - self.pos).min(buf.len());
+            buf[..n].copy_from_slice(&self.back[self.pos..self.pos + n]);
+            self.pos += n;
+            return Ok(n);
+        }
+        self.inner.read(buf)
+    }
+}
+
+impl<R: BufRead> BufRead for Rewind<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.pos < self.back.len() {
+            return Ok(&self.back[self.pos..]);
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        if self.pos < self.back.len() {
+            self.pos += n;
+            if self.pos >= self.back.len() {
+                self.back.clear();
+                self.pos = 0;
+            }
+        } else {
+            self.inner.consume(n);
+        }
+    }
+}
+
+/// Read the next frame; `None` at the end of input. A header line with bytes before its
+/// `Content-Length:` (the rest of a body whose length was said too short) is read from the
+/// header's name on.
+fn read_frame(input: &mut impl BufRead) -> std::io::Result<Option<Frame>> {
     let mut length: Option<Result<usize, String>> = None;
     let mut header_bytes = 0usize;
     let mut saw_any = false;
@@ -41,6 +141,12 @@ pub fn read_frame(input: &mut impl BufRead) -> std::io::Result<Option<Frame>> {
             return Ok(Some(Frame::Malformed(format!(
                 "header block longer than {MAX_HEADER_BYTES} bytes"
             ))));
+        }
+        if let Some(at) = find_header(&line).filter(|&at| at > 0) {
+            // Leftovers of a bad frame before a header: the header starts a frame afresh.
+            line.drain(..at);
+            length = None;
+            header_bytes = line.len();
         }
         let text = String::from_utf8_lossy(&line);
         let text = text.trim_end_matches(['\r', '\n']);
@@ -99,8 +205,45 @@ mod tests {
     use super::*;
 
     fn frames(input: &[u8]) -> Vec<Frame> {
-        let mut r = std::io::BufReader::new(input);
-        std::iter::from_fn(|| read_frame(&mut r).unwrap()).collect()
+        let mut r = FrameReader::new(std::io::BufReader::with_capacity(7, input));
+        std::iter::from_fn(|| r.next_frame().unwrap()).collect()
+    }
+
+    fn framed(body: &str) -> String {
+        format!("Content-Length: {}\r\n\r\n{body}", body.len())
+    }
+
+    /// A wrong length (too short, too long, not a number) costs its own message only: the next
+    /// message is read whole.
+    #[test]
+    fn after_a_wrong_length_the_next_message_is_read_whole() {
+        let bad = r#"{"jsonrpc":"2.0","id":1,"method":"x"}"#;
+        let good = r#"{"jsonrpc":"2.0","id":2,"method":"y"}"#;
+        for (name, first) in [
+            ("too short", format!("Content-Length: 10\r\n\r\n{bad}")),
+            ("too long", format!("Content-Length: {}\r\n\r\n{bad}", bad.len() + 30)),
+            ("not a number", format!("Content-Length: ten\r\n\r\n{bad}")),
+        ] {
+            let input = format!("{first}{}{}", framed(good), framed("[]"));
+            let got = frames(input.as_bytes());
+            let messages: Vec<&Vec<u8>> = got
+                .iter()
+                .filter_map(|f| match f {
+                    Frame::Message(b) => Some(b),
+                    Frame::Malformed(_) => None,
+                })
+                .collect();
+            assert!(
+                messages.contains(&&good.as_bytes().to_vec()),
+                "{name}: the next message is read whole: {got:?}"
+            );
+            assert_eq!(messages.last(), Some(&&b"[]".to_vec()), "{name}: {got:?}");
+            assert!(
+                got.iter().any(|f| matches!(f, Frame::Malformed(_)))
+                    || messages.iter().any(|b| serde_json::from_slice::<serde_json::Value>(b).is_err()),
+                "{name}: the bad frame is reported: {got:?}"
+            );
+        }
     }
 
     #[test]

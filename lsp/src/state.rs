@@ -25,6 +25,9 @@ pub(crate) struct Doc {
     pub dirty: bool,
 }
 
+/// How long a request waits for `initialized` to resolve the workspace folders.
+const SCOPE_WAIT: Duration = Duration::from_secs(10);
+
 /// State shared by every request.
 pub(crate) struct State {
     pub daemon: Daemon,
@@ -33,8 +36,11 @@ pub(crate) struct State {
     pub overlays: Overlays,
     /// The workspace folders (from `initialize`).
     pub roots: Mutex<Vec<PathBuf>>,
-    /// Repository ids searched (those of the workspace folders); empty = every repository.
+    /// Repository ids searched (those of the workspace folders); empty = every repository, but
+    /// see [`State::scope`].
     pub scope: Mutex<Vec<String>>,
+    /// Set once `initialized` has resolved the workspace folders to repositories.
+    scope_ready: tokio::sync::watch::Sender<bool>,
     /// The client's `initialize` params (`capabilities`, `initializationOptions`).
     pub client: Mutex<Value>,
     /// Responses awaited to our own requests, by id.
@@ -51,15 +57,36 @@ impl State {
             overlays: Overlays::new(),
             roots: Mutex::new(Vec::new()),
             scope: Mutex::new(Vec::new()),
+            scope_ready: tokio::sync::watch::Sender::new(false),
             client: Mutex::new(Value::Null),
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
         }
     }
 
-    /// The repository ids searched.
-    pub fn scope(&self) -> Vec<String> {
-        self.scope.lock().expect("scope lock").clone()
+    /// The repositories searched: those of the workspace folders. A request that comes before
+    /// `initialized` has found them waits for it (at most [`SCOPE_WAIT`]), so the first search
+    /// is as scoped as every later one. Folders that no registered repository holds (yet: being
+    /// registered, or not a repository) are searched by their paths, which the daemon resolves or
+    /// refuses; only an editor without workspace folders searches every repository.
+    pub async fn scope(&self) -> Vec<String> {
+        let mut ready = self.scope_ready.subscribe();
+        let _ = tokio::time::timeout(SCOPE_WAIT, ready.wait_for(|r| *r)).await;
+        let ids = self.scope.lock().expect("scope lock").clone();
+        if !ids.is_empty() {
+            return ids;
+        }
+        self.roots
+            .lock()
+            .expect("roots lock")
+            .iter()
+            .map(|r| r.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    /// The workspace folders are resolved ([`State::scope`] stops waiting).
+    pub fn scope_resolved(&self) {
+        self.scope_ready.send_replace(true);
     }
 
     /// Send notification `N` to the client.

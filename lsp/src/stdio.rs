@@ -12,9 +12,9 @@ use crate::logging::{debug_enabled, log};
 pub(crate) fn spawn_reader(tx: tokio::sync::mpsc::Sender<framing::Frame>) {
     std::thread::spawn(move || {
         let stdin = std::io::stdin();
-        let mut input = stdin.lock();
+        let mut input = framing::FrameReader::new(stdin.lock());
         loop {
-            match framing::read_frame(&mut input) {
+            match input.next_frame() {
                 Ok(Some(frame)) => {
                     if tx.blocking_send(frame).is_err() {
                         return;

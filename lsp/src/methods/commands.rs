@@ -112,7 +112,7 @@ async fn context(state: &State, q: String, budget: u32) -> Result<Context, Failu
         pb::ContextRequest {
             query: q,
             token_budget: budget,
-            repos: state.scope(),
+            repos: state.scope().await,
             format: pb::ContextFormat::Markdown as i32,
             ..Default::default()
         }

@@ -86,6 +86,18 @@ pub(crate) fn initialize(state: &State, params: &Value) -> Result<InitializeResu
 /// After `initialized`: tell the user when semantic search is off, find (or register) the
 /// repositories of the workspace folders and report their indexing as `$/progress`.
 pub(crate) async fn initialized(state: &State) {
+    let follow = resolve_scope(state).await;
+    // Requests waiting for the scope go on, whatever was found (`State::scope` falls back to the
+    // folders' paths).
+    state.scope_resolved();
+    for (path, name, add) in follow {
+        index_with_progress(state, &path, &name, add).await;
+    }
+}
+
+/// Find the repositories of the workspace folders: they become the search scope. Returns those
+/// to follow while they index (root, name, whether to register it first).
+async fn resolve_scope(state: &State) -> Vec<(String, String, bool)> {
     let show = |typ: MessageType, message: String| {
         state.notify::<ShowMessage>(ShowMessageParams { typ, message })
     };
@@ -108,7 +120,7 @@ pub(crate) async fn initialized(state: &State) {
         Ok(_) => {}
         Err((_, e)) => {
             show(MessageType::ERROR, format!("Patina: {e}"));
-            return;
+            return Vec::new();
         }
     }
     let register = state.client.lock().expect("client lock")["initializationOptions"]["register"]
@@ -120,7 +132,7 @@ pub(crate) async fn initialized(state: &State) {
         list,
         pb::ListRequest {}
     ) else {
-        return;
+        return Vec::new();
     };
     let mut scope = Vec::new();
     let mut follow = Vec::new();
@@ -145,9 +157,7 @@ pub(crate) async fn initialized(state: &State) {
         }
     }
     *state.scope.lock().expect("scope lock") = scope;
-    for (path, name, add) in follow {
-        index_with_progress(state, &path, &name, add).await;
-    }
+    follow
 }
 
 /// The fix part of the daemon's "off: <why>; turn it on with …" explanation (all of it when it

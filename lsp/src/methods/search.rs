@@ -99,7 +99,7 @@ pub(crate) async fn search(state: &State, params: &Value) -> Result<SearchResult
         pb::QueryRequest {
             query: q,
             limit: params["limit"].as_u64().unwrap_or(20).clamp(1, 200) as u32,
-            repos: state.scope(),
+            repos: state.scope().await,
             path_globs: strings("paths"),
             granularity: granularity as i32,
             oracles: strings("oracles"),

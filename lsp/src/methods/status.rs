@@ -37,11 +37,18 @@ pub(crate) async fn status(state: &State) -> Result<Status, Failure> {
         list,
         pb::ListRequest {}
     )?;
-    let scope = state.scope();
+    let scope = state.scope().await;
     let repos = list
         .repos
         .into_iter()
-        .filter(|r| scope.is_empty() || scope.contains(&r.id))
+        .filter(|r| {
+            // The scope names ids, or folders' paths while no repository holds them.
+            let root = std::path::Path::new(&r.root);
+            scope.is_empty()
+                || scope
+                    .iter()
+                    .any(|s| *s == r.id || root.starts_with(s) || std::path::Path::new(s).starts_with(root))
+        })
         .map(|r| {
             let f = r.freshness.unwrap_or_default();
             RepoStatus {

@@ -27,7 +27,7 @@ pub(crate) async fn workspace_symbol(
         pb::QueryRequest {
             query: q.into(),
             limit: SYMBOL_LIMIT,
-            repos: state.scope(),
+            repos: state.scope().await,
             snippet_lines: NAME_LINES,
             ..Default::default()
         },
