@@ -48,6 +48,10 @@ pub enum Exit {
 
 /// How long requests still running when a stop is asked for may take to finish.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(300);
+/// The server pings a connection this often; one that has not answered within the timeout is
+/// closed (a client gone without closing its socket).
+const KEEPALIVE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
+const KEEPALIVE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// Serve until SIGTERM, SIGINT or a `Shutdown` request, then flush state and return. Work still
 /// running (an embedding batch, an index round's uncommitted files) is abandoned, not waited for:
@@ -73,6 +77,7 @@ pub async fn serve(opts: Options) -> Result<Exit> {
         .state_root
         .unwrap_or_else(patina_proto::endpoint::state_root);
     let socket_path = patina_proto::endpoint::socket_path(opts.socket.as_deref());
+    crate::process::connections::raise_open_files_limit();
     // Held until the process has fully exited (the OS releases it): sled's own threads and file
     // lock outlive `serve`, and a successor must not start before they are gone. A restart in
     // place hands it to the next image.
@@ -243,7 +248,14 @@ pub async fn serve(opts: Options) -> Result<Exit> {
             stopping.notify_one();
         }
     };
+    let gate = crate::process::connections::Gate::new(crate::process::connections::Limits {
+        max_connections: config.daemon.max_connections,
+        handshake_timeout: std::time::Duration::from_millis(config.daemon.handshake_timeout_ms),
+    });
     let server = tonic::transport::Server::builder()
+        // A connection past its handshake that stops answering pings is closed.
+        .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
+        .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
         // Every request marks the daemon busy (no restart in place while requests come).
         .trace_fn(|_| {
             restart::touch();
@@ -260,7 +272,7 @@ pub async fn serve(opts: Options) -> Result<Exit> {
         .add_service(pb::tune_server::TuneServer::new(services.clone()))
         .add_service(pb::snapshots_server::SnapshotsServer::new(services.clone()))
         .add_service(pb::sessions_server::SessionsServer::new(services))
-        .serve_with_incoming_shutdown(socket::incoming(bound.listener), signal);
+        .serve_with_incoming_shutdown(socket::incoming(bound.listener, gate), signal);
     tokio::select! {
         r = server => r.context("serving gRPC")?,
         _ = async {

@@ -103,16 +103,20 @@ impl AsyncRead for Guarded {
                 Poll::Ready(Ok(()))
             }
             Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
-            Poll::Pending => match this.deadline.as_mut() {
-                Some(d) if d.as_mut().poll(cx).is_ready() => {
+            Poll::Pending => {
+                let late = this
+                    .deadline
+                    .as_mut()
+                    .is_some_and(|d| d.as_mut().poll(cx).is_ready());
+                if late {
                     tracing::debug!("closed a connection that sent no handshake in time");
-                    Poll::Ready(Err(std::io::Error::new(
+                    return Poll::Ready(Err(std::io::Error::new(
                         std::io::ErrorKind::TimedOut,
                         "no HTTP/2 preface in time",
-                    )))
+                    )));
                 }
-                _ => Poll::Pending,
-            },
+                Poll::Pending
+            }
         }
     }
 }

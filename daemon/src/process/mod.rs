@@ -1,4 +1,5 @@
-//! The lowest floor: the process itself. The socket and the instance lock, memory (budget,
+//! The lowest floor: the process itself. The socket, the limits of its connections and the
+//! instance lock, memory (budget,
 //! allocator tuning, measurement, the region apart), restarting in place (the handover, `exec`,
 //! the request clock), the executable's stamp and the wall clock.
 //!
@@ -8,6 +9,7 @@
 #[cfg(target_os = "linux")]
 pub(crate) mod apart;
 pub(crate) mod clock;
+pub(crate) mod connections;
 pub(crate) mod exe;
 pub(crate) mod memory;
 pub mod restart;

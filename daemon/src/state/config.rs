@@ -115,6 +115,12 @@ pub struct DaemonConfig {
     /// Restart in place (same process id, socket and lock) when idle with a heap that holds far
     /// more than it uses, as bulk indexing leaves it (`crate::process::restart`).
     pub restart_when_fragmented: bool,
+    /// Client connections open at once; one more is closed at once, and the log says so
+    /// (`crate::process::connections`).
+    pub max_connections: usize,
+    /// A connection that has not begun its HTTP/2 handshake this long after it was accepted is
+    /// closed.
+    pub handshake_timeout_ms: u64,
 }
 
 impl Default for DaemonConfig {
@@ -122,6 +128,8 @@ impl Default for DaemonConfig {
         DaemonConfig {
             memory_mb: crate::process::memory::DEFAULT_MEMORY_MB,
             restart_when_fragmented: true,
+            max_connections: 256,
+            handshake_timeout_ms: 10_000,
         }
     }
 }
@@ -436,6 +444,13 @@ impl Config {
         crate::process::memory::Budget::check(cfg.daemon.memory_mb)
             .map_err(anyhow::Error::msg)
             .with_context(|| format!("invalid config file {}", path.display()))?;
+        if cfg.daemon.max_connections == 0 || cfg.daemon.handshake_timeout_ms == 0 {
+            anyhow::bail!(
+                "invalid config file {}: [daemon] max_connections and handshake_timeout_ms must \
+                 be at least 1 (a daemon that admits no connection answers nobody)",
+                path.display()
+            );
+        }
         if cfg.retrieval.pool > MAX_POOL {
             anyhow::bail!(
                 "invalid config file {}: [retrieval] pool = {} is more than {MAX_POOL} candidates \
