@@ -90,7 +90,7 @@ pub(crate) enum Cmd {
         /// The file (relative to the current directory, or to the repository root).
         path: String,
         /// Number of files.
-        #[arg(short = 'n', long, default_value_t = 10)]
+        #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
         limit: u32,
         /// A repository (id, name or path); default: the one containing the file.
         #[arg(long)]

@@ -20,12 +20,20 @@ pub(crate) struct Client {
     channel: Channel,
 }
 
-/// Turn a gRPC status into an error whose message is the daemon's explanation.
+/// Turn a gRPC status into an error whose message is the daemon's explanation. A status the
+/// daemon did not send — the connection broke under the request (it has a transport error as its
+/// source: an HTTP/2 reset, a closed socket) — says what happened and what to do, not the
+/// transport's words.
 pub(crate) fn status_error(s: tonic::Status) -> anyhow::Error {
-    match s.code() {
-        tonic::Code::Unavailable => anyhow!("the daemon went away: {}", s.message()),
-        _ => anyhow!("{}", s.message()),
+    if s.code() == tonic::Code::Unavailable || std::error::Error::source(&s).is_some() {
+        return anyhow!(
+            "the daemon stopped answering in the middle of the request (it was stopped, or it \
+             crashed: its log is {}); run the command again, which starts a daemon when none \
+             runs",
+            patina_proto::endpoint::log_path().display()
+        );
     }
+    anyhow!("{}", s.message())
 }
 
 impl Client {
@@ -41,9 +49,11 @@ impl Client {
     }
 
     async fn connect_with(socket: &Path, warn: bool) -> Result<Client> {
-        let channel = patina_proto::endpoint::connect(socket)
-            .await
-            .with_context(|| format!("no daemon at {}", socket.display()))?;
+        let channel = match patina_proto::endpoint::connect(socket).await {
+            Ok(ch) => ch,
+            Err(patina_proto::endpoint::ConnectError::Refused(why)) => bail!("{why}"),
+            Err(e) => return Err(e).with_context(|| format!("no daemon at {}", socket.display())),
+        };
         let h = patina_proto::endpoint::check(&channel)
             .await
             .map_err(|e| anyhow!(e))?;

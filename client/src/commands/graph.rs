@@ -35,7 +35,7 @@ pub(crate) struct GraphArgs {
 #[derive(clap::Args)]
 pub(crate) struct MapArgs {
     /// Token budget of the outline (≈ characters / 4).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     budget: u32,
     /// A repository (id, name or path); default: the current repository.
     #[arg(long)]
@@ -106,7 +106,13 @@ pub(crate) async fn map(socket: &Path, a: MapArgs) -> Result<ExitCode> {
             "budget_tokens": m.budget_tokens, "total_files": m.total_files});
         let _ = writeln!(std::io::stdout(), "{v}");
     } else {
-        let _ = write!(std::io::stdout(), "{}", m.text);
+        // The daemon escapes names on their lines; what is left is shown as text, not as
+        // terminal control.
+        let _ = write!(
+            std::io::stdout(),
+            "{}",
+            patina_core::paths::printable_text(&m.text)
+        );
     }
     Ok(if m.files.is_empty() {
         ExitCode::from(1)

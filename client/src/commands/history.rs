@@ -27,7 +27,7 @@ pub(crate) struct LogArgs {
     #[arg(long)]
     since: Option<String>,
     /// Number of commits.
-    #[arg(short = 'n', long, default_value_t = 10)]
+    #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     limit: u32,
     /// A repository (id, name or path); default: the current repository.
     #[arg(long)]

@@ -42,7 +42,7 @@ pub(crate) struct QueryArgs {
     #[arg(short = 'C', long = "context", value_name = "NUM", conflicts_with_all = ["files", "expand"])]
     context: Option<u32>,
     /// Number of hits.
-    #[arg(short = 'n', long, default_value_t = 10)]
+    #[arg(short = 'n', long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     limit: u32,
     /// Restrict to these repositories (id, name or path); default: the current repository.
     #[arg(long)]
@@ -95,7 +95,7 @@ pub(crate) struct QueryArgs {
     #[arg(long, conflicts_with = "files")]
     expand: bool,
     /// Token budget of `--expand` (≈ characters / 4; default 6000).
-    #[arg(long, requires = "expand", value_name = "TOKENS")]
+    #[arg(long, requires = "expand", value_name = "TOKENS", value_parser = clap::value_parser!(u32).range(1..))]
     budget: Option<u32>,
     /// Complete or error: fail when an oracle times out or fails, instead of answering without
     /// it (by default the answer names the oracle in a notice, and in `--json`).
@@ -216,7 +216,16 @@ pub(crate) async fn run(socket: &Path, mut args: QueryArgs) -> Result<ExitCode> 
             eprintln!("patina: {n}");
         }
         // A closed pipe (`| head`) ends the output quietly.
-        outln!("{}", resp.text.trim_end());
+        // Names are escaped on their lines by the daemon; code is shown as text, not as terminal
+        // control (an escape sequence or a bidirectional override in it is printed escaped).
+        if args.json {
+            outln!("{}", resp.text.trim_end());
+        } else {
+            outln!(
+                "{}",
+                patina_core::paths::printable_text(resp.text.trim_end())
+            );
+        }
         return Ok(if resp.items.is_empty() {
             ExitCode::from(1)
         } else {

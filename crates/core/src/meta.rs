@@ -127,6 +127,9 @@ pub enum SkipReason {
     NotRegular,
     /// A directory the walk could not read (permissions): nothing below it is indexed.
     UnreadableDir,
+    /// A directory whose path is longer than the system opens (`PATH_MAX`, or a name past
+    /// `NAME_MAX`): nothing below it is indexed.
+    PathTooLong,
 }
 
 impl SkipReason {
@@ -140,6 +143,7 @@ impl SkipReason {
             SkipReason::InvalidName => "invalid_name",
             SkipReason::NotRegular => "not_regular",
             SkipReason::UnreadableDir => "unreadable_dir",
+            SkipReason::PathTooLong => "path_too_long",
         }
     }
 }

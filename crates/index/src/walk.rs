@@ -50,7 +50,18 @@ pub fn walk_accounted(root: &Path, cancelled: &AtomicBool) -> (Vec<WalkEntry>, W
                     && e.is_io()
                     && let Some(p) = error_path(&e)
                 {
-                    skips.push((SkipReason::UnreadableDir, rel_of(p)));
+                    // The cause is the path's length, not permissions: say so.
+                    // (ENAMETOOLONG; the walk wraps the system's error, which keeps its kind.)
+                    let too_long = e.io_error().is_some_and(|io| {
+                        io.raw_os_error() == Some(libc::ENAMETOOLONG)
+                            || io.kind() == std::io::ErrorKind::InvalidFilename
+                    });
+                    let reason = if too_long {
+                        SkipReason::PathTooLong
+                    } else {
+                        SkipReason::UnreadableDir
+                    };
+                    skips.push((reason, rel_of(p)));
                 }
                 continue;
             }
