@@ -292,3 +292,98 @@ fn nvim_patina_search_fills_the_quickfix_list_with_the_definition_first() {
     );
     assert_eq!(lines[2], "6", "on the defining line: {written:?}");
 }
+
+/// `initialize` with one workspace folder, answered.
+fn initialize_in(lsp: &mut Lsp, root: &std::path::Path) {
+    let uri = format!("file://{}", root.display());
+    lsp.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "processId": std::process::id(), "rootUri": uri,
+        "workspaceFolders": [{"uri": uri, "name": "ws"}], "capabilities": {}}}));
+    assert_eq!(lsp.answer()["id"], 1);
+}
+
+/// The hostile-input pass's finding 5: the search sent right after `initialized` is scoped to the
+/// workspace's repository, as every later one is — another registered repository's hits never
+/// come back.
+#[test]
+fn the_first_search_is_scoped_to_the_workspace() {
+    let env = TestEnv::started();
+    let ours = git_repo(&[("src/lib.rs", b"pub fn scopedmarkerword_here() {}\n")]);
+    let theirs = git_repo(&[("src/lib.rs", b"pub fn scopedmarkerword_there() {}\n")]);
+    env.add_repo(ours.path());
+    env.add_repo(theirs.path());
+    for attempt in 0..3 {
+        let mut lsp = Lsp::spawn(&env);
+        initialize_in(&mut lsp, ours.path());
+        // In one write: no time for the server to resolve the folders before the search.
+        let note = json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}).to_string();
+        let search = json!({"jsonrpc": "2.0", "id": 2, "method": "patina/search",
+            "params": {"query": "scopedmarkerword"}})
+        .to_string();
+        lsp.raw(
+            format!(
+                "Content-Length: {}\r\n\r\n{note}Content-Length: {}\r\n\r\n{search}",
+                note.len(),
+                search.len()
+            )
+            .as_bytes(),
+        );
+        let a = lsp.answer();
+        let hits = a["result"]["hits"].as_array().unwrap_or_else(|| panic!("{a}"));
+        assert!(!hits.is_empty(), "attempt {attempt}: {a}");
+        let ours_root = ours.path().to_string_lossy();
+        for h in hits {
+            assert_eq!(
+                h["repoRoot"].as_str(),
+                Some(ours_root.as_ref()),
+                "attempt {attempt}: a hit from outside the workspace: {h}"
+            );
+        }
+    }
+}
+
+/// The hostile-input pass's finding 6: after a frame whose Content-Length is too short, too long
+/// or not a number, the server finds the next frame and answers it.
+#[test]
+fn after_a_wrong_content_length_the_next_request_is_answered() {
+    let env = TestEnv::started();
+    let mut lsp = Lsp::spawn(&env);
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+    );
+    assert_eq!(lsp.answer()["id"], 1);
+    let request = |id: u32| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "workspace/symbol", "params": {"query": ""}})
+            .to_string()
+    };
+    let framed = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    for (what, bad_id, next_id, bad) in [
+        ("too short", 10, 11, format!("Content-Length: 12\r\n\r\n{}", request(10))),
+        (
+            "too long",
+            20,
+            21,
+            format!("Content-Length: {}\r\n\r\n{}", request(20).len() + 40, request(20)),
+        ),
+        ("not a number", 30, 31, format!("Content-Length: twelve\r\n\r\n{}", request(30))),
+    ] {
+        lsp.raw(format!("{bad}{}", framed(&request(next_id))).as_bytes());
+        // The bad frame gets a parse error (or nothing); the next request its answer.
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let m = lsp
+                .messages
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("{what}: request {next_id} was never answered"));
+            if m["id"] == json!(next_id) {
+                assert_eq!(m["result"], json!([]), "{what}: {m}");
+                break;
+            }
+            assert!(
+                m["id"].is_null() || m["id"] == json!(bad_id),
+                "{what}: unexpected {m}"
+            );
+        }
+    }
+}

@@ -17,6 +17,7 @@ mod files;
 mod graph;
 mod hardening;
 mod history;
+mod hostile;
 mod indexing;
 mod languages;
 mod live;

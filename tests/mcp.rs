@@ -1240,3 +1240,25 @@ fn query_results_carry_their_licence_and_licence_filters_apply() {
         "{agpl:?}"
     );
 }
+
+/// The hostile-input pass's finding 4, through MCP: a file of one line longer than a tool output
+/// holds answers with the line's first bytes and says it is the last line — never an empty answer
+/// pointing at a line that does not exist.
+#[test]
+fn get_file_of_a_one_line_file_larger_than_the_output_shows_its_start() {
+    let env = TestEnv::started();
+    let repo = git_repo(&[("src/lib.rs", b"pub fn ok() {}\n")]);
+    env.add_repo(repo.path());
+    let line = "y".repeat(1024 * 1024);
+    std::fs::write(repo.path().join("bundle.min.js"), &line).unwrap();
+    let mut m = Mcp::ready(&env, repo.path(), "2025-06-18");
+    let r = m.ok("get_file", json!({"path": "bundle.min.js"}));
+    let s = &r["structuredContent"];
+    let code = s["code"].as_str().expect("code");
+    assert!(!code.is_empty() && line.starts_with(code), "{s}");
+    assert_eq!((s["total_lines"].clone(), s["end_line"].clone()), (json!(1), json!(1)), "{s}");
+    assert_eq!((s["line_cut"].clone(), s["next_line"].clone()), (json!(true), json!(0)), "{s}");
+    let t = text(&r);
+    assert!(!t.contains("start_line=2"), "no line 2 to continue at: {}", &t[t.len() - 300..]);
+    assert!(t.contains("last line"), "{}", &t[t.len() - 300..]);
+}
