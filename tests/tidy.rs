@@ -9,6 +9,11 @@
 //!   `use super::…` and inline paths, test modules excluded).
 //! - No non-test source file is longer than [`MAX_LINES`], but for the few in [`LONG_FILES`], each
 //!   with its reason.
+//! - The floors' own invariants: nothing under `state/` starts a thread or a task; nothing under
+//!   `services/` names a ranking type (`patina_retrieve::{fusion, rank, priors}`); nothing below
+//!   `rpc/` and the root names the wire (`patina_proto`, but for `endpoint`'s paths).
+//! - Every non-test module opens with a `//!` line saying what it is for; every name the lists
+//!   below allow still exists.
 //! - Every file a repository holds is read through `patina_confined` (opened beneath the root,
 //!   no link followed): no product code opens a file by path but the few in [`OWN_FILE_READERS`],
 //!   which read Patina's own state, configuration or the system's, each with its reason.
@@ -684,5 +689,126 @@ fn repository_files_are_read_only_through_the_confined_reader() {
     ] {
         let code = code_of(&std::fs::read_to_string(root.join(f)).expect("reading a source file"));
         assert!(code.contains("patina_confined::"), "{f} reads repository files: through patina_confined");
+    }
+}
+
+/// The daemon's non-test modules under `floor/`: (path under daemon/src, code without comments).
+fn floor_code(floor: &str) -> Vec<(String, String)> {
+    let src = workspace().join("daemon/src");
+    modules(&src)
+        .into_iter()
+        .filter(|(name, _)| !is_test_module(name) && name.split("::").next() == Some(floor))
+        .map(|(_, file)| {
+            let rel = file.strip_prefix(&src).expect("under src").to_string_lossy().into_owned();
+            let code = code_of(&std::fs::read_to_string(&file).expect("reading a source file"));
+            (rel, code)
+        })
+        .collect()
+}
+
+/// Where `code` names one of `needles`: "file: needle" for each.
+fn naming(floor: &str, needles: &[&str], allowed: impl Fn(&str, &str) -> bool) -> Vec<String> {
+    let mut found = Vec::new();
+    for (rel, code) in floor_code(floor) {
+        for n in needles {
+            let mut at = 0;
+            while let Some(i) = code[at..].find(n) {
+                let rest = &code[at + i..];
+                if !allowed(&rel, rest) {
+                    found.push(format!("daemon/src/{rel}: {}", rest.lines().next().unwrap_or("")));
+                }
+                at += i + n.len();
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn nothing_under_state_starts_a_thread_or_a_task() {
+    let found = naming(
+        "state",
+        &["thread::spawn", "thread::Builder", "thread::scope", "tokio::spawn", "spawn_blocking"],
+        |_, _| false,
+    );
+    assert!(
+        found.is_empty(),
+        "state/ keeps and locks; it starts nothing (a worker under workers/ does, a request asks \
+         through state::schedule):\n  {}",
+        found.join("\n  ")
+    );
+}
+
+#[test]
+fn no_service_names_a_ranking_type() {
+    let mut found = Vec::new();
+    for (rel, code) in floor_code("services") {
+        for (i, _) in code.match_indices("patina_retrieve::") {
+            let rest = &code[i + "patina_retrieve::".len()..];
+            let names: Vec<&str> = if let Some(group) = rest.strip_prefix('{') {
+                group.split('}').next().unwrap_or("").split(',').map(str::trim).collect()
+            } else {
+                vec![rest]
+            };
+            if names.iter().any(|n| ["fusion", "rank", "priors"].iter().any(|r| n.starts_with(r) && n[r.len()..].starts_with(|c: char| !c.is_alphanumeric() && c != '_'))) {
+                found.push(format!("daemon/src/{rel}: patina_retrieve::{}", rest.lines().next().unwrap_or("")));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "services/ knows nothing of ranking: fusion, rank and priors are query/'s:\n  {}",
+        found.join("\n  ")
+    );
+}
+
+#[test]
+fn nothing_below_the_wire_names_it() {
+    let mut found = Vec::new();
+    for floor in ["process", "state", "services", "query", "workers"] {
+        found.extend(naming(floor, &["patina_proto::"], |_, rest| {
+            rest.starts_with("patina_proto::endpoint::")
+        }));
+    }
+    assert!(
+        found.is_empty(),
+        "only rpc/ and the root speak the wire (patina_proto); below them, plain types \
+         (patina_proto::endpoint's paths aside):\n  {}",
+        found.join("\n  ")
+    );
+}
+
+#[test]
+fn every_module_opens_with_a_line_on_what_it_is_for() {
+    let root = workspace();
+    let mut found = Vec::new();
+    for krate in CRATES {
+        for (name, file) in modules(&root.join(krate).join("src")) {
+            if is_test_module(&name) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).expect("reading a source file");
+            if !text.trim_start().starts_with("//!") {
+                found.push(file.strip_prefix(&root).expect("in the workspace").display().to_string());
+            }
+        }
+    }
+    assert!(found.is_empty(), "modules without a `//!` line:\n  {}", found.join("\n  "));
+}
+
+#[test]
+fn every_static_the_list_allows_still_exists() {
+    let src = workspace().join("daemon/src");
+    for (file, name, _) in DAEMON_STATICS {
+        let code = code_of(&std::fs::read_to_string(src.join(file)).unwrap_or_else(|e| {
+            panic!("DAEMON_STATICS names daemon/src/{file}, which cannot be read ({e}): drop it")
+        }));
+        let defines = code.match_indices(&format!("static {name}")).any(|(i, m)| {
+            !code[i + m.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+        });
+        assert!(
+            defines,
+            "DAEMON_STATICS names {name} in daemon/src/{file}, which no longer defines it: drop it"
+        );
     }
 }

@@ -125,6 +125,7 @@ pub async fn serve(opts: Options) -> Result<Exit> {
     )?);
     let indexer = Indexer::new(repos.clone(), config.clone(), semantic.clone());
     workers::embedder::spawn(semantic.clone(), Arc::downgrade(&repos));
+    workers::graphs::spawn(Arc::downgrade(&repos));
     workers::notes::spawn(&sessions);
     // Catch up with edits made while no daemon ran, then keep every repository watched.
     indexer.catch_up();

@@ -29,7 +29,7 @@ impl<'a> HitKind<'a> {
             HitKind::Chunk(kind) => kind,
             HitKind::Module => "module",
             HitKind::Repo => "repo",
-            HitKind::Note => "note",
+            HitKind::Note => patina_core::NOTE_KIND,
         }
     }
 
@@ -39,7 +39,7 @@ impl<'a> HitKind<'a> {
         let group = !hit.best.is_empty();
         match hit.kind.as_str() {
             _ if hit.note.is_some() => HitKind::Note,
-            "note" => HitKind::Note,
+            patina_core::NOTE_KIND => HitKind::Note,
             "module" if group => HitKind::Module,
             "repo" if group => HitKind::Repo,
             kind => HitKind::Chunk(kind),

@@ -27,7 +27,7 @@ pub use error::UserError;
 pub use facts::{FileFacts, Import, Reference, Resolution, TypeRelation};
 pub use lang::{ChunkKind, Language, ModuleHalf};
 pub use licence::{Licence, LicenceFilter, LicenceSource};
-pub use meta::{ChunkMeta, ContentHash, FileRecord, Shared, SkipReason};
+pub use meta::{ChunkMeta, ContentHash, FileRecord, NOTE_KIND, Shared, SkipReason};
 pub use oracle::{OracleId, OracleStatus};
 pub use paths::{PathFilter, is_doc_path, secret_reason};
 pub use role::FileRole;

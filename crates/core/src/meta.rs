@@ -111,6 +111,10 @@ fn deserialize_path<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Erro
     Ok(Arc::from(String::deserialize(d)?))
 }
 
+/// The kind of a hit, or of a context item, that is a note of a working session rather than a
+/// chunk of a file (`Hit.kind` on the wire; `patina_proto::kinds::HitKind::Note`).
+pub const NOTE_KIND: &str = "note";
+
 /// Why a file was not indexed.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]

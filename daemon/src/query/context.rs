@@ -159,7 +159,7 @@ fn merge(hits: Vec<SearchHit>, expand: bool) -> Result<Vec<Piece>> {
                     start_line: 1,
                     end_line: n.text.lines().count() as u32,
                     symbols: vec![n.session.clone()],
-                    kind: patina_proto::kinds::HitKind::Note.wire().into(),
+                    kind: patina_core::NOTE_KIND.into(),
                     score: h.score,
                     oracles,
                     note: true,

@@ -279,7 +279,7 @@ impl QueryEngine {
         if plan.intent == patina_retrieve::Intent::Tests && first.len() > 1 {
             crate::query::subjects::sources_bring_their_tests(&mut rankings, &q);
         }
-        let votes = crate::services::history::split_votes(
+        let votes = crate::query::priors::split_votes(
             &mut rankings,
             &repos,
             self.config.history.files,
@@ -368,7 +368,7 @@ impl QueryEngine {
                 let shares = crate::services::history::scope_shares(&repos, &text, None, &hist);
                 patina_retrieve::priors::apply_scope_prior(&mut scored, &shares, scope_prior);
             }
-            crate::services::history::apply_recency_prior(&mut scored, &repos, &plan2, &hist);
+            crate::query::priors::apply_recency_prior(&mut scored, &repos, &plan2, &hist);
             let hits = engine.collect_hits(scored, &repos, &req, limit, &opts, &file_fusion)?;
             let freshness: Vec<Freshness> = repos.iter().map(|r| Freshness::of(r)).collect();
             anyhow::Ok((hits, freshness))

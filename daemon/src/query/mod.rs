@@ -11,5 +11,6 @@ pub(crate) mod engine;
 mod notices;
 pub(crate) mod oracles;
 mod prepare;
+pub(crate) mod priors;
 pub(crate) mod request;
 mod subjects;

@@ -10,9 +10,6 @@ use std::sync::Arc;
 use anyhow::Result;
 use patina_core::PathFilter;
 use patina_index::history::{CoChange, HistoryView, co_changes, parse_log};
-use patina_retrieve::fusion::Ranking;
-use patina_retrieve::priors;
-use patina_retrieve::rank::Scored;
 
 use crate::state::config::HistoryConfig;
 use crate::state::repo::Repo;
@@ -226,45 +223,12 @@ pub(crate) fn related(
     (r, commits)
 }
 
-/// The recency/churn prior (`[history] recency_prior`, off at 0): each file's results are
-/// multiplied by [`priors::recency_factor`] of its activity at HEAD and re-sorted. Blocking (may
-/// sync the history view).
-pub(crate) fn apply_recency_prior<K>(
-    scored: &mut [Scored<K>],
-    repos: &[Arc<Repo>],
-    plan: &patina_retrieve::QueryPlan,
-    cfg: &HistoryConfig,
-) {
-    if cfg.recency_prior <= 0.0 || !priors::recency_applies(plan) {
-        return;
-    }
-    let views: Vec<Arc<HistoryView>> = repos.iter().map(|r| current(r)).collect();
-    priors::apply_file_factor(scored, |ri, path| {
-        let a = views[ri].activity(path, cfg.recency_half_life_days, cfg.max_commit_files);
-        priors::recency_factor(a, cfg.recency_prior)
-    });
-}
-
-/// The history oracle's votes per file ([`priors::split_votes`]) over chunk keys: `chunk_of`
-/// names a key's (repository index, chunk id).
-pub(crate) fn split_votes<K>(
-    rankings: &mut [Ranking<K>],
-    repos: &[Arc<Repo>],
-    files: usize,
-    chunk_of: impl Fn(&K) -> Option<(usize, u64)>,
-) -> HashMap<priors::FileKey, f64> {
-    priors::split_votes(rankings, files, |key| {
-        let (repo, chunk) = chunk_of(key)?;
-        repos[repo].chunk(chunk).map(|m| (repo, m.path.to_string()))
-    })
-}
-
 /// The scope prior's evidence (`[history] scope_prior`): a question that starts like a
 /// conventional commit (`sync: …`, [`patina_index::history::scope_of`]) is about the part of the
 /// repository the past commits of that scope changed. Per repository in scope, each directory's
 /// share of those commits (made before `before`) that touched a file directly in it; empty maps
 /// when the question names no scope or no past commit has it. Blocking (may sync the view).
-/// [`priors::apply_scope_prior`] applies it.
+/// `patina_retrieve::priors::apply_scope_prior` applies it.
 pub(crate) fn scope_shares(
     repos: &[Arc<Repo>],
     text: &str,

@@ -20,8 +20,8 @@ use patina_index::{LexicalIndex, Phase, Progress, RepoIndex, Scope};
 /// The graph a query may use: the resident one; else one built now for a repository whose graph is not
 /// large ([`patina_index::repo::LARGE_GRAPH_CHUNKS`]: building it inline cost the 100k-file tree's
 /// symbol queries 25 minutes of timeouts and its hybrid queries 2–7 s, bench/RESULTS.md
-/// twenty-first session); else none, with a build started in the background for the next queries
-/// — not while a round runs, whose next commit would drop it.
+/// twenty-first session); else none, and the wish recorded: `crate::workers::graphs` builds it in
+/// the background for the next queries, not while a round runs (its next commit would drop it).
 pub fn graph_for_query(repo: &Arc<Repo>) -> Option<Arc<patina_index::graph::GraphTable>> {
     let index = repo.index();
     if let Some(g) = index.resident_graph() {
@@ -30,23 +30,8 @@ pub fn graph_for_query(repo: &Arc<Repo>) -> Option<Arc<patina_index::graph::Grap
     if !index.graph_is_large() {
         return Some(index.graph());
     }
-    if !index.graph_building() && !index.in_round() {
-        let repo = repo.clone();
-        let spawned = std::thread::Builder::new()
-            .name("patina-graph".into())
-            .spawn(move || {
-                let started = std::time::Instant::now();
-                repo.index().graph();
-                tracing::info!(
-                    repo = %repo.id(),
-                    ms = started.elapsed().as_millis() as u64,
-                    "graph built in the background for queries"
-                );
-            });
-        if let Err(e) = spawned {
-            tracing::warn!("could not start a graph build: {e}");
-        }
-    }
+    // Built by `crate::workers::graphs`, never here: a query only says it wanted one.
+    repo.want_graph();
     None
 }
 
@@ -106,6 +91,9 @@ pub(crate) struct Repo {
     last_queried_ms: std::sync::atomic::AtomicI64,
     /// The vector-index build under way and the last one's time (a leaf lock).
     vector_builds: Mutex<crate::state::vector_builds::VectorBuilds>,
+    /// A query wanted the dependency graph and found none resident (`crate::workers::graphs`
+    /// builds it).
+    graph_wanted: std::sync::atomic::AtomicBool,
 }
 
 impl Repo {
@@ -142,7 +130,20 @@ impl Repo {
             messages: Default::default(),
             last_queried_ms: std::sync::atomic::AtomicI64::new(0),
             vector_builds: Mutex::default(),
+            graph_wanted: std::sync::atomic::AtomicBool::new(false),
         })
+    }
+
+    /// A query wanted the dependency graph, and none is resident.
+    pub fn want_graph(&self) {
+        self.graph_wanted
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether a query wanted the graph since the last call (the wish is taken).
+    pub fn take_graph_wish(&self) -> bool {
+        self.graph_wanted
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
     }
 
     pub fn id(&self) -> &str {

@@ -105,7 +105,7 @@ struct Case {
     templates: HashMap<HitKey, Candidate<HitKey>>,
     /// What declarations among the templates hand their place to (`collect::hand_over`).
     definitions: rank::Definitions<HitKey>,
-    /// The history oracle's votes per file (`crate::services::history::split_votes`).
+    /// The history oracle's votes per file (`crate::query::priors::split_votes`).
     votes: HashMap<(usize, String), f64>,
     /// The scope prior's directory shares (`crate::services::history::scope_shares`).
     scope: Vec<HashMap<String, f64>>,
@@ -433,7 +433,7 @@ fn ask_case(
             items,
         });
     }
-    let votes = crate::services::history::split_votes(
+    let votes = crate::query::priors::split_votes(
         &mut rankings,
         &repos,
         cfg.history.files,

@@ -3,7 +3,7 @@
 //! left out: `patina_index::history::votes`), and each voted file is represented by its chunk that
 //! best matches the query lexically (its first chunk when none does), so the file-level fusion
 //! lifts the file. Its ranking holds every voted file: the query engine fuses the best `[history]
-//! files` of them and hands all the votes to the vote prior (`crate::services::history::split_votes`).
+//! files` of them and hands all the votes to the vote prior (`crate::query::priors::split_votes`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -70,7 +70,7 @@ impl Oracle for HistoryOracle {
             }
             let mut voted = votes(&view, &matches, &opts);
             // Every voted file (the vote prior weighs them all); the fusion takes the first
-            // `[history] files` of them (`crate::services::history::split_votes`).
+            // `[history] files` of them (`crate::query::priors::split_votes`).
             voted.truncate(q.limit);
             if voted.is_empty() {
                 continue;
