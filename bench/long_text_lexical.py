@@ -17,7 +17,10 @@ for i in range(RUNS + 1):
     r = subprocess.run([BIN, "q", "--json", "--oracle", "lexical", f"{text} run{i}"],
                        cwd=REPO, capture_output=True, text=True)
     assert r.returncode in (0, 1), r.stderr
-    o = json.loads(r.stdout)["oracles"][0]
+    # JSON Lines: a line per hit, then the summary (with the oracles' reports) last.
+    summary = json.loads(r.stdout.strip().splitlines()[-1])
+    assert summary.get("type") == "summary", summary
+    o = summary["oracles"][0]
     if i == 0:
         continue  # warm-up
     took.append(o["took_us"] / 1000)

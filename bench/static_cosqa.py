@@ -7,20 +7,26 @@ static.bin); documents are embedded as the daemon embeds a chunk (path, newline,
                  compares) against the static documents; meaningful for version-2 tables, which
                  are fitted to the model's space
 
-usage: python3 static_cosqa.py MODEL_DIR static.bin [--precision fp32|int8] [--full]
+usage: python3 static_cosqa.py MODEL_DIR static.bin [--precision fp32|int8] [--full] [--eval DIR]
   --full   also the model's own document vectors (model vs model; ~2 min on 2 cores)
+  --eval   the CoSQA set (default: ../shared/eval/cosqa beside the checkout)
+Documents carry the daemon's context line only in part: the path (CoSQA's functions name
+themselves, so `Semantic::input` adds no symbol to them).
 needs numpy, tokenizers, onnxruntime: PYTHONPATH=<models>/.pytools"""
 import argparse, json, struct
 import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
-EVAL = "/work/shared/eval/cosqa"
+from pathlib import Path
+
 ap = argparse.ArgumentParser(usage=__doc__)
 ap.add_argument("model_dir"); ap.add_argument("table")
 ap.add_argument("--precision", choices=["fp32", "int8"], default="fp32")
 ap.add_argument("--full", action="store_true")
+ap.add_argument("--eval", default=str(Path(__file__).resolve().parents[2] / "shared/eval/cosqa"))
 args = ap.parse_args()
+EVAL = args.eval
 
 tok = Tokenizer.from_file(f"{args.model_dir}/tokenizer.json"); tok.no_truncation(); tok.no_padding()
 raw = open(args.table, "rb").read()
