@@ -812,3 +812,31 @@ fn every_static_the_list_allows_still_exists() {
         );
     }
 }
+
+#[test]
+fn the_code_map_names_every_module_of_the_daemon() {
+    let text = std::fs::read_to_string(workspace().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let start = text
+        .find("### patinad (`daemon/src`)")
+        .expect("ARCHITECTURE.md has the daemon's code map");
+    let section = &text[start..];
+    let section = &section[..section[4..].find("\n### ").map_or(section.len(), |i| i + 4)];
+    let mapped: BTreeSet<String> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("- `")?.split('`').next().map(str::to_string))
+        .collect();
+    let src = workspace().join("daemon/src");
+    let files: BTreeSet<String> = modules(&src)
+        .into_iter()
+        .filter(|(name, _)| !is_test_module(name))
+        .map(|(_, file)| file.strip_prefix(&src).expect("under src").to_string_lossy().into_owned())
+        .chain(["main.rs".to_string()])
+        .collect();
+    let missing: Vec<_> = files.difference(&mapped).collect();
+    let stale: Vec<_> = mapped.difference(&files).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "ARCHITECTURE.md's code map and daemon/src differ: not in the map {missing:?}; in the map \
+         but no such module {stale:?}"
+    );
+}
