@@ -31,6 +31,7 @@ impl pb::health_server::Health for Services {
             socket_activated: d.socket_activated,
             semantic_on: d.semantic.is_on(),
             semantic: d.semantic.describe(),
+            semantic_off_reason: d.semantic.off_reason().unwrap_or_default().to_string(),
             model_pass: d.semantic.model_pass(),
             embeddings_computed: d.semantic.computed(),
             memory_budget_bytes: d.config.daemon.budget().total,

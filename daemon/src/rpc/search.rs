@@ -14,7 +14,8 @@ use super::convert::{
 use crate::query::cache::Lookup;
 use crate::query::request::SearchRequest;
 use crate::services::blame::Target;
-use patina_proto::kinds::{HitKind, OracleStatus};
+use patina_core::OracleStatus;
+use patina_proto::kinds::HitKind;
 
 #[tonic::async_trait]
 impl pb::search_server::Search for Services {
@@ -64,6 +65,13 @@ impl pb::search_server::Search for Services {
             })
             .await
             .map_err(status)?;
+        // Only an answer from a quiescent index is kept (it carries no "still indexing" notices).
+        // Nor one that an oracle could not complete (a timeout need not repeat): read from the
+        // engine's own reports, before they become wire strings.
+        let complete = res
+            .reports
+            .iter()
+            .all(|o| matches!(o.status, OracleStatus::Ok | OracleStatus::Unavailable));
         let mut resp = query_response(res);
         if blame {
             blame_hits(&mut resp.hits).await;
@@ -71,14 +79,6 @@ impl pb::search_server::Search for Services {
                 mask_blame(&d.repos, &h.repo_id, h.blame.as_mut());
             }
         }
-        // Only an answer from a quiescent index is kept (it carries no "still indexing" notices).
-        // Nor one that an oracle could not complete (a timeout need not repeat).
-        let complete = resp.oracles.iter().all(|o| {
-            matches!(
-                OracleStatus::parse(&o.status),
-                Some(OracleStatus::Ok | OracleStatus::Unavailable)
-            )
-        });
         if d.qcache.is_on() && complete && resp.freshness.iter().all(|f| f.fresh) {
             let ids: Vec<&str> = resp.freshness.iter().map(|f| f.repo_id.as_str()).collect();
             if let Some(stamp) = stamp.narrow(&ids) {

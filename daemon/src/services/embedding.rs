@@ -288,6 +288,14 @@ impl Semantic {
         self.model_pass
     }
 
+    /// Why semantic search is off, alone; `None` when it is on.
+    pub fn off_reason(&self) -> Option<&str> {
+        match &self.state {
+            State::Off(why) => Some(why),
+            _ => None,
+        }
+    }
+
     /// "on (…)" or "off: <reason>; run `patina model install`".
     pub fn describe(&self) -> String {
         match &self.state {

@@ -114,7 +114,7 @@ async fn resolve_scope(state: &State) -> Vec<(String, String, bool)> {
             format!(
                 "Patina: semantic search is off, results come from lexical and symbol search \
                  only. {}",
-                fix_of(&h.semantic)
+                fix_of(&h.semantic_off_reason)
             ),
         ),
         Ok(_) => {}
@@ -160,13 +160,9 @@ async fn resolve_scope(state: &State) -> Vec<(String, String, bool)> {
     follow
 }
 
-/// The fix part of the daemon's "off: <why>; turn it on with …" explanation (all of it when it
-/// has no such part).
-fn fix_of(semantic: &str) -> String {
-    let s = semantic.strip_prefix("off: ").unwrap_or(semantic);
-    if s.contains("patina model install") {
-        s.to_string()
-    } else {
-        format!("{s} (install the model with `patina model install`)")
-    }
+/// Why semantic search is off (the daemon's structured reason, never its prose) and how to turn
+/// it on.
+fn fix_of(reason: &str) -> String {
+    let why = if reason.is_empty() { "the model is not loaded" } else { reason };
+    format!("{why}; turn it on with `patina model install` and restart the daemon")
 }
