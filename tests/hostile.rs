@@ -442,3 +442,19 @@ fn a_directory_nested_past_the_path_limit_is_reported_as_such() {
         out.stdout
     );
 }
+
+/// The shell's client says an error's remedy in its own words, from the code beside the
+/// daemon's message.
+#[test]
+fn the_shell_says_a_remedy_in_its_own_words() {
+    let env = TestEnv::started();
+    let repo = git_repo(&[("src/lib.rs", b"pub fn ordinary() {}\n")]);
+    env.add_repo(repo.path());
+    let out = env.patina_in(repo.path(), &["q", "ordinary", "--repo", "no-such-repo"]);
+    assert_eq!(out.code(), 2, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("no registered repository matches 'no-such-repo' (see `patina repos`)"),
+        "{out:?}"
+    );
+}

@@ -1262,3 +1262,24 @@ fn get_file_of_a_one_line_file_larger_than_the_output_shows_its_start() {
     assert!(!t.contains("start_line=2"), "no line 2 to continue at: {}", &t[t.len() - 300..]);
     assert!(t.contains("last line"), "{}", &t[t.len() - 300..]);
 }
+
+/// What an agent can do about an error or a notice comes as a code beside the daemon's words and
+/// is said in an agent's terms — its own tool, or asking the user — never the shell's commands.
+#[test]
+fn remedies_name_the_agents_tools_not_the_shells_commands() {
+    let env = TestEnv::started();
+    let home = tempfile::tempdir().unwrap();
+    let mut m = Mcp::ready(&env, home.path(), "2025-06-18");
+    // Nothing registered: the notice, then what to do.
+    let r = m.ok("patina_query", json!({"query": "parse the arguments", "repo": "all"}));
+    let t = text(&r);
+    assert!(t.contains("-- notice: no repositories are registered"), "{t}");
+    assert!(t.contains("-- to do: ask the user to register one"), "{t}");
+    assert!(!t.contains("add one with"), "{t}");
+    // A repository no one registered: its tool, not `patina repos`.
+    let r = m.call("patina_query", json!({"query": "x", "repo": "no-such-repo"}));
+    let t = text(&r);
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(t.contains("no-such-repo") && t.contains("(list_repos lists them)"), "{t}");
+    assert!(!t.contains("patina repos"), "{t}");
+}

@@ -33,7 +33,22 @@ pub(crate) fn status_error(s: tonic::Status) -> anyhow::Error {
             patina_proto::endpoint::log_path().display()
         );
     }
-    anyhow!("{}", s.message())
+    match patina_proto::kinds::remedy_of(&s) {
+        Some(r) => anyhow!("{} ({})", s.message(), r.for_shell()),
+        None => anyhow!("{}", s.message()),
+    }
+}
+
+/// The notices of an answer for a person at a shell: each notice, then what to do about them
+/// (the answer's remedies, `patina_core::Remedy`).
+pub(crate) fn notice_lines(notices: &[String], remedies: &[i32]) -> Vec<String> {
+    let mut out = notices.to_vec();
+    out.extend(
+        patina_proto::kinds::remedies(remedies)
+            .into_iter()
+            .map(|r| r.for_shell().to_string()),
+    );
+    out
 }
 
 impl Client {

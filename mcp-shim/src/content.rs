@@ -1,6 +1,6 @@
 //! What a tool answers and how it travels: an [`Outcome`] (text blocks for the model plus the
-//! structured form) or the reason it failed, rendered as a `tools/call` result; and daemon
-//! messages reworded for agents. Shared by the tools and the protocol layer.
+//! structured form) or the reason it failed, rendered as a `tools/call` result; and the daemon's
+//! remedies said for agents. Shared by the tools and the protocol layer.
 
 use serde_json::{Value, json};
 
@@ -32,19 +32,19 @@ pub(crate) fn result(outcome: ToolResult, version: &str) -> Value {
             v
         }
         Err(message) => json!({
-            "content": [{"type": "text", "text": for_agents(&message)}],
+            "content": [{"type": "text", "text": message}],
             "isError": true,
         }),
     }
 }
 
-/// A daemon message (an error or a notice) as an agent reads it: what the agent can do itself is
-/// named as its MCP tool; what only the user can do (register a repository) says so.
-pub(crate) fn for_agents(text: &str) -> String {
-    text.replace("(see `patina repos`)", "(list_repos lists them)")
-        .replace("see `patina repos`", "list_repos lists them")
-        .replace(
-            "add one with `patina add PATH`",
-            "ask the user to register one (`patina add PATH` in a shell)",
-        )
+/// A remedy (`patina_core::Remedy`, the code the daemon sends beside a message) as an agent
+/// acts on it: what it can do itself is named as its MCP tool; what only the user can do
+/// (register a repository) says so.
+pub(crate) fn for_agent(remedy: patina_proto::kinds::Remedy) -> &'static str {
+    use patina_proto::kinds::Remedy;
+    match remedy {
+        Remedy::ListRepos => "list_repos lists them",
+        Remedy::AddRepo => "ask the user to register one (`patina add PATH` in a shell)",
+    }
 }

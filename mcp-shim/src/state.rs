@@ -25,7 +25,7 @@ pub(crate) struct State {
 impl State {
     pub fn new(socket: PathBuf) -> State {
         State {
-            daemon: Daemon::new(socket, "patina-mcp"),
+            daemon: Daemon::new(socket, "patina-mcp").with_remedies(crate::content::for_agent),
             version: Mutex::new(LATEST_VERSION),
             session: Mutex::new(None),
             batches: AtomicU64::new(0),

@@ -26,6 +26,9 @@ pub struct Daemon {
     socket: PathBuf,
     /// The program's name, for the lines it logs to stderr.
     program: &'static str,
+    /// How this program says an error's remedy (`patina_core::Remedy`): a shell's words by
+    /// default, an agent's tools for `patina-mcp`.
+    remedy_text: fn(crate::kinds::Remedy) -> &'static str,
     channel: tokio::sync::Mutex<Option<Channel>>,
 }
 
@@ -41,8 +44,15 @@ impl Daemon {
         Daemon {
             socket,
             program,
+            remedy_text: crate::kinds::Remedy::for_shell,
             channel: tokio::sync::Mutex::new(None),
         }
+    }
+
+    /// Say errors' remedies with `text` (e.g. name the agent's own tools).
+    pub fn with_remedies(mut self, text: fn(crate::kinds::Remedy) -> &'static str) -> Daemon {
+        self.remedy_text = text;
+        self
     }
 
     /// Connect (starting the daemon if needed) ahead of the first call; the error says why not.
@@ -107,7 +117,7 @@ impl Daemon {
                     }
                     Ok(Ok(v)) => return Ok(v),
                     Ok(Err(s)) if gone(&s) => s.message().to_string(),
-                    Ok(Err(s)) => return Err(explain(s)),
+                    Ok(Err(s)) => return Err(explain(s, self.remedy_text)),
                 },
             };
             *self.channel.lock().await = None;
@@ -162,7 +172,10 @@ fn gone(s: &Status) -> bool {
     }
 }
 
-fn explain(s: Status) -> String {
+fn explain(s: Status, remedy_text: fn(crate::kinds::Remedy) -> &'static str) -> String {
+    if let Some(r) = crate::kinds::remedy_of(&s) {
+        return format!("{} ({})", s.message(), remedy_text(r));
+    }
     match s.code() {
         Code::InvalidArgument | Code::NotFound | Code::FailedPrecondition | Code::AlreadyExists => {
             s.message().to_string()

@@ -3,7 +3,44 @@
 //! an oracle's run ended ([`OracleStatus`], `OracleReport.status`). The daemon renders them with
 //! these types and clients read them back with the same types, so the spellings cannot drift.
 
-pub use patina_core::{OracleId, OracleStatus};
+pub use patina_core::{OracleId, OracleStatus, Remedy};
+
+/// The gRPC metadata key of an error's [`Remedy`] (its code).
+pub const REMEDY_KEY: &str = "patina-remedy";
+
+impl From<Remedy> for pb::Remedy {
+    fn from(r: Remedy) -> pb::Remedy {
+        match r {
+            Remedy::ListRepos => pb::Remedy::ListRepos,
+            Remedy::AddRepo => pb::Remedy::AddRepo,
+        }
+    }
+}
+
+/// The remedies of an answer (`QueryResponse.remedies`, …), as the shared type; unknown codes
+/// (a newer daemon's) are left out.
+pub fn remedies(codes: &[i32]) -> Vec<Remedy> {
+    codes
+        .iter()
+        .filter_map(|&c| match pb::Remedy::try_from(c).ok()? {
+            pb::Remedy::ListRepos => Some(Remedy::ListRepos),
+            pb::Remedy::AddRepo => Some(Remedy::AddRepo),
+            pb::Remedy::Unspecified => None,
+        })
+        .collect()
+}
+
+/// Mark `status` with what the caller can do about it.
+pub fn set_remedy(status: &mut tonic::Status, remedy: Remedy) {
+    if let Ok(v) = remedy.code().parse() {
+        status.metadata_mut().insert(REMEDY_KEY, v);
+    }
+}
+
+/// What the caller can do about `status`, if the daemon said.
+pub fn remedy_of(status: &tonic::Status) -> Option<Remedy> {
+    Remedy::parse(status.metadata().get(REMEDY_KEY)?.to_str().ok()?)
+}
 
 use crate::v1 as pb;
 

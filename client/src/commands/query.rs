@@ -212,7 +212,7 @@ pub(crate) async fn run(socket: &Path, mut args: QueryArgs) -> Result<ExitCode> 
             }
             other => other.map_err(daemon::status_error)?,
         };
-        for n in &resp.notices {
+        for n in daemon::notice_lines(&resp.notices, &resp.remedies) {
             eprintln!("patina: {n}");
         }
         // A closed pipe (`| head`) ends the output quietly.

@@ -24,7 +24,7 @@ pub(crate) fn print_log(resp: &pb::LogResponse, json: bool) -> Result<()> {
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(());
     }
-    for n in &resp.notices {
+    for n in crate::daemon::notice_lines(&resp.notices, &resp.remedies) {
         eprintln!("note: {n}");
     }
     for c in &resp.commits {

@@ -135,7 +135,7 @@ fn print_hits_json(
         })
         .map(|o| o.oracle.as_str())
         .collect();
-    let summary = json!({"type": "summary", "hits": resp.hits.len(), "oracles": oracles, "degraded": degraded, "took_us": resp.took_us, "notices": resp.notices, "freshness": freshness, "intent": resp.intent, "query_id": resp.query_id, "cached": resp.cached});
+    let summary = json!({"type": "summary", "hits": resp.hits.len(), "oracles": oracles, "degraded": degraded, "took_us": resp.took_us, "notices": resp.notices, "remedies": patina_proto::kinds::remedies(&resp.remedies).iter().map(|r| r.code()).collect::<Vec<_>>(), "freshness": freshness, "intent": resp.intent, "query_id": resp.query_id, "cached": resp.cached});
     outln!("{summary}");
     Ok(())
 }
@@ -154,7 +154,7 @@ pub(crate) fn print_hits(
         return print_hits_json(resp, cwd, around);
     }
     let mut out = std::io::stdout().lock();
-    for n in &resp.notices {
+    for n in crate::daemon::notice_lines(&resp.notices, &resp.remedies) {
         eprintln!("patina: {n}");
     }
     let behind: Vec<&pb::Freshness> = resp

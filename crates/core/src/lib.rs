@@ -23,7 +23,7 @@ pub mod role;
 pub mod tokens;
 
 pub use chunk_table::ChunkTable;
-pub use error::UserError;
+pub use error::{Remedy, UserError};
 pub use facts::{FileFacts, Import, Reference, Resolution, TypeRelation};
 pub use lang::{ChunkKind, Language, ModuleHalf};
 pub use licence::{Licence, LicenceFilter, LicenceSource};

@@ -200,7 +200,7 @@ impl QueryEngine {
         let tuning = crate::state::tuned::effective(&self.config, &slots);
         let oracles = self.select_oracles(&req.oracles, tuning.history_by_default)?;
         if repos.is_empty() {
-            notices.push("no repositories are registered; add one with `patina add PATH`".into());
+            notices.push("no repositories are registered".into()); // remedy: rpc/search.rs
         }
         let semantic_asked = oracles.iter().any(|o| o.id() == OracleId::Semantic);
         if !req.fresh_timeout.is_zero()

@@ -23,6 +23,11 @@ pub(super) fn status(e: anyhow::Error) -> Status {
     match e.downcast_ref::<UserError>() {
         Some(UserError::NotFound(m)) => Status::not_found(m.clone()),
         Some(UserError::Invalid(m)) => Status::invalid_argument(m.clone()),
+        Some(UserError::Unregistered(m)) => {
+            let mut s = Status::not_found(m.clone());
+            patina_proto::kinds::set_remedy(&mut s, patina_core::Remedy::ListRepos);
+            s
+        }
         None => {
             tracing::error!("request failed: {e:#}");
             Status::internal(format!("{e:#}"))
@@ -186,6 +191,8 @@ pub(super) fn query_response(res: SearchResponse) -> pb::QueryResponse {
         intent: res.intent.name().into(),
         query_id: String::new(),
         cached: false,
+        // Set by the service (`rpc/search.rs`), which knows the registry.
+        remedies: Vec::new(),
     }
 }
 
@@ -247,6 +254,7 @@ pub(super) fn context_response(c: Context) -> pb::ContextResponse {
         notices: c.notices,
         query_id: String::new(),
         cached: false,
+        remedies: Vec::new(),
     }
 }
 

@@ -33,7 +33,7 @@ impl pb::history_server::History for Services {
         };
         let mut notices = Vec::new();
         if repos.is_empty() {
-            notices.push("no repositories are registered; add one with `patina add PATH`".into());
+            notices.push("no repositories are registered".into());
         }
         let (entries, searched) =
             blocking(move || crate::services::history::log(&repos, &request, &cfg)).await?;
@@ -71,6 +71,7 @@ impl pb::history_server::History for Services {
             commits,
             searched: searched as u32,
             notices,
+            remedies: super::search::remedies(&self.0.repos),
         }))
     }
 

@@ -34,6 +34,7 @@ impl pb::search_server::Search for Services {
             if let Some(mut resp) = super::blocking(move || Ok(cached(&d2, &k))).await? {
                 resp.took_us = started.elapsed().as_micros() as u64;
                 resp.query_id = remember(&d, &r.query, &resp.hits);
+                resp.remedies = remedies(&d.repos);
                 return Ok(Response::new(resp));
             }
         }
@@ -86,6 +87,7 @@ impl pb::search_server::Search for Services {
             }
         }
         resp.query_id = remember(&d, &text, &resp.hits);
+        resp.remedies = remedies(&d.repos);
         Ok(Response::new(resp))
     }
 
@@ -114,6 +116,7 @@ impl pb::search_server::Search for Services {
                 resp.query_id = d.feedback.new_query_id();
                 let refs = resp.items.iter().map(|i| i.r#ref.clone()).collect();
                 d.feedback.remember(&resp.query_id, &r.query, refs);
+                resp.remedies = remedies(&d.repos);
                 return Ok(Response::new(resp));
             }
         }
@@ -168,7 +171,18 @@ impl pb::search_server::Search for Services {
         resp.query_id = d.feedback.new_query_id();
         let refs = resp.items.iter().map(|i| i.r#ref.clone()).collect();
         self.0.feedback.remember(&resp.query_id, &text, refs);
+        resp.remedies = remedies(&d.repos);
         Ok(Response::new(resp))
+    }
+}
+
+/// What the caller can do about an answer's notices: register a repository when none is (the
+/// notice says so in words; clients phrase the remedy, `patina_core::Remedy`).
+pub(super) fn remedies(repos: &crate::state::repos::Repos) -> Vec<i32> {
+    if repos.all().is_empty() {
+        vec![pb::Remedy::from(patina_core::Remedy::AddRepo) as i32]
+    } else {
+        Vec::new()
     }
 }
 

@@ -52,8 +52,8 @@ pub(crate) async fn set(
         .and_then(|r| r.to_str())
         .map(|r| r.replace('\\', "/"))
         .ok_or_else(|| {
-            UserError::NotFound(format!(
-                "'{path}' is not a file of a registered repository (see `patina repos`)"
+            UserError::Unregistered(format!(
+                "'{path}' is not a file of a registered repository"
             ))
         })?;
     repo.index().set_overlay(&rel, text);

@@ -104,8 +104,8 @@ impl Repos {
         {
             return Ok(r.clone());
         }
-        Err(UserError::NotFound(format!(
-            "no registered repository matches '{key}' (see `patina repos`)"
+        Err(UserError::Unregistered(format!(
+            "no registered repository matches '{key}'"
         ))
         .into())
     }

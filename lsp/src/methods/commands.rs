@@ -139,7 +139,7 @@ async fn context(state: &State, q: String, budget: u32) -> Result<Context, Failu
         used_tokens: resp.used_tokens,
         budget_tokens: resp.budget_tokens,
         omitted: resp.omitted,
-        notices: resp.notices,
+        notices: crate::methods::search::with_remedies(resp.notices, &resp.remedies),
     })
 }
 

@@ -154,8 +154,19 @@ pub(crate) async fn search(state: &State, params: &Value) -> Result<SearchResult
     Ok(SearchResult {
         hits,
         intent: resp.intent,
-        notices: resp.notices,
+        notices: with_remedies(resp.notices, &resp.remedies),
         freshness,
         took_us: resp.took_us,
     })
+}
+
+/// An answer's notices, then what to do about them (its remedies, `patina_core::Remedy`, in a
+/// shell's words: the editor's user runs them).
+pub(crate) fn with_remedies(mut notices: Vec<String>, remedies: &[i32]) -> Vec<String> {
+    notices.extend(
+        patina_proto::kinds::remedies(remedies)
+            .into_iter()
+            .map(|r| r.for_shell().to_string()),
+    );
+    notices
 }

@@ -4,7 +4,6 @@
 use patina_proto::v1 as pb;
 use serde_json::Value;
 
-use crate::content::for_agents;
 use crate::state::State;
 
 /// Lines of preview per hit, and characters per preview line.
@@ -205,12 +204,14 @@ pub(super) fn licence_list(arg: Option<crate::tools::args::Str>) -> Vec<String> 
     .unwrap_or_default()
 }
 
-/// Notices as the last lines of a tool's text, where the model reads them.
-pub(super) fn notices_text(notices: &[String]) -> String {
-    notices
-        .iter()
-        .map(|n| format!("-- notice: {}\n", for_agents(n)))
-        .collect()
+/// Notices as the last lines of a tool's text, where the model reads them, then what it can do
+/// about them (the answer's remedies, in an agent's terms).
+pub(super) fn notices_text(notices: &[String], remedies: &[i32]) -> String {
+    let mut out: String = notices.iter().map(|n| format!("-- notice: {n}\n")).collect();
+    for r in patina_proto::kinds::remedies(remedies) {
+        out.push_str(&format!("-- to do: {}\n", crate::content::for_agent(r)));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -194,8 +194,8 @@ pub(super) async fn call(state: &State, a: Args) -> ToolResult {
     if !blamed.is_empty() {
         texts.push(format!("history:\n- {}", blamed.join("\n- ")));
     }
-    if !resp.notices.is_empty() {
-        texts.push(notices_text(&resp.notices).trim_end().to_string());
+    if !resp.notices.is_empty() || !resp.remedies.is_empty() {
+        texts.push(notices_text(&resp.notices, &resp.remedies).trim_end().to_string());
     }
     if !resp.query_id.is_empty() {
         texts.push(format!(

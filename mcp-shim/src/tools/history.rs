@@ -111,7 +111,7 @@ pub(super) async fn call(state: &State, a: Args) -> ToolResult {
             }
         );
     }
-    text.push_str(&notices_text(&resp.notices));
+    text.push_str(&notices_text(&resp.notices, &resp.remedies));
     Ok(Outcome {
         texts: vec![text.trim_end().to_string()],
         structured: to_json(&resp),

@@ -303,7 +303,7 @@ pub(super) async fn call(state: &State, a: Args) -> ToolResult {
         );
         text_out.push('\n');
     }
-    text_out.push_str(&notices_text(&resp.notices));
+    text_out.push_str(&notices_text(&resp.notices, &resp.remedies));
     if !resp.query_id.is_empty() {
         let _ = writeln!(
             text_out,
