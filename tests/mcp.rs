@@ -1276,6 +1276,7 @@ fn remedies_name_the_agents_tools_not_the_shells_commands() {
     assert!(t.contains("-- notice: no repositories are registered"), "{t}");
     assert!(t.contains("-- to do: ask the user to register one"), "{t}");
     assert!(!t.contains("add one with"), "{t}");
+    assert_eq!(r["structuredContent"]["remedies"], json!(["add-repo"]), "{r}");
     // A repository no one registered: its tool, not `patina repos`.
     let r = m.call("patina_query", json!({"query": "x", "repo": "no-such-repo"}));
     let t = text(&r);
