@@ -1,6 +1,11 @@
 //! Generates the patina.v1 gRPC code. Uses the vendored `protoc` unless `PROTOC` is set,
 //! so a fresh machine needs no system protobuf compiler.
 
+/// The attribute that serialises an enum field by its name (`crate::kinds::json::<f>`).
+fn json_with(f: &str) -> String {
+    format!("#[cfg_attr(feature = \"json\", serde(serialize_with = \"crate::kinds::json::{f}\"))]")
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::var_os("PROTOC").is_none() {
         let protoc = protoc_bin_vendored::protoc_bin_path()?;
@@ -29,6 +34,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ".",
             "#[cfg_attr(feature = \"json\", derive(serde::Serialize))]",
         )
+        // Closed sets travel as enums; as JSON they keep their names (`crate::kinds::json`).
+        .field_attribute(".patina.v1.OracleRank.oracle", json_with("oracle"))
+        .field_attribute(".patina.v1.OracleReport.oracle", json_with("oracle"))
+        .field_attribute(".patina.v1.OracleReport.status", json_with("status"))
+        .field_attribute(".patina.v1.ContextItem.oracles", json_with("oracles"))
+        .field_attribute(".patina.v1.TuneResult.oracles", json_with("oracles"))
+        .field_attribute(".patina.v1.QueryResponse.intent", json_with("intent"))
+        .field_attribute(".patina.v1.TuneState.phase", json_with("tune_phase"))
+        .field_attribute(".patina.v1.QueryResponse.remedies", json_with("remedies"))
+        .field_attribute(".patina.v1.ContextResponse.remedies", json_with("remedies"))
+        .field_attribute(".patina.v1.LogResponse.remedies", json_with("remedies"))
         .compile_protos(&protos, &["."])?;
     Ok(())
 }

@@ -176,8 +176,8 @@ const SLOW_FILES: &[(&str, &[u8])] = &[
 fn lexical_status(r: &QueryResponse) -> String {
     r.oracles
         .iter()
-        .find(|o| o.oracle == "lexical")
-        .map(|o| o.status.clone())
+        .find(|o| oracle_name(o.oracle) == "lexical")
+        .map(|o| status_name(o.status).to_string())
         .unwrap_or_default()
 }
 

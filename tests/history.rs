@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::util::{TestEnv, git, git_out, git_repo, query};
+use crate::util::{TestEnv, git, git_out, git_repo, oracle_name, query};
 
 fn commit(root: &Path, files: &[(&str, &str)], message: &str, date: &str) {
     for (rel, text) in files {
@@ -92,7 +92,7 @@ fn the_history_oracle_finds_the_file_a_past_commit_message_describes() {
         Some("src/session.rs"),
         "{resp:?}"
     );
-    assert_eq!(resp.hits[0].provenance[0].oracle, "history");
+    assert_eq!(oracle_name(resp.hits[0].provenance[0].oracle), "history");
     // The words are in no file: lexical alone finds nothing; fused, the file is found.
     req.oracles = vec!["lexical".into()];
     assert!(env.query(req.clone()).unwrap().hits.is_empty());

@@ -6,7 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::util::{
-    EVENTUALLY, TestEnv, eventually, generated_repo, git_repo, model_dir, poll, query, run,
+    EVENTUALLY, TestEnv, eventually, generated_repo, git_repo, model_dir, oracle_name, poll, query,
+    run, status_name,
 };
 use patina_proto::v1::{Granularity, QueryRequest, QueryResponse, RepoInfo};
 
@@ -91,7 +92,7 @@ fn a_question_finds_code_it_shares_no_word_with() {
     let prov: Vec<&str> = hybrid.hits[0]
         .provenance
         .iter()
-        .map(|p| p.oracle.as_str())
+        .map(|p| oracle_name(p.oracle))
         .collect();
     assert_eq!(
         prov,
@@ -99,7 +100,7 @@ fn a_question_finds_code_it_shares_no_word_with() {
         "provenance names the oracle that found it"
     );
     assert!(
-        hybrid.oracles.iter().all(|o| o.status == "ok"),
+        hybrid.oracles.iter().all(|o| status_name(o.status) == "ok"),
         "{:?}",
         hybrid.oracles
     );
@@ -265,9 +266,9 @@ fn without_a_model_lexical_answers_and_says_how_to_turn_semantic_on() {
     let sem = r
         .oracles
         .iter()
-        .find(|o| o.oracle == "semantic")
+        .find(|o| oracle_name(o.oracle) == "semantic")
         .expect("semantic reported");
-    assert_eq!(sem.status, "unavailable");
+    assert_eq!(status_name(sem.status), "unavailable");
     assert!(
         r.notices.iter().any(|n| n.contains("patina model install")),
         "{:?}",

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use patina_proto::v1 as pb;
 
-use crate::util::{EVENTUALLY, TestEnv, git, git_out, git_repo, poll, query};
+use crate::util::{EVENTUALLY, TestEnv, git, git_out, git_repo, oracle_name, poll, query};
 
 const TOPICS: [[&str; 5]; 6] = [
     ["lantern", "harbor", "meadow", "beacon", "ferry"],
@@ -105,7 +105,7 @@ fn ask(env: &TestEnv, repo: &Path, text: &str) -> pb::QueryResponse {
 fn history_weight(resp: &pb::QueryResponse) -> Option<f64> {
     resp.oracles
         .iter()
-        .find(|o| o.oracle == "history")
+        .find(|o| oracle_name(o.oracle) == "history")
         .map(|o| o.weight)
 }
 

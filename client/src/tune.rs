@@ -112,12 +112,13 @@ pub(crate) async fn run(socket: &Path, args: TuneArgs) -> Result<ExitCode> {
 }
 
 fn progress(s: &pb::TuneState) -> String {
+    let phase = patina_proto::kinds::tune_phase_name(s.phase);
     if s.total > 0 {
-        format!("{}: {} {}/{}", s.repo_name, s.phase, s.done, s.total)
+        format!("{}: {phase} {}/{}", s.repo_name, s.done, s.total)
     } else if s.done > 0 {
-        format!("{}: {} ({} settings tried)", s.repo_name, s.phase, s.done)
+        format!("{}: {phase} ({} settings tried)", s.repo_name, s.done)
     } else {
-        format!("{}: {}", s.repo_name, s.phase)
+        format!("{}: {phase}", s.repo_name)
     }
 }
 
@@ -130,7 +131,7 @@ fn result_json(r: &pb::TuneResult) -> serde_json::Value {
         "heldout_mrr10_before": r.heldout_before, "heldout_mrr10_after": r.heldout_after,
         "heldout_r5_before": r.heldout_r5_before, "heldout_r5_after": r.heldout_r5_after,
         "took_ms": r.took_ms, "head": r.head, "finished_unix_ms": r.finished_unix_ms,
-        "oracles": r.oracles,
+        "oracles": r.oracles.iter().map(|o| patina_proto::kinds::oracle_name(*o)).collect::<Vec<_>>(),
     })
 }
 
@@ -189,7 +190,7 @@ fn print(resp: &pb::TuneStatusResponse, json: bool) -> Result<()> {
             .map(|s| {
                 json!({
                     "repo_id": s.repo_id, "repo": s.repo_name, "running": s.running,
-                    "phase": s.phase, "done": s.done, "total": s.total, "error": s.error,
+                    "phase": patina_proto::kinds::tune_phase_name(s.phase), "done": s.done, "total": s.total, "error": s.error,
                     "result": s.result.as_ref().map(result_json),
                 })
             })

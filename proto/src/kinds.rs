@@ -1,7 +1,8 @@
-//! Names that travel as strings on the wire, as enums both sides share: what a search hit is
-//! ([`HitKind`], `Hit.kind`), which oracle found it ([`OracleId`], `OracleRank.oracle`) and how
-//! an oracle's run ended ([`OracleStatus`], `OracleReport.status`). The daemon renders them with
-//! these types and clients read them back with the same types, so the spellings cannot drift.
+//! The closed sets of the wire as the types both sides share: what a search hit is ([`HitKind`],
+//! `Hit.kind`, a string), which oracle found it ([`OracleId`] ↔ `pb::Oracle`), how an oracle's run
+//! ended ([`OracleStatus`] ↔ `pb::OracleStatus`), the intent and tune's phase (by name), and what
+//! a caller can do about an error or notice ([`Remedy`]). Clients key off these, never off text;
+//! as JSON ([`json`]) the enums keep their names.
 
 pub use patina_core::{OracleId, OracleStatus, Remedy};
 
@@ -81,6 +82,121 @@ impl<'a> HitKind<'a> {
             "repo" if group => HitKind::Repo,
             kind => HitKind::Chunk(kind),
         }
+    }
+}
+
+/// Which oracle an answer's field names (`OracleRank.oracle`, `OracleReport.oracle`, …), as the
+/// shared type; `None` for an oracle this build does not know (a newer daemon's).
+pub fn oracle_of(code: i32) -> Option<OracleId> {
+    Some(match pb::Oracle::try_from(code).ok()? {
+        pb::Oracle::Lexical => OracleId::Lexical,
+        pb::Oracle::Symbol => OracleId::Symbol,
+        pb::Oracle::Semantic => OracleId::Semantic,
+        pb::Oracle::Session => OracleId::Session,
+        pb::Oracle::History => OracleId::History,
+        pb::Oracle::Cochange => OracleId::Cochange,
+        pb::Oracle::Graph => OracleId::Graph,
+        pb::Oracle::Unspecified => return None,
+    })
+}
+
+impl From<OracleId> for pb::Oracle {
+    fn from(o: OracleId) -> pb::Oracle {
+        match o {
+            OracleId::Lexical => pb::Oracle::Lexical,
+            OracleId::Symbol => pb::Oracle::Symbol,
+            OracleId::Semantic => pb::Oracle::Semantic,
+            OracleId::Session => pb::Oracle::Session,
+            OracleId::History => pb::Oracle::History,
+            OracleId::Cochange => pb::Oracle::Cochange,
+            OracleId::Graph => pb::Oracle::Graph,
+        }
+    }
+}
+
+/// An oracle's name ("lexical", …), or "unknown".
+pub fn oracle_name(code: i32) -> &'static str {
+    oracle_of(code).map_or("unknown", OracleId::name)
+}
+
+/// How an oracle's run ended, as the shared type.
+pub fn status_of(code: i32) -> Option<OracleStatus> {
+    Some(match pb::OracleStatus::try_from(code).ok()? {
+        pb::OracleStatus::Ok => OracleStatus::Ok,
+        pb::OracleStatus::Timeout => OracleStatus::Timeout,
+        pb::OracleStatus::Error => OracleStatus::Error,
+        pb::OracleStatus::Unavailable => OracleStatus::Unavailable,
+        pb::OracleStatus::Unspecified => return None,
+    })
+}
+
+impl From<OracleStatus> for pb::OracleStatus {
+    fn from(s: OracleStatus) -> pb::OracleStatus {
+        match s {
+            OracleStatus::Ok => pb::OracleStatus::Ok,
+            OracleStatus::Timeout => pb::OracleStatus::Timeout,
+            OracleStatus::Error => pb::OracleStatus::Error,
+            OracleStatus::Unavailable => pb::OracleStatus::Unavailable,
+        }
+    }
+}
+
+/// A status's name ("ok", "timeout", …), or "unknown".
+pub fn status_name(code: i32) -> &'static str {
+    status_of(code).map_or("unknown", OracleStatus::name)
+}
+
+/// What a query was understood to ask, by name: "identifier", "implementation", "usage",
+/// "tests" (`patina_retrieve::Intent::name`), or "unknown".
+pub fn intent_name(code: i32) -> &'static str {
+    match pb::Intent::try_from(code) {
+        Ok(pb::Intent::Identifier) => "identifier",
+        Ok(pb::Intent::Implementation) => "implementation",
+        Ok(pb::Intent::Usage) => "usage",
+        Ok(pb::Intent::Tests) => "tests",
+        _ => "unknown",
+    }
+}
+
+/// Where a tune run is, by name: "history", "asking", "fitting", "checking" ("" before any).
+pub fn tune_phase_name(code: i32) -> &'static str {
+    match pb::TunePhase::try_from(code) {
+        Ok(pb::TunePhase::History) => "history",
+        Ok(pb::TunePhase::Asking) => "asking",
+        Ok(pb::TunePhase::Fitting) => "fitting",
+        Ok(pb::TunePhase::Checking) => "checking",
+        _ => "",
+    }
+}
+
+/// JSON of the enum fields by their names (the `json` feature; `proto/build.rs` names these on
+/// the fields), so what clients pass through reads as it always did.
+#[cfg(feature = "json")]
+pub mod json {
+    use serde::Serializer;
+
+    pub fn oracle<S: Serializer>(v: &i32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(super::oracle_name(*v))
+    }
+
+    pub fn oracles<S: Serializer>(v: &[i32], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|c| super::oracle_name(*c)))
+    }
+
+    pub fn status<S: Serializer>(v: &i32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(super::status_name(*v))
+    }
+
+    pub fn intent<S: Serializer>(v: &i32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(super::intent_name(*v))
+    }
+
+    pub fn tune_phase<S: Serializer>(v: &i32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(super::tune_phase_name(*v))
+    }
+
+    pub fn remedies<S: Serializer>(v: &[i32], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(super::remedies(v).into_iter().map(|r| r.code()))
     }
 }
 

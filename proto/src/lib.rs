@@ -10,7 +10,7 @@ pub mod kinds;
 pub mod roles;
 
 /// Bumped whenever a change makes old clients and new daemons (or the reverse) misunderstand each other.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 #[allow(clippy::all, missing_docs)]
 pub mod v1 {

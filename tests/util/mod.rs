@@ -36,6 +36,7 @@ pub use pb::{
     GetFileRequest, GetFileResponse, Granularity, Hit, IndexPhase, IndexProgress, ListResponse,
     QueryRequest, QueryResponse, RepoInfo,
 };
+pub use patina_proto::kinds::{oracle_name, status_name};
 pub use process::*;
 pub use tonic::{Code, Status};
 pub use wait::*;

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::Result;
 use patina_core::paths::{printable_path, printable_text};
-use patina_proto::kinds::OracleStatus;
+use patina_proto::kinds::{self, OracleStatus};
 use patina_proto::v1 as pb;
 use serde_json::json;
 
@@ -105,7 +105,7 @@ fn print_hits_json(
             "language": h.language,
             "role": patina_proto::roles::from_wire(h.role).map(|r| r.name()),
             "score": h.score,
-            "oracles": h.provenance.iter().map(|p| json!({"oracle": p.oracle, "rank": p.rank, "score": p.score})).collect::<Vec<_>>(),
+            "oracles": h.provenance.iter().map(|p| json!({"oracle": kinds::oracle_name(p.oracle), "rank": p.rank, "score": p.score})).collect::<Vec<_>>(),
             "snippet": h.snippet,
             "blame": h.blame.as_ref().map(blame_json),
             "licence": (!h.licence.is_empty()).then_some(&h.licence),
@@ -120,7 +120,7 @@ fn print_hits_json(
     let oracles: Vec<_> = resp
         .oracles
         .iter()
-        .map(|o| json!({"oracle": o.oracle, "status": o.status, "hits": o.hits, "took_us": o.took_us, "message": o.message, "weight": o.weight}))
+        .map(|o| json!({"oracle": kinds::oracle_name(o.oracle), "status": kinds::status_name(o.status), "hits": o.hits, "took_us": o.took_us, "message": o.message, "weight": o.weight}))
         .collect();
     let freshness: Vec<_> = resp.freshness.iter().map(freshness_json).collect();
     // The oracles this answer lacks (timed out or failed): best effort, named.
@@ -129,13 +129,13 @@ fn print_hits_json(
         .iter()
         .filter(|o| {
             matches!(
-                OracleStatus::parse(&o.status),
+                kinds::status_of(o.status),
                 Some(OracleStatus::Timeout | OracleStatus::Error)
             )
         })
-        .map(|o| o.oracle.as_str())
+        .map(|o| kinds::oracle_name(o.oracle))
         .collect();
-    let summary = json!({"type": "summary", "hits": resp.hits.len(), "oracles": oracles, "degraded": degraded, "took_us": resp.took_us, "notices": resp.notices, "remedies": patina_proto::kinds::remedies(&resp.remedies).iter().map(|r| r.code()).collect::<Vec<_>>(), "freshness": freshness, "intent": resp.intent, "query_id": resp.query_id, "cached": resp.cached});
+    let summary = json!({"type": "summary", "hits": resp.hits.len(), "oracles": oracles, "degraded": degraded, "took_us": resp.took_us, "notices": resp.notices, "remedies": patina_proto::kinds::remedies(&resp.remedies).iter().map(|r| r.code()).collect::<Vec<_>>(), "freshness": freshness, "intent": kinds::intent_name(resp.intent), "query_id": resp.query_id, "cached": resp.cached});
     outln!("{summary}");
     Ok(())
 }
@@ -180,11 +180,16 @@ pub(crate) fn print_hits(
     // "unavailable" oracles already explain themselves in a notice.
     for o in resp.oracles.iter().filter(|o| {
         !matches!(
-            OracleStatus::parse(&o.status),
+            kinds::status_of(o.status),
             Some(OracleStatus::Ok | OracleStatus::Unavailable)
         )
     }) {
-        eprintln!("patina: oracle {} {}: {}", o.oracle, o.status, o.message);
+        eprintln!(
+            "patina: oracle {} {}: {}",
+            kinds::oracle_name(o.oracle),
+            kinds::status_name(o.status),
+            o.message
+        );
     }
     let st = stdout_style();
     for (i, h) in resp.hits.iter().enumerate() {
@@ -214,7 +219,7 @@ pub(crate) fn print_hits(
         let prov: Vec<String> = h
             .provenance
             .iter()
-            .map(|p| format!("{}#{}", p.oracle, p.rank))
+            .map(|p| format!("{}#{}", kinds::oracle_name(p.oracle), p.rank))
             .collect();
         writeln!(
             out,

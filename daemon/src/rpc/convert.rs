@@ -177,8 +177,8 @@ pub(super) fn query_response(res: SearchResponse) -> pb::QueryResponse {
             .reports
             .into_iter()
             .map(|o| pb::OracleReport {
-                oracle: o.oracle.name().into(),
-                status: o.status.name().into(),
+                oracle: pb::Oracle::from(o.oracle) as i32,
+                status: pb::OracleStatus::from(o.status) as i32,
                 hits: o.hits as u32,
                 took_us: o.took.as_micros() as u64,
                 message: o.message,
@@ -188,7 +188,7 @@ pub(super) fn query_response(res: SearchResponse) -> pb::QueryResponse {
         took_us: res.took.as_micros() as u64,
         notices: res.notices,
         freshness: res.freshness.iter().map(freshness_pb).collect(),
-        intent: res.intent.name().into(),
+        intent: intent_pb(res.intent) as i32,
         query_id: String::new(),
         cached: false,
         // Set by the service (`rpc/search.rs`), which knows the registry.
@@ -227,7 +227,7 @@ pub(super) fn context_response(c: Context) -> pb::ContextResponse {
                 kind: i.kind,
                 language: i.language,
                 score: i.score,
-                oracles: i.oracles.into_iter().map(String::from).collect(),
+                oracles: oracles_pb(i.oracles.iter().map(|o| o.as_ref())),
                 truncated: i.truncated,
                 text: i.text,
                 blame: None,
@@ -318,12 +318,31 @@ pub(super) fn roles(values: &[i32]) -> Result<Vec<FileRole>, Status> {
         .collect()
 }
 
+/// The wire's intent.
+fn intent_pb(i: patina_retrieve::Intent) -> pb::Intent {
+    match i {
+        patina_retrieve::Intent::Identifier => pb::Intent::Identifier,
+        patina_retrieve::Intent::Implementation => pb::Intent::Implementation,
+        patina_retrieve::Intent::Usage => pb::Intent::Usage,
+        patina_retrieve::Intent::Tests => pb::Intent::Tests,
+    }
+}
+
+/// Oracles named in the domain (context items, tune results) as the wire's; a name no oracle has
+/// is left out.
+pub(super) fn oracles_pb<'a>(names: impl Iterator<Item = &'a str>) -> Vec<i32> {
+    names
+        .filter_map(patina_core::OracleId::parse)
+        .map(|o| pb::Oracle::from(o) as i32)
+        .collect()
+}
+
 pub(super) fn hit_pb(h: SearchHit) -> pb::Hit {
     let provenance = h
         .provenance
         .into_iter()
         .map(|c| pb::OracleRank {
-            oracle: c.oracle.name().into(),
+            oracle: pb::Oracle::from(c.oracle) as i32,
             rank: c.rank,
             score: c.score,
         })

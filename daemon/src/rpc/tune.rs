@@ -5,6 +5,7 @@ use tonic::{Request, Response, Status};
 
 use super::{Services, blocking, convert};
 use crate::state::repo::Repo;
+use crate::state::tuned::TunePhase;
 
 fn state_pb(repo: &Repo) -> pb::TuneState {
     let p = repo.tune().progress();
@@ -13,7 +14,13 @@ fn state_pb(repo: &Repo) -> pb::TuneState {
         repo_id: repo.id().to_string(),
         repo_name: rec.name,
         running: p.running,
-        phase: p.phase,
+        phase: match p.phase {
+            TunePhase::None => pb::TunePhase::Unspecified,
+            TunePhase::History => pb::TunePhase::History,
+            TunePhase::Asking => pb::TunePhase::Asking,
+            TunePhase::Fitting => pb::TunePhase::Fitting,
+            TunePhase::Checking => pb::TunePhase::Checking,
+        } as i32,
         done: p.done,
         total: p.total,
         error: p.error,
@@ -35,7 +42,7 @@ fn state_pb(repo: &Repo) -> pb::TuneState {
                 took_ms: r.took_ms,
                 head: r.head.clone(),
                 finished_unix_ms: r.finished_unix_ms,
-                oracles: r.oracles.clone(),
+                oracles: convert::oracles_pb(r.oracles.iter().map(String::as_str)),
             }
         }),
     }

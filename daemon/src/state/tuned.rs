@@ -219,11 +219,39 @@ pub(crate) struct Tuned {
     pub result: TuneResult,
 }
 
+/// Where a run is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum TunePhase {
+    /// No run yet in this process.
+    #[default]
+    None,
+    /// Reading the commits that become questions.
+    History,
+    /// Asking the oracles each question once.
+    Asking,
+    /// Replaying the fusion under candidate settings.
+    Fitting,
+    /// Measuring the best settings on the held-out slice.
+    Checking,
+}
+
+impl TunePhase {
+    pub fn name(self) -> &'static str {
+        match self {
+            TunePhase::None => "",
+            TunePhase::History => "history",
+            TunePhase::Asking => "asking",
+            TunePhase::Fitting => "fitting",
+            TunePhase::Checking => "checking",
+        }
+    }
+}
+
 /// Progress of a run.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Progress {
     pub running: bool,
-    pub phase: String,
+    pub phase: TunePhase,
     pub done: u32,
     pub total: u32,
     /// Why the last run failed ("" when it did not).
@@ -260,14 +288,14 @@ impl TuneSlot {
     }
 
     /// Mark a run as started (phase `phase`), unless one is running: then its progress.
-    pub fn begin(&self, phase: &str) -> std::result::Result<(), Progress> {
+    pub fn begin(&self, phase: TunePhase) -> std::result::Result<(), Progress> {
         let mut p = self.progress.lock().expect("tune progress lock");
         if p.running {
             return Err(p.clone());
         }
         *p = Progress {
             running: true,
-            phase: phase.into(),
+            phase,
             ..Progress::default()
         };
         Ok(())

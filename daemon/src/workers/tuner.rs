@@ -36,7 +36,7 @@ use crate::query::engine::QueryEngine;
 use crate::query::oracles::{HitKey, Oracle, OracleQuery};
 use crate::state::config::{Config, TuneConfig};
 use crate::state::repo::Repo;
-use crate::state::tuned::{Knob, TuneResult, Tuned, Tuning};
+use crate::state::tuned::{Knob, TunePhase, TuneResult, Tuned, Tuning};
 use patina_core::UserError;
 use patina_retrieve::fusion::adjust_weights;
 use patina_retrieve::tune::{ascend, first_answer_scores};
@@ -48,11 +48,11 @@ pub(crate) fn start(
     repo: Arc<Repo>,
     feedback: Vec<(String, Vec<String>)>,
 ) -> Result<()> {
-    if let Err(p) = repo.tune().begin("history") {
+    if let Err(p) = repo.tune().begin(TunePhase::History) {
         return Err(UserError::Invalid(format!(
             "{} is being tuned already ({} {}/{})",
             repo.record().name,
-            p.phase,
+            p.phase.name(),
             p.done,
             p.total
         ))
@@ -288,7 +288,7 @@ fn run(engine: &QueryEngine, repo: &Arc<Repo>, feedback: &[(String, Vec<String>)
         .collect();
     let total = (train_commits.len() + fb.len() + heldout.len()) as u32;
     repo.tune().update(|p| {
-        p.phase = "asking".into();
+        p.phase = TunePhase::Asking;
         p.done = 0;
         p.total = total;
     });
@@ -329,7 +329,7 @@ fn run(engine: &QueryEngine, repo: &Arc<Repo>, feedback: &[(String, Vec<String>)
     ]);
     let defaults = Tuning::from_config(cfg);
     repo.tune().update(|p| {
-        p.phase = "fitting".into();
+        p.phase = TunePhase::Fitting;
         p.done = 0;
         p.total = 0;
     });
@@ -338,7 +338,7 @@ fn run(engine: &QueryEngine, repo: &Arc<Repo>, feedback: &[(String, Vec<String>)
             repo.tune().update(|p| p.done += 1);
             measure(&mut train, t).0
         });
-    repo.tune().update(|p| p.phase = "checking".into());
+    repo.tune().update(|p| p.phase = TunePhase::Checking);
     let (held_before, r5_before) = measure(&mut held_cases, &defaults);
     let (held_after, r5_after) = measure(&mut held_cases, &tuned);
     let mut overrides = BTreeMap::new();

@@ -129,7 +129,11 @@ async fn context(state: &State, q: String, budget: u32) -> Result<Context, Failu
             start_line: i.start_line,
             end_line: i.end_line,
             symbols: i.symbols,
-            oracles: i.oracles,
+            oracles: i
+                .oracles
+                .iter()
+                .map(|o| patina_proto::kinds::oracle_name(*o).to_string())
+                .collect(),
             truncated: i.truncated,
         })
         .collect();

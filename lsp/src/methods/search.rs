@@ -130,7 +130,7 @@ pub(crate) async fn search(state: &State, params: &Value) -> Result<SearchResult
                     .provenance
                     .iter()
                     .map(|p| Provenance {
-                        oracle: p.oracle.clone(),
+                        oracle: patina_proto::kinds::oracle_name(p.oracle).to_string(),
                         rank: p.rank,
                         score: p.score,
                     })
@@ -153,7 +153,7 @@ pub(crate) async fn search(state: &State, params: &Value) -> Result<SearchResult
         .collect();
     Ok(SearchResult {
         hits,
-        intent: resp.intent,
+        intent: patina_proto::kinds::intent_name(resp.intent).to_string(),
         notices: with_remedies(resp.notices, &resp.remedies),
         freshness,
         took_us: resp.took_us,

@@ -10,21 +10,11 @@ use crate::state::State;
 pub(super) const PREVIEW_LINES: u32 = 6;
 const PREVIEW_LINE_CHARS: usize = 160;
 
-/// A prost message as JSON, with `null`s (unset optional messages) removed, and an answer's
-/// `remedies` as their codes (`add-repo`), not the enum's numbers.
+/// A prost message as JSON, with `null`s (unset optional messages) removed; enum fields read by
+/// name (`patina_proto::kinds::json`).
 pub(super) fn to_json<T: serde::Serialize>(msg: &T) -> Value {
     let mut v = serde_json::to_value(msg).unwrap_or(Value::Null);
     prune(&mut v);
-    if let Some(r) = v.get_mut("remedies") {
-        let codes: Vec<i32> = r
-            .as_array()
-            .map(|a| a.iter().filter_map(|c| c.as_i64()).map(|c| c as i32).collect())
-            .unwrap_or_default();
-        *r = patina_proto::kinds::remedies(&codes)
-            .iter()
-            .map(|x| Value::from(x.code()))
-            .collect();
-    }
     v
 }
 

@@ -211,7 +211,7 @@ pub(super) async fn call(state: &State, a: Args) -> ToolResult {
             json!(
                 h.provenance
                     .iter()
-                    .map(|p| json!({"oracle": p.oracle, "rank": p.rank, "score": p.score}))
+                    .map(|p| json!({"oracle": patina_proto::kinds::oracle_name(p.oracle), "rank": p.rank, "score": p.score}))
                     .collect::<Vec<_>>()
             ),
         );
@@ -251,7 +251,7 @@ pub(super) async fn call(state: &State, a: Args) -> ToolResult {
         let oracles: Vec<String> = h
             .provenance
             .iter()
-            .map(|p| format!("{}#{}", p.oracle, p.rank))
+            .map(|p| format!("{}#{}", patina_proto::kinds::oracle_name(p.oracle), p.rank))
             .collect();
         let _ = write!(text_out, "{}. {reference}  {what}", i + 1);
         if !repo_name.is_empty() && kind != HitKind::Repo {
