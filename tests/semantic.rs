@@ -673,3 +673,37 @@ fn static_vectors_answer_for_waiting_chunks_until_the_model_replaces_them() {
         r.notices
     );
 }
+
+/// The first question after `add` already uses meaning: `Repos.Add` is done once every chunk of
+/// the new repository has a vector to answer with (a static one while the model waits), so the
+/// first answer is hybrid, with a semantic hit, and says the model's pass is under way.
+#[test]
+fn the_first_answer_after_add_uses_meaning() {
+    let repo = generated_repo(200, |i| {
+        (
+            format!("src/m{i}.py"),
+            format!(
+                "def load_invoice_{i}(path):\n    \"\"\"Read the invoice record {i} from a file.\"\"\"\n    \
+                 return open(path).read()\n"
+            ),
+        )
+    });
+    let mut env = TestEnv::with_model();
+    // The model is held back: only the static pass can answer by meaning.
+    let _gate = env.embed_gate();
+    env.start_daemon();
+    env.add_repo(repo.path());
+    let info = env.repo_info(repo.path());
+    assert_eq!(
+        info.static_vectors + info.vectors,
+        info.chunks,
+        "every chunk can answer when add is done: {info:?}"
+    );
+    let r = ask(&env, "read an invoice from disk", &["semantic"], repo.path());
+    assert!(!r.hits.is_empty(), "a semantic hit in the first answer: {r:?}");
+    assert!(
+        r.notices.iter().any(|n| n.contains("static vectors")),
+        "it says the model's pass is under way: {:?}",
+        r.notices
+    );
+}

@@ -12,7 +12,12 @@ use tonic::{Request, Response, Status};
 
 use super::convert::{audit_pb, progress_pb, repo_pb, stage_pb, status};
 use super::{Services, blocking};
+use crate::services::embedding::Semantic;
 use crate::state::repo::Repo;
+
+/// How long `Repos.Add` waits, after its first round, for every chunk to have a vector (static
+/// or the model's, `Semantic::first_pass_done`).
+const FIRST_PASS_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 type ProgressStream = Pin<Box<dyn Stream<Item = Result<pb::IndexProgress, Status>> + Send>>;
 
@@ -21,12 +26,22 @@ fn follow(
     repo: Arc<Repo>,
     mut rx: watch::Receiver<Progress>,
     mut notice: Option<String>,
+    first_pass: Option<Arc<Semantic>>,
 ) -> ProgressStream {
     let (tx, out) = tokio::sync::mpsc::channel(16);
     tokio::spawn(async move {
         loop {
             let p = rx.borrow_and_update().clone();
             let finished = p.finished();
+            // An added repository is done once its chunks can answer by meaning too (static
+            // vectors take microseconds a chunk), within FIRST_PASS_WAIT: the first question
+            // after `add` is then hybrid.
+            if let (true, Phase::Done, Some(sem)) = (finished, p.phase, &first_pass) {
+                let deadline = tokio::time::Instant::now() + FIRST_PASS_WAIT;
+                while !sem.first_pass_done(&repo) && tokio::time::Instant::now() < deadline {
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                }
+            }
             let mut msg = progress_pb(&p, Some(&repo));
             // The first message carries the note `add` makes before indexing (a large tree's cost).
             if let Some(note) = notice.take()
@@ -60,6 +75,7 @@ impl pb::repos_server::Repos for Services {
             added.repo,
             added.progress,
             added.notice,
+            Some(self.0.semantic.clone()),
         )))
     }
 
@@ -131,7 +147,7 @@ impl pb::repos_server::Repos for Services {
                 .1
             }
         };
-        Ok(Response::new(follow(repo, rx, None)))
+        Ok(Response::new(follow(repo, rx, None, None)))
     }
 
     async fn repair(

@@ -236,6 +236,20 @@ impl Semantic {
         Ok(ids.len())
     }
 
+    /// Whether every chunk of `repo` has a vector to answer with — the model's, or a static one
+    /// — or will not have one soon (semantic search off, no static pass: the model's pass takes
+    /// its time): what `Repos.Add` waits for, briefly, so the first answer already uses meaning.
+    /// A backlog small enough for one model batch counts once the model has embedded it.
+    pub fn first_pass_done(&self, repo: &Repo) -> bool {
+        if !self.is_on() || repo.backlog() == 0 {
+            return true;
+        }
+        if matches!(*self.statics.lock().expect("statics lock"), Statics::Off) {
+            return true;
+        }
+        repo.without_provisional(1).is_empty()
+    }
+
     /// Drop the static table (every backlog is drained).
     pub fn release_static(&self) {
         let mut s = self.statics.lock().expect("statics lock");
