@@ -42,13 +42,7 @@ pub(crate) fn status_error(s: tonic::Status) -> anyhow::Error {
 /// The notices of an answer for a person at a shell: each notice, then what to do about them
 /// (the answer's remedies, `patina_core::Remedy`).
 pub(crate) fn notice_lines(notices: &[String], remedies: &[i32]) -> Vec<String> {
-    let mut out = notices.to_vec();
-    out.extend(
-        patina_proto::kinds::remedies(remedies)
-            .into_iter()
-            .map(|r| r.for_shell().to_string()),
-    );
-    out
+    patina_proto::kinds::notices_with_remedies(notices, remedies, patina_core::Remedy::for_shell)
 }
 
 impl Client {

@@ -31,6 +31,18 @@ pub fn remedies(codes: &[i32]) -> Vec<Remedy> {
         .collect()
 }
 
+/// An answer's notices, then what to do about them (its `remedies`), each said by `phrase` in
+/// the caller's terms.
+pub fn notices_with_remedies(
+    notices: &[String],
+    remedies: &[i32],
+    phrase: fn(Remedy) -> &'static str,
+) -> Vec<String> {
+    let mut out = notices.to_vec();
+    out.extend(self::remedies(remedies).into_iter().map(|r| phrase(r).to_string()));
+    out
+}
+
 /// Mark `status` with what the caller can do about it.
 pub fn set_remedy(status: &mut tonic::Status, remedy: Remedy) {
     if let Ok(v) = remedy.code().parse() {

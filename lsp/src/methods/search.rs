@@ -162,11 +162,6 @@ pub(crate) async fn search(state: &State, params: &Value) -> Result<SearchResult
 
 /// An answer's notices, then what to do about them (its remedies, `patina_core::Remedy`, in a
 /// shell's words: the editor's user runs them).
-pub(crate) fn with_remedies(mut notices: Vec<String>, remedies: &[i32]) -> Vec<String> {
-    notices.extend(
-        patina_proto::kinds::remedies(remedies)
-            .into_iter()
-            .map(|r| r.for_shell().to_string()),
-    );
-    notices
+pub(crate) fn with_remedies(notices: Vec<String>, remedies: &[i32]) -> Vec<String> {
+    patina_proto::kinds::notices_with_remedies(&notices, remedies, patina_core::Remedy::for_shell)
 }
