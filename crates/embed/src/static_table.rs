@@ -69,12 +69,9 @@ impl StaticTable {
     /// The static vector of `text`: its first word pieces (as many as the model reads) summed row
     /// by row and normalised. All zeros for a text without a word piece.
     pub fn embed(&self, text: &str) -> Result<[f32; DIM]> {
-        let enc = self
-            .tokenizer
-            .encode(text, false)
-            .map_err(|e| anyhow!("tokenizing a {}-byte text: {e}", text.len()))?;
+        let ids = leading_ids(&self.tokenizer, text, MAX_TOKENS - 2)?;
         let mut acc = [0f32; DIM];
-        for &id in enc.get_ids().iter().take(MAX_TOKENS - 2) {
+        for &id in ids.iter().take(MAX_TOKENS - 2) {
             let id = id as usize;
             if id >= self.rows {
                 continue;
@@ -94,6 +91,40 @@ impl StaticTable {
 }
 
 /// `(rows, 8-bit rows, scales)` of a table file.
+/// The first bytes of a text tokenized to find its first tokens; more are read while too few
+/// came out.
+const FIRST_CUT: usize = 1024;
+
+/// The ids of (at least) the first `n` tokens of `text`, exactly as the whole text's tokenization
+/// starts (without special tokens). Only a prefix is tokenized, cut at whitespace: the
+/// tokenizer's normalizer works a character at a time and its pre-tokenizer splits at whitespace
+/// and punctuation, so a prefix that ends at whitespace yields the same leading pieces as the
+/// whole text. A long chunk costs its first kilobytes, not all of it.
+pub(crate) fn leading_ids(tokenizer: &Tokenizer, text: &str, n: usize) -> Result<Vec<u32>> {
+    let mut want = FIRST_CUT;
+    loop {
+        let prefix = if want >= text.len() {
+            text
+        } else {
+            // The last whitespace at or before `want` (a char boundary by construction).
+            match text[..text.floor_char_boundary(want)].rfind(char::is_whitespace) {
+                Some(at) if at > 0 => &text[..at],
+                _ => {
+                    want = want.saturating_mul(4);
+                    continue;
+                }
+            }
+        };
+        let enc = tokenizer
+            .encode_fast(prefix, false)
+            .map_err(|e| anyhow!("tokenizing a {}-byte text: {e}", prefix.len()))?;
+        if enc.get_ids().len() >= n || prefix.len() == text.len() {
+            return Ok(enc.get_ids().to_vec());
+        }
+        want = want.saturating_mul(4);
+    }
+}
+
 fn decode(bytes: &[u8]) -> Result<(usize, Vec<i8>, Vec<f32>)> {
     ensure!(
         bytes.len() >= 16 && &bytes[..4] == MAGIC,

@@ -338,3 +338,31 @@ fn the_models_whole_words_tell_english_from_misspellings() {
         assert!(!l.contains(w), "{w} is no word");
     }
 }
+
+/// The static table tokenizes only a prefix of a long text, cut at whitespace: its first tokens
+/// are exactly those of the whole text's tokenization, whatever the text (code, prose, long
+/// words, no whitespace at all, multi-byte characters).
+#[test]
+fn the_leading_tokens_of_a_prefix_are_those_of_the_whole_text() {
+    let mut tok = tokenizers::Tokenizer::from_file(test_paths().tokenizer_file()).unwrap();
+    tok.with_padding(None);
+    tok.with_truncation(None).unwrap();
+    let code = "pub fn parse_args(args: &[String]) -> Result<Options, ArgError> {\n    let mut o = Options::default();\n    for a in args { o.push(a.trim()); }\n}\n";
+    let texts = [
+        code.repeat(40),
+        "Überprüfe die Konfiguration — déjà vu, naïve café! ".repeat(80),
+        "x".repeat(9000),
+        format!("{}{}", "a".repeat(3000), " tail words".repeat(300)),
+        "short text".to_string(),
+        String::new(),
+        "tabs\tand\nnewlines\r\nmixed ".repeat(200),
+    ];
+    for text in &texts {
+        let whole = tok.encode_fast(text.as_str(), false).unwrap();
+        let n = crate::MAX_TOKENS - 2;
+        let got = crate::static_table::leading_ids(&tok, text, n).unwrap();
+        let k = n.min(whole.get_ids().len());
+        assert!(got.len() >= k, "{} bytes: {} < {k}", text.len(), got.len());
+        assert_eq!(&got[..k], &whole.get_ids()[..k], "{} bytes", text.len());
+    }
+}

@@ -30,6 +30,8 @@ pub(crate) const INSTALL_HINT: &str = "patina model install";
 /// the worker decides again which repository needs it most: a batch takes a few seconds, so a
 /// newly added or queried repository waits no longer than that).
 const WORK_BATCH: usize = 128;
+/// Chunks a static part takes at least: below, one thread does the batch.
+const STATIC_PART: usize = 64;
 /// A batch is chosen among this many of the backlog's most urgent chunks ([`similar_lengths`]):
 /// the embedder pads each sub-batch to its longest text, and 32 chunks taken as they come mixed
 /// short and long ones, so padding doubled the work. CoSQA's corpus in the daemon, fp32: 45
@@ -215,18 +217,47 @@ impl Semantic {
         let Some(table) = self.static_table() else {
             return Ok(0);
         };
+        // Reading and tokenizing each chunk is the cost (the table's sums are not): the batch is
+        // shared among the cores, each part on a short-lived scoped thread.
+        let parts = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 4)
+            .min(ids.len().div_ceil(STATIC_PART).max(1));
+        let per = ids.len().div_ceil(parts);
+        let results: Vec<Result<(Vec<(u64, [f32; DIM])>, Vec<u64>)>> = std::thread::scope(|s| {
+            let handles: Vec<_> = ids
+                .chunks(per)
+                .map(|part| {
+                    let table = &table;
+                    s.spawn(move || {
+                        let mut items = Vec::with_capacity(part.len());
+                        let mut gone = Vec::new();
+                        for id in part {
+                            match (repo.chunk(*id), repo.index().text(*id)?) {
+                                (Some(meta), Some(text)) => {
+                                    let v = table
+                                        .embed(&Semantic::input(&meta, &text))
+                                        .unwrap_or([0.0; DIM]);
+                                    items.push((*id, v));
+                                }
+                                _ => gone.push(*id),
+                            }
+                        }
+                        Ok((items, gone))
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a static part panicked"))))
+                .collect()
+        });
         let mut items = Vec::with_capacity(ids.len());
         let mut gone = Vec::new();
-        for id in &ids {
-            match (repo.chunk(*id), repo.index().text(*id)?) {
-                (Some(meta), Some(text)) => {
-                    let v = table
-                        .embed(&Semantic::input(&meta, &text))
-                        .unwrap_or([0.0; DIM]);
-                    items.push((*id, v));
-                }
-                _ => gone.push(*id),
-            }
+        for r in results {
+            let (i, g) = r?;
+            items.extend(i);
+            gone.extend(g);
         }
         if !gone.is_empty() {
             repo.insert_vectors(&gone, std::iter::empty());
