@@ -33,13 +33,26 @@ class Patina:
         return json.loads(self.run("status", "--json").stdout)
 
 
-def rss_of(pid):
-    """VmRSS of a process in bytes (0 when it is gone)."""
+def proc_status_bytes(pid, key):
+    """A `/proc/PID/status` figure in bytes (`VmRSS`, `VmHWM`, …); None when the process or the
+    key is not there."""
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(key + ":"):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass
-    return 0
+    return None
+
+
+def rss_of(pid):
+    """VmRSS of a process in bytes (0 when it is gone)."""
+    return proc_status_bytes(pid, "VmRSS") or 0
+
+
+def model_dir():
+    """The embedding model `scripts/setup-model` installed: $PATINA_MODEL_DIR, else under
+    `models_dir()`."""
+    return Path(os.environ.get("PATINA_MODEL_DIR") or models_dir() / "all-MiniLM-L6-v2")
+

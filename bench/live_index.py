@@ -20,6 +20,12 @@ import statistics
 import subprocess
 import tempfile
 import time
+from pathlib import Path
+
+import sys
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import model_dir  # noqa: E402
 
 TOPICS = ["orbital period of a satellite", "ripeness of a mango", "tide height at a harbour",
           "migration route of a whale", "pressure inside a diving bell", "tempo of a waltz",
@@ -46,7 +52,7 @@ def main():
     repo = tempfile.mkdtemp(prefix="plrepo")
     env = dict(os.environ, PATINA_HOME=home, NO_COLOR="1")
     if "PATINA_MODEL_DIR" not in env:
-        env["PATINA_MODEL_DIR"] = os.path.expanduser("~/.local/share/patina/models/all-MiniLM-L6-v2")
+        env["PATINA_MODEL_DIR"] = str(model_dir())
 
     def git(*a):
         subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@b", *a], cwd=repo, check=True, capture_output=True)

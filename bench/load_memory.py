@@ -21,14 +21,17 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import proc_status_bytes  # noqa: E402
+
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,30}")
 
 
 def rss_mib(pid):
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
+    b = proc_status_bytes(pid, "VmRSS")
+    if b is None:
+        raise RuntimeError("no VmRSS")
+    return b / (1024 * 1024)
 
 
 def daemon_pid(home):

@@ -15,6 +15,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import proc_status_bytes  # noqa: E402
 
 # Five identifiers (present in the repository) and five questions per repository; a generic list
 # for any other repository.
@@ -72,11 +76,8 @@ def clone(src, dst):
 
 
 def proc_mib(pid, key):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) / 1024
-    return None
+    b = proc_status_bytes(pid, key)
+    return None if b is None else b / (1024 * 1024)
 
 
 def summary(times):

@@ -37,6 +37,10 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import model_dir  # noqa: E402
 
 WORDS = ["parse", "render", "cache", "token", "stream", "buffer", "retry", "socket", "config",
          "schedule", "encode", "decode", "index", "merge", "filter", "report", "session", "vector"]
@@ -101,8 +105,7 @@ class Patina:
             self.env["PATINA_MODEL_DIR"] = os.path.join(home, "no-model")
         elif not os.environ.get("PATINA_MODEL_DIR"):
             # PATINA_HOME moves the data dir: point at the model `scripts/setup-model` installed.
-            data = os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share")
-            self.env["PATINA_MODEL_DIR"] = os.path.join(data, "patina/models/all-MiniLM-L6-v2")
+            self.env["PATINA_MODEL_DIR"] = str(model_dir())
 
     def run(self, *args, timeout=600, check=True):
         p = subprocess.run([os.path.join(self.bin, "patina"), *args], env=self.env,
