@@ -167,7 +167,7 @@ pub(crate) enum ModelCmd {
 
 #[derive(Subcommand)]
 pub(crate) enum BenchCmd {
-    /// Retrieval quality and latency on a query set (formats and flags: README.md, "patina bench retrieval").
+    /// Retrieval quality and latency on a query set (formats and flags: docs/benchmarks.md, "patina bench retrieval").
     Retrieval(RetrievalArgs),
     /// Many clients querying one repository at once, each on its own connection, optionally
     /// while a file changes: errors, latency percentiles, throughput.

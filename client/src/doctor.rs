@@ -262,7 +262,7 @@ fn config_check() -> Check {
             String::from_utf8_lossy(&out.stderr).trim().to_string(),
         )
         .fix(format!(
-            "edit {} (README.md lists the keys)",
+            "edit {} (docs/configuration.md lists the keys)",
             path.display()
         )),
         Err(e) => check(
