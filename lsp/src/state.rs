@@ -71,7 +71,13 @@ impl State {
     /// refuses; only an editor without workspace folders searches every repository.
     pub async fn scope(&self) -> Vec<String> {
         let mut ready = self.scope_ready.subscribe();
-        let _ = tokio::time::timeout(SCOPE_WAIT, ready.wait_for(|r| *r)).await;
+        if tokio::time::timeout(SCOPE_WAIT, ready.wait_for(|r| *r))
+            .await
+            .is_err()
+        {
+            // No `initialized` (a client that skips it): wait once, not on every request.
+            self.scope_resolved();
+        }
         let ids = self.scope.lock().expect("scope lock").clone();
         if !ids.is_empty() {
             return ids;
