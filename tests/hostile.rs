@@ -26,7 +26,12 @@ fn outside_secret() -> tempfile::TempDir {
 
 /// Replace `root/name`, by rename, with a regular file and then with a symlink to `target`, as
 /// fast as it can until `stop`. Returns the swaps made.
-fn swap_until(root: &Path, name: &str, target: &Path, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<u64> {
+fn swap_until(
+    root: &Path,
+    name: &str,
+    target: &Path,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<u64> {
     let (root, name, target) = (root.to_path_buf(), name.to_string(), target.to_path_buf());
     std::thread::spawn(move || {
         let mut swaps = 0;
@@ -55,7 +60,12 @@ fn a_file_swapped_with_a_symlink_while_it_is_read_never_serves_outside_bytes() {
     env.add_repo(repo.path());
     let outside = outside_secret();
     let stop = Arc::new(AtomicBool::new(false));
-    let swapper = swap_until(repo.path(), "race.rs", &outside.path().join("secret.txt"), stop.clone());
+    let swapper = swap_until(
+        repo.path(),
+        "race.rs",
+        &outside.path().join("secret.txt"),
+        stop.clone(),
+    );
     let (mut served, mut refused, mut leaked) = (0u32, 0u32, 0u32);
     let deadline = Instant::now() + Duration::from_secs(6);
     env.block_on(async {
@@ -87,7 +97,10 @@ fn a_file_swapped_with_a_symlink_while_it_is_read_never_serves_outside_bytes() {
     // The indexer read the file through the same swaps (the watcher saw every rename).
     let found = env.search("zebraquasarsecret", &[repo.path()]);
     assert!(
-        found.hits.iter().all(|h| !h.snippet.contains("zebraquasarsecret")),
+        found
+            .hits
+            .iter()
+            .all(|h| !h.snippet.contains("zebraquasarsecret")),
         "the index took in the outside file: {:?}",
         found.hits
     );
@@ -96,7 +109,10 @@ fn a_file_swapped_with_a_symlink_while_it_is_read_never_serves_outside_bytes() {
 
 /// A directory others may write to, as `/tmp` is.
 fn shared_dir() -> tempfile::TempDir {
-    let dir = tempfile::Builder::new().prefix("pshared").tempdir_in("/tmp").unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("pshared")
+        .tempdir_in("/tmp")
+        .unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
     dir
 }
@@ -128,7 +144,8 @@ fn a_socket_in_a_directory_others_can_write_is_refused_by_client_daemon_and_doct
     doctor.env("PATINA_SOCKET", &socket).arg("doctor");
     let out = run(doctor, CALL_TIMEOUT);
     assert!(
-        out.stdout.contains("writable by other users") && !out.stdout.contains("private to this user"),
+        out.stdout.contains("writable by other users")
+            && !out.stdout.contains("private to this user"),
         "{out:?}"
     );
 }
@@ -194,7 +211,11 @@ print("received", got, flush=True)
         client.stderr.contains("served by another user (uid 65534"),
         "the client says who serves it: {client:?}"
     );
-    assert_eq!(rest.trim(), "received 0", "the other user's socket read the client's bytes");
+    assert_eq!(
+        rest.trim(),
+        "received 0",
+        "the other user's socket read the client's bytes"
+    );
 }
 
 /// A repository whose file name holds an escape sequence, a newline and a right-to-left override.
@@ -242,7 +263,8 @@ fn file_names_that_drive_the_terminal_are_printed_escaped_by_every_command() {
             out.stdout
         );
         assert!(
-            out.stdout.contains("\\u{1b}[31m\\nforged.rs\\u{202e}cod.rs"),
+            out.stdout
+                .contains("\\u{1b}[31m\\nforged.rs\\u{202e}cod.rs"),
             "{args:?} names the file, escaped:\n{}",
             out.stdout
         );
@@ -273,7 +295,11 @@ fn large_files_are_paged_with_exact_totals() {
     let first = get("big.txt", 0, 0).expect("a whole 5 MB file answers");
     assert_eq!(first.total_lines, 100_000, "every line is counted");
     assert_eq!(first.total_bytes, big.len() as u64);
-    assert!(first.truncated && first.end_line < 100_000, "{}", first.end_line);
+    assert!(
+        first.truncated && first.end_line < 100_000,
+        "{}",
+        first.end_line
+    );
     assert_eq!(first.next_line, first.end_line + 1);
     let lines: Vec<&str> = big.lines().collect();
     assert_eq!(first.text, lines[..first.end_line as usize].join("\n"));
@@ -343,7 +369,10 @@ fn connections_that_never_speak_are_closed() {
     let mut silent = silent_connections(&env, 30);
     env.assert_healthy();
     let open = still_open(&mut silent, Duration::from_secs(30));
-    assert_eq!(open, 0, "connections that never spoke are still open after 30 s");
+    assert_eq!(
+        open, 0,
+        "connections that never spoke are still open after 30 s"
+    );
     env.assert_healthy();
 }
 
@@ -358,8 +387,13 @@ fn past_the_connection_cap_a_new_connection_is_closed_at_once_and_logged() {
     // Well before their handshake time, those past the cap are closed: at most four stay (fewer
     // when the harness's own start-up probes still held a place as these arrived).
     let open = still_open(&mut silent, Duration::from_secs(5));
-    assert!((1..=4).contains(&open), "the cap admits at most four: {open} open");
-    eventually("the cap is logged", || env.logs().contains("connection cap reached"));
+    assert!(
+        (1..=4).contains(&open),
+        "the cap admits at most four: {open} open"
+    );
+    eventually("the cap is logged", || {
+        env.logs().contains("connection cap reached")
+    });
     drop(silent);
     // Their places are free again once they close.
     eventually("the daemon answers again", || env.health().is_ok());
@@ -377,7 +411,10 @@ fn zero_limits_and_budgets_are_refused() {
     ] {
         let out = env.patina(args);
         assert_eq!(out.code(), 2, "{args:?}: {out:?}");
-        assert!(out.stderr.contains("'0'"), "{args:?} names the value: {out:?}");
+        assert!(
+            out.stderr.contains("'0'"),
+            "{args:?} names the value: {out:?}"
+        );
     }
 }
 

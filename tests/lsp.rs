@@ -296,9 +296,11 @@ fn nvim_patina_search_fills_the_quickfix_list_with_the_definition_first() {
 /// `initialize` with one workspace folder, answered.
 fn initialize_in(lsp: &mut Lsp, root: &std::path::Path) {
     let uri = format!("file://{}", root.display());
-    lsp.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "processId": std::process::id(), "rootUri": uri,
-        "workspaceFolders": [{"uri": uri, "name": "ws"}], "capabilities": {}}}));
+        "workspaceFolders": [{"uri": uri, "name": "ws"}], "capabilities": {}}}),
+    );
     assert_eq!(lsp.answer()["id"], 1);
 }
 
@@ -329,7 +331,9 @@ fn the_first_search_is_scoped_to_the_workspace() {
             .as_bytes(),
         );
         let a = lsp.answer();
-        let hits = a["result"]["hits"].as_array().unwrap_or_else(|| panic!("{a}"));
+        let hits = a["result"]["hits"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{a}"));
         assert!(!hits.is_empty(), "attempt {attempt}: {a}");
         let ours_root = ours.path().to_string_lossy();
         for h in hits {
@@ -358,14 +362,28 @@ fn after_a_wrong_content_length_the_next_request_is_answered() {
     };
     let framed = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
     for (what, bad_id, next_id, bad) in [
-        ("too short", 10, 11, format!("Content-Length: 12\r\n\r\n{}", request(10))),
+        (
+            "too short",
+            10,
+            11,
+            format!("Content-Length: 12\r\n\r\n{}", request(10)),
+        ),
         (
             "too long",
             20,
             21,
-            format!("Content-Length: {}\r\n\r\n{}", request(20).len() + 40, request(20)),
+            format!(
+                "Content-Length: {}\r\n\r\n{}",
+                request(20).len() + 40,
+                request(20)
+            ),
         ),
-        ("not a number", 30, 31, format!("Content-Length: twelve\r\n\r\n{}", request(30))),
+        (
+            "not a number",
+            30,
+            31,
+            format!("Content-Length: twelve\r\n\r\n{}", request(30)),
+        ),
     ] {
         lsp.raw(format!("{bad}{}", framed(&request(next_id))).as_bytes());
         // The bad frame gets a parse error (or nothing); the next request its answer.

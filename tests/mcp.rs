@@ -1256,10 +1256,22 @@ fn get_file_of_a_one_line_file_larger_than_the_output_shows_its_start() {
     let s = &r["structuredContent"];
     let code = s["code"].as_str().expect("code");
     assert!(!code.is_empty() && line.starts_with(code), "{s}");
-    assert_eq!((s["total_lines"].clone(), s["end_line"].clone()), (json!(1), json!(1)), "{s}");
-    assert_eq!((s["line_cut"].clone(), s["next_line"].clone()), (json!(true), json!(0)), "{s}");
+    assert_eq!(
+        (s["total_lines"].clone(), s["end_line"].clone()),
+        (json!(1), json!(1)),
+        "{s}"
+    );
+    assert_eq!(
+        (s["line_cut"].clone(), s["next_line"].clone()),
+        (json!(true), json!(0)),
+        "{s}"
+    );
     let t = text(&r);
-    assert!(!t.contains("start_line=2"), "no line 2 to continue at: {}", &t[t.len() - 300..]);
+    assert!(
+        !t.contains("start_line=2"),
+        "no line 2 to continue at: {}",
+        &t[t.len() - 300..]
+    );
     assert!(t.contains("last line"), "{}", &t[t.len() - 300..]);
 }
 
@@ -1271,16 +1283,32 @@ fn remedies_name_the_agents_tools_not_the_shells_commands() {
     let home = tempfile::tempdir().unwrap();
     let mut m = Mcp::ready(&env, home.path(), "2025-06-18");
     // Nothing registered: the notice, then what to do.
-    let r = m.ok("patina_query", json!({"query": "parse the arguments", "repo": "all"}));
+    let r = m.ok(
+        "patina_query",
+        json!({"query": "parse the arguments", "repo": "all"}),
+    );
     let t = text(&r);
-    assert!(t.contains("-- notice: no repositories are registered"), "{t}");
+    assert!(
+        t.contains("-- notice: no repositories are registered"),
+        "{t}"
+    );
     assert!(t.contains("-- to do: ask the user to register one"), "{t}");
     assert!(!t.contains("add one with"), "{t}");
-    assert_eq!(r["structuredContent"]["remedies"], json!(["add-repo"]), "{r}");
+    assert_eq!(
+        r["structuredContent"]["remedies"],
+        json!(["add-repo"]),
+        "{r}"
+    );
     // A repository no one registered: its tool, not `patina repos`.
-    let r = m.call("patina_query", json!({"query": "x", "repo": "no-such-repo"}));
+    let r = m.call(
+        "patina_query",
+        json!({"query": "x", "repo": "no-such-repo"}),
+    );
     let t = text(&r);
     assert_eq!(r["isError"], true, "{r}");
-    assert!(t.contains("no-such-repo") && t.contains("(list_repos lists them)"), "{t}");
+    assert!(
+        t.contains("no-such-repo") && t.contains("(list_repos lists them)"),
+        "{t}"
+    );
     assert!(!t.contains("patina repos"), "{t}");
 }

@@ -342,7 +342,9 @@ fn a_reexport_is_offered_only_when_the_query_names_the_symbol() {
         .filter(|h| holds(h, "src/lib.rs", lib_line))
     {
         assert!(
-            !h.provenance.iter().any(|p| oracle_name(p.oracle) == "symbol"),
+            !h.provenance
+                .iter()
+                .any(|p| oracle_name(p.oracle) == "symbol"),
             "the symbol oracle offered the re-export unasked: {:#?}",
             seen(&resp)
         );

@@ -54,7 +54,9 @@ fn an_identifier_finds_its_definition_before_its_callers() {
         describe(&resp.hits)
     );
     assert!(
-        top.provenance.iter().any(|p| oracle_name(p.oracle) == "symbol"),
+        top.provenance
+            .iter()
+            .any(|p| oracle_name(p.oracle) == "symbol"),
         "the symbol oracle vouches for it: {top:?}"
     );
 }
@@ -408,11 +410,11 @@ fn unknown_oracles_are_an_invalid_argument_and_known_ones_answer_alone() {
             .collect::<Vec<_>>(),
         ["lexical"]
     );
-    assert!(
-        resp.hits
+    assert!(resp.hits.iter().all(|h| {
+        h.provenance
             .iter()
-            .all(|h| h.provenance.iter().all(|p| oracle_name(p.oracle) == "lexical"))
-    );
+            .all(|p| oracle_name(p.oracle) == "lexical")
+    }));
 }
 
 #[test]

@@ -699,8 +699,16 @@ fn the_first_answer_after_add_uses_meaning() {
         info.chunks,
         "every chunk can answer when add is done: {info:?}"
     );
-    let r = ask(&env, "read an invoice from disk", &["semantic"], repo.path());
-    assert!(!r.hits.is_empty(), "a semantic hit in the first answer: {r:?}");
+    let r = ask(
+        &env,
+        "read an invoice from disk",
+        &["semantic"],
+        repo.path(),
+    );
+    assert!(
+        !r.hits.is_empty(),
+        "a semantic hit in the first answer: {r:?}"
+    );
     assert!(
         r.notices.iter().any(|n| n.contains("static vectors")),
         "it says the model's pass is under way: {:?}",

@@ -84,23 +84,68 @@ const PATH_READS: &[&str] = &[
 /// Product source files that read files by path, and why none of them is a repository's file
 /// (those go through `patina_confined`). Keep it short.
 const OWN_FILE_READERS: &[(&str, &str)] = &[
-    ("daemon/src/services/git.rs", "git's own metadata (HEAD, refs), parsed for a commit id, never served"),
-    ("daemon/src/services/snapshot.rs", "a snapshot file the user names on the command line"),
-    ("daemon/src/process/socket.rs", "the instance lock in the state root"),
-    ("daemon/src/process/memory.rs", "/proc/self's status, maps and statm"),
-    ("daemon/src/state/tuned.rs", "tune's result in the state root"),
+    (
+        "daemon/src/services/git.rs",
+        "git's own metadata (HEAD, refs), parsed for a commit id, never served",
+    ),
+    (
+        "daemon/src/services/snapshot.rs",
+        "a snapshot file the user names on the command line",
+    ),
+    (
+        "daemon/src/process/socket.rs",
+        "the instance lock in the state root",
+    ),
+    (
+        "daemon/src/process/memory.rs",
+        "/proc/self's status, maps and statm",
+    ),
+    (
+        "daemon/src/state/tuned.rs",
+        "tune's result in the state root",
+    ),
     ("daemon/src/state/config.rs", "the config file"),
-    ("crates/index/src/history.rs", "history.bin in the state root"),
-    ("crates/index/src/chunk_log.rs", "the chunk log in the state root"),
-    ("crates/index/src/vectors.rs", "the vector index in the state root"),
-    ("crates/index/src/embedding_cache.rs", "the embedding cache in the state root"),
-    ("crates/embed/src/static_table.rs", "the model's static table"),
-    ("proto/src/endpoint.rs", "the daemon's log, opened to append"),
-    ("client/src/daemon.rs", "/proc, to tell whether the daemon's pid lives"),
-    ("client/src/output/style.rs", "/proc's host name, for hyperlinks"),
+    (
+        "crates/index/src/history.rs",
+        "history.bin in the state root",
+    ),
+    (
+        "crates/index/src/chunk_log.rs",
+        "the chunk log in the state root",
+    ),
+    (
+        "crates/index/src/vectors.rs",
+        "the vector index in the state root",
+    ),
+    (
+        "crates/index/src/embedding_cache.rs",
+        "the embedding cache in the state root",
+    ),
+    (
+        "crates/embed/src/static_table.rs",
+        "the model's static table",
+    ),
+    (
+        "proto/src/endpoint.rs",
+        "the daemon's log, opened to append",
+    ),
+    (
+        "client/src/daemon.rs",
+        "/proc, to tell whether the daemon's pid lives",
+    ),
+    (
+        "client/src/output/style.rs",
+        "/proc's host name, for hyperlinks",
+    ),
     ("client/src/doctor.rs", "/proc's inotify limits"),
-    ("client/src/commands/daemon.rs", "the daemon's log (`patina daemon log`)"),
-    ("client/src/commands/config.rs", "the config file (`patina config show`)"),
+    (
+        "client/src/commands/daemon.rs",
+        "the daemon's log (`patina daemon log`)",
+    ),
+    (
+        "client/src/commands/config.rs",
+        "the config file (`patina config show`)",
+    ),
     ("client/src/bench/queries.rs", "a benchmark's question set"),
     ("client/src/bench/corpus.rs", "a benchmark's corpus file"),
 ];
@@ -688,7 +733,10 @@ fn repository_files_are_read_only_through_the_confined_reader() {
         "lsp/src/methods/common.rs",
     ] {
         let code = code_of(&std::fs::read_to_string(root.join(f)).expect("reading a source file"));
-        assert!(code.contains("patina_confined::"), "{f} reads repository files: through patina_confined");
+        assert!(
+            code.contains("patina_confined::"),
+            "{f} reads repository files: through patina_confined"
+        );
     }
 }
 
@@ -699,7 +747,11 @@ fn floor_code(floor: &str) -> Vec<(String, String)> {
         .into_iter()
         .filter(|(name, _)| !is_test_module(name) && name.split("::").next() == Some(floor))
         .map(|(_, file)| {
-            let rel = file.strip_prefix(&src).expect("under src").to_string_lossy().into_owned();
+            let rel = file
+                .strip_prefix(&src)
+                .expect("under src")
+                .to_string_lossy()
+                .into_owned();
             let code = code_of(&std::fs::read_to_string(&file).expect("reading a source file"));
             (rel, code)
         })
@@ -715,7 +767,10 @@ fn naming(floor: &str, needles: &[&str], allowed: impl Fn(&str, &str) -> bool) -
             while let Some(i) = code[at..].find(n) {
                 let rest = &code[at + i..];
                 if !allowed(&rel, rest) {
-                    found.push(format!("daemon/src/{rel}: {}", rest.lines().next().unwrap_or("")));
+                    found.push(format!(
+                        "daemon/src/{rel}: {}",
+                        rest.lines().next().unwrap_or("")
+                    ));
                 }
                 at += i + n.len();
             }
@@ -728,7 +783,13 @@ fn naming(floor: &str, needles: &[&str], allowed: impl Fn(&str, &str) -> bool) -
 fn nothing_under_state_starts_a_thread_or_a_task() {
     let found = naming(
         "state",
-        &["thread::spawn", "thread::Builder", "thread::scope", "tokio::spawn", "spawn_blocking"],
+        &[
+            "thread::spawn",
+            "thread::Builder",
+            "thread::scope",
+            "tokio::spawn",
+            "spawn_blocking",
+        ],
         |_, _| false,
     );
     assert!(
@@ -746,12 +807,26 @@ fn no_service_names_a_ranking_type() {
         for (i, _) in code.match_indices("patina_retrieve::") {
             let rest = &code[i + "patina_retrieve::".len()..];
             let names: Vec<&str> = if let Some(group) = rest.strip_prefix('{') {
-                group.split('}').next().unwrap_or("").split(',').map(str::trim).collect()
+                group
+                    .split('}')
+                    .next()
+                    .unwrap_or("")
+                    .split(',')
+                    .map(str::trim)
+                    .collect()
             } else {
                 vec![rest]
             };
-            if names.iter().any(|n| ["fusion", "rank", "priors"].iter().any(|r| n.starts_with(r) && n[r.len()..].starts_with(|c: char| !c.is_alphanumeric() && c != '_'))) {
-                found.push(format!("daemon/src/{rel}: patina_retrieve::{}", rest.lines().next().unwrap_or("")));
+            if names.iter().any(|n| {
+                ["fusion", "rank", "priors"].iter().any(|r| {
+                    n.starts_with(r)
+                        && n[r.len()..].starts_with(|c: char| !c.is_alphanumeric() && c != '_')
+                })
+            }) {
+                found.push(format!(
+                    "daemon/src/{rel}: patina_retrieve::{}",
+                    rest.lines().next().unwrap_or("")
+                ));
             }
         }
     }
@@ -789,20 +864,33 @@ fn every_module_opens_with_a_line_on_what_it_is_for() {
             }
             let text = std::fs::read_to_string(&file).expect("reading a source file");
             if !text.trim_start().starts_with("//!") {
-                found.push(file.strip_prefix(&root).expect("in the workspace").display().to_string());
+                found.push(
+                    file.strip_prefix(&root)
+                        .expect("in the workspace")
+                        .display()
+                        .to_string(),
+                );
             }
         }
     }
-    assert!(found.is_empty(), "modules without a `//!` line:\n  {}", found.join("\n  "));
+    assert!(
+        found.is_empty(),
+        "modules without a `//!` line:\n  {}",
+        found.join("\n  ")
+    );
 }
 
 #[test]
 fn every_static_the_list_allows_still_exists() {
     let src = workspace().join("daemon/src");
     for (file, name, _) in DAEMON_STATICS {
-        let code = code_of(&std::fs::read_to_string(src.join(file)).unwrap_or_else(|e| {
-            panic!("DAEMON_STATICS names daemon/src/{file}, which cannot be read ({e}): drop it")
-        }));
+        let code = code_of(
+            &std::fs::read_to_string(src.join(file)).unwrap_or_else(|e| {
+                panic!(
+                    "DAEMON_STATICS names daemon/src/{file}, which cannot be read ({e}): drop it"
+                )
+            }),
+        );
         let defines = code.match_indices(&format!("static {name}")).any(|(i, m)| {
             !code[i + m.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
         });
@@ -815,7 +903,8 @@ fn every_static_the_list_allows_still_exists() {
 
 #[test]
 fn the_code_map_names_every_module_of_the_daemon() {
-    let text = std::fs::read_to_string(workspace().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let text =
+        std::fs::read_to_string(workspace().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
     let start = text
         .find("### patinad (`daemon/src`)")
         .expect("ARCHITECTURE.md has the daemon's code map");
@@ -829,7 +918,12 @@ fn the_code_map_names_every_module_of_the_daemon() {
     let files: BTreeSet<String> = modules(&src)
         .into_iter()
         .filter(|(name, _)| !is_test_module(name))
-        .map(|(_, file)| file.strip_prefix(&src).expect("under src").to_string_lossy().into_owned())
+        .map(|(_, file)| {
+            file.strip_prefix(&src)
+                .expect("under src")
+                .to_string_lossy()
+                .into_owned()
+        })
         .chain(["main.rs".to_string()])
         .collect();
     let missing: Vec<_> = files.difference(&mapped).collect();

@@ -221,7 +221,10 @@ mod tests {
         let good = r#"{"jsonrpc":"2.0","id":2,"method":"y"}"#;
         for (name, first) in [
             ("too short", format!("Content-Length: 10\r\n\r\n{bad}")),
-            ("too long", format!("Content-Length: {}\r\n\r\n{bad}", bad.len() + 30)),
+            (
+                "too long",
+                format!("Content-Length: {}\r\n\r\n{bad}", bad.len() + 30),
+            ),
             ("not a number", format!("Content-Length: ten\r\n\r\n{bad}")),
         ] {
             let input = format!("{first}{}{}", framed(good), framed("[]"));
@@ -240,7 +243,9 @@ mod tests {
             assert_eq!(messages.last(), Some(&&b"[]".to_vec()), "{name}: {got:?}");
             assert!(
                 got.iter().any(|f| matches!(f, Frame::Malformed(_)))
-                    || messages.iter().any(|b| serde_json::from_slice::<serde_json::Value>(b).is_err()),
+                    || messages
+                        .iter()
+                        .any(|b| serde_json::from_slice::<serde_json::Value>(b).is_err()),
                 "{name}: the bad frame is reported: {got:?}"
             );
         }

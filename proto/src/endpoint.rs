@@ -170,7 +170,8 @@ pub fn socket_problem(socket: &Path) -> Option<String> {
     };
     let meta = std::fs::metadata(dir).ok()?;
     let me = my_uid();
-    let waive = format!("(set {TRUST_SOCKET_DIR_VAR}=1 if you trust every user who can write there)");
+    let waive =
+        format!("(set {TRUST_SOCKET_DIR_VAR}=1 if you trust every user who can write there)");
     if meta.uid() != me {
         return Some(format!(
             "the socket's directory {} belongs to another user (uid {}, not {me}): they could \

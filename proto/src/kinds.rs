@@ -39,7 +39,11 @@ pub fn notices_with_remedies(
     phrase: fn(Remedy) -> &'static str,
 ) -> Vec<String> {
     let mut out = notices.to_vec();
-    out.extend(self::remedies(remedies).into_iter().map(|r| phrase(r).to_string()));
+    out.extend(
+        self::remedies(remedies)
+            .into_iter()
+            .map(|r| phrase(r).to_string()),
+    );
     out
 }
 

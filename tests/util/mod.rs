@@ -32,11 +32,11 @@ use patina_proto::v1 as pb;
 pub use env::*;
 pub use fixtures::*;
 pub use git::*;
+pub use patina_proto::kinds::{oracle_name, status_name};
 pub use pb::{
     GetFileRequest, GetFileResponse, Granularity, Hit, IndexPhase, IndexProgress, ListResponse,
     QueryRequest, QueryResponse, RepoInfo,
 };
-pub use patina_proto::kinds::{oracle_name, status_name};
 pub use process::*;
 pub use tonic::{Code, Status};
 pub use wait::*;

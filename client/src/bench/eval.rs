@@ -70,7 +70,9 @@ pub(crate) async fn run_queries(
                     oracles: h
                         .provenance
                         .iter()
-                        .map(|p| format!("{}#{}", patina_proto::kinds::oracle_name(p.oracle), p.rank))
+                        .map(|p| {
+                            format!("{}#{}", patina_proto::kinds::oracle_name(p.oracle), p.rank)
+                        })
                         .collect(),
                 })
                 .collect(),

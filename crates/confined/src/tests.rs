@@ -121,7 +121,10 @@ fn a_file_swapped_with_a_symlink_while_it_is_read_never_yields_outside_bytes() {
     for _ in 0..20_000 {
         match read(&r, Path::new("race.rs"), 1 << 20) {
             Ok(bytes) => {
-                assert_eq!(bytes, b"fn regular() {}\n", "only the regular file is ever read");
+                assert_eq!(
+                    bytes, b"fn regular() {}\n",
+                    "only the regular file is ever read"
+                );
                 served += 1;
             }
             Err(Refusal::Symlink | Refusal::NotFound) => refused += 1,
@@ -130,5 +133,8 @@ fn a_file_swapped_with_a_symlink_while_it_is_read_never_yields_outside_bytes() {
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let swaps = swapper.join().unwrap();
-    assert!(swaps > 0 && served > 0 && refused > 0, "{swaps} {served} {refused}");
+    assert!(
+        swaps > 0 && served > 0 && refused > 0,
+        "{swaps} {served} {refused}"
+    );
 }

@@ -379,7 +379,10 @@ mod tests {
         assert_eq!(printable_path("a\nb\t\u{1b}[31m"), "a\\nb\\t\\u{1b}[31m");
         assert_eq!(printable_path("gnp.\u{202e}txt.rs"), "gnp.\\u{202e}txt.rs");
         assert_eq!(printable_path("a\u{200b}b\u{2066}"), "a\\u{200b}b\\u{2066}");
-        assert_eq!(printable_text("x\n\ty\u{1b}[0m\u{202e}"), "x\n\ty\\u{1b}[0m\\u{202e}");
+        assert_eq!(
+            printable_text("x\n\ty\u{1b}[0m\u{202e}"),
+            "x\n\ty\\u{1b}[0m\\u{202e}"
+        );
         assert_eq!(printable_text("plain\ntext"), "plain\ntext");
         assert_eq!(escape_bytes(b"bad\xffname\n"), "bad\\xffname\n");
     }

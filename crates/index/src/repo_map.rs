@@ -261,7 +261,12 @@ fn render_file(path: &str, rank: f64, symbols: &[MapSymbol]) -> String {
     use patina_core::paths::printable_path;
     let mut s = format!("{}  ({rank:.3})\n", printable_path(path));
     for sym in symbols {
-        let _ = writeln!(s, "  {:>5}  {}", sym.start_line, printable_path(&sym.signature));
+        let _ = writeln!(
+            s,
+            "  {:>5}  {}",
+            sym.start_line,
+            printable_path(&sym.signature)
+        );
     }
     s
 }

@@ -302,7 +302,10 @@ fn render_item(it: &ContextItem, format: Format) -> String {
         Format::Markdown => {
             // Names on a heading's line are escaped: a newline in one cannot forge a heading.
             let what = if it.note {
-                format!("note of session `{}`", printable_path(&it.symbols.join(",")))
+                format!(
+                    "note of session `{}`",
+                    printable_path(&it.symbols.join(","))
+                )
             } else if it.symbols.is_empty() {
                 format!("{} · {}", it.kind, printable_path(&it.repo_name))
             } else {

@@ -52,9 +52,7 @@ pub(crate) async fn set(
         .and_then(|r| r.to_str())
         .map(|r| r.replace('\\', "/"))
         .ok_or_else(|| {
-            UserError::Unregistered(format!(
-                "'{path}' is not a file of a registered repository"
-            ))
+            UserError::Unregistered(format!("'{path}' is not a file of a registered repository"))
         })?;
     repo.index().set_overlay(&rel, text);
     repo.mark_dirty(false, [rel.clone()]);

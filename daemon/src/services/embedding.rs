@@ -249,7 +249,10 @@ impl Semantic {
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a static part panicked"))))
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(anyhow::anyhow!("a static part panicked")))
+                })
                 .collect()
         });
         let mut items = Vec::with_capacity(ids.len());

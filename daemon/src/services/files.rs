@@ -124,21 +124,21 @@ struct Confined {
 fn refused(rel: &str, why: patina_confined::Refusal) -> anyhow::Error {
     use patina_confined::Refusal;
     match why {
-        Refusal::NotFound => UserError::NotFound(format!("no file '{rel}' in the repository")).into(),
+        Refusal::NotFound => {
+            UserError::NotFound(format!("no file '{rel}' in the repository")).into()
+        }
         Refusal::NotRegular => UserError::Invalid(format!("'{rel}' is not a regular file")).into(),
         Refusal::Symlink => UserError::Invalid(format!(
             "'{rel}' was replaced by a symbolic link while it was read; Patina follows no link \
              it has not checked, so nothing was served (ask again once the file is settled)"
         ))
         .into(),
-        Refusal::TooLong => UserError::Invalid(format!(
-            "'{rel}' is a path too long for the system to open"
-        ))
-        .into(),
-        Refusal::NotRelative => UserError::Invalid(format!(
-            "'{rel}' is not a path inside the repository"
-        ))
-        .into(),
+        Refusal::TooLong => {
+            UserError::Invalid(format!("'{rel}' is a path too long for the system to open")).into()
+        }
+        Refusal::NotRelative => {
+            UserError::Invalid(format!("'{rel}' is not a path inside the repository")).into()
+        }
         Refusal::Io(e) => anyhow::Error::from(e).context(format!("reading '{rel}'")),
     }
 }
@@ -173,8 +173,13 @@ pub(crate) fn read_slice(repo: &Repo, rel: &str, start: u32, end: u32) -> Result
         .map_err(|why| refused(rel, why))?;
     let start = start.max(1);
     let asked_end = if end == 0 { u32::MAX } else { end };
-    let sliced = lines::slice(std::io::BufReader::new(file), start, asked_end, MAX_SERVE_BYTES)
-        .with_context(|| format!("reading '{rel}'"))?;
+    let sliced = lines::slice(
+        std::io::BufReader::new(file),
+        start,
+        asked_end,
+        MAX_SERVE_BYTES,
+    )
+    .with_context(|| format!("reading '{rel}'"))?;
     if sliced.binary {
         return Err(UserError::Invalid(format!("'{rel}' is a binary file")).into());
     }

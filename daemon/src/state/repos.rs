@@ -104,10 +104,7 @@ impl Repos {
         {
             return Ok(r.clone());
         }
-        Err(UserError::Unregistered(format!(
-            "no registered repository matches '{key}'"
-        ))
-        .into())
+        Err(UserError::Unregistered(format!("no registered repository matches '{key}'")).into())
     }
 
     /// Register the repository containing `path` (idempotent). Blocking

@@ -433,12 +433,8 @@ fn ask_case(
             items,
         });
     }
-    let votes = crate::query::priors::split_votes(
-        &mut rankings,
-        &repos,
-        cfg.history.files,
-        HitKey::chunk,
-    );
+    let votes =
+        crate::query::priors::split_votes(&mut rankings, &repos, cfg.history.files, HitKey::chunk);
     let prose = engine.is_prose(oracles, &plan);
     let coverage = if prose {
         engine.lexical_coverage(&rankings, &oq)

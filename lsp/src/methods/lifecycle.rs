@@ -163,6 +163,10 @@ async fn resolve_scope(state: &State) -> Vec<(String, String, bool)> {
 /// Why semantic search is off (the daemon's structured reason, never its prose) and how to turn
 /// it on.
 fn fix_of(reason: &str) -> String {
-    let why = if reason.is_empty() { "the model is not loaded" } else { reason };
+    let why = if reason.is_empty() {
+        "the model is not loaded"
+    } else {
+        reason
+    };
     format!("{why}; turn it on with `patina model install` and restart the daemon")
 }

@@ -45,9 +45,9 @@ pub(crate) async fn status(state: &State) -> Result<Status, Failure> {
             // The scope names ids, or folders' paths while no repository holds them.
             let root = std::path::Path::new(&r.root);
             scope.is_empty()
-                || scope
-                    .iter()
-                    .any(|s| *s == r.id || root.starts_with(s) || std::path::Path::new(s).starts_with(root))
+                || scope.iter().any(|s| {
+                    *s == r.id || root.starts_with(s) || std::path::Path::new(s).starts_with(root)
+                })
         })
         .map(|r| {
             let f = r.freshness.unwrap_or_default();

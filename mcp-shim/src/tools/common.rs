@@ -208,7 +208,10 @@ pub(super) fn licence_list(arg: Option<crate::tools::args::Str>) -> Vec<String> 
 /// Notices as the last lines of a tool's text, where the model reads them, then what it can do
 /// about them (the answer's remedies, in an agent's terms).
 pub(super) fn notices_text(notices: &[String], remedies: &[i32]) -> String {
-    let mut out: String = notices.iter().map(|n| format!("-- notice: {n}\n")).collect();
+    let mut out: String = notices
+        .iter()
+        .map(|n| format!("-- notice: {n}\n"))
+        .collect();
     for r in patina_proto::kinds::remedies(remedies) {
         out.push_str(&format!("-- to do: {}\n", crate::content::for_agent(r)));
     }

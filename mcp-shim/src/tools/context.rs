@@ -195,7 +195,11 @@ pub(super) async fn call(state: &State, a: Args) -> ToolResult {
         texts.push(format!("history:\n- {}", blamed.join("\n- ")));
     }
     if !resp.notices.is_empty() || !resp.remedies.is_empty() {
-        texts.push(notices_text(&resp.notices, &resp.remedies).trim_end().to_string());
+        texts.push(
+            notices_text(&resp.notices, &resp.remedies)
+                .trim_end()
+                .to_string(),
+        );
     }
     if !resp.query_id.is_empty() {
         texts.push(format!(

@@ -131,7 +131,8 @@ fn cut_to_output(f: &mut pb::GetFileResponse) -> String {
         }
         if lines == 0 {
             // One line longer than the output holds: its first bytes.
-            f.text.truncate(f.text.floor_char_boundary(MAX_FILE_TEXT_BYTES));
+            f.text
+                .truncate(f.text.floor_char_boundary(MAX_FILE_TEXT_BYTES));
             f.end_line = f.start_line;
             f.line_cut = true;
         } else {
@@ -143,7 +144,11 @@ fn cut_to_output(f: &mut pb::GetFileResponse) -> String {
             f.line_cut = false;
         }
         f.truncated = true;
-        f.next_line = if f.end_line < f.total_lines { f.end_line + 1 } else { 0 };
+        f.next_line = if f.end_line < f.total_lines {
+            f.end_line + 1
+        } else {
+            0
+        };
     }
     let mut note = String::new();
     if f.line_cut {
@@ -153,11 +158,18 @@ fn cut_to_output(f: &mut pb::GetFileResponse) -> String {
             f.text.lines().last().map_or(0, str::len)
         );
     } else if f.truncated {
-        note = format!("\n[output cut at line {} to stay within the tool output limit", f.end_line);
+        note = format!(
+            "\n[output cut at line {} to stay within the tool output limit",
+            f.end_line
+        );
     }
     if !note.is_empty() {
         if f.next_line != 0 {
-            let _ = write!(note, "; call get_file again with start_line={}", f.next_line);
+            let _ = write!(
+                note,
+                "; call get_file again with start_line={}",
+                f.next_line
+            );
         } else {
             note.push_str("; it is the file's last line");
         }

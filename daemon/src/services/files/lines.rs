@@ -34,7 +34,12 @@ pub(crate) const HEAD_BYTES: usize = 64 * 1024;
 /// Lines `first..=last` (1-based; `last` `u32::MAX` for every line from `first`) of `input`,
 /// at most `max_bytes` of them: lines are kept whole until the next would not fit, and a first
 /// line longer than the bound alone is kept in part (`line_cut`).
-pub(crate) fn slice(mut input: impl Read, first: u32, last: u32, max_bytes: usize) -> std::io::Result<Sliced> {
+pub(crate) fn slice(
+    mut input: impl Read,
+    first: u32,
+    last: u32,
+    max_bytes: usize,
+) -> std::io::Result<Sliced> {
     let first = first.max(1);
     let mut out = Sliced {
         total_lines: 0,
@@ -94,7 +99,14 @@ pub(crate) fn slice(mut input: impl Read, first: u32, last: u32, max_bytes: usiz
             }
             if ended {
                 let wanted = keep(line_no, full);
-                finish_line(&mut out, &mut current, line_no, max_bytes, &mut full, wanted);
+                finish_line(
+                    &mut out,
+                    &mut current,
+                    line_no,
+                    max_bytes,
+                    &mut full,
+                    wanted,
+                );
                 line_no = line_no.saturating_add(1);
                 open_line = false;
             }
@@ -102,7 +114,14 @@ pub(crate) fn slice(mut input: impl Read, first: u32, last: u32, max_bytes: usiz
     }
     if open_line {
         let wanted = keep(line_no, full);
-        finish_line(&mut out, &mut current, line_no, max_bytes, &mut full, wanted);
+        finish_line(
+            &mut out,
+            &mut current,
+            line_no,
+            max_bytes,
+            &mut full,
+            wanted,
+        );
     } else {
         line_no -= 1;
     }
@@ -112,7 +131,14 @@ pub(crate) fn slice(mut input: impl Read, first: u32, last: u32, max_bytes: usiz
 
 /// Line `n` ended: keep it (`wanted`) when it fits, in part when it is the first and alone too
 /// long; once one does not fit, nothing more is kept.
-fn finish_line(out: &mut Sliced, current: &mut Vec<u8>, n: u32, max_bytes: usize, full: &mut bool, wanted: bool) {
+fn finish_line(
+    out: &mut Sliced,
+    current: &mut Vec<u8>,
+    n: u32,
+    max_bytes: usize,
+    full: &mut bool,
+    wanted: bool,
+) {
     if !wanted {
         return;
     }
@@ -146,12 +172,26 @@ mod tests {
         let s = slice(text.as_bytes(), first, last, max).unwrap();
         assert!(!s.binary);
         assert_eq!(s.total_bytes, text.len() as u64);
-        (s.total_lines, String::from_utf8(s.body).unwrap(), s.last, s.line_cut)
+        (
+            s.total_lines,
+            String::from_utf8(s.body).unwrap(),
+            s.last,
+            s.line_cut,
+        )
     }
 
     #[test]
     fn lines_are_counted_as_str_lines_counts_them() {
-        for text in ["", "\n", "a", "a\n", "a\nb", "a\r\nb\r\n", "\n\n\nx", "a\n\n"] {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\nb",
+            "a\r\nb\r\n",
+            "\n\n\nx",
+            "a\n\n",
+        ] {
             let want: Vec<&str> = text.lines().collect();
             let (total, body, last, cut) = lines(text, 1, u32::MAX, 1 << 20);
             assert_eq!(total as usize, want.len(), "{text:?}");
@@ -164,7 +204,10 @@ mod tests {
     fn a_range_keeps_its_lines_and_counts_all_of_them() {
         let text: String = (1..=1000).map(|i| format!("line {i}\n")).collect();
         let (total, body, last, _) = lines(&text, 500, 502, 1 << 20);
-        assert_eq!((total, body.as_str(), last), (1000, "line 500\nline 501\nline 502", 502));
+        assert_eq!(
+            (total, body.as_str(), last),
+            (1000, "line 500\nline 501\nline 502", 502)
+        );
         let (_, body, last, _) = lines(&text, 999, u32::MAX, 1 << 20);
         assert_eq!((body.as_str(), last), ("line 999\nline 1000", 1000));
         let (_, body, last, _) = lines(&text, 2000, u32::MAX, 1 << 20);
