@@ -198,6 +198,24 @@ fn modules(src: &Path) -> BTreeMap<String, PathBuf> {
     out
 }
 
+/// Every non-test module of every crate in [`CRATES`]: (its path from the workspace, its file).
+fn product_files() -> Vec<(String, PathBuf)> {
+    let root = workspace();
+    CRATES
+        .iter()
+        .flat_map(|krate| modules(&root.join(krate).join("src")))
+        .filter(|(name, _)| !is_test_module(name))
+        .map(|(_, file)| {
+            let rel = file
+                .strip_prefix(&root)
+                .expect("in the workspace")
+                .to_string_lossy()
+                .into_owned();
+            (rel, file)
+        })
+        .collect()
+}
+
 /// Whether a module is a test module (a `tests.rs` file, or under a `tests/` folder).
 fn is_test_module(name: &str) -> bool {
     name.split("::")
@@ -622,30 +640,19 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
 
 #[test]
 fn no_source_file_is_longer_than_800_lines_but_the_few_allowed() {
-    let root = workspace();
     let mut long = Vec::new();
     let mut allowed_seen = BTreeSet::new();
-    for krate in CRATES {
-        for (name, file) in modules(&root.join(krate).join("src")) {
-            if is_test_module(&name) {
-                continue;
-            }
-            let lines = std::fs::read_to_string(&file)
-                .expect("reading a source file")
-                .lines()
-                .count();
-            let rel = file
-                .strip_prefix(&root)
-                .expect("in the workspace")
-                .to_string_lossy()
-                .into_owned();
-            if LONG_FILES.iter().any(|(f, _)| *f == rel) {
-                allowed_seen.insert(rel);
-                continue;
-            }
-            if lines > MAX_LINES {
-                long.push(format!("{rel}: {lines} lines"));
-            }
+    for (rel, file) in product_files() {
+        let lines = std::fs::read_to_string(&file)
+            .expect("reading a source file")
+            .lines()
+            .count();
+        if LONG_FILES.iter().any(|(f, _)| *f == rel) {
+            allowed_seen.insert(rel);
+            continue;
+        }
+        if lines > MAX_LINES {
+            long.push(format!("{rel}: {lines} lines"));
         }
     }
     assert!(
@@ -693,24 +700,14 @@ fn repository_files_are_read_only_through_the_confined_reader() {
     let root = workspace();
     let mut found = Vec::new();
     let mut readers = BTreeSet::new();
-    for krate in CRATES {
-        for (name, file) in modules(&root.join(krate).join("src")) {
-            if is_test_module(&name) {
-                continue;
-            }
-            let rel = file
-                .strip_prefix(&root)
-                .expect("in the workspace")
-                .to_string_lossy()
-                .into_owned();
-            let code = code_of(&std::fs::read_to_string(&file).expect("reading a source file"));
-            if !PATH_READS.iter().any(|call| code.contains(call)) {
-                continue;
-            }
-            readers.insert(rel.clone());
-            if !OWN_FILE_READERS.iter().any(|(f, _)| *f == rel) {
-                found.push(rel);
-            }
+    for (rel, file) in product_files() {
+        let code = code_of(&std::fs::read_to_string(&file).expect("reading a source file"));
+        if !PATH_READS.iter().any(|call| code.contains(call)) {
+            continue;
+        }
+        readers.insert(rel.clone());
+        if !OWN_FILE_READERS.iter().any(|(f, _)| *f == rel) {
+            found.push(rel);
         }
     }
     assert!(
@@ -855,24 +852,14 @@ fn nothing_below_the_wire_names_it() {
 
 #[test]
 fn every_module_opens_with_a_line_on_what_it_is_for() {
-    let root = workspace();
-    let mut found = Vec::new();
-    for krate in CRATES {
-        for (name, file) in modules(&root.join(krate).join("src")) {
-            if is_test_module(&name) {
-                continue;
-            }
-            let text = std::fs::read_to_string(&file).expect("reading a source file");
-            if !text.trim_start().starts_with("//!") {
-                found.push(
-                    file.strip_prefix(&root)
-                        .expect("in the workspace")
-                        .display()
-                        .to_string(),
-                );
-            }
-        }
-    }
+    let found: Vec<String> = product_files()
+        .into_iter()
+        .filter(|(_, file)| {
+            let text = std::fs::read_to_string(file).expect("reading a source file");
+            !text.trim_start().starts_with("//!")
+        })
+        .map(|(rel, _)| rel)
+        .collect();
     assert!(
         found.is_empty(),
         "modules without a `//!` line:\n  {}",

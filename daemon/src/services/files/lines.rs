@@ -40,7 +40,6 @@ pub(crate) fn slice(
     last: u32,
     max_bytes: usize,
 ) -> std::io::Result<Sliced> {
-    let first = first.max(1);
     let mut out = Sliced {
         total_lines: 0,
         total_bytes: 0,
@@ -50,13 +49,16 @@ pub(crate) fn slice(
         binary: false,
         head: Vec::new(),
     };
+    let mut lines = Lines {
+        first: first.max(1),
+        last,
+        max_bytes,
+        line_no: 1,
+        current: Vec::new(),
+        full: false,
+        open: false,
+    };
     let mut buf = vec![0u8; 64 * 1024];
-    // The line being read: its number, its bytes when kept, whether it is still wanted.
-    let mut line_no: u32 = 1;
-    let mut current: Vec<u8> = Vec::new();
-    let mut full = false; // the bound is reached: nothing more is kept
-    let mut open_line = false; // bytes of line `line_no` were seen
-    let keep = |n: u32, full: bool| !full && n >= first && n <= last;
     loop {
         let n = match input.read(&mut buf) {
             Ok(0) => break,
@@ -81,86 +83,92 @@ pub(crate) fn slice(
                 None => (rest, false),
             };
             rest = if ended { &rest[piece.len() + 1..] } else { &[] };
-            open_line = true;
-            if keep(line_no, full) {
-                current.extend_from_slice(piece);
-                let room = max_bytes.saturating_sub(out.body.len() + usize::from(out.last != 0));
-                if current.len() > room {
-                    if out.last == 0 {
-                        // The first line, longer than the bound on its own: its first bytes only
-                        // (one more than fits, so that `finish_line` sees it is cut).
-                        current.truncate(room + 1);
-                    } else {
-                        // It cannot fit after the lines kept: stop keeping.
-                        current.clear();
-                        full = true;
-                    }
-                }
-            }
+            lines.piece(&out, piece);
             if ended {
-                let wanted = keep(line_no, full);
-                finish_line(
-                    &mut out,
-                    &mut current,
-                    line_no,
-                    max_bytes,
-                    &mut full,
-                    wanted,
-                );
-                line_no = line_no.saturating_add(1);
-                open_line = false;
+                lines.end(&mut out);
             }
         }
     }
-    if open_line {
-        let wanted = keep(line_no, full);
-        finish_line(
-            &mut out,
-            &mut current,
-            line_no,
-            max_bytes,
-            &mut full,
-            wanted,
-        );
-    } else {
-        line_no -= 1;
+    if lines.open {
+        lines.end(&mut out);
     }
-    out.total_lines = line_no;
+    out.total_lines = lines.line_no - 1;
     Ok(out)
 }
 
-/// Line `n` ended: keep it (`wanted`) when it fits, in part when it is the first and alone too
-/// long; once one does not fit, nothing more is kept.
-fn finish_line(
-    out: &mut Sliced,
-    current: &mut Vec<u8>,
-    n: u32,
+/// The line being read: its number, its bytes while it is kept, and whether the bound is reached
+/// (then nothing more is kept, but lines are still counted).
+struct Lines {
+    first: u32,
+    last: u32,
     max_bytes: usize,
-    full: &mut bool,
-    wanted: bool,
-) {
-    if !wanted {
-        return;
+    line_no: u32,
+    current: Vec<u8>,
+    full: bool,
+    /// Bytes of line `line_no` were seen.
+    open: bool,
+}
+
+impl Lines {
+    fn wanted(&self) -> bool {
+        !self.full && self.line_no >= self.first && self.line_no <= self.last
     }
-    if current.last() == Some(&b'\r') {
-        current.pop();
-    }
-    let sep = usize::from(out.last != 0);
-    if out.body.len() + sep + current.len() <= max_bytes {
-        if sep == 1 {
-            out.body.push(b'\n');
+
+    /// More bytes of the current line (no `\n` among them).
+    fn piece(&mut self, out: &Sliced, piece: &[u8]) {
+        self.open = true;
+        if !self.wanted() {
+            return;
         }
-        out.body.append(current);
-        out.last = n;
-    } else if out.last == 0 {
-        current.truncate(max_bytes);
-        out.body.append(current);
-        out.last = n;
-        out.line_cut = true;
-        *full = true;
-    } else {
-        current.clear();
-        *full = true;
+        self.current.extend_from_slice(piece);
+        let room = self
+            .max_bytes
+            .saturating_sub(out.body.len() + usize::from(out.last != 0));
+        if self.current.len() > room {
+            if out.last == 0 {
+                // The first line, longer than the bound on its own: its first bytes only (one more
+                // than fits, so that `end` sees it is cut).
+                self.current.truncate(room + 1);
+            } else {
+                // It cannot fit after the lines kept: stop keeping.
+                self.current.clear();
+                self.full = true;
+            }
+        }
+    }
+
+    /// The current line ended: keep it when it is wanted and fits, in part when it is the first
+    /// and alone too long; once one does not fit, nothing more is kept.
+    fn end(&mut self, out: &mut Sliced) {
+        let n = self.line_no;
+        self.line_no = self.line_no.saturating_add(1);
+        self.open = false;
+        let wanted = !self.full && n >= self.first && n <= self.last;
+        let current = &mut self.current;
+        if !wanted {
+            current.clear();
+            return;
+        }
+        if current.last() == Some(&b'\r') {
+            current.pop();
+        }
+        let sep = usize::from(out.last != 0);
+        if out.body.len() + sep + current.len() <= self.max_bytes {
+            if sep == 1 {
+                out.body.push(b'\n');
+            }
+            out.body.append(current);
+            out.last = n;
+        } else if out.last == 0 {
+            current.truncate(self.max_bytes);
+            out.body.append(current);
+            out.last = n;
+            out.line_cut = true;
+            self.full = true;
+        } else {
+            current.clear();
+            self.full = true;
+        }
     }
 }
 
