@@ -40,6 +40,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .field_attribute(".patina.v1.OracleReport.status", json_with("status"))
         .field_attribute(".patina.v1.ContextItem.oracles", json_with("oracles"))
         .field_attribute(".patina.v1.TuneResult.oracles", json_with("oracles"))
+        .field_attribute(".patina.v1.ContextItem.why", json_with("context_reason"))
         .field_attribute(".patina.v1.QueryResponse.intent", json_with("intent"))
         .field_attribute(".patina.v1.TuneState.phase", json_with("tune_phase"))
         .field_attribute(".patina.v1.QueryResponse.remedies", json_with("remedies"))

@@ -10,6 +10,7 @@ mod bench;
 mod blame;
 mod cache;
 mod cli;
+mod context;
 mod daemon;
 mod durability;
 mod editors;

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::bench::args::RetrievalArgs;
+use crate::bench::context::ContextArgs;
 use crate::commands::config::ConfigCmd;
 use crate::commands::daemon::DaemonCmd;
 use crate::commands::feedback::FeedbackCmd;
@@ -169,6 +170,9 @@ pub(crate) enum ModelCmd {
 pub(crate) enum BenchCmd {
     /// Retrieval quality and latency on a query set (formats and flags: docs/benchmarks.md, "patina bench retrieval").
     Retrieval(RetrievalArgs),
+    /// What an agent reads: gold lines of fixes inside `--expand` contexts at several budgets,
+    /// beside pasting the ranked files whole and the ideal (docs/benchmarks.md, "patina bench context").
+    Context(ContextArgs),
     /// Many clients querying one repository at once, each on its own connection, optionally
     /// while a file changes: errors, latency percentiles, throughput.
     Load(LoadArgs),

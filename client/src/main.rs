@@ -97,6 +97,12 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             bench::retrieval(&mut c, args).await
         }
         Cmd::Bench {
+            cmd: BenchCmd::Context(args),
+        } => {
+            let mut c = Client::connect_or_start(&socket).await?;
+            bench::context::context(&mut c, args).await
+        }
+        Cmd::Bench {
             cmd: BenchCmd::Load(args),
         } => load::run(&socket, args).await,
         Cmd::Doctor => doctor::run(&socket).await,

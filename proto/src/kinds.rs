@@ -185,6 +185,14 @@ pub fn tune_phase_name(code: i32) -> &'static str {
     }
 }
 
+/// Why a context piece is there, by name: "matched" or "located".
+pub fn context_reason_name(code: i32) -> &'static str {
+    match pb::ContextReason::try_from(code) {
+        Ok(pb::ContextReason::Located) => "located",
+        _ => "matched",
+    }
+}
+
 /// JSON of the enum fields by their names (the `json` feature; `proto/build.rs` names these on
 /// the fields), so what clients pass through reads as it always did.
 #[cfg(feature = "json")]
@@ -205,6 +213,10 @@ pub mod json {
 
     pub fn intent<S: Serializer>(v: &i32, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(super::intent_name(*v))
+    }
+
+    pub fn context_reason<S: Serializer>(v: &i32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(super::context_reason_name(*v))
     }
 
     pub fn tune_phase<S: Serializer>(v: &i32, s: S) -> Result<S::Ok, S::Error> {

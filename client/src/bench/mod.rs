@@ -13,11 +13,12 @@
 //! Formats: see the `bench retrieval` section of README.md and `/work/shared/eval/README.md`.
 
 //!
-//! The modules: `args`, `queries` (the query set and the oracle subsets), `eval` (queries through
+//! The modules: `args`, `context` (`patina bench context`), `queries` (the query set and the oracle subsets), `eval` (queries through
 //! the daemon), `metrics`, `corpus`, `repo` (`--repo-dir`), `wait` (background work), `report`.
 //! This file only runs them in order.
 
 pub(crate) mod args;
+pub(crate) mod context;
 mod corpus;
 mod eval;
 mod metrics;
@@ -35,7 +36,7 @@ use crate::bench::corpus::corpus_dir;
 use crate::bench::eval::run_queries;
 use crate::bench::metrics::Eval;
 use crate::bench::queries::{Subset, read_queries, subsets};
-use crate::bench::repo::run_repo;
+use crate::bench::repo::{RepoOpts, run_repo};
 use crate::bench::report::report;
 use crate::bench::wait::wait_for_embeddings;
 use crate::daemon::Client;
@@ -54,7 +55,20 @@ pub(crate) async fn retrieval(c: &mut Client, args: RetrievalArgs) -> Result<Exi
                     queries.len()
                 );
             }
-            let (info, evals, run) = run_repo(c, &args, dir, &queries, &subsets).await?;
+            let opts = RepoOpts {
+                force: args.force,
+                fresh_ms: args.fresh_ms,
+                semantic: subsets.iter().any(Subset::uses_semantic),
+                history: subsets.iter().any(Subset::uses_history),
+            };
+            let mut evals: Vec<Vec<Eval>> = subsets.iter().map(|_| Vec::new()).collect();
+            let (info, run) = run_repo(c, &opts, dir, &queries, async |c, id, members| {
+                for (s, subset) in subsets.iter().enumerate() {
+                    evals[s].extend(run_queries(c, id, &queries, members, subset).await?);
+                }
+                Ok(())
+            })
+            .await?;
             (info, evals, Some(run))
         }
         (None, Some(corpus)) => {

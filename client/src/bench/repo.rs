@@ -10,10 +10,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow, bail};
 use patina_proto::v1 as pb;
 
-use crate::bench::args::RetrievalArgs;
-use crate::bench::eval::run_queries;
-use crate::bench::metrics::Eval;
-use crate::bench::queries::{Query, Subset};
+use crate::bench::queries::Query;
 use crate::bench::wait::wait_for_messages;
 use crate::daemon::Client;
 
@@ -76,13 +73,27 @@ impl Drop for Restore {
     }
 }
 
+/// How a repository run checks out and waits.
+pub(crate) struct RepoOpts {
+    /// Go ahead when the clone has uncommitted changes (they are lost).
+    pub(crate) force: bool,
+    /// How long to wait, per checkout, for the index to catch up.
+    pub(crate) fresh_ms: u32,
+    /// Wait for the embeddings too (a subset uses semantic).
+    pub(crate) semantic: bool,
+    /// Wait for the commit messages' embeddings (a subset uses history).
+    pub(crate) history: bool,
+}
+
+/// Check out each commit of `queries` in `dir` in commit-date order, wait for the index, and hand
+/// the commit's queries (indices into `queries`) to `visit` with the repository's id.
 pub(crate) async fn run_repo(
     c: &mut Client,
-    args: &RetrievalArgs,
+    opts: &RepoOpts,
     dir: &Path,
     queries: &[Query],
-    subsets: &[Subset],
-) -> Result<(pb::RepoInfo, Vec<Vec<Eval>>, RepoRun)> {
+    mut visit: impl AsyncFnMut(&mut Client, &str, &[usize]) -> Result<()>,
+) -> Result<(pb::RepoInfo, RepoRun)> {
     let dir = std::fs::canonicalize(dir)
         .with_context(|| format!("cannot use --repo-dir '{}'", dir.display()))?;
     let root = PathBuf::from(
@@ -102,7 +113,7 @@ pub(crate) async fn run_repo(
         &root,
         &["status", "--porcelain", "--untracked-files=normal"],
     )?;
-    if !dirty.is_empty() && !args.force {
+    if !dirty.is_empty() && !opts.force {
         let n = dirty.lines().count();
         bail!(
             "{} has uncommitted changes ({n} paths, e.g. `{}`): the bench checks out other \
@@ -151,7 +162,7 @@ pub(crate) async fn run_repo(
     groups.sort_by_key(|g| g.1);
 
     let health = c.health().await?;
-    let semantic = subsets.iter().any(Subset::uses_semantic);
+    let semantic = opts.semantic;
     if semantic && !health.semantic_on {
         eprintln!("semantic search {}", health.semantic);
     }
@@ -173,7 +184,6 @@ pub(crate) async fn run_repo(
         ..Default::default()
     };
     let work = async {
-        let mut evals: Vec<Vec<Eval>> = subsets.iter().map(|_| Vec::new()).collect();
         let mut info: Option<pb::RepoInfo> = None;
         for (n, (sha, _, members)) in groups.iter().enumerate() {
             git(&root, &["checkout", "-qf", sha])?;
@@ -195,7 +205,7 @@ pub(crate) async fn run_repo(
                     limit: 1,
                     repos: vec![id.clone()],
                     oracles: catch_up_oracles.clone(),
-                    fresh_timeout_ms: args.fresh_ms,
+                    fresh_timeout_ms: opts.fresh_ms,
                     ..Default::default()
                 })
                 .await
@@ -214,7 +224,7 @@ pub(crate) async fn run_repo(
                 ),
                 None => bail!("at {sha}: the daemon reported no freshness for the repository"),
             }
-            if subsets.iter().any(Subset::uses_history) {
+            if opts.history {
                 // The history oracle also matches commit messages by meaning once they are
                 // embedded (after every chunk): wait, so that no answer depends on timing.
                 wait_for_messages(c, &id).await?;
@@ -226,12 +236,9 @@ pub(crate) async fn run_repo(
                 &sha[..12],
                 members.len()
             );
-            for (s, subset) in subsets.iter().enumerate() {
-                let e = run_queries(c, &id, queries, members, subset).await?;
-                evals[s].extend(e);
-            }
+            visit(c, &id, members).await?;
         }
-        Ok::<_, anyhow::Error>((info.expect("at least one commit"), evals))
+        Ok::<_, anyhow::Error>(info.expect("at least one commit"))
     };
     let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
     let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
@@ -242,6 +249,6 @@ pub(crate) async fn run_repo(
         r = work => r,
     };
     restore.now();
-    let (info, evals) = result?;
-    Ok((info, evals, run))
+    let info = result?;
+    Ok((info, run))
 }

@@ -301,6 +301,11 @@ impl RepoIndex {
         self.trees.text(chunk_id)
     }
 
+    /// The record of one file (`None`: not indexed, nor skipped).
+    pub fn file_record(&self, path: &str) -> Result<Option<FileRecord>> {
+        self.trees.file_record(path)
+    }
+
     /// Every file record (indexed and skipped files), by path.
     pub fn file_records(&self) -> Result<Vec<(String, FileRecord)>> {
         self.trees.file_records()

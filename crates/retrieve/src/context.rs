@@ -22,8 +22,30 @@ pub enum Format {
     Json,
 }
 
+/// Why a piece is in the context.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Reason {
+    /// A hit of the search.
+    #[default]
+    Matched,
+    /// A region of a chosen file that the whole question points at ([`crate::locate`]).
+    Located,
+}
+
+impl Reason {
+    /// Stable lowercase name, as it appears in the rendered context.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Matched => "matched",
+            Reason::Located => "located",
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct ContextItem {
+    /// Why it is here.
+    pub reason: Reason,
     /// `path:start-end`, or `session:<name>#<n>` for a note.
     pub reference: String,
     pub repo_id: String,
@@ -57,7 +79,8 @@ pub struct Piece {
 #[derive(Clone, Debug, Default)]
 pub struct Filled {
     pub items: Vec<ContextItem>,
-    /// Merged results that did not fit.
+    /// Merged results (matched pieces) that did not fit; located regions that did not fit are
+    /// not counted: they were only ever filler for the budget.
     pub omitted: usize,
 }
 
@@ -129,10 +152,10 @@ pub fn fill(query: &str, pieces: Vec<Piece>, budget: usize, format: Format) -> F
             if let Some(cut) = cut_to_fit(&p, remaining, format) {
                 used += tokens(&render_item(&cut, format));
                 items.push(cut);
-            } else {
+            } else if p.item.reason == Reason::Matched {
                 omitted += 1;
             }
-        } else {
+        } else if p.item.reason == Reason::Matched {
             omitted += 1;
         }
     }
@@ -283,7 +306,8 @@ fn render_item(it: &ContextItem, format: Format) -> String {
             }
             let _ = write!(
                 out,
-                " score=\"{:.4}\" oracles=\"{}\"",
+                " why=\"{}\" score=\"{:.4}\" oracles=\"{}\"",
+                it.reason.name(),
                 it.score,
                 it.oracles.join(",")
             );
@@ -322,12 +346,16 @@ fn render_item(it: &ContextItem, format: Format) -> String {
             } else {
                 it.language.as_str()
             };
+            let found = match it.reason {
+                Reason::Matched => it.oracles.join(", "),
+                Reason::Located => "located in the file".to_string(),
+            };
             let _ = writeln!(
                 out,
                 "## {} — {what} · score {:.4} · {}{}\n\n{fence}{lang}\n{}\n{fence}\n",
                 printable_path(&it.reference),
                 it.score,
-                it.oracles.join(", "),
+                found,
                 if it.truncated { " · truncated" } else { "" },
                 it.text
             );
@@ -397,6 +425,7 @@ fn item_json(it: &ContextItem) -> serde_json::Value {
 fn item_json_plain(it: &ContextItem) -> serde_json::Value {
     serde_json::json!({
         "ref": it.reference,
+        "why": it.reason.name(),
         "kind": it.kind,
         "repo": it.repo_name,
         "path": it.path,

@@ -10,6 +10,7 @@ pub mod confidence;
 pub mod context;
 pub mod expand;
 pub mod fusion;
+pub mod locate;
 pub mod mentions;
 pub mod pagerank;
 pub mod priors;

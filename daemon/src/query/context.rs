@@ -8,23 +8,37 @@
 //! ([`patina_index::expansion`]: a method's class header, the imports it uses, the signatures of
 //! what it calls and of its siblings; a section's parent headings and subsection titles), each
 //! piece attributed and counted against the same budget.
+//!
+//! The files the search chose most are then located in ([`patina_retrieve::locate`]): every
+//! region (chunk) of each is scored against the whole question, and the regions join the
+//! matched pieces on one scale, so the budget goes to the likely file's likely functions before
+//! the weak hits of unlikely files, and is spent rather than left empty. Each piece says why it
+//! is there (`matched`, `located`).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use anyhow::Result;
+use patina_core::ChunkMeta;
 use patina_core::tokens::approx_tokens as tokens;
 use patina_index::expansion::surroundings;
 pub(crate) use patina_retrieve::context::Format;
-use patina_retrieve::context::{self, ContextItem, Piece, absorb, render};
+use patina_retrieve::context::{self, ContextItem, Piece, Reason, absorb, render};
+use patina_retrieve::locate::{self, Needle, Origin, Region};
 
 use crate::query::engine::QueryEngine;
 use crate::query::request::{HitItem, SearchHit, SearchRequest};
+use crate::state::repo::Repo;
 
 pub(crate) const DEFAULT_BUDGET: usize = 6000;
 const MIN_BUDGET: usize = 100;
 const MAX_BUDGET: usize = 200_000;
 /// With `expand`, the surroundings of this many of the best chunk hits are gathered.
 const EXPANDED_HITS: usize = 4;
+/// The regions of this many of the best files are located against the question.
+const LOCATED_FILES: usize = 4;
+/// A file of more chunks than this (generated tables, vendored bundles) is not located in.
+const MAX_REGIONS: usize = 2000;
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ContextRequest {
@@ -81,9 +95,13 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
     // Chunk texts come from the store: read them on the blocking pool.
     let hits = res.hits;
     let expand = req.expand;
-    let pieces = tokio::task::spawn_blocking(move || merge(hits, expand))
-        .await
-        .map_err(|e| anyhow::anyhow!("reading context texts failed: {e}"))??;
+    let question = req.text.clone();
+    let pieces = tokio::task::spawn_blocking(move || {
+        let (pieces, repos) = merge(hits, expand)?;
+        Ok::<_, anyhow::Error>(with_located(pieces, &repos, &question))
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("reading context texts failed: {e}"))??;
 
     let filled = context::fill(&req.text, pieces, budget, req.format);
     let (items, omitted) = (filled.items, filled.omitted);
@@ -104,9 +122,11 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
 }
 
 /// Turn hits into pieces, merging ranges of the same file that overlap or touch.
-/// With `expand`, the first [`EXPANDED_HITS`] chunk hits bring their surroundings.
-fn merge(hits: Vec<SearchHit>, expand: bool) -> Result<Vec<Piece>> {
+/// With `expand`, the first [`EXPANDED_HITS`] chunk hits bring their surroundings. Also the
+/// repositories the pieces come from, by id.
+fn merge(hits: Vec<SearchHit>, expand: bool) -> Result<(Vec<Piece>, Vec<Arc<Repo>>)> {
     let mut pieces: Vec<Piece> = Vec::new();
+    let mut repos: Vec<Arc<Repo>> = Vec::new();
     let mut expanded = 0;
     for h in hits {
         let oracles: Vec<&'static str> = h.provenance.iter().map(|c| c.oracle.name()).collect();
@@ -116,6 +136,9 @@ fn merge(hits: Vec<SearchHit>, expand: bool) -> Result<Vec<Piece>> {
                 chunk_id,
                 meta,
             } => {
+                if !repos.iter().any(|r| r.id() == repo.id()) {
+                    repos.push(repo.clone());
+                }
                 let text = repo.index().text(*chunk_id)?.unwrap_or_default();
                 let lines: BTreeMap<u32, String> = text
                     .lines()
@@ -177,5 +200,155 @@ fn merge(hits: Vec<SearchHit>, expand: bool) -> Result<Vec<Piece>> {
         absorb(&mut pieces, piece);
     }
     context::finish(&mut pieces);
-    Ok(pieces)
+    Ok((pieces, repos))
+}
+
+/// The matched pieces with the located regions of the first [`LOCATED_FILES`] files among them,
+/// in reading order ([`locate::order`]). A region that overlaps a piece already placed is left
+/// out (its lines are there). Reading a file's regions fails softly: it is then not located in.
+fn with_located(matched: Vec<Piece>, repos: &[Arc<Repo>], question: &str) -> Vec<Piece> {
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut file_best: Vec<f64> = Vec::new();
+    for p in matched.iter().filter(|p| !p.item.note) {
+        let key = (p.item.repo_id.clone(), p.item.path.clone());
+        match files.iter().position(|f| *f == key) {
+            Some(i) => file_best[i] = file_best[i].max(p.item.score),
+            None if files.len() < LOCATED_FILES => {
+                files.push(key);
+                file_best.push(p.item.score);
+            }
+            None => {}
+        }
+    }
+    let needle = Needle::of(question);
+    let mut pieces: Vec<Piece> = Vec::new();
+    let mut origins: Vec<Origin> = Vec::new();
+    for p in matched {
+        origins.push(Origin::Matched {
+            score: p.item.score,
+        });
+        pieces.push(p);
+    }
+    for (f, (repo_id, path)) in files.iter().enumerate() {
+        let Some(repo) = repos.iter().find(|r| r.id() == repo_id) else {
+            continue;
+        };
+        let regions = match regions_of(repo, path) {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::debug!(path = %path, "context: not located in: {e:#}");
+                continue;
+            }
+        };
+        let texts: Vec<Region> = regions
+            .iter()
+            .map(|(meta, text)| Region {
+                text,
+                symbol: meta.symbol.as_deref(),
+            })
+            .collect();
+        let scores = locate::score_regions(&needle, &texts);
+        for ((meta, text), score) in regions.iter().zip(scores) {
+            origins.push(Origin::Located { file: f, score });
+            pieces.push(Piece {
+                item: ContextItem {
+                    reason: Reason::Located,
+                    reference: format!("{}:{}-{}", meta.path, meta.start_line, meta.end_line),
+                    repo_id: repo.id().to_string(),
+                    repo_name: repo.record().name,
+                    repo_root: repo.root().to_string_lossy().into_owned(),
+                    path: meta.path.to_string(),
+                    start_line: meta.start_line,
+                    end_line: meta.end_line,
+                    symbols: meta.symbol.iter().cloned().collect(),
+                    kind: meta.kind.name().into(),
+                    language: meta.language.name().into(),
+                    text: text.clone(),
+                    licence: meta.licence.as_deref().cloned(),
+                    ..Default::default()
+                },
+                lines: text
+                    .lines()
+                    .enumerate()
+                    .map(|(i, l)| (meta.start_line + i as u32, l.to_string()))
+                    .collect(),
+            });
+        }
+    }
+    let order = locate::order(&origins, &file_best);
+    let weight = |i: usize| match origins[i] {
+        Origin::Matched { score } => score,
+        Origin::Located { file, .. } => file_best[file],
+    };
+    let mut slots: Vec<Option<Piece>> = pieces.into_iter().map(Some).collect();
+    let mut out: Vec<Piece> = Vec::with_capacity(slots.len());
+    for i in order {
+        let Some(mut p) = slots[i].take() else {
+            continue;
+        };
+        let placed = out.iter().position(|q| {
+            !q.item.note
+                && !p.item.note
+                && q.item.repo_id == p.item.repo_id
+                && q.item.path == p.item.path
+                && q.item.start_line <= p.item.end_line
+                && p.item.start_line <= q.item.end_line
+        });
+        match (p.item.reason, placed) {
+            // Its lines are there already.
+            (Reason::Located, Some(_)) => {}
+            // A hit inside a region placed before it (by locating): one piece, placed where the
+            // region was, with the oracles that found it.
+            (Reason::Matched, Some(j)) => fold(&mut out[j], p),
+            (Reason::Located, None) => {
+                p.item.score = weight(i);
+                out.push(p);
+            }
+            (Reason::Matched, None) => out.push(p),
+        }
+    }
+    context::finish(&mut out);
+    out
+}
+
+/// Fold the matched piece `hit` into the piece `into` it overlaps (which keeps its reason).
+fn fold(into: &mut Piece, hit: Piece) {
+    let (a, b) = (&mut into.item, hit.item);
+    a.start_line = a.start_line.min(b.start_line);
+    a.end_line = a.end_line.max(b.end_line);
+    a.score = a.score.max(b.score);
+    for s in b.symbols {
+        if !a.symbols.contains(&s) {
+            a.symbols.push(s);
+        }
+    }
+    for o in b.oracles {
+        if !a.oracles.contains(&o) {
+            a.oracles.push(o);
+        }
+    }
+    a.related.extend(b.related);
+    for (n, l) in hit.lines {
+        into.lines.entry(n).or_insert(l);
+    }
+}
+
+/// Every chunk of `path` in `repo` with its stored text, in line order; empty for a file of more
+/// than [`MAX_REGIONS`] chunks.
+fn regions_of(repo: &Repo, path: &str) -> Result<Vec<(ChunkMeta, String)>> {
+    let index = repo.index();
+    let Some(record) = index.file_record(path)? else {
+        return Ok(Vec::new());
+    };
+    if record.chunk_ids.len() > MAX_REGIONS {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::with_capacity(record.chunk_ids.len());
+    for id in record.chunk_ids {
+        if let (Some(meta), Some(text)) = (index.chunk(id), index.text(id)?) {
+            out.push((meta, text));
+        }
+    }
+    out.sort_by_key(|(m, _)| (m.start_line, m.end_line));
+    Ok(out)
 }

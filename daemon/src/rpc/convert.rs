@@ -217,6 +217,10 @@ pub(super) fn context_response(c: Context) -> pb::ContextResponse {
             .into_iter()
             .map(|i| pb::ContextItem {
                 r#ref: i.reference,
+                why: match i.reason {
+                    patina_retrieve::context::Reason::Matched => pb::ContextReason::Matched,
+                    patina_retrieve::context::Reason::Located => pb::ContextReason::Located,
+                } as i32,
                 repo_id: i.repo_id,
                 repo_name: i.repo_name,
                 repo_root: i.repo_root,

@@ -1,0 +1,320 @@
+//! Locating inside a chosen file, pure: once the ranking has chosen a file, which of its regions
+//! (its chunks: functions, methods, blocks) the question is about. The file's best-matching chunk
+//! is often not the one a fix changes: an issue names an error message, a function, a parameter
+//! and three modules, and the search's best chunk is the one with most of those words, where
+//! the change is in the function that raises the message.
+//!
+//! So every region of the file is scored against the whole question ([`score_regions`]): BM25
+//! over the file's own regions as the collection (a word every function of the file uses says
+//! nothing about which one is meant), with two exact signals: the region defines a name the
+//! question writes out (added at the weight of its words), and the region holds a message the
+//! question quotes verbatim (it then outranks every region that does not). [`order`] then lays located regions beside the
+//! search's matched pieces on one scale, so the budget goes to the likely file's likely regions
+//! before the weak hits of unlikely files.
+
+use std::collections::{HashMap, HashSet};
+
+use patina_core::tokens::for_each_token;
+
+use crate::query::is_stop_word;
+
+/// BM25's usual term-frequency saturation and length normalisation (Robertson & Zaragoza).
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+/// A quoted span shorter than this many characters is a name, not a message.
+const MIN_MESSAGE_CHARS: usize = 12;
+
+/// One region of a file: its text and the name it defines, if any.
+pub struct Region<'a> {
+    pub text: &'a str,
+    pub symbol: Option<&'a str>,
+}
+
+/// What a question brings to locating: its distinct content tokens, the names it writes out
+/// whole, and the messages it quotes.
+pub struct Needle {
+    terms: Vec<String>,
+    names: HashSet<String>,
+    messages: Vec<String>,
+}
+
+impl Needle {
+    pub fn of(question: &str) -> Needle {
+        let mut terms = Vec::new();
+        let mut seen = HashSet::new();
+        for_each_token(question, |_, _, t| {
+            if t.len() >= 2 && !is_stop_word(t) && seen.insert(t.to_string()) {
+                terms.push(t.to_string());
+            }
+        });
+        // Whole identifiers as the question writes them (`_showfixtures_main`, `SetHelpFunc`):
+        // a word with an inner capital, an underscore or a digit after letters.
+        let names = question
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| w.len() >= 4 && looks_like_a_name(w))
+            .map(|w| w.trim_matches('_').to_lowercase())
+            .filter(|w| !w.is_empty())
+            .collect();
+        Needle {
+            terms,
+            names,
+            messages: quoted(question)
+                .into_iter()
+                .filter(|m| m.chars().count() >= MIN_MESSAGE_CHARS)
+                .map(|m| m.to_lowercase())
+                .collect(),
+        }
+    }
+}
+
+fn looks_like_a_name(w: &str) -> bool {
+    let inner_capital =
+        w.chars().skip(1).any(char::is_uppercase) && w.chars().any(char::is_lowercase);
+    w.contains('_') || inner_capital
+}
+
+/// The messages of `text`: spans between matching double quotes or backticks on one line, and
+/// what follows `SomeError: ` (a traceback's last line, or a log line naming a warning).
+fn quoted(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if let Some(at) = line.find(": ") {
+            let head = line[..at].trim_start_matches(|c: char| !c.is_alphanumeric());
+            let kind = head
+                .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .next();
+            if kind.is_some_and(|k| {
+                ["Error", "Exception", "Warning"]
+                    .iter()
+                    .any(|s| k.ends_with(s))
+            }) {
+                out.push(line[at + 2..].trim());
+            }
+        }
+        for q in ['"', '`'] {
+            let parts: Vec<&str> = line.split(q).collect();
+            // Odd positions are inside a pair of quotes.
+            for inside in parts
+                .iter()
+                .skip(1)
+                .step_by(2)
+                .take(parts.len().saturating_sub(1) / 2)
+            {
+                let t = inside.trim();
+                if !t.is_empty() {
+                    out.push(t);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The score of each region of one file against `needle` (0: nothing of the question is in it).
+pub fn score_regions(needle: &Needle, regions: &[Region]) -> Vec<f64> {
+    let n = regions.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let wanted: HashSet<&str> = needle.terms.iter().map(String::as_str).collect();
+    // Term frequencies of the question's terms per region, and the regions' lengths.
+    let mut tfs: Vec<HashMap<&str, u32>> = Vec::with_capacity(n);
+    let mut lens = Vec::with_capacity(n);
+    for r in regions {
+        let mut tf: HashMap<&str, u32> = HashMap::new();
+        let mut len = 0u32;
+        for_each_token(r.text, |_, _, t| {
+            len += 1;
+            if let Some(&w) = wanted.get(t) {
+                *tf.entry(w).or_default() += 1;
+            }
+        });
+        tfs.push(tf);
+        lens.push(f64::from(len.max(1)));
+    }
+    let avg = lens.iter().sum::<f64>() / n as f64;
+    let idf: HashMap<&str, f64> = wanted
+        .iter()
+        .map(|&w| {
+            let df = tfs.iter().filter(|tf| tf.contains_key(w)).count() as f64;
+            (w, (1.0 + (n as f64 - df + 0.5) / (df + 0.5)).ln())
+        })
+        .collect();
+    let weight_of = |text: &str| -> f64 {
+        let mut seen = HashSet::new();
+        let mut w = 0.0;
+        for_each_token(text, |_, _, t| {
+            if seen.insert(t.to_string()) {
+                w += idf.get(t).copied().unwrap_or(0.0);
+            }
+        });
+        w
+    };
+    let plain: Vec<f64> = (0..n)
+        .map(|i| {
+            let norm = K1 * (1.0 - B + B * lens[i] / avg);
+            tfs[i]
+                .iter()
+                .map(|(w, &tf)| {
+                    let tf = f64::from(tf);
+                    idf[w] * tf * (K1 + 1.0) / (tf + norm)
+                })
+                .sum()
+        })
+        .collect();
+    // A message quoted verbatim is the strongest pointer a question has, whatever its words:
+    // the region holding it outranks every region without it.
+    let best = plain.iter().copied().fold(0.0, f64::max);
+    regions
+        .iter()
+        .zip(plain)
+        .map(|(r, mut s)| {
+            if let Some(sym) = r.symbol {
+                let sym = sym.trim_matches('_').to_lowercase();
+                if needle.names.contains(&sym) {
+                    s += weight_of(&sym);
+                }
+            }
+            if !needle.messages.is_empty() {
+                let lower = r.text.to_lowercase();
+                for m in &needle.messages {
+                    if lower.contains(m.as_str()) {
+                        s += best + weight_of(m);
+                    }
+                }
+            }
+            s
+        })
+        .collect()
+}
+
+/// Where a piece of context comes from, for [`order`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Origin {
+    /// A hit of the search, with its fused score.
+    Matched { score: f64 },
+    /// A region of file `file` (an index into the files' best scores) located with `score`.
+    Located { file: usize, score: f64 },
+}
+
+/// The reading order of pieces on one scale: a matched piece weighs its fused score; a region
+/// located in a file weighs that file's best fused score times its location score against the
+/// file's best-located region. So a file's best region stands beside the file's best hit, its
+/// weaker regions fall behind in proportion, and a file the search was less sure of brings its
+/// regions in later: more of one file when the ranking is sure of it, the best regions of
+/// several when it is not. Ties keep matched pieces first, then the given order.
+pub fn order(origins: &[Origin], file_best: &[f64]) -> Vec<usize> {
+    let mut located_best: HashMap<usize, f64> = HashMap::new();
+    for o in origins {
+        if let Origin::Located { file, score } = *o {
+            let b = located_best.entry(file).or_insert(0.0);
+            *b = b.max(score);
+        }
+    }
+    let weight = |o: &Origin| match *o {
+        Origin::Matched { score } => score,
+        Origin::Located { file, score } => {
+            let best = located_best.get(&file).copied().unwrap_or(0.0);
+            let share = if best > 0.0 { score / best } else { 0.0 };
+            file_best.get(file).copied().unwrap_or(0.0) * share
+        }
+    };
+    let mut idx: Vec<usize> = (0..origins.len()).collect();
+    idx.sort_by(|&a, &b| {
+        let (wa, wb) = (weight(&origins[a]), weight(&origins[b]));
+        wb.total_cmp(&wa)
+            .then_with(|| {
+                let located = |o: &Origin| matches!(o, Origin::Located { .. });
+                located(&origins[a]).cmp(&located(&origins[b]))
+            })
+            .then(a.cmp(&b))
+    });
+    idx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region<'a>(text: &'a str, symbol: Option<&'a str>) -> Region<'a> {
+        Region { text, symbol }
+    }
+
+    #[test]
+    fn the_region_raising_the_quoted_message_outscores_the_one_with_more_of_its_words() {
+        let needle = Needle::of(
+            "Fixture scope is wrong: pytest prints \"fixture scope mismatch detected\" when a \
+             fixture of session scope uses a fixture of function scope",
+        );
+        let regions = [
+            region(
+                "def describe_fixture(fixture):\n    # the fixture scope of a fixture: session \
+                 scope or function scope\n    return fixture.scope",
+                Some("describe_fixture"),
+            ),
+            region(
+                "def check(a, b):\n    if a.rank < b.rank:\n        raise Error('Fixture scope \
+                 mismatch detected')",
+                Some("check"),
+            ),
+            region("def unrelated():\n    return 1", Some("unrelated")),
+        ];
+        let s = score_regions(&needle, &regions);
+        assert!(s[1] > s[0], "{s:?}");
+        assert_eq!(s[2], 0.0);
+    }
+
+    #[test]
+    fn a_name_the_question_writes_out_locates_its_definition() {
+        let needle = Needle::of("SetHelpFunc should pass the context to the command");
+        let regions = [
+            region(
+                "func (c *Command) Context() context.Context { return c.ctx } // command context",
+                Some("Context"),
+            ),
+            region(
+                "func (c *Command) SetHelpFunc(f func(*Command, []string)) { c.helpFunc = f }",
+                Some("SetHelpFunc"),
+            ),
+        ];
+        let s = score_regions(&needle, &regions);
+        assert!(s[1] > s[0], "{s:?}");
+    }
+
+    #[test]
+    fn a_word_every_region_uses_says_nothing() {
+        let needle = Needle::of("config parse");
+        let regions = [
+            region("config config config", None),
+            region("config parse", None),
+            region("config", None),
+        ];
+        let s = score_regions(&needle, &regions);
+        assert!(s[1] > s[0] && s[0] < 0.5, "{s:?}");
+    }
+
+    #[test]
+    fn located_regions_follow_their_file_and_weaker_regions_fall_behind() {
+        let origins = [
+            Origin::Matched { score: 1.0 },
+            Origin::Matched { score: 0.4 },
+            Origin::Located {
+                file: 0,
+                score: 8.0,
+            },
+            Origin::Located {
+                file: 0,
+                score: 2.0,
+            },
+            Origin::Located {
+                file: 1,
+                score: 5.0,
+            },
+        ];
+        // File 0's best hit scored 1.0, file 1's 0.4.
+        let o = order(&origins, &[1.0, 0.4]);
+        // The first hit, then file 0's best region (same weight), then the second hit and file
+        // 1's best region (0.4 each), then file 0's weaker region (0.25).
+        assert_eq!(o, vec![0, 2, 1, 4, 3]);
+    }
+}
