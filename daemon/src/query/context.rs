@@ -35,8 +35,6 @@ const MIN_BUDGET: usize = 100;
 const MAX_BUDGET: usize = 200_000;
 /// With `expand`, the surroundings of this many of the best chunk hits are gathered.
 const EXPANDED_HITS: usize = 4;
-/// The regions of this many of the best files are located against the question.
-const LOCATED_FILES: usize = 4;
 /// A file of more chunks than this (generated tables, vendored bundles) is not located in.
 const MAX_REGIONS: usize = 2000;
 
@@ -96,9 +94,10 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
     let hits = res.hits;
     let expand = req.expand;
     let question = req.text.clone();
+    let locate_files = engine.config().context.locate_files;
     let pieces = tokio::task::spawn_blocking(move || {
         let (pieces, repos) = merge(hits, expand)?;
-        Ok::<_, anyhow::Error>(with_located(pieces, &repos, &question))
+        Ok::<_, anyhow::Error>(with_located(pieces, &repos, &question, locate_files))
     })
     .await
     .map_err(|e| anyhow::anyhow!("reading context texts failed: {e}"))??;
@@ -203,17 +202,25 @@ fn merge(hits: Vec<SearchHit>, expand: bool) -> Result<(Vec<Piece>, Vec<Arc<Repo
     Ok((pieces, repos))
 }
 
-/// The matched pieces with the located regions of the first [`LOCATED_FILES`] files among them,
+/// The matched pieces with the located regions of the first `locate_files` files among them,
 /// in reading order ([`locate::order`]). A region that overlaps a piece already placed is left
 /// out (its lines are there). Reading a file's regions fails softly: it is then not located in.
-fn with_located(matched: Vec<Piece>, repos: &[Arc<Repo>], question: &str) -> Vec<Piece> {
+fn with_located(
+    matched: Vec<Piece>,
+    repos: &[Arc<Repo>],
+    question: &str,
+    locate_files: usize,
+) -> Vec<Piece> {
+    if locate_files == 0 {
+        return matched;
+    }
     let mut files: Vec<(String, String)> = Vec::new();
     let mut file_best: Vec<f64> = Vec::new();
     for p in matched.iter().filter(|p| !p.item.note) {
         let key = (p.item.repo_id.clone(), p.item.path.clone());
         match files.iter().position(|f| *f == key) {
             Some(i) => file_best[i] = file_best[i].max(p.item.score),
-            None if files.len() < LOCATED_FILES => {
+            None if files.len() < locate_files => {
                 files.push(key);
                 file_best.push(p.item.score);
             }

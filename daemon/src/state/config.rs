@@ -22,6 +22,8 @@ pub struct Config {
     pub history: HistoryConfig,
     /// The query cache (`crate::query::cache`).
     pub cache: CacheConfig,
+    /// Context assembly (`crate::query::context`).
+    pub context: ContextConfig,
     /// Personal-data masking, opt-in per repository.
     pub pii: PiiConfig,
     /// `patina tune` (`crate::workers::tuner`).
@@ -137,6 +139,21 @@ impl Default for DaemonConfig {
 impl DaemonConfig {
     pub(crate) fn budget(&self) -> crate::process::memory::Budget {
         crate::process::memory::Budget::of(self.memory_mb)
+    }
+}
+
+/// `[context]`: how `Search.Context` assembles what an agent reads.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ContextConfig {
+    /// The regions of this many of the search's best files are located against the whole
+    /// question and join the matched pieces (`patina_retrieve::locate`); 0: matched pieces only.
+    pub locate_files: usize,
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        ContextConfig { locate_files: 4 }
     }
 }
 
