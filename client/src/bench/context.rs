@@ -338,6 +338,34 @@ pub(crate) async fn context(c: &mut Client, args: ContextArgs) -> Result<ExitCod
     Ok(ExitCode::SUCCESS)
 }
 
+/// One question's verbose line: its recall, then per gold file the gold lines and the ranges of
+/// that file the answer held.
+fn miss_line(q: &Question, subset: &str, budget: u32, s: &Score, spans: &[Span]) -> String {
+    let mut out = format!(
+        "{} {subset} @{budget}: lines {:.2} file {} chars {}",
+        q.id, s.line_recall, s.file_hit, s.chars
+    );
+    for (path, lines) in &q.gold_lines {
+        let held: Vec<String> = spans
+            .iter()
+            .filter(|x| x.path == *path)
+            .map(|x| format!("{}-{}", x.start, x.end))
+            .collect();
+        let shown: Vec<String> = lines.iter().take(6).map(u32::to_string).collect();
+        out.push_str(&format!(
+            "\n    {path}: gold {}{} | held {}",
+            shown.join(","),
+            if lines.len() > 6 { ",…" } else { "" },
+            if held.is_empty() {
+                "nothing".to_string()
+            } else {
+                held.join(" ")
+            }
+        ));
+    }
+    out
+}
+
 fn mean(xs: impl Iterator<Item = f64>) -> f64 {
     let (sum, n) = xs.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
     if n == 0 { 0.0 } else { sum / n as f64 }

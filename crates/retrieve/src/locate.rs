@@ -188,41 +188,54 @@ pub fn score_regions(needle: &Needle, regions: &[Region]) -> Vec<f64> {
         .collect()
 }
 
-/// Where a piece of context comes from, for [`order`].
+/// Where a piece of context comes from, for [`order`]. `file` is the rank of the piece's file
+/// among the files of the search's hits (0: the file of the best hit).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Origin {
     /// A hit of the search, with its fused score.
-    Matched { score: f64 },
-    /// A region of file `file` (an index into the files' best scores) located with `score`.
+    Matched { file: usize, score: f64 },
+    /// A region of a chosen file, with its location score ([`score_regions`]).
     Located { file: usize, score: f64 },
 }
 
-/// The reading order of pieces on one scale: a matched piece weighs its fused score; a region
-/// located in a file weighs that file's best fused score times its location score against the
-/// file's best-located region. So a file's best region stands beside the file's best hit, its
-/// weaker regions fall behind in proportion, and a file the search was less sure of brings its
-/// regions in later: more of one file when the ranking is sure of it, the best regions of
-/// several when it is not. Ties keep matched pieces first, then the given order.
-pub fn order(origins: &[Origin], file_best: &[f64]) -> Vec<usize> {
-    let mut located_best: HashMap<usize, f64> = HashMap::new();
-    for o in origins {
-        if let Origin::Located { file, score } = *o {
-            let b = located_best.entry(file).or_insert(0.0);
-            *b = b.max(score);
-        }
-    }
-    let weight = |o: &Origin| match *o {
-        Origin::Matched { score } => score,
-        Origin::Located { file, score } => {
-            let best = located_best.get(&file).copied().unwrap_or(0.0);
-            let share = if best > 0.0 { score / best } else { 0.0 };
-            file_best.get(file).copied().unwrap_or(0.0) * share
-        }
+/// How much an uninformative region of a file still weighs against the file's best one: the
+/// place of a file in the ranking says more about where the change is than the question's words
+/// say about which of its regions (the pasted files beat the best chunks: issue 64).
+const FLOOR: f64 = 0.5;
+
+/// The reading order of pieces: each weighs its file's prior, `1 / (rank + 1)^depth`, times its
+/// strength within the file, `FLOOR + (1 − FLOOR) · s / best` (a hit's fused score against the
+/// file's best hit; a region's location score against the file's best-located region). With
+/// `depth` ≥ 1 the best file is read whole, best regions first, before the next file's best
+/// region; smaller `depth` lets the next files' best regions in earlier. Ties keep matched
+/// pieces first, then the given order.
+pub fn order(origins: &[Origin], depth: f64) -> Vec<usize> {
+    let mut best: HashMap<(usize, bool), f64> = HashMap::new();
+    let key = |o: &Origin| match *o {
+        Origin::Matched { file, score } => ((file, true), score),
+        Origin::Located { file, score } => ((file, false), score),
     };
+    for o in origins {
+        let (k, s) = key(o);
+        let b = best.entry(k).or_insert(0.0);
+        *b = b.max(s);
+    }
+    let weight = |o: &Origin| {
+        let ((file, matched), s) = key(o);
+        let top = best.get(&(file, matched)).copied().unwrap_or(0.0);
+        let strength = if top > 0.0 {
+            (s / top).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let prior = 1.0 / ((file + 1) as f64).powf(depth);
+        prior * (FLOOR + (1.0 - FLOOR) * strength)
+    };
+    let weights: Vec<f64> = origins.iter().map(weight).collect();
     let mut idx: Vec<usize> = (0..origins.len()).collect();
     idx.sort_by(|&a, &b| {
-        let (wa, wb) = (weight(&origins[a]), weight(&origins[b]));
-        wb.total_cmp(&wa)
+        weights[b]
+            .total_cmp(&weights[a])
             .then_with(|| {
                 let located = |o: &Origin| matches!(o, Origin::Located { .. });
                 located(&origins[a]).cmp(&located(&origins[b]))
@@ -282,6 +295,24 @@ mod tests {
     }
 
     #[test]
+    fn the_last_line_of_a_traceback_is_a_message() {
+        let needle = Needle::of(
+            "Running it gives\n  File \"src/app.py\", line 3, in load\nE   KeyError: \
+             missing section in the settings file\nand `x` is short",
+        );
+        assert_eq!(needle.messages, ["missing section in the settings file"]);
+        let regions = [
+            region("def load():\n    return settings['section']", Some("load")),
+            region(
+                "def read(p):\n    raise KeyError('missing section in the settings file')",
+                Some("read"),
+            ),
+        ];
+        let s = score_regions(&needle, &regions);
+        assert!(s[1] > s[0], "{s:?}");
+    }
+
+    #[test]
     fn a_word_every_region_uses_says_nothing() {
         let needle = Needle::of("config parse");
         let regions = [
@@ -294,27 +325,38 @@ mod tests {
     }
 
     #[test]
-    fn located_regions_follow_their_file_and_weaker_regions_fall_behind() {
+    fn the_best_file_is_read_first_best_regions_first_and_depth_lets_the_next_in() {
         let origins = [
-            Origin::Matched { score: 1.0 },
-            Origin::Matched { score: 0.4 },
+            Origin::Matched {
+                file: 0,
+                score: 1.0,
+            },
+            Origin::Matched {
+                file: 1,
+                score: 0.9,
+            },
             Origin::Located {
                 file: 0,
                 score: 8.0,
             },
             Origin::Located {
                 file: 0,
-                score: 2.0,
+                score: 0.0,
             },
             Origin::Located {
                 file: 1,
                 score: 5.0,
             },
+            Origin::Located {
+                file: 0,
+                score: 4.0,
+            },
         ];
-        // File 0's best hit scored 1.0, file 1's 0.4.
-        let o = order(&origins, &[1.0, 0.4]);
-        // The first hit, then file 0's best region (same weight), then the second hit and file
-        // 1's best region (0.4 each), then file 0's weaker region (0.25).
-        assert_eq!(o, vec![0, 2, 1, 4, 3]);
+        // depth 1: file 0's hit and regions by strength; file 1's best pieces (0.5) tie with file
+        // 0's uninformative region (0.5): the hit first, then the given order.
+        assert_eq!(order(&origins, 1.0), vec![0, 2, 5, 1, 3, 4]);
+        // depth 0.5: file 1's best pieces (0.71) come before file 0's weaker regions (0.75 and
+        // 0.5 against 0.71): 0.75 first, then file 1, then the uninformative one.
+        assert_eq!(order(&origins, 0.5), vec![0, 2, 5, 1, 4, 3]);
     }
 }

@@ -95,9 +95,10 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
     let expand = req.expand;
     let question = req.text.clone();
     let locate_files = engine.config().context.locate_files;
+    let depth = engine.config().context.file_depth;
     let pieces = tokio::task::spawn_blocking(move || {
         let (pieces, repos) = merge(hits, expand)?;
-        Ok::<_, anyhow::Error>(with_located(pieces, &repos, &question, locate_files))
+        Ok::<_, anyhow::Error>(with_located(pieces, &repos, &question, locate_files, depth))
     })
     .await
     .map_err(|e| anyhow::anyhow!("reading context texts failed: {e}"))??;
@@ -210,33 +211,33 @@ fn with_located(
     repos: &[Arc<Repo>],
     question: &str,
     locate_files: usize,
+    depth: f64,
 ) -> Vec<Piece> {
     if locate_files == 0 {
         return matched;
     }
+    // The files of the hits in rank order; the first `locate_files` are located in.
     let mut files: Vec<(String, String)> = Vec::new();
-    let mut file_best: Vec<f64> = Vec::new();
-    for p in matched.iter().filter(|p| !p.item.note) {
+    let mut file_of: Vec<usize> = Vec::with_capacity(matched.len());
+    for p in &matched {
         let key = (p.item.repo_id.clone(), p.item.path.clone());
-        match files.iter().position(|f| *f == key) {
-            Some(i) => file_best[i] = file_best[i].max(p.item.score),
-            None if files.len() < locate_files => {
-                files.push(key);
-                file_best.push(p.item.score);
-            }
-            None => {}
-        }
+        let at = files.iter().position(|f| *f == key).unwrap_or_else(|| {
+            files.push(key);
+            files.len() - 1
+        });
+        file_of.push(at);
     }
     let needle = Needle::of(question);
     let mut pieces: Vec<Piece> = Vec::new();
     let mut origins: Vec<Origin> = Vec::new();
-    for p in matched {
+    for (p, &file) in matched.into_iter().zip(&file_of) {
         origins.push(Origin::Matched {
+            file,
             score: p.item.score,
         });
         pieces.push(p);
     }
-    for (f, (repo_id, path)) in files.iter().enumerate() {
+    for (f, (repo_id, path)) in files.iter().enumerate().take(locate_files) {
         let Some(repo) = repos.iter().find(|r| r.id() == repo_id) else {
             continue;
         };
@@ -271,6 +272,8 @@ fn with_located(
                     kind: meta.kind.name().into(),
                     language: meta.language.name().into(),
                     text: text.clone(),
+                    // Its location score (the scale of `patina_retrieve::locate`).
+                    score,
                     licence: meta.licence.as_deref().cloned(),
                     ..Default::default()
                 },
@@ -282,11 +285,7 @@ fn with_located(
             });
         }
     }
-    let order = locate::order(&origins, &file_best);
-    let weight = |i: usize| match origins[i] {
-        Origin::Matched { score } => score,
-        Origin::Located { file, .. } => file_best[file],
-    };
+    let order = locate::order(&origins, depth);
     let mut slots: Vec<Option<Piece>> = pieces.into_iter().map(Some).collect();
     let mut out: Vec<Piece> = Vec::with_capacity(slots.len());
     for i in order {
@@ -307,10 +306,7 @@ fn with_located(
             // A hit inside a region placed before it (by locating): one piece, placed where the
             // region was, with the oracles that found it.
             (Reason::Matched, Some(j)) => fold(&mut out[j], p),
-            (Reason::Located, None) => {
-                p.item.score = weight(i);
-                out.push(p);
-            }
+            (Reason::Located, None) => out.push(p),
             (Reason::Matched, None) => out.push(p),
         }
     }

@@ -149,11 +149,17 @@ pub struct ContextConfig {
     /// The regions of this many of the search's best files are located against the whole
     /// question and join the matched pieces (`patina_retrieve::locate`); 0: matched pieces only.
     pub locate_files: usize,
+    /// How steeply a file's place in the ranking lowers the weight of its pieces
+    /// (`patina_retrieve::locate::order`): 1 reads the best file whole before the next.
+    pub file_depth: f64,
 }
 
 impl Default for ContextConfig {
     fn default() -> Self {
-        ContextConfig { locate_files: 4 }
+        ContextConfig {
+            locate_files: 4,
+            file_depth: 1.0,
+        }
     }
 }
 
