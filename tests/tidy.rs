@@ -85,6 +85,10 @@ const PATH_READS: &[&str] = &[
 /// (those go through `patina_confined`). Keep it short.
 const OWN_FILE_READERS: &[(&str, &str)] = &[
     (
+        "client/src/bench/context.rs",
+        "the question set the user names, and the bench's own clone read for its baselines (never served)",
+    ),
+    (
         "daemon/src/services/git.rs",
         "git's own metadata (HEAD, refs), parsed for a commit id, never served",
     ),

@@ -295,21 +295,7 @@ pub(crate) async fn context(c: &mut Client, args: ContextArgs) -> Result<ExitCod
                     let spans = answer_spans(&resp);
                     let s = score(&spans, &q.gold_lines, resp.text.chars().count());
                     if verbose {
-                        let first: Vec<&str> = resp
-                            .items
-                            .iter()
-                            .take(4)
-                            .map(|i| i.r#ref.as_str())
-                            .collect();
-                        eprintln!(
-                            "{} {} @{budget}: lines {:.2} file {} chars {} | {}",
-                            q.id,
-                            subset.name,
-                            s.line_recall,
-                            s.file_hit,
-                            s.chars,
-                            first.join(" ")
-                        );
+                        eprintln!("{}", miss_line(q, &subset.name, budget, &s, &spans));
                     }
                     row(subset.name.clone(), budget, qi, s);
                     let (spans, used) = paste(&ranked, budget as usize * 4);

@@ -289,32 +289,47 @@ fn with_located(
     let mut slots: Vec<Option<Piece>> = pieces.into_iter().map(Some).collect();
     let mut out: Vec<Piece> = Vec::with_capacity(slots.len());
     for i in order {
-        let Some(mut p) = slots[i].take() else {
+        let Some(p) = slots[i].take() else {
             continue;
         };
-        let placed = out.iter().position(|q| {
-            !q.item.note
-                && !p.item.note
-                && q.item.repo_id == p.item.repo_id
-                && q.item.path == p.item.path
-                && q.item.start_line <= p.item.end_line
-                && p.item.start_line <= q.item.end_line
-        });
-        match (p.item.reason, placed) {
+        match (p.item.reason, overlapping(&out, &p, None)) {
             // Its lines are there already.
             (Reason::Located, Some(_)) => {}
-            // A hit inside a region placed before it (by locating): one piece, placed where the
-            // region was, with the oracles that found it.
-            (Reason::Matched, Some(j)) => fold(&mut out[j], p),
-            (Reason::Located, None) => out.push(p),
-            (Reason::Matched, None) => out.push(p),
+            // A hit overlapping a piece placed before it (by locating): one piece, placed where
+            // the first was, with the oracles that found it. The merged range may now overlap
+            // other pieces: they join it too, so that no line is shown twice.
+            (Reason::Matched, Some(j)) => {
+                let mut j = j;
+                fold(&mut out[j], p);
+                while let Some(k) = overlapping(&out, &out[j], Some(j)) {
+                    let other = out.remove(k);
+                    if k < j {
+                        j -= 1;
+                    }
+                    fold(&mut out[j], other);
+                }
+            }
+            (_, None) => out.push(p),
         }
     }
     context::finish(&mut out);
     out
 }
 
-/// Fold the matched piece `hit` into the piece `into` it overlaps (which keeps its reason).
+/// The first piece of `pieces` (other than `skip`) whose lines overlap those of `p`.
+fn overlapping(pieces: &[Piece], p: &Piece, skip: Option<usize>) -> Option<usize> {
+    pieces.iter().enumerate().position(|(i, q)| {
+        Some(i) != skip
+            && !q.item.note
+            && !p.item.note
+            && q.item.repo_id == p.item.repo_id
+            && q.item.path == p.item.path
+            && q.item.start_line <= p.item.end_line
+            && p.item.start_line <= q.item.end_line
+    })
+}
+
+/// Fold the piece `hit` into the piece `into` it overlaps (which keeps its reason).
 fn fold(into: &mut Piece, hit: Piece) {
     let (a, b) = (&mut into.item, hit.item);
     a.start_line = a.start_line.min(b.start_line);
