@@ -15,6 +15,7 @@ pub mod pagerank;
 pub mod priors;
 pub mod query;
 pub mod rank;
+pub mod stages;
 pub mod tune;
 
 pub use query::{Intent, QueryPlan};
