@@ -31,6 +31,7 @@ use crate::query::notices::degraded_notice;
 use crate::query::oracles::{HitKey, OracleQuery};
 use crate::query::request::{Granularity, OracleReport};
 use crate::state::config::HistoryConfig;
+use crate::state::generations::Input;
 use crate::state::tuned::Tuning;
 
 /// One stage of the pipeline.
@@ -107,6 +108,25 @@ impl Stage {
         }
     }
 
+    /// The state this stage reads through its [`World`] lookups (the query cache checks their
+    /// versions, [`inputs`]).
+    pub(crate) fn reads(self) -> &'static [Input] {
+        match self {
+            // Static vectors among the semantic oracle's leading hits.
+            Stage::Weights => &[Input::Vectors],
+            Stage::ReleaseNotesLast
+            | Stage::TestsStandForSubjects
+            | Stage::SourcesBringTheirTests => &[Input::Index],
+            Stage::SplitVotes => &[Input::Index],
+            Stage::Fuse | Stage::Score | Stage::VotePrior | Stage::Group => &[],
+            Stage::Cochange => &[Input::History, Input::Index],
+            Stage::Graph => &[Input::Index],
+            // Chunks' metadata, symbols, the graph, the repository's name (module roots).
+            Stage::Candidates => &[Input::Index, Input::Record],
+            Stage::ScopePrior | Stage::RecencyPrior => &[Input::History],
+        }
+    }
+
     fn apply(self, run: &mut Run, s: &Settings, w: &mut dyn World) {
         let first_stage = run.rankings.len() > 1;
         match self {
@@ -165,6 +185,47 @@ impl Stage {
             }
         }
     }
+}
+
+/// What the engine reads before and after the stages: the repositories in scope, their tuned
+/// settings and names, the query's plan (the index's vocabulary, symbols and folders), the hits'
+/// metadata and snippets, session notes.
+const ENGINE_READS: &[Input] = &[
+    Input::Registry,
+    Input::Tuned,
+    Input::Record,
+    Input::Index,
+    Input::Notes,
+];
+
+/// The state each oracle reads.
+pub(crate) fn oracle_reads(oracle: OracleId) -> &'static [Input] {
+    match oracle {
+        OracleId::Lexical | OracleId::Symbol | OracleId::Graph => &[Input::Index],
+        OracleId::Semantic => &[Input::Index, Input::Vectors],
+        OracleId::Session => &[Input::Notes],
+        OracleId::History => &[Input::History, Input::Index],
+        OracleId::Cochange => &[Input::History, Input::Index],
+    }
+}
+
+/// Every input an answer may read: the engine's, the oracles' and every stage's, each once. The
+/// query cache stamps answers with the versions of these (`crate::query::cache::stamp_now`).
+/// `more`: inputs read besides (the unit tests add one).
+pub(crate) fn inputs(more: &[&[Input]]) -> Vec<Input> {
+    let mut all: Vec<Input> = ENGINE_READS.to_vec();
+    for o in OracleId::ALL {
+        all.extend_from_slice(oracle_reads(o));
+    }
+    for stage in STAGES {
+        all.extend_from_slice(stage.reads());
+    }
+    for m in more {
+        all.extend_from_slice(m);
+    }
+    all.sort();
+    all.dedup();
+    all
 }
 
 /// What the stages know of the question and its settings, gathered before they run.
@@ -587,6 +648,17 @@ fn explain_scored<K>(scored: &[Scored<K>]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_input_is_declared_by_a_stage_or_an_oracle() {
+        let declared = inputs(&[]);
+        for input in Input::ALL {
+            assert!(
+                declared.contains(input),
+                "{input:?} has a version but nothing declares reading it"
+            );
+        }
+    }
 
     #[test]
     fn every_stage_runs_once_in_its_place() {
