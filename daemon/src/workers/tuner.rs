@@ -263,7 +263,7 @@ fn run(engine: &QueryEngine, repo: &Arc<Repo>, feedback: &[(String, Vec<String>)
 
     // The first-stage oracles of a query that names none, history included (tuning decides
     // whether it runs); the second stages are the pipeline's.
-    let (oracles, second): (Vec<Arc<dyn Oracle>>, Vec<Arc<dyn Oracle>>) = engine
+    let (oracles, second): (Oracles, Oracles) = engine
         .select_oracles(&[], true)?
         .into_iter()
         .partition(|o| !o.second_stage());
@@ -365,21 +365,45 @@ fn run(engine: &QueryEngine, repo: &Arc<Repo>, feedback: &[(String, Vec<String>)
     // (The slot moves its own version: cached answers are not served.)
     repo.tune().store(Some(Tuned { result }))?;
     if let Some(path) = patina_core::hooks::test_hook("PATINA_TEST_TUNE_REPLAY") {
-        // The suite compares these with live searches (tests/tune.rs): the feedback questions
-        // under the settings search now uses, and under the configuration's.
         let now = crate::state::tuned::effective(cfg, &[repo.tune()]);
-        let mut out = String::new();
-        for (name, t) in [("now", &now), ("defaults", &defaults)] {
-            for case in &mut train[feedback_from..] {
-                let files = replay(case, t, &cfg.history);
-                let q = &case.world.live.q.text;
-                let line = serde_json::json!({ "settings": name, "question": q, "files": files });
-                out.push_str(&format!("{line}\n"));
-            }
-        }
-        std::fs::write(&path, out).with_context(|| format!("writing {path}"))?;
+        let feedback = &mut train[feedback_from..];
+        dump_replays(&path, cfg, &now, &defaults, feedback, &mut held_cases)?;
     }
     Ok(())
+}
+
+/// The test hook `PATINA_TEST_TUNE_REPLAY`: writes to `path`, a JSON line each, the first ten
+/// files of the replays of the feedback questions under the settings search now uses (`now`)
+/// and under the configuration's, and of the held-out questions under the configuration's, with
+/// their answers. The suite compares them with live searches (tests/tune.rs).
+fn dump_replays(
+    path: &str,
+    cfg: &Config,
+    now: &Tuning,
+    defaults: &Tuning,
+    feedback: &mut [Case],
+    heldout: &mut [Case],
+) -> Result<()> {
+    let mut out = String::new();
+    let mut write = |slice: &str, settings: &str, t: &Tuning, cases: &mut [Case]| {
+        for case in cases {
+            let files = replay(case, t, &cfg.history);
+            let mut answers: Vec<&String> = case.answers.iter().collect();
+            answers.sort();
+            let line = serde_json::json!({
+                "slice": slice,
+                "settings": settings,
+                "question": case.world.live.q.text,
+                "files": files,
+                "answers": answers,
+            });
+            out.push_str(&format!("{line}\n"));
+        }
+    };
+    write("feedback", "now", now, feedback);
+    write("feedback", "defaults", defaults, feedback);
+    write("heldout", "defaults", defaults, heldout);
+    std::fs::write(path, out).with_context(|| format!("writing {path}"))
 }
 
 /// Ask every first-stage oracle `q` once, as a query naming none would (file level), and keep
@@ -462,15 +486,20 @@ fn ask_case(
 /// strongest hits did not move). Same inputs, same answer: what search would get.
 struct Replay {
     live: Live,
-    reorders: HashMap<(u8, Vec<ItemsKey>), Vec<Vec<(HitKey, f32)>>>,
-    votes: HashMap<(Vec<ItemsKey>, usize), (HashMap<FileKey, f64>, Vec<Vec<(HitKey, f32)>>)>,
-    cochange: HashMap<Vec<HitKey>, Vec<(HitKey, f32)>>,
-    graph: HashMap<Vec<(HitKey, u64)>, Vec<(HitKey, f32)>>,
+    reorders: HashMap<(u8, Vec<ItemsKey>), Vec<Items>>,
+    votes: HashMap<(Vec<ItemsKey>, usize), (Votes, Vec<Items>)>,
+    cochange: HashMap<Vec<HitKey>, Items>,
+    graph: HashMap<SeedsKey, Items>,
     scope: Option<Vec<HashMap<String, f64>>>,
 }
 
 /// A ranking's items as a map key (scores by their bits).
 type ItemsKey = Vec<(HitKey, u32)>;
+/// The graph stage's seeds as a map key (scores by their bits).
+type SeedsKey = Vec<(HitKey, u64)>;
+type Items = Vec<(HitKey, f32)>;
+type Votes = HashMap<FileKey, f64>;
+type Oracles = Vec<Arc<dyn Oracle>>;
 
 fn items_key(r: &Ranking<HitKey>) -> ItemsKey {
     r.items.iter().map(|(k, s)| (*k, s.to_bits())).collect()
