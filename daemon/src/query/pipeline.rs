@@ -128,22 +128,23 @@ impl Stage {
     }
 
     fn apply(self, run: &mut Run, s: &Settings, w: &mut dyn World) {
-        let first_stage = run.rankings.len() > 1;
+        // The subject steps are for the default oracles: a single oracle asked for by name ranks
+        // as it finds.
+        let several = run.rankings.len() > 1;
         match self {
             Stage::Weights => weights(run, s),
             Stage::ReleaseNotesLast => {
-                if s.tuning.ranking.changelog < 1.0 && !s.plan.asks_about_releases() && first_stage
-                {
+                if s.tuning.ranking.changelog < 1.0 && !s.plan.asks_about_releases() && several {
                     w.reorder(self, &mut run.rankings);
                 }
             }
             Stage::TestsStandForSubjects => {
-                if s.plan.intent == patina_retrieve::Intent::Implementation && first_stage {
+                if s.plan.intent == patina_retrieve::Intent::Implementation && several {
                     w.reorder(self, &mut run.rankings);
                 }
             }
             Stage::SourcesBringTheirTests => {
-                if s.plan.intent == patina_retrieve::Intent::Tests && first_stage {
+                if s.plan.intent == patina_retrieve::Intent::Tests && several {
                     w.reorder(self, &mut run.rankings);
                 }
             }
