@@ -265,20 +265,22 @@ fn code_of(text: &str) -> String {
             continue;
         }
         if b[i..].starts_with(b"#[cfg(test)]") {
-            // Skip the attribute and the item it guards: to its `;` or its matching `}`.
+            // Skip the attribute and what it guards: an item to its `;` or its matching `}`; a
+            // variant, field or match arm to its `,` or the end of the list it is in.
             i += "#[cfg(test)]".len();
             let mut depth = 0usize;
             while i < b.len() {
                 match b[i] {
-                    b'{' => depth += 1,
-                    b'}' => {
+                    b'{' | b'(' | b'[' => depth += 1,
+                    b'}' | b')' | b']' if depth == 0 => break,
+                    b'}' | b')' | b']' => {
                         depth -= 1;
-                        if depth == 0 {
+                        if depth == 0 && b[i] == b'}' {
                             i += 1;
                             break;
                         }
                     }
-                    b';' if depth == 0 => {
+                    b';' | b',' if depth == 0 => {
                         i += 1;
                         break;
                     }

@@ -281,3 +281,113 @@ fn commit_messages_are_matched_by_meaning_with_the_model() {
         }
     });
 }
+
+/// `patina tune` measures what search does: for each feedback question, the first ten files the
+/// tuner's replay of the ranking pipeline gives under the settings the repository now answers
+/// with are the first ten files a live search gives. Questions about code (which run the graph
+/// stage and the subject steps), about tests, and prose ones whose answer only the history knows.
+#[test]
+fn the_tuners_replay_and_a_live_search_give_the_same_first_ten_files() {
+    let mut env = TestEnv::new();
+    env.append_config("\n[tune]\nqueries = 16\n\n[retrieval.weights]\ngraph = 0.5\n");
+    let dump = env.home().join("replay.jsonl");
+    env.next_daemon_env("PATINA_TEST_TUNE_REPLAY", &dump);
+    env.start_daemon();
+    let repo = fixture();
+    let root = repo.path();
+    // Callers of the modules' code, for the graph stage to find.
+    std::fs::write(
+        root.join("src/glue.rs"),
+        "use crate::mod_1::base_1;\nuse crate::mod_3::base_3;\n\npub fn total() -> u64 {\n    base_3() + base_1()\n}\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("tests")).unwrap();
+    std::fs::write(
+        root.join("tests/mod_2_test.rs"),
+        "#[test]\nfn glacier_steps_add_up() {\n    assert_eq!(mod_2::step_2(1), 4);\n}\n",
+    )
+    .unwrap();
+    git(root, &["add", "-A"]);
+    git_out(
+        root,
+        &["commit", "-q", "-m", "test"],
+        Some("2024-03-01T12:00:00Z"),
+    );
+    env.add_repo(root);
+    let key = root.to_string_lossy().into_owned();
+    let ask_files = |text: &str| -> (pb::QueryResponse, Vec<String>) {
+        let mut q = query(text);
+        q.repos = vec![key.clone()];
+        q.granularity = pb::Granularity::File as i32;
+        q.limit = 10;
+        q.no_cache = true;
+        let resp = env.query(q).expect("Search.Query");
+        let files = resp.hits.iter().map(|h| h.path.clone()).collect();
+        (resp, files)
+    };
+    let questions = [
+        "Rework lantern beacon and harbor when the ferry changes",
+        "how does total add the bases together",
+        "base_3",
+        "tests for the glacier steps",
+        "where are the granite violin words listed",
+    ];
+    for (i, question) in questions.iter().enumerate() {
+        let (resp, _) = ask_files(question);
+        env.block_on(async {
+            pb::feedback_client::FeedbackClient::new(env.channel().await)
+                .record(pb::FeedbackRequest {
+                    query_id: resp.query_id.clone(),
+                    used: vec![module(i % 6)],
+                    ..Default::default()
+                })
+                .await
+        })
+        .expect("Feedback.Record");
+    }
+    let out = env.patina(&["tune", &key]);
+    assert!(out.status.success(), "{out:?}");
+    wait_tuned(&env, &key);
+
+    let text = std::fs::read_to_string(&dump).expect("the tuner's replays");
+    let replays: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON"))
+        .filter(|r| r["slice"] == "feedback")
+        .collect();
+    assert_eq!(replays.len(), 2 * questions.len(), "{text}");
+    let mut graph_ran = Vec::new();
+    let mut compare = |settings: &str| {
+        for r in replays.iter().filter(|r| r["settings"] == settings) {
+            let question = r["question"].as_str().expect("question");
+            let replayed: Vec<String> = r["files"]
+                .as_array()
+                .expect("files")
+                .iter()
+                .map(|f| f.as_str().unwrap_or_default().to_string())
+                .collect();
+            let (resp, live) = ask_files(question);
+            graph_ran.extend(
+                resp.oracles
+                    .iter()
+                    .filter(|o| oracle_name(o.oracle) == "graph")
+                    .map(|o| (question.to_string(), o.hits)),
+            );
+            assert!(!live.is_empty(), "{question}");
+            assert_eq!(
+                replayed, live,
+                "{question} ({settings}): the replay and the live search differ"
+            );
+        }
+    };
+    // The settings tuning stored (it finds that the history answers these questions)...
+    compare("now");
+    // ...and the configuration's, once the tuned settings are dropped.
+    let out = env.patina(&["tune", &key, "--reset"]);
+    assert!(out.status.success(), "{out:?}");
+    compare("defaults");
+    assert!(
+        graph_ran.iter().any(|(_, hits)| *hits > 0),
+        "a question about code ran the graph stage: {graph_ran:?}"
+    );
+}

@@ -16,6 +16,7 @@ pub mod pagerank;
 pub mod priors;
 pub mod query;
 pub mod rank;
+pub mod stages;
 pub mod tune;
 
 pub use query::{Intent, QueryPlan};

@@ -11,236 +11,181 @@ use patina_retrieve::QueryPlan;
 use patina_retrieve::fusion::{Contribution, Fused};
 use patina_retrieve::rank::{self, Candidate, Definitions, RankOptions, Scored};
 
-use crate::query::engine::QueryEngine;
 use crate::query::oracles::HitKey;
 use crate::query::request::{Granularity, HitItem, MAX_SNIPPET_LINES, SearchHit, SearchRequest};
+use crate::services::sessions::Sessions;
 use crate::state::repo::Repo;
 
-impl QueryEngine {
-    /// The fused results with what ranking needs: file, role, symbol, parent and lines (notes are
-    /// not part of a file), whether the symbol oracle found the chunk as a re-export of a name
-    /// the query names (`reexports`), and whether its file is the root of a folder the query
-    /// names; and the definitions that declarations among them stand for ([`rank::hand_over`]).
-    /// Chunks that vanished since the oracles ran are dropped.
-    pub(crate) fn candidates(
-        &self,
-        fused: Vec<Fused<HitKey>>,
-        repos: &[Arc<Repo>],
-        reexports: &HashSet<HitKey>,
-        plan: &QueryPlan,
-    ) -> (Vec<Candidate<HitKey>>, Definitions<HitKey>) {
-        let mut roots: HashMap<(usize, String), bool> = HashMap::new();
-        let mut interfaces: HashMap<(usize, Arc<str>, String), bool> = HashMap::new();
-        let mut implemented: HashMap<(usize, Arc<str>, String), Option<u64>> = HashMap::new();
-        let mut declares: Vec<(HitKey, usize, u64)> = Vec::new();
-        let mut stands_for: Vec<(HitKey, usize, String)> = Vec::new();
-        let mut out = Vec::with_capacity(fused.len());
-        let mut candidate = |key: HitKey,
-                             fused: f64,
-                             provenance: Vec<Contribution>,
-                             ri: usize,
-                             meta: ChunkMeta,
-                             declaration: bool| Candidate {
-            reexport: reexports.contains(&key),
-            module_root: *roots
-                .entry((ri, meta.path.to_string()))
-                .or_insert_with(|| module_root(&repos[ri], plan, &meta.path)),
-            key,
-            fused,
-            provenance,
-            role: meta.role(),
-            lines: (meta.start_line, meta.end_line),
-            file: Some((ri, meta.path.to_string())),
-            declaration,
-            symbol: meta.symbol,
-            parent: meta.parent,
+/// The fused results with what ranking needs: file, role, symbol, parent and lines (notes are
+/// not part of a file), whether the symbol oracle found the chunk as a re-export of a name
+/// the query names (`reexports`), and whether its file is the root of a folder the query
+/// names; and the definitions that declarations among them stand for ([`rank::hand_over`]).
+/// Chunks that vanished since the oracles ran are dropped.
+pub(crate) fn candidates(
+    fused: Vec<Fused<HitKey>>,
+    repos: &[Arc<Repo>],
+    reexports: &HashSet<HitKey>,
+    plan: &QueryPlan,
+) -> (Vec<Candidate<HitKey>>, Definitions<HitKey>) {
+    let mut roots: HashMap<(usize, String), bool> = HashMap::new();
+    let mut interfaces: HashMap<(usize, Arc<str>, String), bool> = HashMap::new();
+    let mut implemented: HashMap<(usize, Arc<str>, String), Option<u64>> = HashMap::new();
+    let mut declares: Vec<(HitKey, usize, u64)> = Vec::new();
+    let mut stands_for: Vec<(HitKey, usize, String)> = Vec::new();
+    let mut out = Vec::with_capacity(fused.len());
+    let mut candidate = |key: HitKey,
+                         fused: f64,
+                         provenance: Vec<Contribution>,
+                         ri: usize,
+                         meta: ChunkMeta,
+                         declaration: bool| Candidate {
+        reexport: reexports.contains(&key),
+        module_root: *roots
+            .entry((ri, meta.path.to_string()))
+            .or_insert_with(|| module_root(&repos[ri], plan, &meta.path)),
+        key,
+        fused,
+        provenance,
+        role: meta.role(),
+        lines: (meta.start_line, meta.end_line),
+        file: Some((ri, meta.path.to_string())),
+        declaration,
+        symbol: meta.symbol,
+        parent: meta.parent,
+    };
+    for f in fused {
+        let HitKey::Chunk {
+            repo: ri,
+            chunk: chunk_id,
+        } = f.key
+        else {
+            out.push(Candidate {
+                key: f.key,
+                fused: f.score,
+                provenance: f.provenance,
+                file: None,
+                role: FileRole::Other,
+                symbol: None,
+                parent: None,
+                lines: (0, 0),
+                reexport: false,
+                module_root: false,
+                declaration: false,
+            });
+            continue;
         };
-        for f in fused {
-            let HitKey::Chunk {
-                repo: ri,
-                chunk: chunk_id,
-            } = f.key
-            else {
-                out.push(Candidate {
-                    key: f.key,
-                    fused: f.score,
-                    provenance: f.provenance,
-                    file: None,
-                    role: FileRole::Other,
-                    symbol: None,
-                    parent: None,
-                    lines: (0, 0),
-                    reexport: false,
-                    module_root: false,
-                    declaration: false,
+        let Some(meta) = repos[ri].chunk(chunk_id) else {
+            continue;
+        };
+        let definition = match &meta.symbol {
+            Some(symbol) if ModuleHalf::declares(&meta.path, meta.kind) => *implemented
+                .entry((ri, meta.path.clone(), symbol.clone()))
+                .or_insert_with(|| defined_in_implementation(&repos[ri], &meta.path, symbol)),
+            _ => None,
+        };
+        if let Some(definition) = definition {
+            declares.push((f.key, ri, definition));
+        } else if meta.symbol.is_none()
+            && let Some(implementation) = ModuleHalf::implementation_beside(&meta.path)
+        {
+            stands_for.push((f.key, ri, implementation));
+        }
+        let declaration = definition.is_some()
+            || meta.kind.declares_only()
+            || meta.kind == ChunkKind::Method
+                && meta.parent.as_ref().is_some_and(|parent| {
+                    *interfaces
+                        .entry((ri, meta.path.clone(), parent.clone()))
+                        .or_insert_with(|| declared_in_interface(&repos[ri], &meta.path, parent))
                 });
-                continue;
-            };
-            let Some(meta) = repos[ri].chunk(chunk_id) else {
-                continue;
-            };
-            let definition = match &meta.symbol {
-                Some(symbol) if ModuleHalf::declares(&meta.path, meta.kind) => *implemented
-                    .entry((ri, meta.path.clone(), symbol.clone()))
-                    .or_insert_with(|| defined_in_implementation(&repos[ri], &meta.path, symbol)),
-                _ => None,
-            };
-            if let Some(definition) = definition {
-                declares.push((f.key, ri, definition));
-            } else if meta.symbol.is_none()
-                && let Some(implementation) = ModuleHalf::implementation_beside(&meta.path)
-            {
-                stands_for.push((f.key, ri, implementation));
-            }
-            let declaration = definition.is_some()
-                || meta.kind.declares_only()
-                || meta.kind == ChunkKind::Method
-                    && meta.parent.as_ref().is_some_and(|parent| {
-                        *interfaces
-                            .entry((ri, meta.path.clone(), parent.clone()))
-                            .or_insert_with(|| {
-                                declared_in_interface(&repos[ri], &meta.path, parent)
-                            })
-                    });
-            out.push(candidate(
-                f.key,
-                f.score,
-                f.provenance,
-                ri,
-                meta,
-                declaration,
-            ));
-        }
-        let mut definitions = Definitions::new();
-        for (declaration, ri, chunk_id) in declares {
-            let key = HitKey::Chunk {
-                repo: ri,
-                chunk: chunk_id,
-            };
-            let known = out.iter().find(|c| c.key == key).cloned();
-            let template = match known {
-                Some(known) => known,
-                None => {
-                    let Some(meta) = repos[ri].chunk(chunk_id) else {
-                        continue;
-                    };
-                    candidate(key, 0.0, Vec::new(), ri, meta, false)
-                }
-            };
-            definitions.insert(declaration, template);
-        }
-        // An `.mli`'s unnamed block (its documentation) stands for the `.ml` beside it as a whole:
-        // the chunk of that file the oracles ranked best, else its first definition.
-        for (declaration, ri, implementation) in stands_for {
-            let best = out
-                .iter()
-                .filter(|c| {
-                    c.file
-                        .as_ref()
-                        .is_some_and(|(r, path)| *r == ri && *path == implementation)
-                })
-                .max_by(|a, b| a.fused.total_cmp(&b.fused))
-                .cloned();
-            let template = match best {
-                Some(best) => best,
-                None => {
-                    let Some(first) = first_definition(&repos[ri], &implementation) else {
-                        continue;
-                    };
-                    let Some(meta) = repos[ri].chunk(first) else {
-                        continue;
-                    };
-                    let key = HitKey::Chunk {
-                        repo: ri,
-                        chunk: first,
-                    };
-                    candidate(key, 0.0, Vec::new(), ri, meta, false)
-                }
-            };
-            if let Some(block) = out.iter_mut().find(|c| c.key == declaration) {
-                block.declaration = true;
-            }
-            definitions.insert(declaration, template);
-        }
-        (out, definitions)
+        out.push(candidate(
+            f.key,
+            f.score,
+            f.provenance,
+            ri,
+            meta,
+            declaration,
+        ));
     }
-
-    /// The ranked results as hits at the requested granularity: chunks (overlaps removed, repeats
-    /// of a file decayed), files (chunk scores aggregated), session notes where they fit (not at
-    /// module/repo level), or per-directory / per-repository groups. Secret files
-    /// ([`patina_core::secret_reason`]) never appear.
-    pub(crate) fn collect_hits(
-        &self,
-        scored: Vec<Scored<HitKey>>,
-        repos: &[Arc<Repo>],
-        req: &SearchRequest,
-        limit: usize,
-        opts: &RankOptions,
-        fusion: &rank::FileFusion,
-    ) -> Result<Vec<SearchHit>> {
-        let snippet_of = |text: &str| {
-            text.lines()
-                .take(req.snippet_lines.min(MAX_SNIPPET_LINES))
-                .collect::<Vec<_>>()
-                .join("\n")
+    let mut definitions = Definitions::new();
+    for (declaration, ri, chunk_id) in declares {
+        let key = HitKey::Chunk {
+            repo: ri,
+            chunk: chunk_id,
         };
-        let chunk_snippet = |repo: &Repo, chunk_id: u64| -> Result<String> {
-            Ok(if req.snippet_lines > 0 {
-                snippet_of(&repo.index().text(chunk_id)?.unwrap_or_default())
-            } else {
-                String::new()
-            })
-        };
-        let scored: Vec<_> = scored
-            .into_iter()
-            .filter(|s| {
-                s.candidate.file.as_ref().is_none_or(|(_, path)| {
-                    patina_core::secret_reason(path).is_none()
-                        && (req.granularity != Granularity::Doc || is_doc_path(path))
-                })
-            })
-            .collect();
-        let mut hits = Vec::new();
-        if matches!(req.granularity, Granularity::Module | Granularity::Repo) {
-            struct Acc {
-                ri: usize,
-                dir: String,
-                best: u64,
-                score: f64,
-                matches: u32,
-                provenance: Vec<Contribution>,
-            }
-            let mut groups: Vec<Acc> = Vec::new();
-            let mut index: HashMap<(usize, String), usize> = HashMap::new();
-            for s in scored {
-                let (Some((ri, path)), HitKey::Chunk { chunk: best, .. }) =
-                    (&s.candidate.file, s.candidate.key)
-                else {
+        let known = out.iter().find(|c| c.key == key).cloned();
+        let template = match known {
+            Some(known) => known,
+            None => {
+                let Some(meta) = repos[ri].chunk(chunk_id) else {
                     continue;
                 };
-                let dir = match req.granularity {
-                    Granularity::Repo => String::new(),
-                    _ => path.rsplit_once('/').map_or("", |(d, _)| d).to_string(),
-                };
-                let at = *index.entry((*ri, dir.clone())).or_insert_with(|| {
-                    groups.push(Acc {
-                        ri: *ri,
-                        dir,
-                        best,
-                        score: 0.0,
-                        matches: 0,
-                        provenance: Vec::new(),
-                    });
-                    groups.len() - 1
-                });
-                let g = &mut groups[at];
-                g.score += s.score;
-                g.matches += 1;
-                merge_provenance(&mut g.provenance, s.candidate.provenance);
+                candidate(key, 0.0, Vec::new(), ri, meta, false)
             }
-            // Stable: equal sums keep the order of their best chunks.
-            groups.sort_by(|a, b| b.score.total_cmp(&a.score));
-            for g in groups.into_iter().take(limit) {
+        };
+        definitions.insert(declaration, template);
+    }
+    // An `.mli`'s unnamed block (its documentation) stands for the `.ml` beside it as a whole:
+    // the chunk of that file the oracles ranked best, else its first definition.
+    for (declaration, ri, implementation) in stands_for {
+        let best = out
+            .iter()
+            .filter(|c| {
+                c.file
+                    .as_ref()
+                    .is_some_and(|(r, path)| *r == ri && *path == implementation)
+            })
+            .max_by(|a, b| a.fused.total_cmp(&b.fused))
+            .cloned();
+        let template = match best {
+            Some(best) => best,
+            None => {
+                let Some(first) = first_definition(&repos[ri], &implementation) else {
+                    continue;
+                };
+                let Some(meta) = repos[ri].chunk(first) else {
+                    continue;
+                };
+                let key = HitKey::Chunk {
+                    repo: ri,
+                    chunk: first,
+                };
+                candidate(key, 0.0, Vec::new(), ri, meta, false)
+            }
+        };
+        if let Some(block) = out.iter_mut().find(|c| c.key == declaration) {
+            block.declaration = true;
+        }
+        definitions.insert(declaration, template);
+    }
+    (out, definitions)
+}
+
+/// The grouped results ([`group`]) as hits: metadata and snippets read from the store, notes
+/// from their `sessions`. Results whose chunk vanished since are dropped.
+pub(crate) fn collect_hits(
+    grouped: Grouped,
+    repos: &[Arc<Repo>],
+    req: &SearchRequest,
+    sessions: Option<&Arc<Sessions>>,
+) -> Result<Vec<SearchHit>> {
+    let snippet_of = |text: &str| {
+        text.lines()
+            .take(req.snippet_lines.min(MAX_SNIPPET_LINES))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let chunk_snippet = |repo: &Repo, chunk_id: u64| -> Result<String> {
+        Ok(if req.snippet_lines > 0 {
+            snippet_of(&repo.index().text(chunk_id)?.unwrap_or_default())
+        } else {
+            String::new()
+        })
+    };
+    let mut hits = Vec::new();
+    let ranked = match grouped {
+        Grouped::Folders(groups) => {
+            for g in groups {
                 let repo = &repos[g.ri];
                 let Some(best) = repo.chunk(g.best) else {
                     continue;
@@ -260,63 +205,150 @@ impl QueryEngine {
             }
             return Ok(hits);
         }
-        let ranked: Vec<(Scored<HitKey>, f64, Vec<Contribution>)> =
-            if req.granularity == Granularity::File {
-                rank::files(scored, opts, Some(fusion))
-                    .into_iter()
-                    .take(limit)
-                    .map(|f| (f.best, f.score, f.provenance))
-                    .collect()
-            } else {
-                rank::chunks(scored, opts)
-                    .into_iter()
-                    .take(limit)
-                    .map(|s| {
-                        let (score, provenance) = (s.score, s.candidate.provenance.clone());
-                        (s, score, provenance)
-                    })
-                    .collect()
-            };
-        for (s, score, provenance) in ranked {
-            let (ri, chunk_id) = match s.candidate.key {
-                HitKey::Chunk { repo, chunk } => (repo, chunk),
-                HitKey::Note(note_id) => {
-                    let Some(note) = self.sessions.as_ref().and_then(|ss| ss.get_note(note_id))
-                    else {
-                        continue;
-                    };
-                    hits.push(SearchHit {
-                        snippet: if req.snippet_lines > 0 {
-                            snippet_of(&note.text)
-                        } else {
-                            String::new()
-                        },
-                        role: None,
-                        item: HitItem::Note(note),
-                        score,
-                        provenance,
-                    });
+        Grouped::Ranked(ranked) => ranked,
+    };
+    for (s, score, provenance) in ranked {
+        let (ri, chunk_id) = match s.candidate.key {
+            HitKey::Chunk { repo, chunk } => (repo, chunk),
+            HitKey::Note(note_id) => {
+                let Some(note) = sessions.and_then(|ss| ss.get_note(note_id)) else {
                     continue;
-                }
-            };
-            let repo = &repos[ri];
-            let Some(meta) = repo.chunk(chunk_id) else {
+                };
+                hits.push(SearchHit {
+                    snippet: if req.snippet_lines > 0 {
+                        snippet_of(&note.text)
+                    } else {
+                        String::new()
+                    },
+                    role: None,
+                    item: HitItem::Note(note),
+                    score,
+                    provenance,
+                });
+                continue;
+            }
+        };
+        let repo = &repos[ri];
+        let Some(meta) = repo.chunk(chunk_id) else {
+            continue;
+        };
+        hits.push(SearchHit {
+            snippet: chunk_snippet(repo, chunk_id)?,
+            role: Some(meta.role()),
+            item: HitItem::Chunk {
+                repo: repo.clone(),
+                chunk_id,
+                meta,
+            },
+            score,
+            provenance,
+        });
+    }
+    Ok(hits)
+}
+
+/// The ranked results at a granularity, the first `limit`: chunks (overlaps removed, repeats of
+/// a file decayed), files (chunk scores aggregated, [`rank::files`]), or per-directory /
+/// per-repository groups.
+pub(crate) enum Grouped {
+    /// Chunks or files (and notes where they fit): the best chunk, the score, the provenance.
+    Ranked(Vec<(Scored<HitKey>, f64, Vec<Contribution>)>),
+    /// Directories or repositories (`dir` empty), best first.
+    Folders(Vec<Folder>),
+}
+
+impl Grouped {
+    /// The (repository index, path) of each result's best chunk, best first (none for a note).
+    pub(crate) fn files(&self) -> Vec<Option<(usize, &str)>> {
+        match self {
+            Grouped::Ranked(r) => r
+                .iter()
+                .map(|(s, _, _)| s.candidate.file.as_ref().map(|(ri, p)| (*ri, p.as_str())))
+                .collect(),
+            Grouped::Folders(f) => f.iter().map(|g| Some((g.ri, g.dir.as_str()))).collect(),
+        }
+    }
+}
+
+/// One directory's (or repository's) results summed.
+pub(crate) struct Folder {
+    ri: usize,
+    dir: String,
+    best: u64,
+    score: f64,
+    matches: u32,
+    provenance: Vec<Contribution>,
+}
+
+/// The scored results grouped at `granularity` (see [`Grouped`]), the first `limit`. Secret files
+/// ([`patina_core::secret_reason`]) never appear; the documentation granularity keeps
+/// documentation only. Pure: the last stage of the pipeline (`crate::query::pipeline`).
+pub(crate) fn group(
+    scored: Vec<Scored<HitKey>>,
+    granularity: Granularity,
+    limit: usize,
+    opts: &RankOptions,
+    fusion: &rank::FileFusion,
+) -> Grouped {
+    let scored: Vec<_> = scored
+        .into_iter()
+        .filter(|s| {
+            s.candidate.file.as_ref().is_none_or(|(_, path)| {
+                patina_core::secret_reason(path).is_none()
+                    && (granularity != Granularity::Doc || is_doc_path(path))
+            })
+        })
+        .collect();
+    if matches!(granularity, Granularity::Module | Granularity::Repo) {
+        let mut groups: Vec<Folder> = Vec::new();
+        let mut index: HashMap<(usize, String), usize> = HashMap::new();
+        for s in scored {
+            let (Some((ri, path)), HitKey::Chunk { chunk: best, .. }) =
+                (&s.candidate.file, s.candidate.key)
+            else {
                 continue;
             };
-            hits.push(SearchHit {
-                snippet: chunk_snippet(repo, chunk_id)?,
-                role: Some(meta.role()),
-                item: HitItem::Chunk {
-                    repo: repo.clone(),
-                    chunk_id,
-                    meta,
-                },
-                score,
-                provenance,
+            let dir = match granularity {
+                Granularity::Repo => String::new(),
+                _ => path.rsplit_once('/').map_or("", |(d, _)| d).to_string(),
+            };
+            let at = *index.entry((*ri, dir.clone())).or_insert_with(|| {
+                groups.push(Folder {
+                    ri: *ri,
+                    dir,
+                    best,
+                    score: 0.0,
+                    matches: 0,
+                    provenance: Vec::new(),
+                });
+                groups.len() - 1
             });
+            let g = &mut groups[at];
+            g.score += s.score;
+            g.matches += 1;
+            merge_provenance(&mut g.provenance, s.candidate.provenance);
         }
-        Ok(hits)
+        // Stable: equal sums keep the order of their best chunks.
+        groups.sort_by(|a, b| b.score.total_cmp(&a.score));
+        groups.truncate(limit);
+        return Grouped::Folders(groups);
     }
+    Grouped::Ranked(if granularity == Granularity::File {
+        rank::files(scored, opts, Some(fusion))
+            .into_iter()
+            .take(limit)
+            .map(|f| (f.best, f.score, f.provenance))
+            .collect()
+    } else {
+        rank::chunks(scored, opts)
+            .into_iter()
+            .take(limit)
+            .map(|s| {
+                let (score, provenance) = (s.score, s.candidate.provenance.clone());
+                (s, score, provenance)
+            })
+            .collect()
+    })
 }
 
 /// Keep each oracle's best rank.

@@ -1,6 +1,7 @@
 //! The query engine: validates a request, runs the selected oracles in parallel (each under a
-//! timeout), fuses their rankings with weighted RRF, applies the result granularity and attaches
-//! metadata and snippets. Knows nothing of gRPC.
+//! timeout), hands their rankings to the ranking pipeline (`crate::query::pipeline`: fusion,
+//! second stages, ranking, priors, grouping) and attaches metadata, snippets and freshness.
+//! Knows nothing of gRPC.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -10,9 +11,10 @@ use anyhow::Result;
 
 use patina_core::{OracleId, OracleStatus};
 use patina_retrieve::QueryPlan;
-use patina_retrieve::fusion::{Fused, Fusion, Ranking, fuse};
-use patina_retrieve::rank::{self, RankOptions};
+use patina_retrieve::fusion::Ranking;
+use patina_retrieve::rank;
 
+use crate::query::collect::collect_hits;
 use crate::query::notices::{degraded_notice, refuse_incomplete};
 use crate::query::oracles::{HitKey, Oracle, OracleHit, OracleQuery, Unavailable};
 use crate::query::prepare::{commit_locations, filter_of, scope_notices, validate};
@@ -20,7 +22,7 @@ use crate::query::request::{Granularity, OracleReport, SearchRequest, SearchResp
 use crate::services::embedding::Semantic;
 use crate::services::freshness::Freshness;
 use crate::services::sessions::Sessions;
-use crate::state::config::{Config, RetrievalConfig};
+use crate::state::config::Config;
 use crate::state::repo::Repo;
 use crate::state::repos::Repos;
 use crate::state::schedule::{Change, Scheduler};
@@ -50,7 +52,7 @@ pub(crate) fn named_folders(text: &str, repos: &[Arc<Repo>]) -> Vec<String> {
 
 /// The file names (no folder) the query mentions that several indexed files in scope share: a
 /// mention names a file only when it names one.
-fn ambiguous_mentions(plan: &QueryPlan, repos: &[Arc<Repo>]) -> Vec<String> {
+pub(crate) fn ambiguous_mentions(plan: &QueryPlan, repos: &[Arc<Repo>]) -> Vec<String> {
     plan.paths
         .iter()
         .filter(|m| !m.contains('/') && !plan.frames.iter().any(|f| &f.path == *m))
@@ -189,7 +191,7 @@ impl QueryEngine {
         }
     }
 
-    /// One pass of the pipeline: plan → run oracles → fuse → rank → collect hits.
+    /// One pass: plan → run oracles → the ranking pipeline → collect hits.
     async fn search_once(&self, mut req: SearchRequest) -> Result<SearchResponse> {
         let started = Instant::now();
         let mut notices = Vec::new();
@@ -260,231 +262,74 @@ impl QueryEngine {
         let (first, second): (Vec<_>, Vec<_>) =
             oracles.iter().cloned().partition(|o| !o.second_stage());
         let Answers {
-            mut rankings,
-            mut reports,
+            rankings,
+            reports,
             reexports,
-            fusion,
+            prose,
+            coverage,
+            statics,
         } = self
             .run_oracles(&first, q.clone(), cfg, &mut notices)
             .await?;
-        // Release notes take no oracle's places from the code, unless the question is about them.
-        if tuning.ranking.changelog < 1.0 && !plan.asks_about_releases() && first.len() > 1 {
-            crate::query::subjects::release_notes_last(&mut rankings, &q);
-        }
-        // A question about how the code works: a test the words found stands for what it tests.
-        if plan.intent == patina_retrieve::Intent::Implementation && first.len() > 1 {
-            crate::query::subjects::tests_stand_for_subjects(&mut rankings, &q);
-        }
-        // A question about tests: the code the words found brings its tests.
-        if plan.intent == patina_retrieve::Intent::Tests && first.len() > 1 {
-            crate::query::subjects::sources_bring_their_tests(&mut rankings, &q);
-        }
-        let votes = crate::query::priors::split_votes(
-            &mut rankings,
-            &repos,
-            self.config.history.files,
-            HitKey::chunk,
-        );
-        let mut fused = fuse(&rankings, fusion);
-        // The co-change oracle ranks after the others: partners of the strongest fused files.
-        if let Some(at) = rankings
-            .iter()
-            .position(|r| r.oracle == OracleId::Cochange && r.weight > 0.0)
-        {
-            let keys: Vec<HitKey> = fused.iter().map(|f| f.key).collect();
-            let hcfg = self.config.history.clone();
-            let t0 = Instant::now();
-            let q2 = q.clone();
-            let lift = tokio::task::spawn_blocking(move || {
-                crate::query::oracles::history::cochange_lift(&keys, &q2, &hcfg)
-            })
-            .await
-            .map_err(|e| anyhow::anyhow!("co-change failed: {e}"))?;
-            if let Some(r) = reports.iter_mut().find(|r| r.oracle == OracleId::Cochange) {
-                r.hits = lift.len();
-                r.took += t0.elapsed();
-            }
-            if !lift.is_empty() {
-                rankings[at].items = lift.into_iter().map(|h| (h.key, h.score)).collect();
-                fused = fuse(&rankings, fusion);
-            }
-        }
-        // Code's neighbours answer questions about code; a question about usage or the tests
-        // wants documentation or test files, which the graph does not reach.
-        let code_question = matches!(
-            plan.intent,
-            patina_retrieve::Intent::Implementation | patina_retrieve::Intent::Identifier
-        );
-        if second.iter().any(|o| o.id() == OracleId::Graph)
-            && cfg.weight(OracleId::Graph) > 0.0
-            && code_question
-        {
-            let (report, notice, ranking) = self
-                .graph_stage(&q, &rankings, &fused, &tuning.ranking, cfg, fusion)
-                .await;
-            notices.extend(notice);
-            reports.push(report);
-            rankings.push(ranking);
-            fused = fuse(&rankings, fusion);
-        }
-        if req.complete {
-            refuse_incomplete(&reports)?;
-        }
-        let weights: Vec<(OracleId, f64)> = rankings.iter().map(|r| (r.oracle, r.weight)).collect();
-        for r in &mut reports {
-            r.weight = weights
-                .iter()
-                .find(|w| w.0 == r.oracle)
-                .map_or(0.0, |w| w.1);
-        }
         let mut near = req.near.clone();
         near.extend(named_folders(&req.text, &repos));
-        let mut opts = RankOptions {
-            near,
-            ambiguous_mentions: ambiguous_mentions(&plan, &repos),
-            ..tuning.ranking.clone()
+        let ambiguous = ambiguous_mentions(&plan, &repos);
+        let graph = second.iter().any(|o| o.id() == OracleId::Graph);
+        let mut live = crate::query::pipeline::Live {
+            q: q.clone(),
+            reexports,
+            history: self.config.history.clone(),
+            graph_budget: Some((
+                tokio::runtime::Handle::current(),
+                cfg.oracle_timeout(q.text.len()),
+            )),
         };
-        // A role asked for explicitly is not second-guessed by the intent's priors.
-        opts.role_priors &= req.roles.is_empty();
-        opts.exact_oracles_ran = rankings
-            .iter()
-            .any(|r| r.oracle != rank::SEMANTIC && r.oracle != OracleId::Graph);
-        let (mut candidates, definitions) = self.candidates(fused, &repos, &reexports, &plan);
-        rank::hand_over(&mut candidates, &definitions, &plan, &opts);
-        let mut scored = rank::score(candidates, &plan, &opts);
-        patina_retrieve::priors::apply_vote_prior(&mut scored, &votes, tuning.vote_prior);
-        explain(&scored);
-        let history_ran = rankings.iter().any(|r| r.oracle == OracleId::History);
-        let file_fusion = rank::FileFusion { fusion, weights };
-        // Snippets are read from the store and freshness asks git: both on the blocking pool.
-        let engine = self.clone();
-        let hist = self.config.history.clone();
-        let plan2 = plan.clone();
-        let text = req.text.clone();
-        let scope_prior = tuning.scope_prior;
-        let (hits, freshness) = tokio::task::spawn_blocking(move || {
-            let mut scored = scored;
-            if history_ran && scope_prior > 0.0 {
-                let shares = crate::services::history::scope_shares(&repos, &text, None, &hist);
-                patina_retrieve::priors::apply_scope_prior(&mut scored, &shares, scope_prior);
+        // The stages, snippets and freshness read the stores and git: on the blocking pool.
+        let sessions = self.sessions.clone();
+        let (hits, freshness, reports, stage_notices) = tokio::task::spawn_blocking(move || {
+            let settings = crate::query::pipeline::Settings {
+                plan: &plan,
+                tuning: &tuning,
+                history: &live.history.clone(),
+                prose,
+                coverage,
+                statics,
+                graph,
+                near,
+                ambiguous_mentions: ambiguous,
+                roles_asked: !req.roles.is_empty(),
+                granularity: req.granularity,
+                limit,
+            };
+            let run = crate::query::pipeline::run(rankings, reports, &settings, &mut live);
+            let mut reports = run.reports;
+            if req.complete {
+                refuse_incomplete(&reports)?;
             }
-            crate::query::priors::apply_recency_prior(&mut scored, &repos, &plan2, &hist);
-            let hits = engine.collect_hits(scored, &repos, &req, limit, &opts, &file_fusion)?;
+            let weights = run.rankings.iter().map(|r| (r.oracle, r.weight));
+            let weights: Vec<(OracleId, f64)> = weights.collect();
+            for r in &mut reports {
+                r.weight = weights
+                    .iter()
+                    .find(|w| w.0 == r.oracle)
+                    .map_or(0.0, |w| w.1);
+            }
+            let grouped = run.grouped.expect("the pipeline ends with grouping");
+            let hits = collect_hits(grouped, &repos, &req, sessions.as_ref())?;
             let freshness: Vec<Freshness> = repos.iter().map(|r| Freshness::of(r)).collect();
-            anyhow::Ok((hits, freshness))
+            anyhow::Ok((hits, freshness, reports, run.notices))
         })
         .await
         .map_err(|e| anyhow::anyhow!("collecting hits failed: {e}"))??;
+        notices.extend(stage_notices);
         Ok(SearchResponse {
             hits,
             reports,
             took: started.elapsed(),
             notices,
             freshness,
-            intent: plan.intent,
+            intent: q.plan.intent,
         })
-    }
-
-    /// The graph oracle, a second stage: the callers, callees and type neighbours of the first
-    /// fusion's strongest hits (`fused`), under the oracle timeout. Its report, the notice when it
-    /// could not answer, and its ranking.
-    async fn graph_stage(
-        &self,
-        q: &Arc<OracleQuery>,
-        rankings: &[Ranking<HitKey>],
-        fused: &[Fused<HitKey>],
-        ranking: &RankOptions,
-        cfg: &RetrievalConfig,
-        fusion: Fusion,
-    ) -> (OracleReport, Option<String>, Ranking<HitKey>) {
-        // The dependency oracle walks from the first fusion's strongest hits — those the
-        // relevance floor keeps (the neighbours of a weak semantic guess are no better) —
-        // among what the question matched in the code. The history oracles' votes (files
-        // that past commits touched) are no such match: seeded by them, the graph gave a
-        // tie-breaking vote a second say (swebench-pytest 5413: the file history lifted
-        // became the graph's own first place too).
-        let votes_only = |o: OracleId| matches!(o, OracleId::History | OracleId::Cochange);
-        let matched_fusion;
-        let seed_source: &[Fused<HitKey>] = if rankings
-            .iter()
-            .any(|r| votes_only(r.oracle) && !r.items.is_empty())
-        {
-            let matched: Vec<Ranking<HitKey>> = rankings
-                .iter()
-                .filter(|r| !votes_only(r.oracle))
-                .map(|r| Ranking {
-                    oracle: r.oracle,
-                    weight: r.weight,
-                    items: r.items.clone(),
-                })
-                .collect();
-            matched_fusion = fuse(&matched, fusion);
-            &matched_fusion
-        } else {
-            fused
-        };
-        let exact = seed_source
-            .iter()
-            .any(|f| f.provenance.iter().any(|p| p.oracle != rank::SEMANTIC));
-        let exact_ran = rankings.iter().any(|r| r.oracle != rank::SEMANTIC);
-        let floor = if exact_ran && !exact && q.plan.intent == patina_retrieve::Intent::Identifier {
-            ranking.unmatched_floor
-        } else {
-            ranking.semantic_floor
-        };
-        let seeds: Vec<(HitKey, f64)> = seed_source
-            .iter()
-            .filter(|f| matches!(f.key, HitKey::Chunk { .. }))
-            .filter(|f| !ranking.enabled || rank::above_floor(&f.provenance, floor))
-            .take(crate::query::oracles::graph::SEEDS)
-            .map(|f| (f.key, f.score))
-            .collect();
-        let t0 = Instant::now();
-        let gq = q.clone();
-        let timeout = cfg.oracle_timeout(q.text.len());
-        let res = tokio::time::timeout(
-            timeout,
-            tokio::task::spawn_blocking(move || {
-                if let Some(d) = crate::query::oracles::test_delay(OracleId::Graph) {
-                    std::thread::sleep(d);
-                }
-                crate::query::oracles::graph::GraphOracle::neighbours(&gq, &seeds)
-            }),
-        )
-        .await;
-        let (status, message, hits) = match res {
-            Ok(Ok(hits)) => (OracleStatus::Ok, String::new(), hits),
-            Ok(Err(e)) => (
-                OracleStatus::Error,
-                format!("oracle crashed: {e}"),
-                Vec::new(),
-            ),
-            Err(_) => (
-                OracleStatus::Timeout,
-                format!("no answer within {} ms", timeout.as_millis()),
-                Vec::new(),
-            ),
-        };
-        let notice = (status != OracleStatus::Ok).then(|| {
-            tracing::warn!(oracle = "graph", status = status.name(), "{message}");
-            degraded_notice(OracleId::Graph, status, &message)
-        });
-        (
-            OracleReport {
-                oracle: OracleId::Graph,
-                status,
-                weight: cfg.weight(OracleId::Graph),
-                hits: hits.len(),
-                took: t0.elapsed(),
-                message,
-            },
-            notice,
-            Ranking {
-                oracle: OracleId::Graph,
-                weight: cfg.weight(OracleId::Graph),
-                items: hits.into_iter().map(|h| (h.key, h.score)).collect(),
-            },
-        )
     }
 
     /// The oracles `names` asks for; none named: every oracle, the history oracle only with
@@ -619,41 +464,14 @@ impl QueryEngine {
         } else {
             0.0
         };
-        let recognised = prose && cfg.trust_full_match && coverage >= 1.0;
-        let fusion = patina_retrieve::fusion::adjust_weights(
-            &mut rankings,
-            cfg,
-            &q.plan,
-            prose,
-            recognised,
-            coverage,
-        );
-        // At the default weight (1) static hits count fully: nothing to look up per query.
-        let (statics, leading) = if cfg.static_weight < 1.0 {
-            static_hits(&rankings, &q)
-        } else {
-            (0, 0)
-        };
-        if statics > 0 {
-            let factor = patina_retrieve::fusion::weigh_static(
-                &mut rankings,
-                statics as f64 / leading as f64,
-                cfg.static_weight,
-            );
-            if factor < 1.0 {
-                notices.push(format!(
-                    "{statics} of the semantic oracle's first {leading} hits have static vectors \
-                     (the model has not embedded them yet), which rank less well: its ranking \
-                     counts {:.0}% of its weight",
-                    factor * 100.0
-                ));
-            }
-        }
+        let statics = static_hits(&rankings, &q);
         Ok(Answers {
             rankings,
             reports,
             reexports,
-            fusion,
+            prose,
+            coverage,
+            statics,
         })
     }
 
@@ -742,11 +560,9 @@ impl QueryEngine {
     }
 }
 
-/// What the first-stage oracles answered: their rankings with this query's weights, their
-/// reports, the hits that are re-exports, and the query's fusion.
 /// How many of the semantic ranking's leading hits (its first [`STATIC_LEADING`]) are answered
 /// by static vectors, and how many leading hits there are.
-fn static_hits(rankings: &[Ranking<HitKey>], q: &OracleQuery) -> (usize, usize) {
+pub(crate) fn static_hits(rankings: &[Ranking<HitKey>], q: &OracleQuery) -> (usize, usize) {
     let Some(r) = rankings.iter().find(|r| r.oracle == OracleId::Semantic) else {
         return (0, 0);
     };
@@ -764,36 +580,16 @@ fn static_hits(rankings: &[Ranking<HitKey>], q: &OracleQuery) -> (usize, usize) 
 /// The semantic hits whose vectors decide how much its ranking counts: those an answer shows.
 const STATIC_LEADING: usize = 10;
 
+/// What the first-stage oracles answered: their rankings, their reports, the hits that are
+/// re-exports, and what the fusion weights depend on.
 struct Answers {
     rankings: Vec<Ranking<HitKey>>,
     reports: Vec<OracleReport>,
     reexports: HashSet<HitKey>,
-    fusion: Fusion,
-}
-
-/// With `PATINA_LOG=patina::explain=debug`: why the first candidates rank as they do — score
-/// after ranking and the history votes, fused score, the ranking factors, each oracle's place and
-/// score evidence (in percent). The history scope and recency priors (off by default) come after.
-fn explain<K>(scored: &[rank::Scored<K>]) {
-    if !tracing::enabled!(target: "patina::explain", tracing::Level::DEBUG) {
-        return;
-    }
-    for s in scored.iter().take(12) {
-        let c = &s.candidate;
-        let (path, symbol) = (c.file.as_ref().map_or("", |f| f.1.as_str()), &c.symbol);
-        let places: Vec<(&str, u32, f64)> = c
-            .provenance
-            .iter()
-            .map(|p| (p.oracle.name(), p.rank, (p.score_evidence * 100.0).round()))
-            .collect();
-        tracing::debug!(
-            target: "patina::explain",
-            "{:.4} fused {:.4} {:?} {path}:{}-{} {symbol:?} {places:?}",
-            s.score,
-            c.fused,
-            s.factors,
-            c.lines.0,
-            c.lines.1,
-        );
-    }
+    /// A prose question with the model on ([`QueryEngine::is_prose`]).
+    prose: bool,
+    /// The lexical oracle's coverage of the question (0 unless prose).
+    coverage: f64,
+    /// Static vectors among the semantic oracle's leading hits ([`static_hits`]).
+    statics: (usize, usize),
 }

@@ -5,11 +5,12 @@
 //! [`crate::state::schedule::Scheduler`] — and knows nothing of the wire.
 
 pub(crate) mod cache;
-mod collect;
+pub(crate) mod collect;
 pub(crate) mod context;
 pub(crate) mod engine;
 mod notices;
 pub(crate) mod oracles;
+pub(crate) mod pipeline;
 mod prepare;
 pub(crate) mod priors;
 pub(crate) mod request;

@@ -64,8 +64,8 @@ impl pb::tune_server::Tune for Services {
         let repo = d.repos.resolve(&r.repo).map_err(convert::status)?;
         let state = blocking(move || {
             if r.reset {
+                // (The slot moves its own version: cached answers are not served.)
                 repo.tune().reset(&repo.record().name)?;
-                repo.bump_generation();
             } else {
                 let feedback = d.feedback.examples()?;
                 crate::workers::tuner::start(d.engine.clone(), repo.clone(), feedback)?;

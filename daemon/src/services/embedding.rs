@@ -600,7 +600,7 @@ impl Semantic {
         }
         let n = done.len();
         repo.messages().insert(done);
-        repo.bump_generation();
+        repo.changed(crate::state::generations::Input::History);
         if repo.messages().len() >= view.len() {
             tracing::info!(repo = %repo.id(), commits = view.len(), "history: messages embedded");
         }

@@ -44,7 +44,7 @@ pub(crate) fn sync(repo: &Repo) -> Result<Arc<HistoryView>> {
     if before.head != view.head {
         // Answers of the history oracles may change: cached ones must not be served. (The same
         // HEAD read back after a release is the same history.)
-        repo.bump_generation();
+        repo.changed(crate::state::generations::Input::History);
     }
     Ok(view)
 }

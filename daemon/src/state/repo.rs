@@ -4,13 +4,15 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
 
 use anyhow::Result;
 use tokio::sync::watch;
 
 use patina_core::{ChunkMeta, ChunkTable};
+
+use crate::state::generations::{Input, RepoVersions};
 use patina_index::history::HistoryStore;
 use patina_index::store::{RepoRecord, RepoTrees};
 use patina_index::symbols::SymbolTable;
@@ -79,9 +81,9 @@ pub(crate) struct Repo {
     watch_error: Mutex<Option<String>>,
     /// The commits reachable from HEAD (history and co-change oracles, `Search.Log`).
     history: HistoryStore,
-    /// Bumped by every change that can change an answer (record, vectors): the query cache
-    /// (`crate::query::cache`) serves an answer only at the generation it was computed at.
-    generation: AtomicU64,
+    /// The versions of the inputs this repository keeps (index, vectors, record, history): the
+    /// query cache (`crate::query::cache`) serves an answer only at the versions it was computed at.
+    versions: RepoVersions,
     /// `patina tune`: the repository's own weights (`tuned.json`) and the progress of a run.
     tune: crate::state::tuned::TuneSlot,
     /// Embeddings of commit messages (the history oracle's dense matching).
@@ -125,7 +127,7 @@ impl Repo {
             dirty: Mutex::new(Dirty::default()),
             watch_error: Mutex::new(None),
             history,
-            generation: AtomicU64::new(0),
+            versions: RepoVersions::default(),
             tune: crate::state::tuned::TuneSlot::open(&index_dir.join("tuned.json")),
             messages: Default::default(),
             last_queried_ms: std::sync::atomic::AtomicI64::new(0),
@@ -182,14 +184,24 @@ impl Repo {
         &self.history
     }
 
-    /// The index generation: changes whenever what a query can answer from this repository does.
-    pub fn generation(&self) -> u64 {
-        self.generation.load(Ordering::SeqCst)
+    /// This repository's version of `input` now (`None` for a daemon-wide input:
+    /// `Generations::version`).
+    pub fn version(&self, input: Input) -> Option<u64> {
+        match input {
+            Input::Index | Input::Vectors | Input::Record | Input::History => {
+                Some(self.versions.get(input))
+            }
+            Input::Tuned => Some(self.tune.version()),
+            Input::Registry | Input::Notes => None,
+            #[cfg(test)]
+            Input::Probe => None,
+        }
     }
 
-    /// Something a query reads changed (also called from outside for changes made elsewhere).
-    pub fn bump_generation(&self) {
-        self.generation.fetch_add(1, Ordering::SeqCst);
+    /// `input`, which this repository keeps, changed (also called from outside for changes made
+    /// elsewhere: an index round's commit, the history view moving).
+    pub fn changed(&self, input: Input) {
+        self.versions.bump(input);
     }
 
     // --- record (leaf lock) ---
@@ -206,7 +218,7 @@ impl Repo {
     /// Change the record in place (the lock is held only for `f`, which must not call back).
     pub fn update_record(&self, f: impl FnOnce(&mut RepoRecord)) {
         f(&mut self.record.write().expect("record lock"));
-        self.bump_generation();
+        self.changed(Input::Record);
     }
 
     // --- cancellation ---
@@ -316,7 +328,7 @@ impl Repo {
         removed: &[u64],
         mut cached: impl FnMut(&ChunkMeta) -> Result<Option<Vec<f32>>>,
     ) -> Result<bool> {
-        self.bump_generation();
+        self.changed(Input::Vectors);
         self.index.with_chunks(|chunks| {
             let mut vectors = self.vectors.write().expect("vectors lock");
             let mut pending = self.pending.lock().expect("pending lock");
@@ -357,7 +369,7 @@ impl Repo {
         &self,
         mut cached: impl FnMut(&ChunkMeta) -> Result<bool>,
     ) -> Result<usize> {
-        self.bump_generation();
+        self.changed(Input::Vectors);
         self.index.with_chunks(|chunks| {
             let mut v = self.vectors.write().expect("vectors lock");
             let mut foreign = Vec::new();
@@ -393,7 +405,7 @@ impl Repo {
             .write()
             .expect("vectors lock")
             .restore_segment(tag);
-        self.bump_generation();
+        self.changed(Input::Vectors);
         restored
     }
 
@@ -438,7 +450,7 @@ impl Repo {
             }
         }
         drop(pending);
-        self.bump_generation();
+        self.changed(Input::Vectors);
     }
 
     /// Up to `n` backlog chunks without a static vector yet. Takes pending, then provisional.
@@ -471,7 +483,7 @@ impl Repo {
         }
         drop(provisional);
         drop(pending);
-        self.bump_generation();
+        self.changed(Input::Vectors);
     }
 
     /// How many backlog chunks have a static vector.
@@ -560,7 +572,7 @@ impl Repo {
     pub fn install_vectors(&self, built: patina_index::vectors::Built) -> Result<()> {
         let r = self.vectors.write().expect("vectors lock").install(built);
         self.vector_builds.lock().expect("vector builds lock").end();
-        self.bump_generation();
+        self.changed(Input::Vectors);
         r
     }
 

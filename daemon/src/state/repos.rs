@@ -167,7 +167,7 @@ impl Repos {
                     .write()
                     .expect("repos lock")
                     .insert(id.clone(), repo.clone());
-                self.generations.bump();
+                self.generations.registry_changed();
                 tracing::info!(repo = %id, root = %root.display(), "registered");
                 repo
             }
@@ -178,7 +178,7 @@ impl Repos {
     /// Forget `repo` (its files are the caller's to delete).
     pub fn unregister(&self, repo: &Repo) {
         self.repos.write().expect("repos lock").remove(repo.id());
-        self.generations.bump();
+        self.generations.registry_changed();
     }
 
     /// Bytes held in memory by every repository's vectors (model, commit-message and static),

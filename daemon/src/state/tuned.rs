@@ -262,6 +262,8 @@ pub(crate) struct Progress {
 pub(crate) struct TuneSlot {
     file: PathBuf,
     tuned: RwLock<Option<Arc<Tuned>>>,
+    /// Moves with every change of `tuned` (`Input::Tuned`: cached answers are not served).
+    version: std::sync::atomic::AtomicU64,
     progress: Mutex<Progress>,
 }
 
@@ -275,8 +277,14 @@ impl TuneSlot {
         TuneSlot {
             file: file.to_path_buf(),
             tuned: RwLock::new(tuned),
+            version: Default::default(),
             progress: Mutex::new(Progress::default()),
         }
+    }
+
+    /// The version of the stored settings: moves whenever they are stored or removed.
+    pub fn version(&self) -> u64 {
+        self.version.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     pub fn tuned(&self) -> Option<Arc<Tuned>> {
@@ -334,6 +342,8 @@ impl TuneSlot {
             },
         }
         *self.tuned.write().expect("tuned lock") = tuned.map(Arc::new);
+        self.version
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Ok(())
     }
 }

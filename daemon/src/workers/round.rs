@@ -93,7 +93,7 @@ impl RoundSink for Sink<'_> {
     }
 
     fn committed(&self, delta: &Delta) -> Result<()> {
-        self.repo.bump_generation();
+        self.repo.changed(crate::state::generations::Input::Index);
         self.sem.sync(self.repo, &delta.added, &delta.removed)
     }
 }

@@ -11,9 +11,10 @@
 //! would take hours on two cores); the files' later edits are the leakage that remains, the same
 //! for every setting compared.
 //!
-//! Every oracle is asked once per question; the rankings are kept, and each setting tried replays
-//! only the fusion and the ranking rules (pure, ~ms per question): `adjust_weights`, RRF,
-//! `rank::score`, `rank::files` — the query engine's own steps. Coordinate ascent
+//! Every first-stage oracle is asked once per question; the rankings are kept, and each setting
+//! tried replays the search's own ranking pipeline on them (`crate::query::pipeline::run`, every
+//! stage after retrieval: weights, subject steps, votes, fusion, co-change, graph, ranking rules,
+//! priors, files), its lookups remembered by their inputs ([`Replay`]). Coordinate ascent
 //! (`patina_retrieve::tune::ascend`) from the configured settings keeps a change only when it raises MRR@10 on the
 //! training slice, so the result is never worse there than the defaults. The held-out slice then
 //! decides: the tuned settings are stored and used (`tuned.json`, [`effective`]) only when they
@@ -29,16 +30,18 @@ use anyhow::{Context, Result};
 use patina_core::OracleId;
 use patina_core::tokens::for_each_token;
 use patina_retrieve::QueryPlan;
-use patina_retrieve::fusion::{Ranking, fuse};
-use patina_retrieve::rank::{self, Candidate, RankOptions};
+use patina_retrieve::fusion::{Fused, Ranking};
+use patina_retrieve::priors::FileKey;
+use patina_retrieve::rank::{self, Candidate, Scored};
 
 use crate::query::engine::QueryEngine;
 use crate::query::oracles::{HitKey, Oracle, OracleQuery};
-use crate::state::config::{Config, TuneConfig};
+use crate::query::pipeline::{self, Live, Settings, Stage, World};
+use crate::query::request::Granularity;
+use crate::state::config::{Config, HistoryConfig, TuneConfig};
 use crate::state::repo::Repo;
 use crate::state::tuned::{Knob, TunePhase, TuneResult, Tuned, Tuning};
 use patina_core::UserError;
-use patina_retrieve::fusion::adjust_weights;
 use patina_retrieve::tune::{ascend, first_answer_scores};
 
 /// Start tuning `repo` in the background (a thread at the lowest CPU priority). `feedback`:
@@ -93,92 +96,76 @@ fn lower_priority() {
     }
 }
 
-/// One question: its oracles' rankings (asked once) and what replaying the fusion needs.
+/// One question: its oracles' rankings (asked once) and what replaying the pipeline needs.
 struct Case {
     plan: Arc<QueryPlan>,
+    /// Every first-stage oracle a query naming none runs, the history oracle included (the
+    /// replay leaves it out when the setting tried does not run it by default).
     rankings: Vec<Ranking<HitKey>>,
     prose: bool,
     /// The share of the content words the best lexical chunk holds (0 for a question that is
     /// not prose).
     coverage: f64,
+    statics: (usize, usize),
+    graph: bool,
     near: Vec<String>,
-    templates: HashMap<HitKey, Candidate<HitKey>>,
-    /// What declarations among the templates hand their place to (`collect::hand_over`).
-    definitions: rank::Definitions<HitKey>,
-    /// The history oracle's votes per file (`crate::query::priors::split_votes`).
-    votes: HashMap<(usize, String), f64>,
-    /// The scope prior's directory shares (`crate::services::history::scope_shares`).
-    scope: Vec<HashMap<String, f64>>,
+    ambiguous: Vec<String>,
+    /// The stores' answers to the stages, remembered.
+    world: Replay,
     answers: HashSet<String>,
 }
 
-/// The position (0-based) of the first answer among the top 10 files under `t`.
-fn first_answer(case: &mut Case, t: &Tuning) -> Option<usize> {
-    let recognised = case.prose && t.retrieval.trust_full_match && case.coverage >= 1.0;
-    let fusion = adjust_weights(
-        &mut case.rankings,
-        &t.retrieval,
-        &case.plan,
-        case.prose,
-        recognised,
-        case.coverage,
-    );
+/// The files (repository index, path; `None` for a note) of the first ten results of `case`
+/// under `t`: the search pipeline (`crate::query::pipeline::run`) replayed at file granularity.
+fn replay(case: &mut Case, t: &Tuning, history: &HistoryConfig) -> Vec<Option<String>> {
     // The history oracle runs only when it is in the default set.
-    let history = t.history_by_default;
-    let mut active: Vec<Ranking<HitKey>> = Vec::with_capacity(case.rankings.len());
-    for r in case.rankings.iter_mut() {
-        if r.oracle == OracleId::History && !history {
-            continue;
-        }
-        active.push(Ranking {
+    let rankings: Vec<Ranking<HitKey>> = case
+        .rankings
+        .iter()
+        .filter(|r| r.oracle != OracleId::History || t.history_by_default)
+        .map(|r| Ranking {
             oracle: r.oracle,
             weight: r.weight,
-            items: std::mem::take(&mut r.items),
-        });
-    }
-    let fused = fuse(&active, fusion);
-    let weights: Vec<(OracleId, f64)> = active.iter().map(|r| (r.oracle, r.weight)).collect();
-    let exact_oracles_ran = active
-        .iter()
-        .any(|r| r.oracle != rank::SEMANTIC && r.oracle != OracleId::Graph);
-    for a in active {
-        if let Some(r) = case.rankings.iter_mut().find(|r| r.oracle == a.oracle) {
-            r.items = a.items;
-        }
-    }
-    let mut candidates: Vec<Candidate<HitKey>> = fused
-        .into_iter()
-        .filter_map(|f| {
-            let mut c = case.templates.get(&f.key)?.clone();
-            c.fused = f.score;
-            c.provenance = f.provenance;
-            Some(c)
+            items: r.items.clone(),
         })
         .collect();
-    let opts = RankOptions {
+    let settings = Settings {
+        plan: &case.plan,
+        tuning: t,
+        history,
+        prose: case.prose,
+        coverage: case.coverage,
+        statics: case.statics,
+        graph: case.graph,
         near: case.near.clone(),
-        exact_oracles_ran,
-        ..t.ranking.clone()
+        ambiguous_mentions: case.ambiguous.clone(),
+        roles_asked: false,
+        granularity: Granularity::File,
+        limit: crate::query::request::DEFAULT_LIMIT,
     };
-    rank::hand_over(&mut candidates, &case.definitions, &case.plan, &opts);
-    let mut scored = rank::score(candidates, &case.plan, &opts);
-    if history {
-        patina_retrieve::priors::apply_vote_prior(&mut scored, &case.votes, t.vote_prior);
-        patina_retrieve::priors::apply_scope_prior(&mut scored, &case.scope, t.scope_prior);
-    }
-    let files = rank::files(scored, &opts, Some(&rank::FileFusion { fusion, weights }));
-    files.iter().take(10).position(|f| {
-        f.best
-            .candidate
-            .file
-            .as_ref()
-            .is_some_and(|(_, p)| case.answers.contains(p))
-    })
+    let run = pipeline::run(rankings, Vec::new(), &settings, &mut case.world);
+    run.grouped
+        .map(|g| {
+            g.files()
+                .into_iter()
+                .map(|f| f.map(|(_, p)| p.to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The position (0-based) of the first answer among the top 10 files under `t`.
+fn first_answer(case: &mut Case, t: &Tuning, history: &HistoryConfig) -> Option<usize> {
+    let files = replay(case, t, history);
+    files
+        .iter()
+        .take(10)
+        .position(|f| f.as_ref().is_some_and(|p| case.answers.contains(p)))
 }
 
 /// MRR@10 and Recall@5 (an answer among the first five files) of `cases` under `t`.
-fn measure(cases: &mut [Case], t: &Tuning) -> (f64, f64) {
-    first_answer_scores(cases.iter_mut().map(|c| first_answer(c, t)))
+fn measure(cases: &mut [Case], t: &Tuning, history: &HistoryConfig) -> (f64, f64) {
+    first_answer_scores(cases.iter_mut().map(|c| first_answer(c, t, history)))
 }
 
 /// Whether a commit message says enough to be a question: at least `min_words` distinct words of
@@ -274,18 +261,13 @@ fn run(engine: &QueryEngine, repo: &Arc<Repo>, feedback: &[(String, Vec<String>)
         .collect();
     let feedback_queries = fb.len();
 
-    // The oracles of a query that names none, history included (tuning decides whether it runs).
-    let oracles: Vec<Arc<dyn Oracle>> = engine
+    // The first-stage oracles of a query that names none, history included (tuning decides
+    // whether it runs); the second stages are the pipeline's.
+    let (oracles, second): (Oracles, Oracles) = engine
         .select_oracles(&[], true)?
         .into_iter()
-        .filter(|o| {
-            matches!(
-                o.id(),
-                OracleId::Lexical | OracleId::Symbol | OracleId::Semantic | OracleId::History
-            )
-        })
-        .filter(|o| o.id() != OracleId::Semantic || semantic.is_on())
-        .collect();
+        .partition(|o| !o.second_stage());
+    let graph = second.iter().any(|o| o.id() == OracleId::Graph);
     let total = (train_commits.len() + fb.len() + heldout.len()) as u32;
     repo.tune().update(|p| {
         p.phase = TunePhase::Asking;
@@ -298,12 +280,13 @@ fn run(engine: &QueryEngine, repo: &Arc<Repo>, feedback: &[(String, Vec<String>)
             if repo.is_cancelled() {
                 anyhow::bail!("the repository was removed");
             }
-            out.push(ask_case(engine, repo, &oracles, cfg, q)?);
+            out.push(ask_case(engine, repo, &oracles, graph, cfg, q)?);
             repo.tune().update(|p| p.done += 1);
         }
         Ok(out)
     };
     let mut train = ask(train_commits)?;
+    let feedback_from = train.len();
     train.extend(ask(fb)?);
     let mut held_cases = ask(heldout)?;
 
@@ -336,11 +319,11 @@ fn run(engine: &QueryEngine, repo: &Arc<Repo>, feedback: &[(String, Vec<String>)
     let (tuned, train_after, train_before) =
         ascend(&defaults, &knobs, tcfg.rounds, tcfg.min_gain, |t| {
             repo.tune().update(|p| p.done += 1);
-            measure(&mut train, t).0
+            measure(&mut train, t, &cfg.history).0
         });
     repo.tune().update(|p| p.phase = TunePhase::Checking);
-    let (held_before, r5_before) = measure(&mut held_cases, &defaults);
-    let (held_after, r5_after) = measure(&mut held_cases, &tuned);
+    let (held_before, r5_before) = measure(&mut held_cases, &defaults, &cfg.history);
+    let (held_after, r5_after) = measure(&mut held_cases, &tuned, &cfg.history);
     let mut overrides = BTreeMap::new();
     let mut replaced = BTreeMap::new();
     for k in &knobs {
@@ -379,18 +362,57 @@ fn run(engine: &QueryEngine, repo: &Arc<Repo>, feedback: &[(String, Vec<String>)
         ms = result.took_ms,
         "tune: done"
     );
+    // (The slot moves its own version: cached answers are not served.)
     repo.tune().store(Some(Tuned { result }))?;
-    // Answers may change: cached ones must not be served.
-    repo.bump_generation();
+    if let Some(path) = patina_core::hooks::test_hook("PATINA_TEST_TUNE_REPLAY") {
+        let now = crate::state::tuned::effective(cfg, &[repo.tune()]);
+        let feedback = &mut train[feedback_from..];
+        dump_replays(&path, cfg, &now, &defaults, feedback, &mut held_cases)?;
+    }
     Ok(())
 }
 
-/// Ask every oracle `q` once, as a query naming none would (file level), and keep what replaying
-/// the fusion needs.
+/// The test hook `PATINA_TEST_TUNE_REPLAY`: writes to `path`, a JSON line each, the first ten
+/// files of the replays of the feedback questions under the settings search now uses (`now`)
+/// and under the configuration's, and of the held-out questions under the configuration's, with
+/// their answers. The suite compares them with live searches (tests/tune.rs).
+fn dump_replays(
+    path: &str,
+    cfg: &Config,
+    now: &Tuning,
+    defaults: &Tuning,
+    feedback: &mut [Case],
+    heldout: &mut [Case],
+) -> Result<()> {
+    let mut out = String::new();
+    let mut write = |slice: &str, settings: &str, t: &Tuning, cases: &mut [Case]| {
+        for case in cases {
+            let files = replay(case, t, &cfg.history);
+            let mut answers: Vec<&String> = case.answers.iter().collect();
+            answers.sort();
+            let line = serde_json::json!({
+                "slice": slice,
+                "settings": settings,
+                "question": case.world.live.q.text,
+                "files": files,
+                "answers": answers,
+            });
+            out.push_str(&format!("{line}\n"));
+        }
+    };
+    write("feedback", "now", now, feedback);
+    write("feedback", "defaults", defaults, feedback);
+    write("heldout", "defaults", defaults, heldout);
+    std::fs::write(path, out).with_context(|| format!("writing {path}"))
+}
+
+/// Ask every first-stage oracle `q` once, as a query naming none would (file level), and keep
+/// what replaying the pipeline needs.
 fn ask_case(
     engine: &QueryEngine,
     repo: &Arc<Repo>,
     oracles: &[Arc<dyn Oracle>],
+    graph: bool,
     cfg: &Config,
     q: Question,
 ) -> Result<Case> {
@@ -405,7 +427,7 @@ fn ask_case(
     let limit = cfg
         .retrieval
         .oracle_depth(crate::query::request::DEFAULT_LIMIT, true);
-    let oq = OracleQuery {
+    let oq = Arc::new(OracleQuery {
         text: q.text.clone(),
         plan: plan.clone(),
         limit,
@@ -413,7 +435,7 @@ fn ask_case(
         filter: None,
         expand: cfg.retrieval.expand,
         history_before: q.before,
-    };
+    });
     let mut rankings = Vec::with_capacity(oracles.len());
     let mut reexports = HashSet::new();
     for o in oracles {
@@ -429,37 +451,156 @@ fn ask_case(
         };
         rankings.push(Ranking {
             oracle: o.id(),
-            weight: 0.0,
+            weight: cfg.retrieval.weight(o.id()),
             items,
         });
     }
-    let votes =
-        crate::query::priors::split_votes(&mut rankings, &repos, cfg.history.files, HitKey::chunk);
     let prose = engine.is_prose(oracles, &plan);
     let coverage = if prose {
         engine.lexical_coverage(&rankings, &oq)
     } else {
         0.0
     };
-    // (Every candidate, whatever the fusion: the replays fuse again.)
-    let all = fuse(
-        &rankings,
-        patina_retrieve::fusion::Fusion::rrf(cfg.retrieval.rrf_k),
-    );
-    let (candidates, definitions) = engine.candidates(all, &repos, &reexports, &plan);
-    let templates = candidates.into_iter().map(|c| (c.key, c)).collect();
     Ok(Case {
         near: crate::query::engine::named_folders(&q.text, &repos),
+        ambiguous: crate::query::engine::ambiguous_mentions(&plan, &repos),
+        statics: crate::query::engine::static_hits(&rankings, &oq),
         plan,
         rankings,
         prose,
         coverage,
-        templates,
-        definitions,
-        votes,
-        scope: crate::services::history::scope_shares(&repos, &q.text, q.before, &cfg.history),
+        graph,
+        world: Replay::new(Live {
+            q: oq,
+            reexports,
+            history: cfg.history.clone(),
+            graph_budget: None,
+        }),
         answers: q.answers,
     })
+}
+
+/// The live lookups of one question, each answer remembered by its inputs: a replay asks the
+/// same question hundreds of times under other weights, and most stages see the same inputs
+/// again (the subject steps and the votes always do; the graph and co-change whenever the
+/// strongest hits did not move). Same inputs, same answer: what search would get.
+struct Replay {
+    live: Live,
+    reorders: HashMap<(u8, Vec<ItemsKey>), Vec<Items>>,
+    votes: HashMap<(Vec<ItemsKey>, usize), (Votes, Vec<Items>)>,
+    cochange: HashMap<Vec<HitKey>, Items>,
+    graph: HashMap<SeedsKey, Items>,
+    scope: Option<Vec<HashMap<String, f64>>>,
+}
+
+/// A ranking's items as a map key (scores by their bits).
+type ItemsKey = Vec<(HitKey, u32)>;
+/// The graph stage's seeds as a map key (scores by their bits).
+type SeedsKey = Vec<(HitKey, u64)>;
+type Items = Vec<(HitKey, f32)>;
+type Votes = HashMap<FileKey, f64>;
+type Oracles = Vec<Arc<dyn Oracle>>;
+
+fn items_key(r: &Ranking<HitKey>) -> ItemsKey {
+    r.items.iter().map(|(k, s)| (*k, s.to_bits())).collect()
+}
+
+impl Replay {
+    fn new(live: Live) -> Replay {
+        Replay {
+            live,
+            reorders: HashMap::new(),
+            votes: HashMap::new(),
+            cochange: HashMap::new(),
+            graph: HashMap::new(),
+            scope: None,
+        }
+    }
+}
+
+/// The rankings a stage reads and writes, in order: the lexical and semantic ones for the subject
+/// steps, the history one for the votes.
+fn touched(rankings: &mut [Ranking<HitKey>], of: &[OracleId]) -> Vec<usize> {
+    (0..rankings.len())
+        .filter(|&i| of.contains(&rankings[i].oracle))
+        .collect()
+}
+
+impl World for Replay {
+    fn reorder(&mut self, step: Stage, rankings: &mut [Ranking<HitKey>]) {
+        let at = touched(rankings, &[OracleId::Lexical, OracleId::Semantic]);
+        let key = (
+            step as u8,
+            at.iter().map(|&i| items_key(&rankings[i])).collect(),
+        );
+        if let Some(out) = self.reorders.get(&key) {
+            for (&i, items) in at.iter().zip(out) {
+                rankings[i].items = items.clone();
+            }
+            return;
+        }
+        self.live.reorder(step, rankings);
+        let out = at.iter().map(|&i| rankings[i].items.clone()).collect();
+        self.reorders.insert(key, out);
+    }
+
+    fn votes(&mut self, rankings: &mut [Ranking<HitKey>], files: usize) -> HashMap<FileKey, f64> {
+        let at = touched(rankings, &[OracleId::History]);
+        let key = (at.iter().map(|&i| items_key(&rankings[i])).collect(), files);
+        if let Some((votes, out)) = self.votes.get(&key) {
+            for (&i, items) in at.iter().zip(out) {
+                rankings[i].items = items.clone();
+            }
+            return votes.clone();
+        }
+        let votes = self.live.votes(rankings, files);
+        let out = at.iter().map(|&i| rankings[i].items.clone()).collect();
+        self.votes.insert(key, (votes.clone(), out));
+        votes
+    }
+
+    fn cochange(&mut self, fused: &[HitKey]) -> Vec<(HitKey, f32)> {
+        if let Some(out) = self.cochange.get(fused) {
+            return out.clone();
+        }
+        let out = self.live.cochange(fused);
+        self.cochange.insert(fused.to_vec(), out.clone());
+        out
+    }
+
+    fn graph(
+        &mut self,
+        seeds: &[(HitKey, f64)],
+    ) -> std::result::Result<Vec<(HitKey, f32)>, (patina_core::OracleStatus, String)> {
+        let key: Vec<(HitKey, u64)> = seeds.iter().map(|(k, s)| (*k, s.to_bits())).collect();
+        if let Some(out) = self.graph.get(&key) {
+            return Ok(out.clone());
+        }
+        let out = self.live.graph(seeds)?;
+        self.graph.insert(key, out.clone());
+        Ok(out)
+    }
+
+    fn candidates(
+        &mut self,
+        fused: Vec<Fused<HitKey>>,
+    ) -> (Vec<Candidate<HitKey>>, rank::Definitions<HitKey>) {
+        self.live.candidates(fused)
+    }
+
+    fn scope_shares(&mut self) -> Vec<HashMap<String, f64>> {
+        self.scope
+            .get_or_insert_with(|| self.live.scope_shares())
+            .clone()
+    }
+
+    fn recency(&mut self, scored: &mut [Scored<HitKey>]) {
+        self.live.recency(scored);
+    }
+
+    fn describe(&self, key: HitKey) -> String {
+        self.live.describe(key)
+    }
 }
 
 #[cfg(test)]

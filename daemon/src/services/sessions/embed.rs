@@ -55,7 +55,7 @@ impl Sessions {
         {
             d.vector = Some(Arc::new(vector));
         }
-        self.generations.bump();
+        self.generations.notes_changed();
         Ok(())
     }
 }

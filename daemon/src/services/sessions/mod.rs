@@ -175,7 +175,7 @@ impl Sessions {
             }
         };
         self.trees.put_session(&rec)?;
-        self.generations.bump();
+        self.generations.notes_changed();
         let mut state = self.state.write().expect("sessions lock");
         let notes = state.counts.get(&rec.name).copied().unwrap_or(0);
         state.sessions.insert(rec.name.clone(), rec.clone());
@@ -236,7 +236,7 @@ impl Sessions {
         let id = self.trees.add_note(&rec)?;
         let note = view(id, &rec);
         self.state.write().expect("sessions lock").insert(id, rec);
-        self.generations.bump();
+        self.generations.notes_changed();
         // Embed now (a few ms), so the next query already finds the note by meaning; on failure
         // the background embedder retries.
         if self.semantic.is_on()
@@ -279,7 +279,7 @@ impl Sessions {
             rec.ended_unix_ms = Some(crate::process::clock::now_unix_ms());
             self.trees.put_session(&rec)?;
         }
-        self.generations.bump();
+        self.generations.notes_changed();
         let mut state = self.state.write().expect("sessions lock");
         state.sessions.insert(rec.name.clone(), rec.clone());
         let notes = state.counts.get(session).copied().unwrap_or(0);
