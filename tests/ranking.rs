@@ -618,10 +618,16 @@ fn the_explain_log_says_why_each_first_candidate_ranks_where_it_does() {
     );
     assert_eq!(out.code(), 0, "{out:?}");
     let logs = env.logs();
+    // The per-candidate lines (the per-stage lines name only the first candidates' places).
     let lines: Vec<&str> = logs
         .lines()
-        .filter(|l| l.contains("patina::explain"))
+        .filter(|l| l.contains("patina::explain") && l.contains("Factors {"))
         .collect();
+    assert!(
+        logs.lines()
+            .any(|l| l.contains("patina::explain") && l.contains("stage=\"fusion\"")),
+        "each stage's effect is named: {logs}"
+    );
     let source = lines
         .iter()
         .find(|l| l.contains("retrykit/backoff.py:"))
