@@ -188,7 +188,9 @@ pub fn absorb(pieces: &mut Vec<Piece>, piece: Piece) {
     }
 }
 
-fn fold(into: &mut Piece, other: Piece) {
+/// Fold `other` into `into`: one range, the symbols, oracles and surroundings of both, the best
+/// score; `into` keeps its reason.
+pub fn fold(into: &mut Piece, other: Piece) {
     let (a, b) = (&mut into.item, other.item);
     a.start_line = a.start_line.min(b.start_line);
     a.end_line = a.end_line.max(b.end_line);

@@ -300,13 +300,13 @@ fn with_located(
             // other pieces: they join it too, so that no line is shown twice.
             (Reason::Matched, Some(j)) => {
                 let mut j = j;
-                fold(&mut out[j], p);
+                context::fold(&mut out[j], p);
                 while let Some(k) = overlapping(&out, &out[j], Some(j)) {
                     let other = out.remove(k);
                     if k < j {
                         j -= 1;
                     }
-                    fold(&mut out[j], other);
+                    context::fold(&mut out[j], other);
                 }
             }
             (_, None) => out.push(p),
@@ -327,28 +327,6 @@ fn overlapping(pieces: &[Piece], p: &Piece, skip: Option<usize>) -> Option<usize
             && q.item.start_line <= p.item.end_line
             && p.item.start_line <= q.item.end_line
     })
-}
-
-/// Fold the piece `hit` into the piece `into` it overlaps (which keeps its reason).
-fn fold(into: &mut Piece, hit: Piece) {
-    let (a, b) = (&mut into.item, hit.item);
-    a.start_line = a.start_line.min(b.start_line);
-    a.end_line = a.end_line.max(b.end_line);
-    a.score = a.score.max(b.score);
-    for s in b.symbols {
-        if !a.symbols.contains(&s) {
-            a.symbols.push(s);
-        }
-    }
-    for o in b.oracles {
-        if !a.oracles.contains(&o) {
-            a.oracles.push(o);
-        }
-    }
-    a.related.extend(b.related);
-    for (n, l) in hit.lines {
-        into.lines.entry(n).or_insert(l);
-    }
 }
 
 /// Every chunk of `path` in `repo` with its stored text, in line order; empty for a file of more
