@@ -20,7 +20,7 @@ use patina_proto::v1 as pb;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::bench::queries::{Query, Relevant, subsets};
+use crate::bench::queries::{Query, Relevant, read_jsonl, subsets};
 use crate::bench::repo::{RepoOpts, run_repo};
 use crate::daemon::Client;
 
@@ -174,28 +174,14 @@ struct Row {
 }
 
 fn read_questions(path: &Path, max: Option<usize>) -> Result<Vec<Question>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut out = Vec::new();
-    for (i, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
+    let questions: Vec<Question> = read_jsonl(path, max, "a context question")?;
+    if let Some(q) = questions
+        .iter()
+        .find(|q| q.gold_lines.values().all(Vec::is_empty))
     {
-        let q: Question = serde_json::from_str(line)
-            .with_context(|| format!("{}:{}: not a context question", path.display(), i + 1))?;
-        if q.gold_lines.values().all(Vec::is_empty) {
-            bail!("{}:{}: no gold lines", path.display(), i + 1);
-        }
-        out.push(q);
+        bail!("{}: question {} has no gold lines", path.display(), q.id);
     }
-    if let Some(m) = max {
-        out.truncate(m);
-    }
-    if out.is_empty() {
-        bail!("{} holds no questions", path.display());
-    }
-    Ok(out)
+    Ok(questions)
 }
 
 /// The text of `path` in the checkout, or empty when it is not there (a gold file the commit

@@ -68,6 +68,16 @@ pub(crate) fn subsets(args: &[String]) -> Vec<Subset> {
 }
 
 pub(crate) fn read_queries(path: &Path, max: Option<usize>) -> Result<Vec<Query>> {
+    read_jsonl(path, max, "a query")
+}
+
+/// The records of a JSON Lines file (blank lines skipped), at most `max`; an error names the line
+/// that is not `what`, or says the file holds none.
+pub(crate) fn read_jsonl<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    max: Option<usize>,
+    what: &str,
+) -> Result<Vec<T>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut out = Vec::new();
@@ -76,15 +86,15 @@ pub(crate) fn read_queries(path: &Path, max: Option<usize>) -> Result<Vec<Query>
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
     {
-        let q: Query = serde_json::from_str(line)
-            .with_context(|| format!("{}:{}: not a query", path.display(), i + 1))?;
+        let q: T = serde_json::from_str(line)
+            .with_context(|| format!("{}:{}: not {what}", path.display(), i + 1))?;
         out.push(q);
     }
     if let Some(m) = max {
         out.truncate(m);
     }
     if out.is_empty() {
-        bail!("{} holds no queries", path.display());
+        bail!("{} holds no records", path.display());
     }
     Ok(out)
 }

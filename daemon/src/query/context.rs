@@ -15,7 +15,6 @@
 //! the weak hits of unlikely files, and is spent rather than left empty. Each piece says why it
 //! is there (`matched`, `located`).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use anyhow::Result;
@@ -140,11 +139,6 @@ fn merge(hits: Vec<SearchHit>, expand: bool) -> Result<(Vec<Piece>, Vec<Arc<Repo
                     repos.push(repo.clone());
                 }
                 let text = repo.index().text(*chunk_id)?.unwrap_or_default();
-                let lines: BTreeMap<u32, String> = text
-                    .lines()
-                    .enumerate()
-                    .map(|(i, l)| (meta.start_line + i as u32, l.to_string()))
-                    .collect();
                 let mut related = Vec::new();
                 if expand && expanded < EXPANDED_HITS {
                     expanded += 1;
@@ -155,25 +149,10 @@ fn merge(hits: Vec<SearchHit>, expand: bool) -> Result<(Vec<Piece>, Vec<Arc<Repo
                         });
                     }
                 }
-                Piece {
-                    item: ContextItem {
-                        repo_id: repo.id().to_string(),
-                        repo_name: repo.record().name,
-                        repo_root: repo.root().to_string_lossy().into_owned(),
-                        path: meta.path.to_string(),
-                        start_line: meta.start_line,
-                        end_line: meta.end_line,
-                        symbols: meta.symbol.iter().cloned().collect(),
-                        kind: meta.kind.name().into(),
-                        language: meta.language.name().into(),
-                        score: h.score,
-                        oracles,
-                        related,
-                        licence: meta.licence.as_deref().cloned(),
-                        ..Default::default()
-                    },
-                    lines,
-                }
+                let mut piece = chunk_piece(repo, meta, &text, Reason::Matched, h.score);
+                piece.item.oracles = oracles;
+                piece.item.related = related;
+                piece
             }
             HitItem::Note(n) => Piece {
                 item: ContextItem {
@@ -258,31 +237,8 @@ fn with_located(
         let scores = locate::score_regions(&needle, &texts);
         for ((meta, text), score) in regions.iter().zip(scores) {
             origins.push(Origin::Located { file: f, score });
-            pieces.push(Piece {
-                item: ContextItem {
-                    reason: Reason::Located,
-                    reference: format!("{}:{}-{}", meta.path, meta.start_line, meta.end_line),
-                    repo_id: repo.id().to_string(),
-                    repo_name: repo.record().name,
-                    repo_root: repo.root().to_string_lossy().into_owned(),
-                    path: meta.path.to_string(),
-                    start_line: meta.start_line,
-                    end_line: meta.end_line,
-                    symbols: meta.symbol.iter().cloned().collect(),
-                    kind: meta.kind.name().into(),
-                    language: meta.language.name().into(),
-                    text: text.clone(),
-                    // Its location score (the scale of `patina_retrieve::locate`).
-                    score,
-                    licence: meta.licence.as_deref().cloned(),
-                    ..Default::default()
-                },
-                lines: text
-                    .lines()
-                    .enumerate()
-                    .map(|(i, l)| (meta.start_line + i as u32, l.to_string()))
-                    .collect(),
-            });
+            // A located piece's score is its location score (the scale of `locate`).
+            pieces.push(chunk_piece(repo, meta, text, Reason::Located, score));
         }
     }
     let order = locate::order(&origins, depth);
@@ -314,6 +270,34 @@ fn with_located(
     }
     context::finish(&mut out);
     out
+}
+
+/// The piece of one chunk of `repo` (`meta`, `text`), its lines numbered from the chunk's start.
+fn chunk_piece(repo: &Repo, meta: &ChunkMeta, text: &str, reason: Reason, score: f64) -> Piece {
+    Piece {
+        item: ContextItem {
+            reason,
+            reference: format!("{}:{}-{}", meta.path, meta.start_line, meta.end_line),
+            repo_id: repo.id().to_string(),
+            repo_name: repo.record().name,
+            repo_root: repo.root().to_string_lossy().into_owned(),
+            path: meta.path.to_string(),
+            start_line: meta.start_line,
+            end_line: meta.end_line,
+            symbols: meta.symbol.iter().cloned().collect(),
+            kind: meta.kind.name().into(),
+            language: meta.language.name().into(),
+            score,
+            text: text.to_string(),
+            licence: meta.licence.as_deref().cloned(),
+            ..Default::default()
+        },
+        lines: text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (meta.start_line + i as u32, l.to_string()))
+            .collect(),
+    }
 }
 
 /// The first piece of `pieces` (other than `skip`) whose lines overlap those of `p`.
