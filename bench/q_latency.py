@@ -6,6 +6,11 @@ process N times per query and reports p50/p95 wall time over all runs, plus the 
 size. The time includes process creation, connecting to the socket, the query and printing.
 
     bench/q_latency.py [--bin target/release] [--repo .] [--runs 12] [--oracle lexical,symbol]
+        [--queries FILE] [--expand --budget 4000]
+
+`--queries FILE`: one question per line (default: five about this repository). `--expand`: the
+context an agent reads (`patina q --expand --budget N`, MCP `patina_context`) instead of the
+ranked list.
 """
 
 import argparse
@@ -39,8 +44,17 @@ def main():
     ap.add_argument("--home", help="PATINA_HOME to use (default: a fresh temporary one)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--oracle", help="oracle subset for patina q (default: all)")
+    ap.add_argument("--queries", help="a file of questions, one per line")
+    ap.add_argument("--expand", action="store_true", help="time `patina q --expand`")
+    ap.add_argument("--budget", type=int, default=4000, help="token budget with --expand")
     args = ap.parse_args()
     args.extra = ["--oracle", args.oracle] if args.oracle else []
+    if args.expand:
+        args.extra += ["--expand", "--budget", str(args.budget)]
+    queries = QUERIES
+    if args.queries:
+        with open(args.queries) as f:
+            queries = [line.strip() for line in f if line.strip()]
 
     patina = os.path.abspath(os.path.join(args.bin, "patina"))
     home = args.home or tempfile.mkdtemp(prefix="pbench")
@@ -51,11 +65,11 @@ def main():
     while any(r["embed_backlog"] for r in json.loads(
             subprocess.run([patina, "status", "--json"], env=env, capture_output=True, check=True).stdout)["repos"]):
         time.sleep(0.2)
-    for q in QUERIES:  # warm-up
+    for q in queries:  # warm-up
         subprocess.run([patina, "q", q, "-n", "10", *args.extra], env=env, cwd=repo, capture_output=True)
 
     times = []
-    for q in QUERIES:
+    for q in queries:
         for _ in range(args.runs):
             t0 = time.perf_counter()
             r = subprocess.run([patina, "q", q, "-n", "10", *args.extra], env=env, cwd=repo, capture_output=True)
@@ -82,7 +96,7 @@ def main():
     if args.json:
         print(json.dumps(out))
     else:
-        print(f"patina q{' --oracle ' + args.oracle if args.oracle else ''}, whole process, {out['runs']} runs over {len(QUERIES)} queries: "
+        print(f"patina q {' '.join(args.extra)}, whole process, {out['runs']} runs over {len(queries)} queries: "
               f"p50 {out['p50_ms']} ms, p95 {out['p95_ms']} ms "
               f"(/bin/true p50 {out['bin_true_p50_ms']} ms); "
               f"client binary {out['client_bytes'] / 1024:.0f} KiB; daemon RSS {out['daemon_rss_mib']} MiB")

@@ -128,3 +128,97 @@ fn a_question_quoting_an_error_gets_the_function_that_raises_it_within_the_budge
         assert!(check < filler, "{resp:#?}");
     }
 }
+
+/// Issue 64, item 3: MCP `patina_context` (XML by default), `patina q --expand --json` (the
+/// shell) and the editors' `patina.context` (Markdown) hand over the same pieces, in the same
+/// order, for the same question and budget: what fits is decided once, whatever the format.
+#[test]
+fn every_client_gets_the_same_pieces_for_the_same_question_and_budget() {
+    use serde_json::{Value, json};
+
+    let env = TestEnv::started();
+    let mut files: Vec<(String, String)> = vec![("pkg/scopes.py".into(), scopes_py())];
+    for i in 0..6 {
+        files.push((
+            format!("pkg/table_{i}.py"),
+            format!(
+                "def render_table_{i}(table, width):\n    \"\"\"Render the table at a width: \
+                 \"quoted\" <cells> & rules.\"\"\"\n    return [c.ljust(width) for c in table]\n"
+            ),
+        ));
+    }
+    let refs: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_bytes()))
+        .collect();
+    let repo = git_repo(&refs);
+    env.add_repo(repo.path());
+    let question = "the table width of a column: \"column does not fit the table width\"";
+    let budget = 500u64;
+    let refs_of = |items: &Value| -> Vec<String> {
+        items
+            .as_array()
+            .unwrap_or_else(|| panic!("items: {items}"))
+            .iter()
+            .map(|i| i["ref"].as_str().expect("a ref").to_string())
+            .collect()
+    };
+
+    let out = env.patina_in(
+        repo.path(),
+        &[
+            "q",
+            question,
+            "--expand",
+            "--budget",
+            &budget.to_string(),
+            "--json",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let shell: Value = serde_json::from_str(out.stdout.trim()).expect("JSON");
+    let shell_refs = refs_of(&shell["items"]);
+    assert!(shell_refs.len() >= 2, "{shell}");
+
+    let mut mcp = crate::mcp::Mcp::ready(&env, repo.path(), "2025-06-18");
+    let r = mcp.ok(
+        "patina_context",
+        json!({"query": question, "budget": budget}),
+    );
+    let answer = &r["structuredContent"];
+    assert_eq!(
+        refs_of(&answer["items"]),
+        shell_refs,
+        "MCP against the shell: {r}"
+    );
+    assert!(
+        answer["used_tokens"].as_u64().expect("used") <= budget,
+        "{r}"
+    );
+    assert!(
+        answer["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .all(|i| matches!(i["why"].as_str(), Some("matched" | "located"))),
+        "every piece says why it is there: {r}"
+    );
+
+    let mut lsp = crate::lsp::Lsp::spawn(&env);
+    crate::lsp::initialize_in(&mut lsp, repo.path());
+    lsp.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    lsp.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand",
+        "params": {"command": "patina.context", "arguments": [question, budget]}}),
+    );
+    let a = lsp.answer();
+    assert_eq!(
+        refs_of(&a["result"]["items"]),
+        shell_refs,
+        "the editors against the shell: {a}"
+    );
+    assert!(
+        a["result"]["usedTokens"].as_u64().expect("used") <= budget,
+        "{a}"
+    );
+}

@@ -294,7 +294,7 @@ fn nvim_patina_search_fills_the_quickfix_list_with_the_definition_first() {
 }
 
 /// `initialize` with one workspace folder, answered.
-fn initialize_in(lsp: &mut Lsp, root: &std::path::Path) {
+pub(crate) fn initialize_in(lsp: &mut Lsp, root: &std::path::Path) {
     let uri = format!("file://{}", root.display());
     lsp.send(
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

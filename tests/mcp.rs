@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A running `patina-mcp` with its stdout read line by line on a thread.
-struct Mcp {
+pub(crate) struct Mcp {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
@@ -60,7 +60,7 @@ impl Mcp {
     }
 
     /// Spawn and complete the handshake at `version`.
-    fn ready(env: &TestEnv, cwd: &Path, version: &str) -> Mcp {
+    pub(crate) fn ready(env: &TestEnv, cwd: &Path, version: &str) -> Mcp {
         let mut m = Mcp::spawn(env, cwd);
         let r = m.initialize(version);
         assert_eq!(r["result"]["protocolVersion"], version, "{r}");
@@ -141,7 +141,7 @@ impl Mcp {
     }
 
     /// `tools/call` that must succeed; returns the result.
-    fn ok(&mut self, tool: &str, args: Value) -> Value {
+    pub(crate) fn ok(&mut self, tool: &str, args: Value) -> Value {
         let r = self.call(tool, args.clone());
         assert_eq!(r["isError"], false, "{tool} {args}: {r}");
         r

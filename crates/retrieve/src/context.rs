@@ -70,6 +70,7 @@ pub struct ContextItem {
 }
 
 /// A merged result being assembled: its lines by number, so overlapping chunks stitch exactly.
+#[derive(Clone)]
 pub struct Piece {
     pub item: ContextItem,
     pub lines: BTreeMap<u32, String>,
@@ -100,20 +101,30 @@ pub fn finish(pieces: &mut [Piece]) {
     }
 }
 
-/// Fill `budget` tokens with `pieces` in order, as rendered in `format` for `query`: each whole
-/// item that fits with the surroundings that fit after it (never a range already shown), and at
-/// most one item cut to its first lines.
-pub fn fill(query: &str, pieces: Vec<Piece>, budget: usize, format: Format) -> Filled {
+const FORMATS: [Format; 3] = [Format::Xml, Format::Markdown, Format::Json];
+
+/// What `render` costs in the format that makes it longest: what fits is decided once for every
+/// format, so every client (MCP in XML, the shell in Markdown or JSON, the editors) gets the same
+/// pieces for the same question and budget.
+fn costliest(render: impl Fn(Format) -> usize) -> usize {
+    FORMATS.into_iter().map(render).max().unwrap_or(0)
+}
+
+/// Fill `budget` tokens with `pieces` in order, for `query`: each whole item that fits with the
+/// surroundings that fit after it (never a range already shown), and at most one item cut to its
+/// first lines. An item costs what it costs in its longest rendering ([`costliest`]), so the
+/// choice does not depend on the format and any rendering of it fits the budget.
+pub fn fill(query: &str, pieces: Vec<Piece>, budget: usize) -> Filled {
     let mut items: Vec<ContextItem> = Vec::new();
     let mut omitted = 0;
     let mut cut_once = false;
-    let mut used = tokens(&render(query, &[], 0, format));
+    let mut used = costliest(|f| tokens(&render(query, &[], 0, f)));
     // The line ranges already in the context: a related piece is not repeated.
     let mut shown: Vec<(String, String, u32, u32)> = Vec::new();
     for mut p in pieces {
         let remaining = budget.saturating_sub(used);
         let related = std::mem::take(&mut p.item.related);
-        let cost = tokens(&render_item(&p.item, format));
+        let cost = costliest(|f| tokens(&render_item(&p.item, f)));
         if cost <= remaining {
             used += cost;
             let it = &mut p.item;
@@ -130,10 +141,13 @@ pub fn fill(query: &str, pieces: Vec<Piece>, budget: usize, format: Format) -> F
                         && r.start_line <= *e
                         && *s <= r.end_line
                 });
-                let mut cost = tokens(&render_related(it, &r, format));
-                if it.related.is_empty() && format == Format::Json {
-                    cost += tokens(",\"related\":[]");
-                }
+                let cost = costliest(|f| {
+                    let mut cost = tokens(&render_related(it, &r, f));
+                    if it.related.is_empty() && f == Format::Json {
+                        cost += tokens(",\"related\":[]");
+                    }
+                    cost
+                });
                 if overlaps || used + cost > budget {
                     continue;
                 }
@@ -149,8 +163,8 @@ pub fn fill(query: &str, pieces: Vec<Piece>, budget: usize, format: Format) -> F
             items.push(p.item);
         } else if !cut_once && remaining >= MIN_CUT_TOKENS {
             cut_once = true;
-            if let Some(cut) = cut_to_fit(&p, remaining, format) {
-                used += tokens(&render_item(&cut, format));
+            if let Some(cut) = cut_to_fit(&p, remaining) {
+                used += costliest(|f| tokens(&render_item(&cut, f)));
                 items.push(cut);
             } else if p.item.reason == Reason::Matched {
                 omitted += 1;
@@ -217,7 +231,7 @@ pub fn fold(into: &mut Piece, other: Piece) {
 
 /// The piece cut to its first lines so that it costs at most `remaining` tokens; `None` if not
 /// even one line fits.
-pub fn cut_to_fit(p: &Piece, remaining: usize, format: Format) -> Option<ContextItem> {
+pub fn cut_to_fit(p: &Piece, remaining: usize) -> Option<ContextItem> {
     let lines: Vec<(&u32, &String)> = p.lines.iter().collect();
     let build = |k: usize| {
         let mut item = p.item.clone();
@@ -237,13 +251,32 @@ pub fn cut_to_fit(p: &Piece, remaining: usize, format: Format) -> Option<Context
     let (mut lo, mut hi) = (0usize, lines.len());
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        if tokens(&render_item(&build(mid), format)) <= remaining {
+        let item = build(mid);
+        if costliest(|f| tokens(&render_item(&item, f))) <= remaining {
             lo = mid;
         } else {
             hi = mid - 1;
         }
     }
     (lo > 0).then(|| build(lo))
+}
+
+/// `p` cut to its first lines within `max_tokens` (in its longest rendering), without its
+/// surroundings; `p` itself when it fits whole. A piece of which not one line fits keeps its
+/// first line.
+pub fn head(mut p: Piece, max_tokens: usize) -> Piece {
+    if costliest(|f| tokens(&render_item(&p.item, f))) <= max_tokens {
+        return p;
+    }
+    let end = cut_to_fit(&p, max_tokens)
+        .map(|c| c.end_line)
+        .unwrap_or(p.item.start_line);
+    p.lines.retain(|&n, _| n <= end);
+    p.item.end_line = end;
+    p.item.truncated = true;
+    p.item.related.clear();
+    p.item.text = p.lines.values().cloned().collect::<Vec<_>>().join("\n");
+    p
 }
 
 pub fn render(query: &str, items: &[ContextItem], omitted: usize, format: Format) -> String {
@@ -510,14 +543,42 @@ mod tests {
     fn cutting_fits_the_budget_and_renders_valid_markup() {
         let mut p = piece("a.rs", 1, 100);
         p.item.text = p.lines.values().cloned().collect::<Vec<_>>().join("\n");
-        let cut = cut_to_fit(&p, 60, Format::Xml).expect("some lines fit");
+        let cut = cut_to_fit(&p, 60).expect("some lines fit");
         assert!(cut.truncated && cut.end_line < 100 && cut.end_line >= 1);
-        assert!(tokens(&render_item(&cut, Format::Xml)) <= 60);
+        for f in FORMATS {
+            assert!(tokens(&render_item(&cut, f)) <= 60, "{f:?}");
+        }
         let mut weird = p.item.clone();
         weird.text = "a ]]> b ``` c".into();
         let xml = render_item(&weird, Format::Xml);
         assert!(!xml.contains("a ]]> b"), "{xml}");
         let md = render_item(&weird, Format::Markdown);
         assert!(md.contains("````"), "{md}");
+    }
+
+    #[test]
+    fn what_fits_is_the_same_in_every_format_and_every_rendering_fits() {
+        let pieces = || {
+            let mut v: Vec<Piece> = (0..12)
+                .map(|i| {
+                    let mut p = piece(&format!("f{i}.rs"), 1, 3 + i * 7);
+                    // Quotes and markup cost more in JSON and XML than in Markdown.
+                    for l in p.lines.values_mut() {
+                        l.push_str(" \"q\" <a> & ``` \\ ");
+                    }
+                    p
+                })
+                .collect();
+            finish(&mut v);
+            v
+        };
+        let query = "why \"q\" <a>";
+        let budget = 900;
+        let filled = fill(query, pieces(), budget);
+        assert!(filled.omitted > 0, "the budget is the limit");
+        for f in FORMATS {
+            let text = render(query, &filled.items, filled.omitted, f);
+            assert!(tokens(&text) <= budget, "{f:?}: {} tokens", tokens(&text));
+        }
     }
 }

@@ -245,6 +245,30 @@ pub fn order(origins: &[Origin], depth: f64) -> Vec<usize> {
     idx
 }
 
+/// `order` with the leading piece of each of the `kept` files moved to the front, in the files'
+/// rank order: every file the matched pieces alone would have shown keeps its best piece before
+/// any file is read in depth, so locating inside the likely file never costs the answer the
+/// other files (file recall; issue 64). The rest keep their order. Also how many of the first
+/// entries are those leads.
+pub fn keep_files(order: &[usize], origins: &[Origin], kept: &[usize]) -> (Vec<usize>, usize) {
+    let file = |o: &Origin| match *o {
+        Origin::Matched { file, .. } | Origin::Located { file, .. } => file,
+    };
+    let mut kept: Vec<usize> = kept.to_vec();
+    kept.sort_unstable();
+    kept.dedup();
+    let mut leads: Vec<Option<usize>> = vec![None; kept.len()];
+    for &i in order {
+        if let Ok(k) = kept.binary_search(&file(&origins[i])) {
+            leads[k].get_or_insert(i);
+        }
+    }
+    let leads: Vec<usize> = leads.into_iter().flatten().collect();
+    let mut out = leads.clone();
+    out.extend(order.iter().copied().filter(|i| !leads.contains(i)));
+    (out, leads.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,5 +382,39 @@ mod tests {
         // depth 0.5: file 1's best pieces (0.71) come before file 0's weaker regions (0.75 and
         // 0.5 against 0.71): 0.75 first, then file 1, then the uninformative one.
         assert_eq!(order(&origins, 0.5), vec![0, 2, 5, 1, 4, 3]);
+    }
+    #[test]
+    fn every_kept_file_leads_with_its_best_piece_before_any_file_is_read_in_depth() {
+        let origins = [
+            Origin::Matched {
+                file: 0,
+                score: 1.0,
+            },
+            Origin::Located {
+                file: 0,
+                score: 3.0,
+            },
+            Origin::Matched {
+                file: 2,
+                score: 0.5,
+            },
+            Origin::Located {
+                file: 2,
+                score: 9.0,
+            },
+            Origin::Matched {
+                file: 1,
+                score: 0.7,
+            },
+        ];
+        let depth = order(&origins, 1.0);
+        assert_eq!(depth, vec![0, 1, 4, 2, 3]);
+        // Files 0 and 2 kept: file 2's best piece (its hit, before its region at equal
+        // strength) comes right after file 0's; file 1 is not kept and keeps its place.
+        assert_eq!(
+            keep_files(&depth, &origins, &[2, 0]),
+            (vec![0, 2, 1, 4, 3], 2)
+        );
+        assert_eq!(keep_files(&depth, &origins, &[]), (depth, 0));
     }
 }

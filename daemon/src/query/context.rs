@@ -94,15 +94,21 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
     let expand = req.expand;
     let question = req.text.clone();
     let locate_files = engine.config().context.locate_files;
-    let depth = engine.config().context.file_depth;
+    let how = Locating {
+        files: locate_files,
+        depth: engine.config().context.file_depth,
+        keep_files: engine.config().context.keep_files,
+        lead_tokens: engine.config().context.lead_tokens,
+        budget,
+    };
     let pieces = tokio::task::spawn_blocking(move || {
         let (pieces, repos) = merge(hits, expand)?;
-        Ok::<_, anyhow::Error>(with_located(pieces, &repos, &question, locate_files, depth))
+        Ok::<_, anyhow::Error>(with_located(pieces, &repos, &question, &how))
     })
     .await
     .map_err(|e| anyhow::anyhow!("reading context texts failed: {e}"))??;
 
-    let filled = context::fill(&req.text, pieces, budget, req.format);
+    let filled = context::fill(&req.text, pieces, budget);
     let (items, omitted) = (filled.items, filled.omitted);
     if omitted > 0 {
         notices.push(format!(
@@ -182,17 +188,31 @@ fn merge(hits: Vec<SearchHit>, expand: bool) -> Result<(Vec<Piece>, Vec<Arc<Repo
     Ok((pieces, repos))
 }
 
-/// The matched pieces with the located regions of the first `locate_files` files among them,
-/// in reading order ([`locate::order`]). A region that overlaps a piece already placed is left
-/// out (its lines are there). Reading a file's regions fails softly: it is then not located in.
+/// How [`with_located`] locates (`[context]` of the configuration, and the request's budget).
+struct Locating {
+    /// The regions of this many of the best files are located in; 0: matched pieces only.
+    files: usize,
+    depth: f64,
+    /// Every file the matched pieces alone would show in the budget keeps its best piece first
+    /// ([`locate::keep_files`]).
+    keep_files: bool,
+    /// Each kept file's best piece, but the best file's, is cut to its first lines within this
+    /// many tokens (0: whole).
+    lead_tokens: usize,
+    budget: usize,
+}
+
+/// The matched pieces with the located regions of the first `how.files` files among them, in
+/// reading order ([`locate::order`], then [`locate::keep_files`]). A region that overlaps a piece
+/// already placed is left out (its lines are there). Reading a file's regions fails softly: it
+/// is then not located in.
 fn with_located(
     matched: Vec<Piece>,
     repos: &[Arc<Repo>],
     question: &str,
-    locate_files: usize,
-    depth: f64,
+    how: &Locating,
 ) -> Vec<Piece> {
-    if locate_files == 0 {
+    if how.files == 0 {
         return matched;
     }
     // The files of the hits in rank order; the first `locate_files` are located in.
@@ -206,6 +226,22 @@ fn with_located(
         });
         file_of.push(at);
     }
+    // The files the matched pieces alone would show: each keeps its best piece.
+    let kept: Vec<usize> = if how.keep_files {
+        let shown = context::fill(question, matched.clone(), how.budget).items;
+        let mut kept: Vec<usize> = shown
+            .iter()
+            .filter_map(|it| {
+                files
+                    .iter()
+                    .position(|(r, p)| *r == it.repo_id && *p == it.path)
+            })
+            .collect();
+        kept.dedup();
+        kept
+    } else {
+        Vec::new()
+    };
     let needle = Needle::of(question);
     let mut pieces: Vec<Piece> = Vec::new();
     let mut origins: Vec<Origin> = Vec::new();
@@ -216,7 +252,7 @@ fn with_located(
         });
         pieces.push(p);
     }
-    for (f, (repo_id, path)) in files.iter().enumerate().take(locate_files) {
+    for (f, (repo_id, path)) in files.iter().enumerate().take(how.files) {
         let Some(repo) = repos.iter().find(|r| r.id() == repo_id) else {
             continue;
         };
@@ -241,8 +277,14 @@ fn with_located(
             pieces.push(chunk_piece(repo, meta, text, Reason::Located, score));
         }
     }
-    let order = locate::order(&origins, depth);
+    let (order, leads) = locate::keep_files(&locate::order(&origins, how.depth), &origins, &kept);
     let mut slots: Vec<Option<Piece>> = pieces.into_iter().map(Some).collect();
+    // The best file is read in depth: its lead stays whole; the other files' leads are heads.
+    if how.lead_tokens > 0 {
+        for &i in order.iter().take(leads).skip(1) {
+            slots[i] = slots[i].take().map(|p| context::head(p, how.lead_tokens));
+        }
+    }
     let mut out: Vec<Piece> = Vec::with_capacity(slots.len());
     for i in order {
         let Some(p) = slots[i].take() else {

@@ -152,6 +152,14 @@ pub struct ContextConfig {
     /// How steeply a file's place in the ranking lowers the weight of its pieces
     /// (`patina_retrieve::locate::order`): 1 reads the best file whole before the next.
     pub file_depth: f64,
+    /// Every file the matched pieces alone would show in the budget keeps its best piece before
+    /// any file is read in depth (`patina_retrieve::locate::keep_files`), so locating never
+    /// costs the answer a file.
+    pub keep_files: bool,
+    /// With `keep_files`, each kept file's best piece but the best file's is cut to its first
+    /// lines within this many tokens (0: whole): the other files are named and begun, and the
+    /// budget goes on to the best file's regions.
+    pub lead_tokens: usize,
 }
 
 impl Default for ContextConfig {
@@ -159,6 +167,8 @@ impl Default for ContextConfig {
         ContextConfig {
             locate_files: 4,
             file_depth: 1.0,
+            keep_files: true,
+            lead_tokens: 0,
         }
     }
 }

@@ -75,17 +75,20 @@ pub(crate) async fn execute_command(state: &State, params: &Value) -> Result<Val
             to_json(search(state, &p).await?)
         }
         "patina.context" => {
-            let (q, budget) = match &first {
-                Value::String(q) => (q.clone(), args.get(1).and_then(Value::as_u64)),
+            // A query and a budget, or `{query, budget, expand}`; `expand` is on unless turned
+            // off, as for MCP `patina_context` and `patina q --expand`: one answer, every client.
+            let (q, budget, expand) = match &first {
+                Value::String(q) => (q.clone(), args.get(1).and_then(Value::as_u64), true),
                 v => (
                     v["query"].as_str().unwrap_or_default().to_string(),
                     v["budget"].as_u64(),
+                    v["expand"].as_bool().unwrap_or(true),
                 ),
             };
             if q.trim().is_empty() {
                 return Err((INVALID_PARAMS, "patina.context needs a query".into()));
             }
-            to_json(context(state, q, budget.unwrap_or(0) as u32).await?)
+            to_json(context(state, q, budget.unwrap_or(0) as u32, expand).await?)
         }
         "patina.related" => {
             let target = match &first {
@@ -104,7 +107,7 @@ pub(crate) async fn execute_command(state: &State, params: &Value) -> Result<Val
     }
 }
 
-async fn context(state: &State, q: String, budget: u32) -> Result<Context, Failure> {
+async fn context(state: &State, q: String, budget: u32, expand: bool) -> Result<Context, Failure> {
     let resp = rpc!(
         state,
         pb::search_client::SearchClient<_>,
@@ -114,6 +117,7 @@ async fn context(state: &State, q: String, budget: u32) -> Result<Context, Failu
             token_budget: budget,
             repos: state.scope().await,
             format: pb::ContextFormat::Markdown as i32,
+            expand,
             ..Default::default()
         }
     )?;
