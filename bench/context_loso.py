@@ -4,7 +4,8 @@ the best mean line recall on the *other* sets is chosen, and its figures on the 
 reported. The held-out mean is the honest figure; the in-sample best is printed beside it to show
 the gap.
 
-    python3 bench/context_loso.py NAME=RUN.json NAME=RUN.json ... [--budget 4000] [--method default]
+    python3 bench/context_loso.py NAME=RUN.json NAME=RUN.json ... [--budget 4000] [--method all]
+        [--keep-files-of NAME]
 
 Each RUN.json is the `--out` of `bench/context_run.py` for one setting (e.g. `depth1=a.json
 depth05=b.json`); only sets present in every run are used.
@@ -26,7 +27,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+", help="SETTING=RUN.json")
     ap.add_argument("--budget", type=int, default=4000)
-    ap.add_argument("--method", default="default")
+    ap.add_argument("--method", default="all", help="the oracle subset's row (all: the default)")
+    ap.add_argument("--keep-files-of", metavar="SETTING",
+                    help="only settings whose file recall on the other sets is at least this "
+                         "setting's (less --tolerance) may be chosen: file recall does not drop")
+    ap.add_argument("--tolerance", type=float, default=0.02)
     args = ap.parse_args()
     runs = {}
     for spec in args.runs:
@@ -45,7 +50,10 @@ def main():
     held_line, held_file = [], []
     for n in sets:
         others = [m for m in sets if m != n]
-        chosen = max(runs, key=lambda s: (statistics.mean(line[s][m] for m in others), s))
+        allowed = [s for s in runs if not args.keep_files_of
+                   or statistics.mean(files[s][m] for m in others)
+                   >= statistics.mean(files[args.keep_files_of][m] for m in others) - args.tolerance]
+        chosen = max(allowed, key=lambda s: (statistics.mean(line[s][m] for m in others), s))
         held_line.append(line[chosen][n])
         held_file.append(files[chosen][n])
         print(f"| {n} | {chosen} | {line[chosen][n]:.3f} | {files[chosen][n]:.2f} |")

@@ -6,11 +6,12 @@ process N times per query and reports p50/p95 wall time over all runs, plus the 
 size. The time includes process creation, connecting to the socket, the query and printing.
 
     bench/q_latency.py [--bin target/release] [--repo .] [--runs 12] [--oracle lexical,symbol]
-        [--queries FILE] [--expand --budget 4000]
+        [--queries FILE] [--expand --budget 4000] [--no-cache]
 
 `--queries FILE`: one question per line (default: five about this repository). `--expand`: the
 context an agent reads (`patina q --expand --budget N`, MCP `patina_context`) instead of the
-ranked list.
+ranked list. `--no-cache`: the daemon's answer cache off (`[cache] entries = 0`), so every run
+computes its answer; otherwise repeated questions are answered from the cache.
 """
 
 import argparse
@@ -47,6 +48,7 @@ def main():
     ap.add_argument("--queries", help="a file of questions, one per line")
     ap.add_argument("--expand", action="store_true", help="time `patina q --expand`")
     ap.add_argument("--budget", type=int, default=4000, help="token budget with --expand")
+    ap.add_argument("--no-cache", action="store_true", help="turn the answer cache off")
     args = ap.parse_args()
     args.extra = ["--oracle", args.oracle] if args.oracle else []
     if args.expand:
@@ -59,6 +61,9 @@ def main():
     patina = os.path.abspath(os.path.join(args.bin, "patina"))
     home = args.home or tempfile.mkdtemp(prefix="pbench")
     env = dict(os.environ, PATINA_HOME=home, NO_COLOR="1")
+    if args.no_cache:
+        with open(os.path.join(home, "config.toml"), "a") as f:
+            f.write("[cache]\nentries = 0\n")
     repo = os.path.abspath(args.repo)
     subprocess.run([patina, "add", repo], env=env, check=True, capture_output=True)
     # Time queries against an idle daemon: wait until the embedding backlog is empty.

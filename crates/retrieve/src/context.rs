@@ -124,7 +124,13 @@ pub fn fill(query: &str, pieces: Vec<Piece>, budget: usize) -> Filled {
     for mut p in pieces {
         let remaining = budget.saturating_sub(used);
         let related = std::mem::take(&mut p.item.related);
-        let cost = costliest(|f| tokens(&render_item(&p.item, f)));
+        // Every rendering holds the text: a text longer than what remains cannot fit, and is
+        // not rendered to learn it (once the budget is spent, most pieces end here).
+        let cost = if tokens(&p.item.text) > remaining {
+            usize::MAX
+        } else {
+            costliest(|f| tokens(&render_item(&p.item, f)))
+        };
         if cost <= remaining {
             used += cost;
             let it = &mut p.item;

@@ -73,6 +73,7 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
         0 => DEFAULT_BUDGET,
         n => n.clamp(MIN_BUDGET, MAX_BUDGET),
     };
+    let started = std::time::Instant::now();
     let res = engine
         .search(SearchRequest {
             text: req.text.clone(),
@@ -88,6 +89,7 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
             ..Default::default()
         })
         .await?;
+    let searched = started.elapsed();
     let mut notices = res.notices;
     // Chunk texts come from the store: read them on the blocking pool.
     let hits = res.hits;
@@ -101,14 +103,23 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
         lead_tokens: engine.config().context.lead_tokens,
         budget,
     };
-    let pieces = tokio::task::spawn_blocking(move || {
+    let (pieces, merged) = tokio::task::spawn_blocking(move || {
         let (pieces, repos) = merge(hits, expand)?;
-        Ok::<_, anyhow::Error>(with_located(pieces, &repos, &question, &how))
+        let merged = started.elapsed();
+        Ok::<_, anyhow::Error>((with_located(pieces, &repos, &question, &how), merged))
     })
     .await
     .map_err(|e| anyhow::anyhow!("reading context texts failed: {e}"))??;
+    let located = started.elapsed();
 
     let filled = context::fill(&req.text, pieces, budget);
+    tracing::debug!(
+        search_ms = searched.as_secs_f64() * 1e3,
+        merge_ms = (merged - searched).as_secs_f64() * 1e3,
+        locate_ms = (located - merged).as_secs_f64() * 1e3,
+        fill_ms = (started.elapsed() - located).as_secs_f64() * 1e3,
+        "context assembled"
+    );
     let (items, omitted) = (filled.items, filled.omitted);
     if omitted > 0 {
         notices.push(format!(

@@ -352,25 +352,35 @@ impl GraphTable {
             }
             _ => {}
         }
+        // Each pattern once with its leading slash: this loop visits every path of the
+        // repository for every import, and is no place to allocate.
+        let slashed = |v: &[String]| v.iter().map(|s| format!("/{s}")).collect::<Vec<_>>();
+        let (slashed_suffixes, slashed_trees, slashed_dirs) =
+            (slashed(&suffixes), slashed(&trees), slashed(&dirs));
         let mut out = HashSet::new();
         for p in &self.paths {
             let hit = exact.iter().any(|e| **p == **e)
                 || suffixes
                     .iter()
-                    .any(|s| **p == **s || p.ends_with(&format!("/{s}")))
+                    .zip(&slashed_suffixes)
+                    .any(|(s, slashed)| **p == **s || p.ends_with(slashed.as_str()))
                 || trees
                     .iter()
-                    .any(|t| p.starts_with(t.as_str()) || p.contains(&format!("/{t}")))
-                || dirs.iter().any(|d| {
+                    .zip(&slashed_trees)
+                    .any(|(t, slashed)| p.starts_with(t.as_str()) || p.contains(slashed.as_str()))
+                || dirs.iter().zip(&slashed_dirs).any(|(d, slashed)| {
                     let pd = dir_of(p);
-                    pd == d || pd.ends_with(&format!("/{d}"))
+                    pd == d || pd.ends_with(slashed.as_str())
                 })
                 // A Go package is its directory: `github.com/o/r/util` → `util/*.go`.
                 || go_package.is_some_and(|m| {
                     let pd = dir_of(p);
                     p.ends_with(".go")
                         && !pd.is_empty()
-                        && (m == pd || m.ends_with(&format!("/{pd}")))
+                        && (m == pd
+                            || (m.len() > pd.len()
+                                && m.ends_with(pd)
+                                && m.as_bytes()[m.len() - pd.len() - 1] == b'/'))
                 });
             if hit {
                 out.insert(p.clone());
