@@ -298,9 +298,22 @@ fn with_located(
     }
     let mut out: Vec<Piece> = Vec::with_capacity(slots.len());
     for i in order {
-        let Some(p) = slots[i].take() else {
+        let Some(mut p) = slots[i].take() else {
             continue;
         };
+        // A piece that overlaps a head (a kept file's lead cut to its first lines) brings the
+        // lines after the head, at its own place in the order: not the head made whole at the
+        // lead's place, and not nothing.
+        if let Some(j) = overlapping(&out, &p, None).filter(|&j| out[j].item.truncated) {
+            let end = out[j].item.end_line;
+            p.lines.retain(|&n, _| n > end);
+            let (Some(&first), Some(&last)) = (p.lines.keys().next(), p.lines.keys().last()) else {
+                continue;
+            };
+            p.item.start_line = first;
+            p.item.end_line = last;
+            p.item.related.clear();
+        }
         match (p.item.reason, overlapping(&out, &p, None)) {
             // Its lines are there already.
             (Reason::Located, Some(_)) => {}
