@@ -168,7 +168,7 @@ impl Default for ContextConfig {
             locate_files: 4,
             file_depth: 1.0,
             keep_files: true,
-            lead_tokens: 0,
+            lead_tokens: 150,
         }
     }
 }
