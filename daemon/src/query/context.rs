@@ -267,6 +267,7 @@ fn with_located(
         let Some(repo) = repos.iter().find(|r| r.id() == repo_id) else {
             continue;
         };
+        let t = std::time::Instant::now();
         let regions = match regions_of(repo, path) {
             Ok(r) => r,
             Err(e) => {
@@ -281,7 +282,15 @@ fn with_located(
                 symbol: meta.symbol.as_deref(),
             })
             .collect();
+        let read = t.elapsed();
         let scores = locate::score_regions(&needle, &texts);
+        tracing::debug!(
+            path = %path,
+            regions = texts.len(),
+            read_ms = read.as_secs_f64() * 1e3,
+            score_ms = (t.elapsed() - read).as_secs_f64() * 1e3,
+            "context: located in"
+        );
         for ((meta, text), score) in regions.iter().zip(scores) {
             origins.push(Origin::Located { file: f, score });
             // A located piece's score is its location score (the scale of `locate`).
