@@ -196,7 +196,8 @@ fn context_expansion_brings_a_method_its_class_imports_callees_and_a_section_its
             ("parent_section", "docs/guide.md:1-1", "# Guide"),
             ("parent_section", "docs/guide.md:5-5", "## Install"),
             ("child_section", "docs/guide.md:13-13", "#### With cargo"),
-        ]
+        ],
+        "{resp:#?}"
     );
 
     // The same through `patina q --expand`, rendered as Markdown.

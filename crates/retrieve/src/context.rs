@@ -267,21 +267,43 @@ pub fn cut_to_fit(p: &Piece, remaining: usize) -> Option<ContextItem> {
     (lo > 0).then(|| build(lo))
 }
 
-/// `p` cut to its first lines within `max_tokens` (in its longest rendering), without its
-/// surroundings; `p` itself when it fits whole. A piece of which not one line fits keeps its
-/// first line.
+/// `p` cut to its first lines so that its text is at most `max_tokens` tokens (at least its
+/// first line); `p` itself when its text fits whole. A head keeps its surroundings (a section's
+/// headings, a method's class): they tell where the lines come from, and [`fill`] gives them
+/// room only when they fit after the head.
 pub fn head(mut p: Piece, max_tokens: usize) -> Piece {
-    if costliest(|f| tokens(&render_item(&p.item, f))) <= max_tokens {
+    if tokens(&p.item.text) <= max_tokens {
         return p;
     }
-    let end = cut_to_fit(&p, max_tokens)
-        .map(|c| c.end_line)
-        .unwrap_or(p.item.start_line);
+    let lines: Vec<&String> = p.lines.values().collect();
+    let text_of = |k: usize| {
+        lines[..k]
+            .iter()
+            .map(|l| l.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let (mut lo, mut hi) = (1usize, lines.len());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if tokens(&text_of(mid)) <= max_tokens {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    if lo >= lines.len() {
+        return p;
+    }
+    let text = text_of(lo);
+    let end = *p.lines.keys().nth(lo - 1).expect("lo lines");
     p.lines.retain(|&n, _| n <= end);
     p.item.end_line = end;
     p.item.truncated = true;
-    p.item.related.clear();
-    p.item.text = p.lines.values().cloned().collect::<Vec<_>>().join("\n");
+    p.item.text = text;
+    if !p.item.note {
+        p.item.reference = format!("{}:{}-{}", p.item.path, p.item.start_line, end);
+    }
     p
 }
 
@@ -543,6 +565,37 @@ mod tests {
         assert_eq!(a.lines.len(), 31, "every line once");
         assert_eq!(a.item.symbols, ["s10", "s15", "s26", "s30"]);
         assert_eq!(v[1].item.path, "b.rs");
+    }
+
+    #[test]
+    fn a_head_keeps_its_first_lines_within_the_tokens_and_its_surroundings() {
+        let mut p = piece("a.rs", 1, 100);
+        p.item.text = p.lines.values().cloned().collect::<Vec<_>>().join("\n");
+        p.item.related.push(Related {
+            kind: patina_core::related::RelatedKind::Container,
+            path: "a.rs".into(),
+            start_line: 200,
+            end_line: 201,
+            symbol: "Outer".into(),
+            text: "struct Outer {".into(),
+        });
+        let h = head(p.clone(), 40);
+        assert!(
+            h.item.truncated && tokens(&h.item.text) <= 40,
+            "{}",
+            h.item.text
+        );
+        assert!(h.item.end_line > 1 && h.item.end_line < 100);
+        assert_eq!(
+            h.lines.len() as u32,
+            h.item.end_line,
+            "lines from the first, none after"
+        );
+        assert_eq!(h.item.reference, format!("a.rs:1-{}", h.item.end_line));
+        assert_eq!(h.item.related, p.item.related, "where the lines come from");
+        // Whole when it fits; its first line when not even that does.
+        assert!(!head(p.clone(), 10_000).item.truncated);
+        assert_eq!(head(p, 0).item.end_line, 1);
     }
 
     #[test]

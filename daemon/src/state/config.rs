@@ -157,8 +157,8 @@ pub struct ContextConfig {
     /// costs the answer a file.
     pub keep_files: bool,
     /// With `keep_files`, each kept file's best piece but the best file's is cut to its first
-    /// lines within this many tokens (0: whole): the other files are named and begun, and the
-    /// budget goes on to the best file's regions.
+    /// lines within this many tokens of text (0: whole), keeping its surroundings: the other
+    /// files are named and begun, and the budget goes on to the best file's regions.
     pub lead_tokens: usize,
 }
 
