@@ -267,43 +267,26 @@ pub fn cut_to_fit(p: &Piece, remaining: usize) -> Option<ContextItem> {
     (lo > 0).then(|| build(lo))
 }
 
-/// `p` cut to its first lines so that its text is at most `max_tokens` tokens (at least its
-/// first line); `p` itself when its text fits whole. A head keeps its surroundings (a section's
-/// headings, a method's class): they tell where the lines come from, and [`fill`] gives them
-/// room only when they fit after the head.
+/// `p` cut to its first lines so that it fits `max_tokens` in its costliest rendering without its
+/// surroundings (at least its first line); `p` itself when it fits whole. A head keeps its
+/// surroundings (a section's headings, a method's class): they tell where the lines come from,
+/// and [`fill`] gives them room only when they fit after the head, so a head's own lines are the
+/// same with or without them.
 pub fn head(mut p: Piece, max_tokens: usize) -> Piece {
-    if tokens(&p.item.text) <= max_tokens {
-        return p;
-    }
-    let lines: Vec<&String> = p.lines.values().collect();
-    let text_of = |k: usize| {
-        lines[..k]
-            .iter()
-            .map(|l| l.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    let (mut lo, mut hi) = (1usize, lines.len());
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if tokens(&text_of(mid)) <= max_tokens {
-            lo = mid;
-        } else {
-            hi = mid - 1;
+    let related = std::mem::take(&mut p.item.related);
+    if costliest(|f| tokens(&render_item(&p.item, f))) > max_tokens {
+        let end = cut_to_fit(&p, max_tokens)
+            .map(|c| c.end_line)
+            .unwrap_or(p.item.start_line);
+        p.lines.retain(|&n, _| n <= end);
+        p.item.end_line = end;
+        p.item.truncated = true;
+        p.item.text = p.lines.values().cloned().collect::<Vec<_>>().join("\n");
+        if !p.item.note {
+            p.item.reference = format!("{}:{}-{}", p.item.path, p.item.start_line, end);
         }
     }
-    if lo >= lines.len() {
-        return p;
-    }
-    let text = text_of(lo);
-    let end = *p.lines.keys().nth(lo - 1).expect("lo lines");
-    p.lines.retain(|&n, _| n <= end);
-    p.item.end_line = end;
-    p.item.truncated = true;
-    p.item.text = text;
-    if !p.item.note {
-        p.item.reference = format!("{}:{}-{}", p.item.path, p.item.start_line, end);
-    }
+    p.item.related = related;
     p
 }
 
@@ -579,9 +562,9 @@ mod tests {
             symbol: "Outer".into(),
             text: "struct Outer {".into(),
         });
-        let h = head(p.clone(), 40);
+        let h = head(p.clone(), 90);
         assert!(
-            h.item.truncated && tokens(&h.item.text) <= 40,
+            h.item.truncated && tokens(&h.item.text) <= 90,
             "{}",
             h.item.text
         );
@@ -593,6 +576,13 @@ mod tests {
         );
         assert_eq!(h.item.reference, format!("a.rs:1-{}", h.item.end_line));
         assert_eq!(h.item.related, p.item.related, "where the lines come from");
+        let mut bare = p.clone();
+        bare.item.related.clear();
+        assert_eq!(
+            head(bare, 90).item.end_line,
+            h.item.end_line,
+            "the surroundings take none of the head's lines"
+        );
         // Whole when it fits; its first line when not even that does.
         assert!(!head(p.clone(), 10_000).item.truncated);
         assert_eq!(head(p, 0).item.end_line, 1);

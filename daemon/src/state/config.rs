@@ -157,7 +157,7 @@ pub struct ContextConfig {
     /// costs the answer a file.
     pub keep_files: bool,
     /// With `keep_files`, each kept file's best piece but the best file's is cut to its first
-    /// lines within this many tokens of text (0: whole), keeping its surroundings: the other
+    /// lines within this many tokens (0: whole), keeping its surroundings on top: the other
     /// files are named and begun, and the budget goes on to the best file's regions.
     pub lead_tokens: usize,
 }
