@@ -16,6 +16,8 @@ them at once, with the same binary and state, and compared per question against 
          (any clone of pytest-dev/pytest and tokio-rs/tokio; `patina bench` checks commits out).
 --config the text of $PATINA_HOME/config.toml for this run (the daemon is restarted with it).
 --fresh-ms  passed to `patina bench --repo-dir` (how long to wait for the embeddings to catch up).
+--features  DIR: each set's file hits with their ranking features and labels, DIR/SET.jsonl
+         (what bench/learn_rank.py fits and judges the learned ranking on).
 
 Sets (../shared/eval and bench/questions):
   cosqa   CoSQA dev, 500 web questions -> Python functions
@@ -27,8 +29,15 @@ Sets (../shared/eval and bench/questions):
           (Haskell), pyenv (Bash), afnetworking (Objective-C), munit (Scala), libuv (C), httpjl
           (Julia), fmt (C++), 19 each for mainargs (Scala), bats (Bash), httpzig (Zig) and lwt
           (OCaml), 18 for cowboy (Erlang); measured like own
+  new     180 questions, 20 each, over seaborn (Python, data science), fzf (Go CLI), lumen (PHP web
+          framework), nancy (C# web framework), chibicc (a C compiler), fd (Rust CLI), zod
+          (TypeScript), gson (Java), starlette (Python web framework): --repos DIR/new/NAME
+  heldout 20 questions over gin (Go web framework), kept aside: not fitted on, reported once
   pytest  34 GitHub issues -> files of the fix (SWE-bench) (+ history with --history)
   tokio   100 commit messages -> files (run with --no-model, as RESULTS does; + lexical,symbol)
+  more    swebench-more: GitHub issues -> files of the fix in xarray and astropy (more-xarray,
+          more-astropy; --repos DIR/xarray and DIR/astropy; instances whose commit the clone
+          lacks blobs of are left out and counted)
 Each set is measured with the lexical and the semantic oracle alone and with the default oracles
 (without the model: lexical alone and lexical,symbol,graph).
 """
@@ -45,6 +54,7 @@ HERE = Path(__file__).resolve().parent
 EVAL = (HERE / ".." / ".." / "shared" / "eval").resolve()
 DEFAULT = "lexical,symbol,semantic,graph"
 OWN = ["cobra", "flask", "ripgrep", "express", "hono", "jsoup"]
+NEW = ["seaborn", "fzf", "lumen", "nancy", "chibicc", "fd", "zod", "gson", "starlette"]
 LANGS = ["sinatra", "koin", "plug", "slim", "serilog", "alamofire", "mainargs", "lazy", "shelf", "hakyll", "bats", "newtonsoft", "pyenv", "mockk", "cowboy", "httpzig", "afnetworking", "lwt", "munit", "libuv", "httpjl", "fmt", "rack", "ecto", "kingfisher"]
 
 
@@ -57,10 +67,13 @@ def patina(args, env, binary):
 
 
 FRESH_MS = None  # --fresh-ms: passed to `patina bench` with --repo-dir when set
+FEATURES = None  # --features DIR: each set's ranking features, DIR/SET.jsonl
 
 
-def bench(env, binary, oracles, queries, corpus=None, repo_dir=None):
+def bench(env, binary, oracles, queries, corpus=None, repo_dir=None, name=None):
     args = ["bench", "retrieval", "--queries", str(queries), "--json"]
+    if FEATURES:
+        args += ["--features", str(FEATURES / f"{name}.jsonl")]
     args += ["--corpus", str(corpus)] if corpus else ["--repo-dir", str(repo_dir), "--force"]
     if repo_dir and FRESH_MS:
         args += ["--fresh-ms", str(FRESH_MS)]
@@ -79,8 +92,11 @@ def bench(env, binary, oracles, queries, corpus=None, repo_dir=None):
 
 
 def run(a):
-    global FRESH_MS
+    global FRESH_MS, FEATURES
     FRESH_MS = a.fresh_ms
+    if a.features:
+        FEATURES = Path(a.features).resolve()
+        FEATURES.mkdir(parents=True, exist_ok=True)
     home = Path(a.home).resolve()
     home.mkdir(parents=True, exist_ok=True)
     models = home / "models"
@@ -102,26 +118,58 @@ def run(a):
     default = "lexical,symbol,graph" if a.no_model else DEFAULT
     if "cosqa" in sets:
         result["cosqa"] = bench(env, a.bin, singles + [default],
-                                EVAL / "cosqa" / "dev.jsonl", corpus=EVAL / "cosqa" / "corpus.jsonl")
+                                EVAL / "cosqa" / "dev.jsonl", corpus=EVAL / "cosqa" / "corpus.jsonl", name="cosqa")
     for n in OWN:
         if "own" in sets or n in sets:
             result[n] = bench(env, a.bin, singles + [default], HERE / "questions" / f"{n}.jsonl",
-                              repo_dir=repos / "own" / n)
+                              repo_dir=repos / "own" / n, name=n)
     for n in LANGS:
         if "langs" in sets or n in sets:
             result[n] = bench(env, a.bin, singles + [default], HERE / "questions" / f"{n}.jsonl",
-                              repo_dir=repos / "langs" / n)
+                              repo_dir=repos / "langs" / n, name=n)
+    for n in NEW:
+        if "new" in sets or n in sets:
+            result[n] = bench(env, a.bin, singles + [default], HERE / "questions" / f"{n}.jsonl",
+                              repo_dir=repos / "new" / n, name=n)
+    if "heldout" in sets:
+        result["gin"] = bench(env, a.bin, singles + [default], HERE / "questions" / "heldout" / "gin.jsonl",
+                              repo_dir=repos / "new" / "gin", name="heldout-gin")
     if "pytest" in sets:
         rows = singles + [default] + ([default + ",history"] if a.history else [])
         result["pytest"] = bench(env, a.bin, rows, EVAL / "swebench-pytest" / "dev.jsonl",
-                                 repo_dir=repos / "pytest")
+                                 repo_dir=repos / "pytest", name="pytest")
+    for n in ["xarray", "astropy"]:
+        if "more" in sets or f"more-{n}" in sets:
+            queries = more_queries(home, repos / n, n)
+            result[f"more-{n}"] = bench(env, a.bin, singles + [default], queries,
+                                        repo_dir=repos / n, name=f"more-{n}")
     if "tokio" in sets:
         rows = singles + ([] if a.default_only else ["lexical,symbol"]) + [default] + (["lexical,history"] if a.history else [])
         result["tokio"] = bench(env, a.bin, rows, EVAL / "commits-tokio" / "dev.jsonl",
-                                repo_dir=repos / "tokio")
+                                repo_dir=repos / "tokio", name="tokio")
     subprocess.run([str(Path(a.bin) / "patina"), "daemon", "stop"], env=env, capture_output=True)
     Path(a.out).write_text(json.dumps(result, indent=1))
     table(result)
+
+
+def more_queries(home, clone, name):
+    """swebench-more's questions of one repository whose base commit the clone holds whole (the
+    astropy snapshot lacks a few large blobs: those instances are left out, and counted)."""
+    owner = {"xarray": "pydata/xarray", "astropy": "astropy/astropy"}[name]
+    lines = [json.loads(l) for l in (EVAL / "swebench-more" / "dev.jsonl").read_text().splitlines() if l.strip()]
+    kept = []
+    for q in lines:
+        if q["repo"] != owner:
+            continue
+        whole = subprocess.run(["git", "-C", str(clone), "archive", "--format=tar", q["commit"]],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+        if whole:
+            kept.append(q)
+    total = sum(q["repo"] == owner for q in lines)
+    print(f"more-{name}: {len(kept)} of {total} questions (the others' commits lack blobs)", file=sys.stderr)
+    out = home / f"more-{name}.jsonl"
+    out.write_text("".join(json.dumps(q) + "\n" for q in kept))
+    return out
 
 
 def table(result, base=None):
@@ -160,7 +208,7 @@ def main():
     r.add_argument("--out", required=True)
     r.add_argument("--bin", default=str(HERE / ".." / "target" / "release"))
     r.add_argument("--sets", default="cosqa,own,pytest",
-                   help="comma-separated: cosqa, own, langs, pytest, tokio, or one set of own/langs by name")
+                   help="comma-separated: cosqa, own, langs, new, heldout, pytest, tokio, more, or one set of own/langs by name")
     r.add_argument("--config")
     r.add_argument("--history", action="store_true")
     r.add_argument("--no-model", action="store_true")
@@ -168,6 +216,8 @@ def main():
                    "(no single-oracle rows): a quicker run when comparing settings of the fusion")
     r.add_argument("--fresh-ms", type=int, help="how long `patina bench` waits for a checkout's index "
                    "and embeddings (its default: 600000); raise it on a loaded machine")
+    r.add_argument("--features", metavar="DIR", help="write each set's ranking features "
+                   "(`patina bench retrieval --features`) to DIR/SET.jsonl: bench/learn_rank.py's data")
     d = sub.add_parser("diff")
     d.add_argument("base")
     d.add_argument("new")

@@ -224,6 +224,117 @@ fn bench_refuses_a_clone_with_uncommitted_changes() {
     assert_eq!(git_out(f.repo.path(), &["rev-parse", "HEAD"], None), f.new);
 }
 
+/// `--features FILE`: one line per query and subset, each file hit (today's order) with every
+/// ranking feature by name and its label; the figures are those of the run without it.
+#[test]
+fn bench_features_log_each_file_hit_with_its_features_and_its_label() {
+    let env = TestEnv::started();
+    let f = two_commits();
+    let dir = tempfile::tempdir().unwrap();
+    let queries = write_queries(dir.path(), &f);
+    let log = dir.path().join("features.jsonl");
+    let repo_dir = f.repo.key();
+    let args = [
+        "bench",
+        "retrieval",
+        "--queries",
+        queries.to_str().unwrap(),
+        "--repo-dir",
+        &repo_dir,
+        "--oracle",
+        "lexical,symbol",
+        "--fresh-ms",
+        "60000",
+        "--json",
+    ];
+    let plain = env.patina(&args);
+    assert_eq!(plain.code(), 0, "{plain:?}");
+    let mut logged_args = args.to_vec();
+    logged_args.extend(["--features", log.to_str().unwrap()]);
+    let logged = env.patina(&logged_args);
+    assert_eq!(logged.code(), 0, "{logged:?}");
+
+    // Asking for the features changes no figure and no hit.
+    let figures = |out: &Output| {
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let q: Vec<_> = v["subsets"][0]["queries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| (q["id"].clone(), q["rank"].clone(), q["hits"].clone()))
+            .collect();
+        (v["rows"][0]["mrr@10"].clone(), q)
+    };
+    assert_eq!(figures(&plain), figures(&logged));
+
+    let text = std::fs::read_to_string(&log).expect("the features file");
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "one line per query: {text}");
+    let names = [
+        "score",
+        "place",
+        "lexical",
+        "symbol",
+        "agreement",
+        "unanimous_first",
+        "role_factor",
+        "test",
+        "module_root",
+        "lexical_long",
+    ];
+    for line in &lines {
+        assert_eq!(line["subset"], "lexical+symbol", "{line:#}");
+        let relevant: Vec<&str> = line["relevant"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap())
+            .collect();
+        let hits = line["hits"].as_array().unwrap();
+        let mut last = f64::INFINITY;
+        for (i, h) in hits.iter().enumerate() {
+            let path = h["path"].as_str().unwrap();
+            assert_eq!(h["relevant"], relevant.contains(&path), "{line:#}");
+            let feats = h["features"].as_object().unwrap();
+            assert_eq!(feats.len(), 29, "every feature, by name: {h:#}");
+            for n in names {
+                assert!(feats[n].as_f64().is_some_and(f64::is_finite), "{n}: {h:#}");
+            }
+            // Today's order: places count up, scores against the first never rise.
+            assert!(close(&feats["place"], 1.0 / (i + 1) as f64), "{h:#}");
+            let score = feats["score"].as_f64().unwrap();
+            assert!(score <= last && score <= 0.0, "{line:#}");
+            last = score;
+        }
+    }
+    let gizmo = lines.iter().find(|l| l["id"] == "old-gizmo").unwrap();
+    let first = &gizmo["hits"][0];
+    assert_eq!(first["path"], "src/gizmo.py", "{gizmo:#}");
+    assert_eq!(first["relevant"], true);
+    assert!(close(&first["features"]["score"], 0.0), "{first:#}");
+    assert!(
+        close(&first["features"]["lexical"], 1.0),
+        "lexical's first: {first:#}"
+    );
+    assert!(
+        close(&first["features"]["semantic"], 0.0),
+        "not asked: {first:#}"
+    );
+    // At the older commit the later file is in no line.
+    let old = lines.iter().find(|l| l["id"] == "old-teleport").unwrap();
+    assert!(
+        old["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["path"] != "src/teleport.py"),
+        "{old:#}"
+    );
+}
+
 /// `patina bench load`: concurrent clients on their own connections, while a file of the
 /// repository is rewritten; every query is counted, none fails, and the edits end up indexed.
 #[test]

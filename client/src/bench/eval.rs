@@ -13,6 +13,9 @@ use crate::daemon::Client;
 /// Hits asked for per query (file and chunk level); ranks beyond it are "not in top N".
 pub(crate) const TOP_N: u32 = 10;
 
+/// File hits logged per query with `--features`: the learned stage's pool.
+const FEATURE_POOL: u32 = 30;
+
 /// Run `which` queries with one subset: a file-level query (the metrics and latency) and a
 /// chunk-level one (chunk nDCG@10) each.
 pub(crate) async fn run_queries(
@@ -21,6 +24,7 @@ pub(crate) async fn run_queries(
     queries: &[Query],
     which: &[usize],
     subset: &Subset,
+    features: bool,
 ) -> Result<Vec<Eval>> {
     let mut out = Vec::with_capacity(which.len());
     for &qi in which {
@@ -36,8 +40,13 @@ pub(crate) async fn run_queries(
             ..Default::default()
         };
         let t0 = Instant::now();
-        let files = c
-            .query(req(pb::Granularity::File))
+        let mut file_req = req(pb::Granularity::File);
+        if features {
+            file_req.limit = FEATURE_POOL;
+            file_req.features = true;
+        }
+        let mut files = c
+            .query(file_req)
             .await
             .map_err(crate::daemon::status_error)
             .with_context(|| format!("query {}", q.id))?;
@@ -51,6 +60,8 @@ pub(crate) async fn run_queries(
         let chunk_latency_ms = t0.elapsed().as_secs_f64() * 1000.0;
 
         let relevant: HashSet<&str> = q.relevant.iter().map(|r| r.path.as_str()).collect();
+        let logged = features.then(|| feature_line(q, subset, &files.hits, &relevant));
+        files.hits.truncate(TOP_N as usize);
         let ranked: Vec<&str> = files.hits.iter().map(|h| h.path.as_str()).collect();
         let chunk_paths: Vec<&str> = chunks.hits.iter().map(|h| h.path.as_str()).collect();
         out.push(Eval {
@@ -80,7 +91,46 @@ pub(crate) async fn run_queries(
             chunk_ndcg: ndcg10(&chunk_paths, &relevant).min(1.0),
             latency_ms,
             chunk_latency_ms,
+            features: logged,
         });
     }
     Ok(out)
+}
+
+/// One query's line of the `--features` file: the query, its relevant files, and each file hit
+/// (today's order) with its features by name and whether it is relevant.
+fn feature_line(
+    q: &Query,
+    subset: &Subset,
+    hits: &[pb::Hit],
+    relevant: &HashSet<&str>,
+) -> serde_json::Value {
+    let hits: Vec<serde_json::Value> = hits
+        .iter()
+        .map(|h| {
+            let features: serde_json::Map<String, serde_json::Value> = h
+                .features
+                .iter()
+                .filter_map(|f| {
+                    let name = pb::RankFeature::try_from(f.feature).ok()?.as_str_name();
+                    let name = name.strip_prefix("RANK_FEATURE_")?.to_lowercase();
+                    Some((name, serde_json::json!(f.value)))
+                })
+                .collect();
+            serde_json::json!({
+                "path": h.path,
+                "relevant": relevant.contains(h.path.as_str()),
+                "features": features,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "id": q.id,
+        "query": q.query,
+        "kind": q.kind,
+        "commit": q.commit,
+        "subset": subset.name,
+        "relevant": q.relevant.iter().map(|r| &r.path).collect::<Vec<_>>(),
+        "hits": hits,
+    })
 }

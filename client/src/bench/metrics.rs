@@ -25,6 +25,8 @@ pub(crate) struct Eval {
     pub(crate) chunk_ndcg: f64,
     pub(crate) latency_ms: f64,
     pub(crate) chunk_latency_ms: f64,
+    /// With `--features`: the query's line of the features file.
+    pub(crate) features: Option<serde_json::Value>,
 }
 
 impl Eval {

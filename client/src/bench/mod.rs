@@ -41,10 +41,24 @@ use crate::bench::report::report;
 use crate::bench::wait::wait_for_embeddings;
 use crate::daemon::Client;
 
+/// The `--features` file: one JSON line per query and subset.
+fn write_features(path: &std::path::Path, evals: &[Vec<Eval>]) -> Result<()> {
+    use anyhow::Context as _;
+    let mut out = String::new();
+    for e in evals.iter().flatten() {
+        if let Some(line) = &e.features {
+            out.push_str(&line.to_string());
+            out.push('\n');
+        }
+    }
+    std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))
+}
+
 pub(crate) async fn retrieval(c: &mut Client, args: RetrievalArgs) -> Result<ExitCode> {
     let queries = read_queries(&args.queries, args.max_queries)?;
     let subsets = subsets(&args.oracle);
     let tied = queries.iter().filter(|q| q.commit.is_some()).count();
+    let logs = args.features.is_some();
     let (info, evals, repo_run) = match (&args.repo_dir, &args.corpus) {
         (Some(dir), _) => {
             if tied != queries.len() {
@@ -64,7 +78,7 @@ pub(crate) async fn retrieval(c: &mut Client, args: RetrievalArgs) -> Result<Exi
             let mut evals: Vec<Vec<Eval>> = subsets.iter().map(|_| Vec::new()).collect();
             let (info, run) = run_repo(c, &opts, dir, &queries, async |c, id, members| {
                 for (s, subset) in subsets.iter().enumerate() {
-                    evals[s].extend(run_queries(c, id, &queries, members, subset).await?);
+                    evals[s].extend(run_queries(c, id, &queries, members, subset, logs).await?);
                 }
                 Ok(())
             })
@@ -87,12 +101,15 @@ pub(crate) async fn retrieval(c: &mut Client, args: RetrievalArgs) -> Result<Exi
             let all: Vec<usize> = (0..queries.len()).collect();
             let mut evals: Vec<Vec<Eval>> = subsets.iter().map(|_| Vec::new()).collect();
             for (s, subset) in subsets.iter().enumerate() {
-                evals[s] = run_queries(c, &info.id, &queries, &all, subset).await?;
+                evals[s] = run_queries(c, &info.id, &queries, &all, subset, logs).await?;
             }
             (info, evals, None)
         }
         (None, None) => bail!("give --corpus or --repo-dir"),
     };
+    if let Some(path) = &args.features {
+        write_features(path, &evals)?;
+    }
     report(&args, &info, &queries, &subsets, &evals, repo_run.as_ref())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -9,7 +9,9 @@
 pub mod confidence;
 pub mod context;
 pub mod expand;
+pub mod features;
 pub mod fusion;
+pub mod learned;
 pub mod locate;
 pub mod mentions;
 pub mod pagerank;

@@ -155,6 +155,9 @@ pub struct RankOptions {
     /// neighbour for any string (`zzqqxnotathing` reaches cosine 0.47 on CoSQA's functions), so
     /// only a close one counts.
     pub unmatched_floor: f32,
+    /// File level: the learned stage reorders the first results by the shipped model
+    /// ([`crate::learned`]) after the rules. Off until a fitted model holds out of sample.
+    pub learned: bool,
 }
 
 impl Default for RankOptions {
@@ -183,6 +186,7 @@ impl Default for RankOptions {
             coherence: vec![0.25, 0.1],
             semantic_floor: 0.2,
             unmatched_floor: 0.55,
+            learned: false,
         }
     }
 }

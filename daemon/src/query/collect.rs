@@ -162,9 +162,11 @@ pub(crate) fn candidates(
 }
 
 /// The grouped results ([`group`]) as hits: metadata and snippets read from the store, notes
-/// from their `sessions`. Results whose chunk vanished since are dropped.
+/// from their `sessions`, each ranked result with its `features` when they were computed (one per
+/// result, in order). Results whose chunk vanished since are dropped.
 pub(crate) fn collect_hits(
     grouped: Grouped,
+    features: Vec<patina_retrieve::features::Vector>,
     repos: &[Arc<Repo>],
     req: &SearchRequest,
     sessions: Option<&Arc<Sessions>>,
@@ -201,13 +203,16 @@ pub(crate) fn collect_hits(
                     },
                     score: g.score,
                     provenance: g.provenance,
+                    features: None,
                 });
             }
             return Ok(hits);
         }
         Grouped::Ranked(ranked) => ranked,
     };
+    let mut features = features.into_iter();
     for (s, score, provenance) in ranked {
+        let features = features.next();
         let (ri, chunk_id) = match s.candidate.key {
             HitKey::Chunk { repo, chunk } => (repo, chunk),
             HitKey::Note(note_id) => {
@@ -224,6 +229,7 @@ pub(crate) fn collect_hits(
                     item: HitItem::Note(note),
                     score,
                     provenance,
+                    features,
                 });
                 continue;
             }
@@ -242,6 +248,7 @@ pub(crate) fn collect_hits(
             },
             score,
             provenance,
+            features,
         });
     }
     Ok(hits)

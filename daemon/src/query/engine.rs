@@ -300,6 +300,7 @@ impl QueryEngine {
                 roles_asked: !req.roles.is_empty(),
                 granularity: req.granularity,
                 limit,
+                features: req.features,
             };
             let run = crate::query::pipeline::run(rankings, reports, &settings, &mut live);
             let mut reports = run.reports;
@@ -315,7 +316,7 @@ impl QueryEngine {
                     .map_or(0.0, |w| w.1);
             }
             let grouped = run.grouped.expect("the pipeline ends with grouping");
-            let hits = collect_hits(grouped, &repos, &req, sessions.as_ref())?;
+            let hits = collect_hits(grouped, run.features, &repos, &req, sessions.as_ref())?;
             let freshness: Vec<Freshness> = repos.iter().map(|r| Freshness::of(r)).collect();
             anyhow::Ok((hits, freshness, reports, run.notices))
         })

@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 
 use patina_core::{OracleId, OracleStatus};
 use patina_retrieve::QueryPlan;
+use patina_retrieve::features::{self, Evidence, Vector};
 use patina_retrieve::fusion::{Fused, Fusion, Ranking, fuse};
+use patina_retrieve::learned::Model;
 use patina_retrieve::priors::FileKey;
 use patina_retrieve::rank::{self, Candidate, Definitions, FileFusion, RankOptions, Scored};
 
@@ -66,8 +68,13 @@ pub(crate) enum Stage {
     ScopePrior,
     /// The files' recent activity (`priors::recency_factor`).
     RecencyPrior,
-    /// Results at the asked granularity, the first `limit` (`collect::group`).
+    /// Results at the asked granularity (`collect::group`): the first `limit`, or at file level
+    /// the learned stage's pool when it runs.
     Group,
+    /// File level: each result's ranking features (`patina_retrieve::features`), when asked or
+    /// when the learned model reorders the first results (`[ranking] learned`); then the first
+    /// `limit`.
+    Learned,
 }
 
 /// The stages after retrieval, in the order they run.
@@ -86,6 +93,7 @@ pub(crate) const STAGES: &[Stage] = &[
     Stage::ScopePrior,
     Stage::RecencyPrior,
     Stage::Group,
+    Stage::Learned,
 ];
 
 impl Stage {
@@ -105,6 +113,7 @@ impl Stage {
             Stage::ScopePrior => "scope prior",
             Stage::RecencyPrior => "recency prior",
             Stage::Group => "grouping",
+            Stage::Learned => "learned order",
         }
     }
 
@@ -118,7 +127,7 @@ impl Stage {
             | Stage::TestsStandForSubjects
             | Stage::SourcesBringTheirTests => &[Input::Index],
             Stage::SplitVotes => &[Input::Index],
-            Stage::Fuse | Stage::Score | Stage::VotePrior | Stage::Group => &[],
+            Stage::Fuse | Stage::Score | Stage::VotePrior | Stage::Group | Stage::Learned => &[],
             Stage::Cochange => &[Input::History, Input::Index],
             Stage::Graph => &[Input::Index],
             // Chunks' metadata, symbols, the graph, the repository's name (module roots).
@@ -182,7 +191,17 @@ impl Stage {
                     weights: run.weights(),
                 };
                 let scored = std::mem::take(&mut run.scored);
-                run.grouped = Some(group(scored, s.granularity, s.limit, &run.opts, &fusion));
+                let limit = if learns(s, &run.opts) {
+                    s.limit.max(model().pool)
+                } else {
+                    s.limit
+                };
+                run.grouped = Some(group(scored, s.granularity, limit, &run.opts, &fusion));
+            }
+            Stage::Learned => {
+                if learns(s, &run.opts) {
+                    learned(run, s);
+                }
             }
         }
     }
@@ -251,6 +270,8 @@ pub(crate) struct Settings<'a> {
     pub roles_asked: bool,
     pub granularity: Granularity,
     pub limit: usize,
+    /// Say each file result's ranking features ([`Run::features`]).
+    pub features: bool,
 }
 
 /// The pipeline's state as the stages hand it on.
@@ -270,6 +291,8 @@ pub(crate) struct Run {
     pub opts: RankOptions,
     /// The results at the asked granularity (after the last stage).
     pub grouped: Option<Grouped>,
+    /// With [`Settings::features`] at file level: each result's features, in the results' order.
+    pub features: Vec<Vector>,
 }
 
 impl Run {
@@ -351,6 +374,7 @@ pub(crate) fn run(
         scored: Vec::new(),
         opts: s.tuning.ranking.clone(),
         grouped: None,
+        features: Vec::new(),
     };
     let explaining = tracing::enabled!(target: "patina::explain", tracing::Level::DEBUG);
     for &stage in STAGES {
@@ -370,6 +394,51 @@ pub(crate) fn run(
         }
     }
     run
+}
+
+/// The shipped rank model (`patina_retrieve::learned`), read once.
+fn model() -> &'static Model {
+    static MODEL: std::sync::OnceLock<Model> = std::sync::OnceLock::new();
+    MODEL.get_or_init(Model::shipped)
+}
+
+/// Whether the learned stage has work: file results whose features are asked for or that the
+/// model reorders.
+fn learns(s: &Settings, opts: &RankOptions) -> bool {
+    s.granularity == Granularity::File && (s.features || (opts.enabled && opts.learned))
+}
+
+/// The learned stage: the file results' features, the first reordered by the model when it is
+/// on, then the first `limit`.
+fn learned(run: &mut Run, s: &Settings) {
+    let Some(Grouped::Ranked(results)) = run.grouped.as_mut() else {
+        return;
+    };
+    let evidence: Vec<Evidence> = results
+        .iter()
+        .map(|(best, score, provenance)| Evidence {
+            score: *score,
+            provenance,
+            factors: best.factors,
+            role: best.candidate.role,
+            reexport: best.candidate.reexport,
+            module_root: best.candidate.module_root,
+            declaration: best.candidate.declaration,
+        })
+        .collect();
+    let mut vectors = features::vectors(s.plan, &evidence);
+    if run.opts.enabled && run.opts.learned {
+        let order = model().order(&vectors);
+        let mut taken: Vec<Option<_>> = std::mem::take(results).into_iter().map(Some).collect();
+        *results = order.iter().filter_map(|&i| taken[i].take()).collect();
+        let mut vs: Vec<Option<Vector>> = vectors.into_iter().map(Some).collect();
+        vectors = order.iter().filter_map(|&i| vs[i].take()).collect();
+    }
+    results.truncate(s.limit);
+    vectors.truncate(s.limit);
+    if s.features {
+        run.features = vectors;
+    }
 }
 
 fn weights(run: &mut Run, s: &Settings) {
@@ -668,12 +737,12 @@ mod tests {
         }
         let at = |s: Stage| STAGES.iter().position(|x| *x == s).expect("listed");
         // Weights before fusion, fusion before its second stages, ranking before the priors,
-        // grouping last.
+        // grouping, then the learned order of the grouped files last.
         assert!(at(Stage::Weights) < at(Stage::Fuse));
         assert!(at(Stage::SplitVotes) < at(Stage::Fuse));
         assert!(at(Stage::Fuse) < at(Stage::Cochange) && at(Stage::Cochange) < at(Stage::Graph));
         assert!(at(Stage::Candidates) < at(Stage::Score));
         assert!(at(Stage::Score) < at(Stage::VotePrior));
-        assert_eq!(STAGES.last(), Some(&Stage::Group));
+        assert_eq!(STAGES[STAGES.len() - 2..], [Stage::Group, Stage::Learned]);
     }
 }

@@ -53,6 +53,8 @@ pub(crate) struct SearchRequest {
     /// Complete or error: an oracle that times out or fails fails the request
     /// ([`crate::query::oracles::Incomplete`]) instead of leaving the answer without it.
     pub complete: bool,
+    /// File level: say each hit's ranking features ([`SearchHit::features`]).
+    pub features: bool,
 }
 
 pub(crate) struct SearchHit {
@@ -62,6 +64,8 @@ pub(crate) struct SearchHit {
     pub score: f64,
     pub provenance: Vec<Contribution>,
     pub snippet: String,
+    /// What the ranking knew of the file (`patina_retrieve::features`), when asked.
+    pub features: Option<patina_retrieve::features::Vector>,
 }
 
 /// What a hit is.

@@ -6,6 +6,7 @@ use patina_core::FileRole;
 use patina_index::{Phase, Progress, Repaired};
 use patina_proto::kinds::HitKind;
 use patina_proto::v1 as pb;
+use patina_retrieve::features::Feature;
 use tonic::Status;
 
 use crate::query::context::{Context, Format};
@@ -341,6 +342,12 @@ pub(super) fn oracles_pb<'a>(names: impl Iterator<Item = &'a str>) -> Vec<i32> {
         .collect()
 }
 
+/// A ranking feature on the wire: `patina.v1.RankFeature` numbers them in `Feature::ALL`'s order
+/// from 1.
+fn feature_pb(f: Feature) -> pb::RankFeature {
+    pb::RankFeature::try_from(f as i32 + 1).unwrap_or(pb::RankFeature::Unspecified)
+}
+
 pub(super) fn hit_pb(h: SearchHit) -> pb::Hit {
     let provenance = h
         .provenance
@@ -351,9 +358,19 @@ pub(super) fn hit_pb(h: SearchHit) -> pb::Hit {
             score: c.score,
         })
         .collect();
+    let features = h.features.map_or_else(Vec::new, |v| {
+        Feature::ALL
+            .iter()
+            .map(|&f| pb::FeatureValue {
+                feature: feature_pb(f) as i32,
+                value: v[f as usize],
+            })
+            .collect()
+    });
     let base = pb::Hit {
         score: h.score,
         provenance,
+        features,
         snippet: h.snippet,
         role: h.role.map_or(0, |r| patina_proto::roles::to_wire(r) as i32),
         ..Default::default()
@@ -444,5 +461,23 @@ pub(super) fn session_pb(s: SessionView) -> pb::Session {
         started_unix_ms: s.rec.started_unix_ms,
         ended_unix_ms: s.rec.ended_unix_ms.unwrap_or(0),
         notes: s.notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use patina_retrieve::features::Feature;
+
+    #[test]
+    fn every_ranking_feature_has_its_wire_name() {
+        for f in Feature::ALL {
+            let wire = super::feature_pb(f).as_str_name();
+            assert_eq!(wire, format!("RANK_FEATURE_{}", f.name().to_uppercase()));
+        }
+        assert_eq!(
+            super::pb::RankFeature::LexicalLong as usize,
+            Feature::ALL.len(),
+            "the last of both"
+        );
     }
 }

@@ -59,6 +59,7 @@ impl pb::search_server::Search for Services {
                 exclude_roles: roles(&r.exclude_roles)?,
                 near: r.near,
                 complete: r.complete,
+                features: r.features,
                 licences: patina_core::LicenceFilter {
                     allowed: r.licences,
                     no_copyleft: r.no_copyleft,

@@ -142,6 +142,7 @@ fn replay(case: &mut Case, t: &Tuning, history: &HistoryConfig) -> Vec<Option<St
         roles_asked: false,
         granularity: Granularity::File,
         limit: crate::query::request::DEFAULT_LIMIT,
+        features: false,
     };
     let run = pipeline::run(rankings, Vec::new(), &settings, &mut case.world);
     run.grouped
