@@ -7,7 +7,8 @@
 #   URL_BASE  e.g. https://github.com (or a local mirror with owner/name.git)
 #   DEST      directory that will hold one clone per repository
 #   SET       own (cobra, flask, ripgrep, express), langs (the per-language
-#             repositories) or all (default)
+#             repositories), new (the nine sets of the forty-third session),
+#             heldout (gin, kept aside) or all (default)
 # Example:
 #   bench/questions/fetch.sh https://github.com /tmp/bench-repos | sh
 #   # the layout bench/sets.py expects (--repos DIR):
@@ -21,7 +22,7 @@ fi
 base=${1%/}
 dest=${2%/}
 want=${3:-all}
-case $want in own|langs|all) ;; *) echo "unknown set: $want" >&2; exit 2 ;; esac
+case $want in own|langs|new|heldout|all) ;; *) echo "unknown set: $want" >&2; exit 2 ;; esac
 # set  name  owner/repo  commit   (must match the "commit" field of NAME.jsonl)
 while read -r set name repo commit; do
     [ "$want" = all ] || [ "$want" = "$set" ] || continue
@@ -59,4 +60,14 @@ langs fmt fmtlib/fmt 60ccad511fd680cb91d8b60a315759f71c67bef9
 langs rack rack/rack 8bf4eb078498edc9105fb04add80d89c5340e60b
 langs ecto elixir-ecto/ecto c624abf4297b27589a5a7351b55feb2316f61e1c
 langs kingfisher onevcat/Kingfisher 410984bf301f4fa224fe56277b3f8672cc465c79
+new seaborn mwaskom/seaborn f04b6cd5484267a0885d1fed068e99dff3a1b226
+new fzf junegunn/fzf 956562daaa82ddf55ea8f7aeab56883377b742c6
+new lumen laravel/lumen-framework ef69ade5f0131d2ae1f511b3c075eeff24fd8b15
+new nancy NancyFx/Nancy e523defb12f5ea3ec7b7129ed2b4aaf70aebed2f
+new chibicc rui314/chibicc 90d1f7f199cc55b13c7fdb5839d1409806633fdb
+new fd sharkdp/fd ee20f426ddf338ac7ead5c5f00ea49258005caaf
+new zod colinhacks/zod e516c3baf22615e20934116abebfed6c000222c2
+new gson google/gson 9835b6f90192f79cdf5300c528fc6212455fb6c1
+new starlette encode/starlette cb8f84f5284dc301ca7a31eb732b9e140769dd48
+heldout gin gin-gonic/gin dcaa4296d111981ffb31ac3eba90bb63e1eb5ab9
 LIST
