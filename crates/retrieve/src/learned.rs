@@ -45,9 +45,12 @@ impl Model {
         Model { weights, pool }
     }
 
-    /// The shipped model.
-    pub fn shipped() -> Model {
-        Model::parse(SHIPPED).expect("the shipped rank model parses (a unit test checks it)")
+    /// The shipped model, parsed once (it is immutable data compiled in).
+    pub fn shipped() -> &'static Model {
+        static MODEL: std::sync::OnceLock<Model> = std::sync::OnceLock::new();
+        MODEL.get_or_init(|| {
+            Model::parse(SHIPPED).expect("the shipped rank model parses (a unit test checks it)")
+        })
     }
 
     /// A model file's text; an unknown version or feature name, or a weight that is not finite,

@@ -396,10 +396,9 @@ pub(crate) fn run(
     run
 }
 
-/// The shipped rank model (`patina_retrieve::learned`), read once.
+/// The shipped rank model (`patina_retrieve::learned`).
 fn model() -> &'static Model {
-    static MODEL: std::sync::OnceLock<Model> = std::sync::OnceLock::new();
-    MODEL.get_or_init(Model::shipped)
+    Model::shipped()
 }
 
 /// Whether the learned stage has work: file results whose features are asked for or that the
