@@ -2,7 +2,7 @@
 """Fit the learned ranking stage on every labelled set at once, and judge it only on sets it never saw.
 
     PYTHONPATH=DIR_WITH_NUMPY_SCIPY python3 bench/learn_rank.py --features DIR [--folds set|language]
-        [--out MODEL.json] [--lambdas 0.03,0.3,3] [--json OUT.json]
+        [--out MODEL.json] [--lambdas 0.03,0.3,3,30] [--json OUT.json]
 
 DIR holds one `patina bench retrieval --features` file per set (`bench/sets.py run --features DIR`
 writes DIR/SET.jsonl): each query's first 30 file hits in today's order, each with its named
@@ -106,27 +106,32 @@ def evaluate(questions, w):
     return (float(np.mean(scores)) if scores else 0.0), over, right
 
 
-def pairs(sets):
-    """Every (relevant, other) pair's feature difference, and its weight: each set 1, each of its
-    questions an equal share, each pair an equal share of its question."""
-    diffs, weights = [], []
-    for qs in sets:
+_PAIRS = {}
+
+
+def set_pairs(qs):
+    """One set's (relevant, other) pair feature differences and weights: each of its questions an
+    equal share of 1, each pair an equal share of its question. Cached per set."""
+    key = id(qs)
+    if key not in _PAIRS:
         usable = [q for q in qs if q.y.any() and (~q.y).any()]
+        diffs, weights = [np.zeros((0, len(FEATURES)))], [np.zeros(0)]
         for q in usable:
             pos, neg = q.x[q.y], q.x[~q.y]
             d = (pos[:, None, :] - neg[None, :, :]).reshape(-1, len(FEATURES))
             diffs.append(d)
             weights.append(np.full(len(d), 1.0 / (len(d) * len(usable))))
-    if not diffs:
-        return np.zeros((0, len(FEATURES))), np.zeros(0)
-    return np.vstack(diffs), np.concatenate(weights)
+        _PAIRS[key] = (np.vstack(diffs), np.concatenate(weights))
+    return _PAIRS[key]
 
 
 def fit(sets, lam):
-    d, wt = pairs(sets)
+    """w minimising the mean over sets of the pairwise logistic loss, + lam * |w - today|^2."""
+    parts = [set_pairs(qs) for qs in sets]
+    d = np.vstack([p[0] for p in parts])
+    wt = np.concatenate([p[1] for p in parts]) / max(len(sets), 1)
     if len(d) == 0:
         return TODAY.copy()
-    wt = wt / len(sets)
 
     def loss(w):
         m = d @ w
@@ -177,7 +182,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--features", required=True, help="directory of SET.jsonl feature files")
     p.add_argument("--folds", choices=["set", "language"], default="set")
-    p.add_argument("--lambdas", default="0.03,0.3,3")
+    p.add_argument("--lambdas", default="0.03,0.3,3,30")
     p.add_argument("--out", help="write the model fitted on every set here")
     p.add_argument("--json", help="write the per-set figures here")
     p.add_argument("--metric", choices=["ndcg10", "mrr10"], default="ndcg10",
