@@ -62,6 +62,19 @@ fn intents() {
         Intent::Tests
     );
     assert_eq!(i("the specs covering session expiry"), Intent::Tests);
+    assert_eq!(
+        i("Which tests cover histplot's binning options such as bins and binwidth?"),
+        Intent::Tests
+    );
+    assert_eq!(
+        i("what tests exercise the retry logic when a request times out"),
+        Intent::Tests
+    );
+    // A test that passes or fails is still spoken of, not asked for.
+    assert_eq!(
+        i("why do the tests fail when the locale is not English"),
+        Intent::Implementation
+    );
     // Tests as the time something happens: around, before, between them.
     assert_eq!(
         i("in what order are set-up methods and shared resources started around the tests"),
