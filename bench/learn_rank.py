@@ -185,6 +185,7 @@ def main():
     p.add_argument("--lambdas", default="0.03,0.3,3,30")
     p.add_argument("--out", help="write the model fitted on every set here")
     p.add_argument("--json", help="write the per-set figures here")
+    p.add_argument("--markdown", help="write the table as Markdown here (bench/RESULTS.md)")
     p.add_argument("--metric", choices=["ndcg10", "mrr10"], default="ndcg10",
                    help="what the table reports and lambda is chosen by (the fit is the same loss)")
     a = p.parse_args()
@@ -247,6 +248,24 @@ def main():
         print(f"below the best single oracle - 0.005: today {below_t}, learned {below_l} of {len(rows)}")
     print("weights fitted on every set: " + ", ".join(
         f"{f} {x:+.3f}" for f, x in zip(FEATURES, w_all) if abs(x - TODAY[FEATURES.index(f)]) > 1e-3))
+    if a.markdown:
+        f3 = lambda x: "–" if x is None else f"{x:.3f}"
+        with open(a.markdown, "w") as out:
+            out.write(f"| set | n | lexical | semantic | today | learned (held out) | in-sample | "
+                      f"lex = sem first | today overrules (right) | learned overrules (right) |\n"
+                      f"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+            for r in rows:
+                out.write(f"| {r['set']} | {r['questions']} | {f3(r['lexical'])} | {f3(r['semantic'])} | "
+                          f"{f3(r['today'])} | {f3(r['learned'])} | {f3(r['in_sample'])} | {r['unanimous']} | "
+                          f"{r['today_overruled']} ({r['today_rightly']}) | {r['learned_overruled']} "
+                          f"({r['learned_rightly']}) |\n")
+            out.write(f"| **mean** | {sum(r['questions'] for r in rows)} | "
+                      f"{f3(np.mean([r['lexical'] for r in rows if r['lexical'] is not None]))} | "
+                      f"{f3(np.mean([r['semantic'] for r in rows if r['semantic'] is not None]) if any(r['semantic'] is not None for r in rows) else None)} | "
+                      f"**{mean('today'):.3f}** | **{mean('learned'):.3f}** | {mean('in_sample'):.3f} | "
+                      f"{sum(r['unanimous'] for r in rows)} | {sum(r['today_overruled'] for r in rows)} "
+                      f"({sum(r['today_rightly'] for r in rows)}) | {sum(r['learned_overruled'] for r in rows)} "
+                      f"({sum(r['learned_rightly'] for r in rows)}) |\n")
     if a.json:
         Path(a.json).write_text(json.dumps(dict(folds=a.folds, rows=rows, lambda_all=all_lam,
                                                 weights=dict(zip(FEATURES, w_all.tolist()))), indent=1))
