@@ -3,6 +3,7 @@
 //! excluded; filters that leave nothing are relaxed with a notice; nonsense finds nothing.
 
 use crate::util::*;
+use patina_proto::v1 as pb;
 
 const BACKOFF_PY: &str = r#""""Retry policy for outgoing calls."""
 
@@ -709,4 +710,61 @@ fn the_first_hits_are_the_same_however_many_are_asked_for() {
     // Up to `pool / overfetch` (30) chunks the depth is the pool's.
     let (ten, thirty) = (first(10, &[]), first(30, &[]));
     assert_eq!(thirty[..10], ten[..], "-n 30 against -n 10");
+}
+
+/// The learned stage (`[ranking] learned`): asked for, each file hit says what the ranking knew
+/// of it, by name; turned on with the shipped model (today's order), it reorders the first 30
+/// and still answers the first `limit`, the same files as with it off.
+#[test]
+fn the_learned_stage_says_each_hits_features_and_keeps_the_limit_and_todays_order() {
+    let mut env = TestEnv::started();
+    let repo = retry_repo();
+    env.add_repo(repo.path());
+    let key = repo.key();
+    let ask = |env: &TestEnv, features: bool| {
+        let mut req = query("how is the backoff delay between retries computed");
+        req.repos = vec![key.clone()];
+        req.granularity = pb::Granularity::File as i32;
+        req.limit = 2;
+        req.features = features;
+        env.query(req).expect("answered")
+    };
+    let files = |r: &pb::QueryResponse| r.hits.iter().map(|h| h.path.clone()).collect::<Vec<_>>();
+
+    let plain = ask(&env, false);
+    assert!(
+        plain.hits.iter().all(|h| h.features.is_empty()),
+        "only when asked"
+    );
+    let logged = ask(&env, true);
+    assert_eq!(files(&logged), files(&plain), "asking changes no hit");
+    assert_eq!(logged.hits.len(), 2, "the limit, not the pool");
+    for (i, h) in logged.hits.iter().enumerate() {
+        assert_eq!(h.features.len(), 29, "every feature: {h:?}");
+        let value = |f: pb::RankFeature| {
+            h.features
+                .iter()
+                .find(|v| v.feature == f as i32)
+                .map(|v| v.value)
+                .unwrap_or_else(|| panic!("{f:?} in {h:?}"))
+        };
+        assert!((value(pb::RankFeature::Place) - 1.0 / (i + 1) as f64).abs() < 1e-9);
+        assert!(value(pb::RankFeature::Score) <= 0.0);
+    }
+    assert_eq!(
+        logged.hits[0].path,
+        "retrykit/backoff.py",
+        "{:?}",
+        files(&logged)
+    );
+
+    env.stop_daemon();
+    env.append_config("[ranking]\nlearned = true\n");
+    env.start_daemon();
+    let learned = ask(&env, false);
+    assert_eq!(
+        files(&learned),
+        files(&plain),
+        "the shipped model is today's order"
+    );
 }
