@@ -85,6 +85,23 @@ fn write_queries(dir: &Path, f: &TwoCommits) -> std::path::PathBuf {
     path
 }
 
+/// `patina bench retrieval` of `queries` on the clone `repo_dir`, waiting up to a minute for
+/// each checkout, with `rest` after.
+fn retrieval_args<'a>(queries: &'a str, repo_dir: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "bench",
+        "retrieval",
+        "--queries",
+        queries,
+        "--repo-dir",
+        repo_dir,
+        "--fresh-ms",
+        "60000",
+    ];
+    args.extend_from_slice(rest);
+    args
+}
+
 fn close(a: &serde_json::Value, b: f64) -> bool {
     a.as_f64().is_some_and(|a| (a - b).abs() < 1e-9)
 }
@@ -96,20 +113,11 @@ fn bench_on_a_repository_evaluates_each_query_at_its_commit_and_restores_head() 
     let dir = tempfile::tempdir().unwrap();
     let queries = write_queries(dir.path(), &f);
     let repo_dir = f.repo.key();
-    let args = [
-        "bench",
-        "retrieval",
-        "--queries",
+    let args = retrieval_args(
         queries.to_str().unwrap(),
-        "--repo-dir",
         &repo_dir,
-        "--oracle",
-        "lexical",
-        "--oracle",
-        "lexical,symbol",
-        "--fresh-ms",
-        "60000",
-    ];
+        &["--oracle", "lexical", "--oracle", "lexical,symbol"],
+    );
 
     let mut json_args = args.to_vec();
     json_args.push("--json");
@@ -234,19 +242,11 @@ fn bench_features_log_each_file_hit_with_its_features_and_its_label() {
     let queries = write_queries(dir.path(), &f);
     let log = dir.path().join("features.jsonl");
     let repo_dir = f.repo.key();
-    let args = [
-        "bench",
-        "retrieval",
-        "--queries",
+    let args = retrieval_args(
         queries.to_str().unwrap(),
-        "--repo-dir",
         &repo_dir,
-        "--oracle",
-        "lexical,symbol",
-        "--fresh-ms",
-        "60000",
-        "--json",
-    ];
+        &["--oracle", "lexical,symbol", "--json"],
+    );
     let plain = env.patina(&args);
     assert_eq!(plain.code(), 0, "{plain:?}");
     let mut logged_args = args.to_vec();
