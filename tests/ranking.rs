@@ -712,11 +712,12 @@ fn the_first_hits_are_the_same_however_many_are_asked_for() {
     assert_eq!(thirty[..10], ten[..], "-n 30 against -n 10");
 }
 
-/// The learned stage (`[ranking] learned`): asked for, each file hit says what the ranking knew
-/// of it, by name; turned on with the shipped model (today's order), it reorders the first 30
-/// and still answers the first `limit`, the same files as with it off.
+/// The learned stage (`[ranking] learned`): asked for, each file hit of its pool says what the
+/// ranking knew of it, by name, and the first `limit` are the plain answer; turned on with the
+/// shipped model (today's order), it reorders the first 30 and answers the first `limit`, the
+/// same files as with it off.
 #[test]
-fn the_learned_stage_says_each_hits_features_and_keeps_the_limit_and_todays_order() {
+fn the_learned_stage_says_each_hits_features_and_keeps_todays_order() {
     let mut env = TestEnv::started();
     let repo = retry_repo();
     env.add_repo(repo.path());
@@ -737,8 +738,16 @@ fn the_learned_stage_says_each_hits_features_and_keeps_the_limit_and_todays_orde
         "only when asked"
     );
     let logged = ask(&env, true);
-    assert_eq!(files(&logged), files(&plain), "asking changes no hit");
-    assert_eq!(logged.hits.len(), 2, "the limit, not the pool");
+    assert_eq!(
+        files(&logged)[..2],
+        files(&plain)[..],
+        "asking changes none of the first limit"
+    );
+    assert!(
+        logged.hits.len() > 2 && logged.hits.len() <= 30,
+        "the learned stage's whole pool: {:?}",
+        files(&logged)
+    );
     for (i, h) in logged.hits.iter().enumerate() {
         assert_eq!(h.features.len(), 29, "every feature: {h:?}");
         let value = |f: pb::RankFeature| {

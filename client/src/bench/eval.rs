@@ -13,9 +13,6 @@ use crate::daemon::Client;
 /// Hits asked for per query (file and chunk level); ranks beyond it are "not in top N".
 pub(crate) const TOP_N: u32 = 10;
 
-/// File hits logged per query with `--features`: the learned stage's pool.
-const FEATURE_POOL: u32 = 30;
-
 /// Run `which` queries with one subset: a file-level query (the metrics and latency) and a
 /// chunk-level one (chunk nDCG@10) each.
 pub(crate) async fn run_queries(
@@ -40,11 +37,10 @@ pub(crate) async fn run_queries(
             ..Default::default()
         };
         let t0 = Instant::now();
+        // With the features, the answer is the learned stage's whole pool (up to 30 files), at
+        // the same oracle depth as the plain query: its first 10 are the plain answer.
         let mut file_req = req(pb::Granularity::File);
-        if features {
-            file_req.limit = FEATURE_POOL;
-            file_req.features = true;
-        }
+        file_req.features = features;
         let mut files = c
             .query(file_req)
             .await

@@ -73,7 +73,7 @@ pub(crate) enum Stage {
     Group,
     /// File level: each result's ranking features (`patina_retrieve::features`), when asked or
     /// when the learned model reorders the first results (`[ranking] learned`); then the first
-    /// `limit`.
+    /// `limit` (asked for the features: the whole pool).
     Learned,
 }
 
@@ -433,8 +433,11 @@ fn learned(run: &mut Run, s: &Settings) {
         let mut vs: Vec<Option<Vector>> = vectors.into_iter().map(Some).collect();
         vectors = order.iter().filter_map(|&i| vs[i].take()).collect();
     }
-    results.truncate(s.limit);
-    vectors.truncate(s.limit);
+    // Asked for its features, the answer is the whole pool the stage orders (the first `limit`
+    // are the same files either way): what a learner fits on is what the stage would see.
+    let keep = if s.features { results.len() } else { s.limit };
+    results.truncate(keep);
+    vectors.truncate(keep);
     if s.features {
         run.features = vectors;
     }
