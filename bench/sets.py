@@ -166,7 +166,9 @@ def more_queries(home, clone, name):
         if whole:
             kept.append(q)
     total = sum(q["repo"] == owner for q in lines)
-    print(f"more-{name}: {len(kept)} of {total} questions (the others' commits lack blobs)", file=sys.stderr)
+    if len(kept) < total:
+        print(f"more-{name}: {len(kept)} of {total} questions (the other base commits lack blobs "
+              f"in the clone)", file=sys.stderr)
     out = home / f"more-{name}.jsonl"
     out.write_text("".join(json.dumps(q) + "\n" for q in kept))
     return out
