@@ -39,9 +39,10 @@ pub(crate) struct RetrievalArgs {
     pub(crate) verbose: bool,
     #[arg(long)]
     pub(crate) json: bool,
-    /// Also write, per query and subset, the first 30 file hits with what the ranking knew of
-    /// each (`patina_retrieve::features`) and whether it is relevant, as JSON Lines: the data
-    /// `bench/learn_rank.py` fits the learned ranking on. The figures stay those of the first 10.
+    /// Also write, per query and subset, the learned stage's pool (up to 30 file hits, at the
+    /// plain query's depth) with what the ranking knew of each (`patina_retrieve::features`) and
+    /// whether it is relevant, as JSON Lines: the data `bench/learn_rank.py` fits the learned
+    /// ranking on. The figures stay those of the first 10, the plain answer.
     #[arg(long, value_name = "FILE")]
     pub(crate) features: Option<PathBuf>,
 }

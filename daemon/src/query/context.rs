@@ -208,7 +208,7 @@ struct Locating {
     /// ([`locate::keep_files`]).
     keep_files: bool,
     /// Each kept file's best piece, but the best file's, is cut to its first lines within this
-    /// many tokens of text (0: whole; [`context::head`]).
+    /// many tokens (0: whole; [`context::head`]).
     lead_tokens: usize,
     budget: usize,
 }

@@ -192,7 +192,7 @@ impl Stage {
                 };
                 let scored = std::mem::take(&mut run.scored);
                 let limit = if learns(s, &run.opts) {
-                    s.limit.max(model().pool)
+                    s.limit.max(Model::shipped().pool)
                 } else {
                     s.limit
                 };
@@ -396,11 +396,6 @@ pub(crate) fn run(
     run
 }
 
-/// The shipped rank model (`patina_retrieve::learned`).
-fn model() -> &'static Model {
-    Model::shipped()
-}
-
 /// Whether the learned stage has work: file results whose features are asked for or that the
 /// model reorders.
 fn learns(s: &Settings, opts: &RankOptions) -> bool {
@@ -427,7 +422,7 @@ fn learned(run: &mut Run, s: &Settings) {
         .collect();
     let mut vectors = features::vectors(s.plan, &evidence);
     if run.opts.enabled && run.opts.learned {
-        let order = model().order(&vectors);
+        let order = Model::shipped().order(&vectors);
         let mut taken: Vec<Option<_>> = std::mem::take(results).into_iter().map(Some).collect();
         *results = order.iter().filter_map(|&i| taken[i].take()).collect();
         let mut vs: Vec<Option<Vector>> = vectors.into_iter().map(Some).collect();
