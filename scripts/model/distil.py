@@ -7,18 +7,16 @@ norm), i.e. it lives in the model's space: a model query vector can be compared 
 vectors directly, and static vectors can sit in the vector index until the model's replace them
 (Model2Vec / tokenlearn-style regression):
 
-1. Fitting corpus: code already on the machine, none of it an evaluation set. By default the
-   Python standard library (`sysconfig` stdlib, without its tests), the Rust standard library
-   sources (rustup's `rust-src`, any toolchain), the crates under `~/.cargo/registry/src`, JS/TS
-   under `/usr/lib/node_modules` and `/usr/local/lib/node_modules`, Go's `src` under `/usr/lib/go`
-   or `/usr/local/go`, and C headers under `/usr/include`. Directories that are missing are
-   skipped; their share goes to the languages that are present (`--corpus DIR` adds roots). Test
-   directories and the projects Patina benchmarks on (tokio, ripgrep's crates, flask, pytest,
-   express, cobra, patina) are left out. Files are cut where a code chunker would (a definition
-   line after ≥ 8 lines, a blank line after ≥ 40, at most 60 lines) and a chunk is embedded as the
-   daemon embeds one: `<relative path>\\n<chunk text>`. `--chunks` of them (default 8,000) are
-   drawn deterministically (a hash of path and position) with fixed language shares; fewer than
-   1,000 chunks in all is an error.
+1. Fitting corpus: a fixed, named one, the same bytes on every machine: the pinned packages of
+   `corpus.json` beside this script (Python wheels from PyPI, Rust crates from crates.io, C
+   sources bundled in crates, JavaScript/TypeScript tarballs from npm), each downloaded once into
+   `--cache`, checked against its sha256 and read from the archive (an entry's `include` keeps a
+   prefix of its paths). None of them is a project Patina is evaluated on. Test directories and
+   locale data are left out. Files are cut where a code chunker would (a definition line after
+   ≥ 8 lines, a blank line after ≥ 40, at most 60 lines) and a chunk is embedded as the daemon
+   embeds one: `<relative path>\\n<chunk text>`. `--chunks` of them are drawn deterministically
+   (a hash of path and position) with fixed language shares; fewer than 1,000 chunks in all is an
+   error. `--corpus DIR` adds a directory of this machine (then the table is this machine's).
 2. Targets Y: the model's vectors of those chunks (`model.int8.onnx` when present, 256 tokens).
 3. Model: X = a row per chunk, its tokens' counts times a SIF weight a/(a + p) (a = 1e-4, p from a
    Zipf law over the vocabulary's order), normalised to sum 1. Prior T0 = [iso, E] A: `iso` the
@@ -28,11 +26,10 @@ vectors directly, and static vectors can sit in the vector index until the model
    conjugate gradients on all 384 columns at once (tokens absent from the corpus keep T0). The SIF
    weights are baked into the rows, so a reader only sums rows and normalises.
 
-About 3 minutes on 2 idle cores for the default 8,000 chunks (embedding dominates: ~50 chunks/s
-with int8; 5.4 min with another build sharing the cores), ~1.5-2 GB peak RSS. 400 further chunks
-are held out and their mean cosine (static vs model) is reported (0.88 with the defaults).
+Embedding the targets dominates the time (~50 chunks/s with int8 on 2 cores). 400 further chunks
+are held out and their mean cosine (static vs model) is reported.
 
-    python3 distil.py --model-dir DIR --out DIR/static.bin [--chunks N] [--corpus DIR ...]
+    python3 distil.py --model-dir DIR --out DIR/static.bin --cache DIR [--chunks N] [--corpus DIR ...]
 
 Output: a little-endian file `PSTV` magic, u32 version (2), u32 rows, u32 dims, then rows × dims
 float16. A JSON summary goes to stderr. Needs numpy, onnxruntime, onnx, tokenizers (the pinned
@@ -40,16 +37,18 @@ wheels of setup-model); no scipy.
 """
 
 import argparse
-import glob
 import hashlib
+import io
 import json
 import os
 import re
 import resource
 import struct
 import sys
-import sysconfig
+import tarfile
 import time
+import urllib.request
+import zipfile
 
 import numpy as np
 import onnx
@@ -61,18 +60,18 @@ MAGIC = b"PSTV"
 VERSION = 2
 SIF_A = 1e-4
 MAX_TOKENS = 256  # the model's window, [CLS] and [SEP] included
-PIECES = MAX_TOKENS - 2
 LAMBDA = 5e-3
 ITERS = 40
 HOLDOUT = 400
 MIN_CHUNKS = 1000
-SHARES = {"py": 0.40, "rs": 0.25, "js": 0.12, "go": 0.11, "c": 0.12}
+SHARES = {"py": 0.40, "rs": 0.25, "js": 0.20, "c": 0.15}
 
 DEF = re.compile(
     r"^\s{0,4}(async\s+def|def|class|pub\s|fn\s|impl\b|struct\s|enum\s|trait\s|mod\s|function\b"
     r"|export\s|static\s|const\s|func\s|type\s)"
 )
-SKIP_DIRS = {"test", "tests", "testing", "testdata", "__pycache__", "site-packages", "dist-packages", "idlelib"}
+SKIP_DIRS = {"test", "tests", "testing", "testdata", "__tests__", "__pycache__", "site-packages", "dist-packages",
+             "benches", "examples", "locale", "locales", "i18n"}
 # Projects Patina is benchmarked on (and Patina itself): never fitted on.
 EXCLUDE = re.compile(r"^(tokio([-_][a-z]+)*|grep([-_][a-z]+)*|ignore|globset|flask|_?pytest|express|cobra|ripgrep|patina)([-_.]\d.*)?$", re.I)
 
@@ -83,15 +82,59 @@ def log(msg: str) -> None:
 
 # ---------------------------------------------------------------- corpus
 
-def default_roots() -> list[tuple[str, str, tuple[str, ...]]]:
-    home = os.path.expanduser("~")
-    roots = [("py", sysconfig.get_paths()["stdlib"], (".py",))]
-    roots += [("rs", d, (".rs",)) for d in sorted(glob.glob(f"{home}/.rustup/toolchains/*/lib/rustlib/src/rust/library"))[:1]]
-    roots += [("rs", d, (".rs",)) for d in sorted(glob.glob(f"{home}/.cargo/registry/src/*"))]
-    roots += [("js", d, (".js", ".mjs", ".ts")) for d in ("/usr/lib/node_modules", "/usr/local/lib/node_modules")]
-    roots += [("go", d, (".go",)) for d in ("/usr/lib/go/src", "/usr/local/go/src")]
-    roots += [("c", "/usr/include", (".h", ".c"))]
-    return roots
+PINNED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus.json")
+
+
+def fetch(entry: dict, cache: str) -> bytes:
+    """One pinned archive: from `cache` when its bytes match the pin, else downloaded into it."""
+    name = entry["url"].rsplit("/", 1)[1]
+    path = os.path.join(cache, name)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        if hashlib.sha256(data).hexdigest() == entry["sha256"]:
+            return data
+    except OSError:
+        pass
+    req = urllib.request.Request(entry["url"], headers={"User-Agent": "patina-setup-model"})
+    for attempt in range(3):
+        try:
+            with urllib.request.urlopen(req, timeout=60) as r:
+                data = r.read()
+            break
+        except OSError as e:
+            if attempt == 2:
+                sys.exit(f"distil: cannot download {entry['url']}: {e}")
+            time.sleep(2 * (attempt + 1))
+    got = hashlib.sha256(data).hexdigest()
+    if got != entry["sha256"]:
+        sys.exit(f"distil: {entry['url']} has sha256 {got}, pinned {entry['sha256']}")
+    os.makedirs(cache, exist_ok=True)
+    with open(path + ".tmp", "wb") as fh:
+        fh.write(data)
+    os.replace(path + ".tmp", path)
+    return data
+
+
+def archive_files(entry: dict, data: bytes):
+    """(path inside the archive, bytes) of each source file the entry keeps, by path."""
+    keep = entry.get("include", "")
+
+    def kept(name: str, size: int) -> bool:
+        parts = name.split("/")
+        return (name.startswith(keep) and size <= 400_000 and not name.endswith(".d.ts")
+                and os.path.splitext(name)[1] in EXT_LANG
+                and not any(d in SKIP_DIRS or d.startswith(".") for d in parts[:-1]))
+
+    out = []
+    if entry["url"].endswith((".whl", ".zip")):
+        z = zipfile.ZipFile(io.BytesIO(data))
+        out = [(i.filename, z.read(i)) for i in z.infolist() if not i.is_dir() and kept(i.filename, i.file_size)]
+    else:
+        # In the archive's order: a gzip stream read backwards is decompressed again from its start.
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r|*") as t:
+            out = [(m.name, t.extractfile(m).read()) for m in t if m.isfile() and kept(m.name, m.size)]
+    return sorted(out)
 
 
 EXT_LANG = {".py": "py", ".rs": "rs", ".js": "js", ".mjs": "js", ".ts": "js", ".go": "go", ".h": "c", ".c": "c"}
@@ -129,30 +172,41 @@ def chunk_file(text: str, min_lines: int = 8, max_lines: int = 60) -> list[str]:
     return out
 
 
-def corpus(n: int, extra: list[str]) -> tuple[list[str], dict]:
+def corpus(n: int, pinned: str, cache: str, extra: list[str]) -> tuple[list[str], dict]:
     """`n` chunk texts (`path\\ntext`), drawn per language by hash; dict: chunks per language."""
-    files: dict[str, list[tuple[bytes, str, str]]] = {}
-    roots = default_roots() + [("*", d, tuple(EXT_LANG)) for d in extra]
-    for lang, root, exts in roots:
-        if not os.path.isdir(root):
-            continue
-        for f in source_files(root, exts):
+    # (hash key, relative path, text getter) per language
+    files: dict[str, list[tuple[bytes, str, object]]] = {}
+    with open(pinned) as fh:
+        entries = json.load(fh)
+    for entry in entries:
+        data = fetch(entry, cache)
+        for name, raw in archive_files(entry, data):
+            lang = EXT_LANG.get(os.path.splitext(name)[1])
+            if lang is None:
+                continue
+            rel = f"{entry['name']}/{name.split('/', 1)[1] if '/' in name else name}"
+            files.setdefault(lang, []).append((key(rel), rel, raw))
+    for root in extra:
+        for f in source_files(root, tuple(EXT_LANG)):
             rel = os.path.relpath(f, root)
-            files.setdefault(EXT_LANG[os.path.splitext(f)[1]] if lang == "*" else lang, []).append((key(rel), rel, f))
+            files.setdefault(EXT_LANG[os.path.splitext(f)[1]], []).append((key(rel), rel, f))
     # Read each language's files in hash order until it has four times its share of chunks.
     pools: dict[str, list[tuple[bytes, str]]] = {}
     want = {lang: int(n * SHARES.get(lang, 0.1)) + 1 for lang in files}
     for lang, fl in files.items():
-        fl.sort()
+        fl.sort(key=lambda e: (e[0], e[1]))
         pool = pools.setdefault(lang, [])
-        for _, rel, f in fl:
+        for _, rel, src in fl:
             if len(pool) >= 4 * want[lang]:
                 break
             try:
-                if os.path.getsize(f) > 400_000:
-                    continue
-                with open(f, encoding="utf-8") as fh:
-                    text = fh.read()
+                if isinstance(src, bytes):
+                    text = src.decode("utf-8")
+                else:
+                    if os.path.getsize(src) > 400_000:
+                        continue
+                    with open(src, encoding="utf-8") as fh:
+                        text = fh.read()
             except (OSError, UnicodeDecodeError):
                 continue
             pool += [(key(f"{rel}#{i}"), f"{rel}\n{c}") for i, c in enumerate(chunk_file(text))]
@@ -335,7 +389,7 @@ def distil(args) -> tuple[np.ndarray, dict]:
     stats: dict = {}
     tok = Tokenizer.from_file(f"{args.model_dir}/tokenizer.json")
     tok.no_padding()
-    tok.enable_truncation(MAX_TOKENS)
+    tok.enable_truncation(args.target_tokens)
     vocab = tok.get_vocab_size(with_added_tokens=True)
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     int8 = f"{args.model_dir}/model.int8.onnx"
@@ -344,11 +398,11 @@ def distil(args) -> tuple[np.ndarray, dict]:
     sess = session(target_model, args.threads)
 
     t = time.time()
-    texts, langs = corpus(args.chunks + HOLDOUT, args.corpus)
+    texts, langs = corpus(args.chunks + HOLDOUT, args.pinned, args.cache, args.corpus)
     stats.update(corpus_chunks=langs, corpus_s=round(time.time() - t, 1))
     log(f"corpus: {len(texts)} chunks {langs} in {stats['corpus_s']} s")
     if len(texts) < MIN_CHUNKS:
-        sys.exit(f"distil: only {len(texts)} code chunks found (need {MIN_CHUNKS}); pass --corpus DIR with source code")
+        sys.exit(f"distil: only {len(texts)} code chunks found (need {MIN_CHUNKS}); is {args.pinned} complete?")
     hold = min(HOLDOUT, len(texts) // 10)
 
     t = time.time()
@@ -367,7 +421,7 @@ def distil(args) -> tuple[np.ndarray, dict]:
 
     t = time.time()
     tok.no_truncation()
-    ids = [e.ids[:PIECES] for e in tok.encode_batch(texts, add_special_tokens=False)]
+    ids = [e.ids[: args.target_tokens - 2] for e in tok.encode_batch(texts, add_special_tokens=False)]
     rank = np.arange(1, vocab + 1, dtype=np.float64)
     zipf = (1.0 / rank) / (1.0 / rank).sum()
     weight = SIF_A / (SIF_A + zipf)
@@ -401,7 +455,11 @@ def main() -> None:
     ap.add_argument("--model-dir", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--chunks", type=int, default=8000, help="chunks to fit on (default 8000; embedding ~50/s on 2 cores)")
-    ap.add_argument("--corpus", action="append", default=[], help="another directory of source code to draw from")
+    ap.add_argument("--pinned", default=PINNED, help="the pinned corpus (default: corpus.json beside this script)")
+    ap.add_argument("--cache", required=True, help="where the pinned archives are downloaded and kept")
+    ap.add_argument("--corpus", action="append", default=[], help="a directory of this machine's code to add (the table is then not reproducible)")
+    ap.add_argument("--target-tokens", type=int, default=MAX_TOKENS,
+                    help="tokens of each chunk the model reads for its target vector, [CLS] and [SEP] included (default 256, all the model reads)")
     ap.add_argument("--lam", type=float, default=LAMBDA, help="ridge strength towards the prior table")
     ap.add_argument("--iters", type=int, default=ITERS, help="conjugate-gradient iterations at most")
     ap.add_argument("--threads", type=int, default=2, help="onnxruntime intra-op threads")

@@ -9,11 +9,8 @@ use anyhow::{Result, anyhow, bail, ensure};
 use ort::environment::Environment;
 use ort::session::{Session, SessionInputValue};
 use ort::value::Tensor;
-use tokenizers::{
-    PaddingParams, PaddingStrategy, Tokenizer, TruncationDirection, TruncationParams,
-    TruncationStrategy,
-};
 
+use super::wordpiece::WordPiece;
 use super::{DEFAULT_ATTENTION_BUDGET, DEFAULT_MAX_BATCH, DIM, MAX_TOKENS, ModelPaths, Precision};
 
 /// Inputs longer than this many bytes are cut (at a char boundary) before tokenising. Truncation at
@@ -32,7 +29,7 @@ const OUTPUT: &str = "last_hidden_state";
 /// value are serialised on the session.
 pub struct Embedder {
     session: Mutex<Session>,
-    tokenizer: Tokenizer,
+    tokenizer: WordPiece,
     /// Which optional inputs the graph takes (`token_type_ids`).
     takes_type_ids: bool,
     pad_id: i64,
@@ -120,12 +117,8 @@ impl Embedder {
         if let Some(why) = paths.missing() {
             bail!(why);
         }
-        let tokenizer = load_tokenizer(&paths.tokenizer_file())?;
-        let pad_id = tokenizer
-            .get_padding()
-            .map(|p| p.pad_id)
-            .or_else(|| tokenizer.token_to_id("[PAD]"))
-            .unwrap_or(0) as i64;
+        let tokenizer = WordPiece::from_file(&paths.tokenizer_file())?;
+        let pad_id = i64::from(tokenizer.pad_id());
 
         let env = ort_environment(&paths.ort_lib)?;
         let model_file = paths.model_file(precision);
@@ -238,14 +231,14 @@ impl Embedder {
 
     fn tokenize(&self, text: &str) -> Result<Encoded> {
         let text = cut_at_char_boundary(text, MAX_INPUT_BYTES);
-        // `encode_fast` skips offset tracking, which we never read. A single text is never padded
-        // (batch-longest of one), so ids/type ids are exactly its tokens; padding happens in `run_batch`.
-        let enc = self
+        // One sequence, so every type id is 0; padding happens in `run_batch`.
+        let ids: Vec<i64> = self
             .tokenizer
-            .encode_fast(text, true)
-            .map_err(|e| anyhow!("tokenizing a {}-byte text: {e}", text.len()))?;
-        let ids: Vec<i64> = enc.get_ids().iter().map(|&x| x as i64).collect();
-        let type_ids: Vec<i64> = enc.get_type_ids().iter().map(|&x| x as i64).collect();
+            .encode(text, true, MAX_TOKENS)
+            .into_iter()
+            .map(i64::from)
+            .collect();
+        let type_ids = vec![0; ids.len()];
         debug_assert!(ids.len() <= MAX_TOKENS);
         Ok(Encoded { ids, type_ids })
     }
@@ -316,27 +309,6 @@ impl Embedder {
 struct Encoded {
     ids: Vec<i64>,
     type_ids: Vec<i64>,
-}
-
-fn load_tokenizer(path: &Path) -> Result<Tokenizer> {
-    let mut tokenizer = Tokenizer::from_file(path)
-        .map_err(|e| anyhow!("cannot read tokenizer {}: {e}", path.display()))?;
-    // tokenizer.json ships truncation 128 and fixed padding 128; sentence-transformers uses 256 and pads to
-    // the longest text of the batch.
-    tokenizer
-        .with_truncation(Some(TruncationParams {
-            max_length: MAX_TOKENS,
-            strategy: TruncationStrategy::LongestFirst,
-            stride: 0,
-            direction: TruncationDirection::Right,
-        }))
-        .map_err(|e| anyhow!("cannot set truncation on {}: {e}", path.display()))?;
-    let padding = PaddingParams {
-        strategy: PaddingStrategy::BatchLongest,
-        ..tokenizer.get_padding().cloned().unwrap_or_default()
-    };
-    tokenizer.with_padding(Some(padding));
-    Ok(tokenizer)
 }
 
 /// The longest prefix of `s` of at most `max` bytes that ends on a char boundary.

@@ -6,7 +6,7 @@
 //! means it, even when the code never says it: that is what keeps spelling correction from reading
 //! `pause` as `parse`.
 
-use tokenizers::Tokenizer;
+use crate::wordpiece::WordPiece;
 
 /// Plain lowercase words, sorted, in one allocation (~22,000 words, ~250 KB).
 pub struct Lexicon {
@@ -19,8 +19,8 @@ impl Lexicon {
     /// The whole-word entries of `tokenizer`'s vocabulary: entries of ASCII lowercase letters only
     /// (no `##` continuation pieces, no digits or punctuation), at least two letters long. Read
     /// entry by entry, so no copy of the whole vocabulary is made on the way.
-    pub fn of(tokenizer: &Tokenizer) -> Lexicon {
-        let n = tokenizer.get_vocab_size(false) as u32;
+    pub(crate) fn of(tokenizer: &WordPiece) -> Lexicon {
+        let n = tokenizer.vocab_size() as u32;
         Lexicon::from_words((0..n).filter_map(|id| tokenizer.id_to_token(id)))
     }
 

@@ -37,6 +37,7 @@ mod lexicon;
 mod static_table;
 #[cfg(test)]
 mod tests;
+mod wordpiece;
 
 use std::path::{Path, PathBuf};
 

@@ -9,8 +9,8 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, anyhow, ensure};
-use tokenizers::Tokenizer;
+use crate::wordpiece::WordPiece;
+use anyhow::{Context, Result, ensure};
 
 use crate::{DIM, MAX_TOKENS};
 
@@ -21,7 +21,7 @@ const VERSION: u32 = 2;
 
 /// The distilled table and the tokenizer that indexes it.
 pub struct StaticTable {
-    tokenizer: Tokenizer,
+    tokenizer: WordPiece,
     rows: usize,
     /// `rows × DIM` components, each row scaled to ±127.
     q: Vec<i8>,
@@ -35,12 +35,7 @@ impl StaticTable {
     pub fn load(table: &Path, tokenizer: &Path) -> Result<StaticTable> {
         let bytes = std::fs::read(table)
             .with_context(|| format!("cannot read the static table {}", table.display()))?;
-        let mut tokenizer = Tokenizer::from_file(tokenizer)
-            .map_err(|e| anyhow!("cannot read tokenizer {}: {e}", tokenizer.display()))?;
-        tokenizer.with_padding(None);
-        tokenizer
-            .with_truncation(None)
-            .map_err(|e| anyhow!("tokenizer: {e}"))?;
+        let tokenizer = WordPiece::from_file(tokenizer)?;
         let (rows, q, scale) = decode(&bytes).with_context(|| {
             format!(
                 "static table {} (run scripts/setup-model --force)",
@@ -48,10 +43,10 @@ impl StaticTable {
             )
         })?;
         ensure!(
-            rows >= tokenizer.get_vocab_size(true),
+            rows >= tokenizer.vocab_size(),
             "static table {} has {rows} rows for a vocabulary of {} (run scripts/setup-model --force)",
             table.display(),
-            tokenizer.get_vocab_size(true)
+            tokenizer.vocab_size()
         );
         Ok(StaticTable {
             tokenizer,
@@ -69,7 +64,8 @@ impl StaticTable {
     /// The static vector of `text`: its first word pieces (as many as the model reads) summed row
     /// by row and normalised. All zeros for a text without a word piece.
     pub fn embed(&self, text: &str) -> Result<[f32; DIM]> {
-        let ids = leading_ids(&self.tokenizer, text, MAX_TOKENS - 2)?;
+        // The tokenizer stops at the pieces the model would read: a long text costs its start.
+        let ids = self.tokenizer.encode(text, false, MAX_TOKENS - 2);
         let mut acc = [0f32; DIM];
         for &id in ids.iter().take(MAX_TOKENS - 2) {
             let id = id as usize;
@@ -91,39 +87,6 @@ impl StaticTable {
 }
 
 /// `(rows, 8-bit rows, scales)` of a table file.
-/// The first bytes of a text tokenized to find its first tokens; more are read while too few
-/// came out.
-const FIRST_CUT: usize = 1024;
-
-/// The ids of (at least) the first `n` tokens of `text`, exactly as the whole text's tokenization
-/// starts (without special tokens). Only a prefix is tokenized, cut at whitespace: the
-/// tokenizer's normalizer works a character at a time and its pre-tokenizer splits at whitespace
-/// and punctuation, so a prefix that ends at whitespace yields the same leading pieces as the
-/// whole text. A long chunk costs its first kilobytes, not all of it.
-pub(crate) fn leading_ids(tokenizer: &Tokenizer, text: &str, n: usize) -> Result<Vec<u32>> {
-    let mut want = FIRST_CUT;
-    loop {
-        let prefix = if want >= text.len() {
-            text
-        } else {
-            // The last whitespace at or before `want` (a char boundary by construction).
-            match text[..text.floor_char_boundary(want)].rfind(char::is_whitespace) {
-                Some(at) if at > 0 => &text[..at],
-                _ => {
-                    want = want.saturating_mul(4);
-                    continue;
-                }
-            }
-        };
-        let enc = tokenizer
-            .encode_fast(prefix, false)
-            .map_err(|e| anyhow!("tokenizing a {}-byte text: {e}", prefix.len()))?;
-        if enc.get_ids().len() >= n || prefix.len() == text.len() {
-            return Ok(enc.get_ids().to_vec());
-        }
-        want = want.saturating_mul(4);
-    }
-}
 
 fn decode(bytes: &[u8]) -> Result<(usize, Vec<i8>, Vec<f32>)> {
     ensure!(

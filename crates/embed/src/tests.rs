@@ -339,30 +339,54 @@ fn the_models_whole_words_tell_english_from_misspellings() {
     }
 }
 
-/// The static table tokenizes only a prefix of a long text, cut at whitespace: its first tokens
-/// are exactly those of the whole text's tokenization, whatever the text (code, prose, long
-/// words, no whitespace at all, multi-byte characters).
+/// Patina's WordPiece gives the ids Hugging Face's `tokenizers` gives, text for text: source code
+/// in several languages and strings made for every step of the tokenization (accents, controls,
+/// CJK, special tokens written in the text, long words, every kind of whitespace, random code
+/// points). The fixture is written by `scripts/model/wordpiece_fixture.py` with that library.
 #[test]
-fn the_leading_tokens_of_a_prefix_are_those_of_the_whole_text() {
-    let mut tok = tokenizers::Tokenizer::from_file(test_paths().tokenizer_file()).unwrap();
-    tok.with_padding(None);
-    tok.with_truncation(None).unwrap();
-    let code = "pub fn parse_args(args: &[String]) -> Result<Options, ArgError> {\n    let mut o = Options::default();\n    for a in args { o.push(a.trim()); }\n}\n";
-    let texts = [
-        code.repeat(40),
-        "Überprüfe die Konfiguration — déjà vu, naïve café! ".repeat(80),
-        "x".repeat(9000),
-        format!("{}{}", "a".repeat(3000), " tail words".repeat(300)),
-        "short text".to_string(),
-        String::new(),
-        "tabs\tand\nnewlines\r\nmixed ".repeat(200),
-    ];
-    for text in &texts {
-        let whole = tok.encode_fast(text.as_str(), false).unwrap();
-        let n = crate::MAX_TOKENS - 2;
-        let got = crate::static_table::leading_ids(&tok, text, n).unwrap();
-        let k = n.min(whole.get_ids().len());
-        assert!(got.len() >= k, "{} bytes: {} < {k}", text.len(), got.len());
-        assert_eq!(&got[..k], &whole.get_ids()[..k], "{} bytes", text.len());
+fn wordpiece_gives_the_ids_hugging_faces_tokenizer_gives() {
+    let tok = crate::wordpiece::WordPiece::from_file(&test_paths().tokenizer_file()).unwrap();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/wordpiece-fixture.json");
+    let raw = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
+    let fixture: serde_json::Value = serde_json::from_str(&raw).unwrap();
+    let cases = fixture["cases"].as_array().unwrap();
+    assert!(cases.len() > 100, "{} cases", cases.len());
+    let mut wrong = Vec::new();
+    for case in cases {
+        let text = case["text"].as_str().unwrap();
+        let want: Vec<u32> = case["ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap() as u32)
+            .collect();
+        let got = tok.encode(text, false, usize::MAX);
+        if got != want {
+            wrong.push(format!("{text:?}\n  got  {got:?}\n  want {want:?}"));
+        }
     }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} differ:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
+    );
+}
+
+/// With special tokens, a text is `[CLS]` … `[SEP]`, cut to the model's window with `[SEP]` kept
+/// last: the first tokens are those of the whole text.
+#[test]
+fn a_long_text_keeps_its_first_tokens_between_cls_and_sep() {
+    let tok = crate::wordpiece::WordPiece::from_file(&test_paths().tokenizer_file()).unwrap();
+    let text = "pub fn parse_args(args: &[String]) -> Result<Options, ArgError> { }\n".repeat(60);
+    let whole = tok.encode(&text, false, usize::MAX);
+    let cut = tok.encode(&text, true, crate::MAX_TOKENS);
+    assert_eq!(cut.len(), crate::MAX_TOKENS);
+    assert_eq!(cut[0], tok.token_to_id("[CLS]").unwrap());
+    assert_eq!(*cut.last().unwrap(), tok.token_to_id("[SEP]").unwrap());
+    assert_eq!(
+        &cut[1..crate::MAX_TOKENS - 1],
+        &whole[..crate::MAX_TOKENS - 2]
+    );
 }
