@@ -130,6 +130,10 @@ const OWN_FILE_READERS: &[(&str, &str)] = &[
         "the model's static table",
     ),
     (
+        "crates/embed/src/wordpiece.rs",
+        "the model's tokenizer.json",
+    ),
+    (
         "proto/src/endpoint.rs",
         "the daemon's log, opened to append",
     ),

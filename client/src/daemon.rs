@@ -63,9 +63,10 @@ impl Client {
             Err(patina_proto::endpoint::ConnectError::Refused(why)) => bail!("{why}"),
             Err(e) => return Err(e).with_context(|| format!("no daemon at {}", socket.display())),
         };
+        // Kept typed (not flattened to text) so `doctor` can tell a protocol mismatch apart.
         let h = patina_proto::endpoint::check(&channel)
             .await
-            .map_err(|e| anyhow!(e))?;
+            .map_err(anyhow::Error::new)?;
         if warn && h.binary_replaced {
             eprintln!(
                 "patina: the running daemon (pid {}) still runs the patinad it started from, \

@@ -89,10 +89,11 @@ async fn daemon_checks(socket: &Path, out: &mut Vec<Check>) -> Option<pb::CheckR
     let health = match Client::connect_quiet(socket).await {
         Ok(mut c) => c.health().await.ok(),
         Err(e) => {
-            let mismatch = format!("{e:#}");
-            if mismatch.contains("protocol") {
-                out.push(check("version", Verdict::Fail, mismatch).fix(stop));
-                return None;
+            let mismatch = e
+                .downcast_ref::<patina_proto::endpoint::CheckFailed>()
+                .filter(|failed| failed.permanent());
+            if let Some(mismatch) = mismatch {
+                out.push(check("version", Verdict::Fail, mismatch.to_string()).fix(stop));
             }
             None
         }

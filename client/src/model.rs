@@ -36,6 +36,10 @@ const FILES: &[(&str, &str)] = &[
         "model/distil.py",
         include_str!("../../scripts/model/distil.py"),
     ),
+    (
+        "model/corpus.json",
+        include_str!("../../scripts/model/corpus.json"),
+    ),
 ];
 
 /// Run the provisioning (idempotent: a no-op when the install is intact).

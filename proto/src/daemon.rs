@@ -82,10 +82,10 @@ impl Daemon {
         crate::endpoint::check(&ch).await.map_err(|e| {
             // A protocol mismatch is for the user to fix; anything else is a daemon that is not
             // (or no longer) answering on a connection it accepted.
-            if e.contains("protocol") {
-                NoChannel::Permanent(e)
+            if e.permanent() {
+                NoChannel::Permanent(e.to_string())
             } else {
-                NoChannel::Transient(e)
+                NoChannel::Transient(e.to_string())
             }
         })?;
         *slot = Some(ch.clone());

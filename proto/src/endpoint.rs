@@ -251,7 +251,7 @@ fn project_dirs() -> Option<directories::ProjectDirs> {
 }
 
 #[cfg(feature = "client")]
-pub use client::{ConnectError, Unreachable, check, connect, connect_or_start};
+pub use client::{CheckFailed, ConnectError, Unreachable, check, connect, connect_or_start};
 
 #[cfg(test)]
 mod tests {
@@ -274,6 +274,22 @@ mod tests {
         );
         rotate_log(&log, 10).unwrap(); // nothing to rotate: fine
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Only a daemon of another protocol is for the user to fix; a silent one is worth a retry.
+    /// Clients decide by the variant, never by the words, so rewording a message breaks nothing.
+    #[cfg(feature = "client")]
+    #[test]
+    fn a_protocol_mismatch_is_permanent_and_names_the_remedy() {
+        let other = CheckFailed::OtherProtocol {
+            version: "0.0.1".into(),
+            protocol: crate::PROTOCOL_VERSION + 1,
+        };
+        assert!(other.permanent());
+        assert!(other.to_string().contains("patina daemon stop"), "{other}");
+        let silent = CheckFailed::NoAnswer("connection reset".into());
+        assert!(!silent.permanent());
+        assert!(silent.to_string().ends_with("connection reset"), "{silent}");
     }
 }
 
@@ -355,25 +371,57 @@ mod client {
 
     /// Ask the daemon for its health and check that it speaks [`crate::PROTOCOL_VERSION`]; the
     /// error says how to fix a mismatch.
-    pub async fn check(channel: &Channel) -> Result<crate::v1::CheckResponse, String> {
+    pub async fn check(channel: &Channel) -> Result<crate::v1::CheckResponse, CheckFailed> {
         let h = crate::v1::health_client::HealthClient::new(channel.clone())
             .check(crate::v1::CheckRequest {
                 client_protocol: crate::PROTOCOL_VERSION,
             })
             .await
-            .map_err(|s| format!("the daemon does not answer: {}", s.message()))?
+            .map_err(|s| CheckFailed::NoAnswer(s.message().to_string()))?
             .into_inner();
         if h.protocol != crate::PROTOCOL_VERSION {
-            return Err(format!(
-                "the running daemon (version {}, protocol {}) does not speak this client's \
-                 protocol {}; restart it with `patina daemon stop` (it starts again on demand)",
-                h.version,
-                h.protocol,
-                crate::PROTOCOL_VERSION
-            ));
+            return Err(CheckFailed::OtherProtocol {
+                version: h.version,
+                protocol: h.protocol,
+            });
         }
         Ok(h)
     }
+
+    /// Why [`check`] refused a channel: the daemon did not answer its health call (worth a retry:
+    /// it may be starting or gone), or it answered in another protocol (for the user to fix, by
+    /// restarting it).
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub enum CheckFailed {
+        /// The health call failed; the status message.
+        NoAnswer(String),
+        /// The daemon runs another build: its version and protocol.
+        OtherProtocol { version: String, protocol: u32 },
+    }
+
+    impl CheckFailed {
+        /// Retrying cannot help: the user must restart the daemon.
+        pub fn permanent(&self) -> bool {
+            matches!(self, CheckFailed::OtherProtocol { .. })
+        }
+    }
+
+    impl std::fmt::Display for CheckFailed {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self {
+                CheckFailed::NoAnswer(why) => write!(f, "the daemon does not answer: {why}"),
+                CheckFailed::OtherProtocol { version, protocol } => write!(
+                    f,
+                    "the running daemon (version {version}, protocol {protocol}) does not speak \
+                     this client's protocol {}; restart it with `patina daemon stop` (it starts \
+                     again on demand)",
+                    crate::PROTOCOL_VERSION
+                ),
+            }
+        }
+    }
+
+    impl std::error::Error for CheckFailed {}
 
     /// Why [`connect_or_start`] has no channel.
     #[derive(Debug)]
