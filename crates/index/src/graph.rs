@@ -64,6 +64,9 @@ pub struct GraphTable {
     star_reexports: Vec<ReExport>,
     /// [`GraphTable::callers`] found so far, by (chunk id, hub limit).
     callers: std::sync::Mutex<CallersMemo>,
+    /// [`GraphTable::ties_its_folder`] answered so far, by path: every candidate of a question
+    /// naming a folder asks it, and the answer depends on the table alone.
+    ties: std::sync::Mutex<HashMap<Arc<str>, bool>>,
 }
 
 type CallersMemo = HashMap<(u64, usize), Arc<[(Option<u64>, Resolution)]>>;
@@ -202,6 +205,7 @@ impl GraphTable {
             reexports,
             star_reexports,
             callers: Default::default(),
+            ties: Default::default(),
         }
     }
 

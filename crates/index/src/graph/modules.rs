@@ -103,12 +103,35 @@ impl GraphTable {
     }
 
     fn files_of_module(&self, from: &str, imp: &Import, item_path: bool) -> HashSet<Arc<str>> {
+        let reach = self.reach(from, imp, item_path);
+        self.paths
+            .iter()
+            .filter(|p| reach.reaches(p))
+            .cloned()
+            .collect()
+    }
+
+    /// Whether one of `from`'s imports may reach the file `path` (what
+    /// [`GraphTable::imported_files`] would list, asked of one file: no walk over every path).
+    pub fn imports_file(&self, from: &str, path: &str) -> bool {
+        from != path
+            && self.facts.get(from).is_some_and(|f| {
+                f.imports
+                    .iter()
+                    .any(|imp| self.reach(from, imp, true).reaches(path))
+            })
+    }
+
+    /// What an import of `from` may reach, by its language's rules.
+    fn reach<'a>(&self, from: &str, imp: &'a Import, item_path: bool) -> Reach<'a> {
         let lang = self.languages.get(from).copied();
         let module = imp.module.as_str();
         let mut exact: Vec<String> = Vec::new();
         let mut suffixes: Vec<String> = Vec::new();
         let mut dirs: Vec<String> = Vec::new();
         let mut go_package: Option<&str> = None;
+        // A C header: its sources (the same stem, another name) anywhere.
+        let mut header: Option<&str> = None;
         // Folders whose every file the import reaches (a Swift module).
         let mut trees: Vec<String> = Vec::new();
         let dir = dir_of(from);
@@ -342,50 +365,70 @@ impl GraphTable {
                 }
                 suffixes.push(module.to_string());
                 // The header's sources: `foo.h` → `foo.c`, `foo.cpp`, … anywhere.
-                let s = stem(module);
-                for p in &self.paths {
-                    let name = p.rsplit('/').next().unwrap_or(p);
-                    if stem(p) == s && name != module.rsplit('/').next().unwrap_or(module) {
-                        exact.push(p.to_string());
-                    }
-                }
+                header = Some(module);
             }
             _ => {}
         }
-        // Each pattern once with its leading slash: this loop visits every path of the
-        // repository for every import, and is no place to allocate.
+        // Each pattern once with its leading slash: a walk over every path of the repository
+        // tests them for every import, and is no place to allocate.
         let slashed = |v: &[String]| v.iter().map(|s| format!("/{s}")).collect::<Vec<_>>();
-        let (slashed_suffixes, slashed_trees, slashed_dirs) =
-            (slashed(&suffixes), slashed(&trees), slashed(&dirs));
-        let mut out = HashSet::new();
-        for p in &self.paths {
-            let hit = exact.iter().any(|e| **p == **e)
-                || suffixes
-                    .iter()
-                    .zip(&slashed_suffixes)
-                    .any(|(s, slashed)| **p == **s || p.ends_with(slashed.as_str()))
-                || trees
-                    .iter()
-                    .zip(&slashed_trees)
-                    .any(|(t, slashed)| p.starts_with(t.as_str()) || p.contains(slashed.as_str()))
-                || dirs.iter().zip(&slashed_dirs).any(|(d, slashed)| {
-                    let pd = dir_of(p);
-                    pd == d || pd.ends_with(slashed.as_str())
-                })
-                // A Go package is its directory: `github.com/o/r/util` → `util/*.go`.
-                || go_package.is_some_and(|m| {
-                    let pd = dir_of(p);
-                    p.ends_with(".go")
-                        && !pd.is_empty()
-                        && (m == pd
-                            || (m.len() > pd.len()
-                                && m.ends_with(pd)
-                                && m.as_bytes()[m.len() - pd.len() - 1] == b'/'))
-                });
-            if hit {
-                out.insert(p.clone());
-            }
+        Reach {
+            slashed_suffixes: slashed(&suffixes),
+            slashed_trees: slashed(&trees),
+            slashed_dirs: slashed(&dirs),
+            exact,
+            suffixes,
+            trees,
+            dirs,
+            go_package,
+            header,
         }
-        out
+    }
+}
+
+/// The files one import may reach, as patterns a path is tested against.
+struct Reach<'a> {
+    exact: Vec<String>,
+    suffixes: Vec<String>,
+    slashed_suffixes: Vec<String>,
+    trees: Vec<String>,
+    slashed_trees: Vec<String>,
+    dirs: Vec<String>,
+    slashed_dirs: Vec<String>,
+    go_package: Option<&'a str>,
+    header: Option<&'a str>,
+}
+
+impl Reach<'_> {
+    fn reaches(&self, p: &str) -> bool {
+        self.exact.iter().any(|e| p == e)
+            || self
+                .suffixes
+                .iter()
+                .zip(&self.slashed_suffixes)
+                .any(|(s, slashed)| p == s || p.ends_with(slashed.as_str()))
+            || self
+                .trees
+                .iter()
+                .zip(&self.slashed_trees)
+                .any(|(t, slashed)| p.starts_with(t.as_str()) || p.contains(slashed.as_str()))
+            || self.dirs.iter().zip(&self.slashed_dirs).any(|(d, slashed)| {
+                let pd = dir_of(p);
+                pd == d || pd.ends_with(slashed.as_str())
+            })
+            // A Go package is its directory: `github.com/o/r/util` → `util/*.go`.
+            || self.go_package.is_some_and(|m| {
+                let pd = dir_of(p);
+                p.ends_with(".go")
+                    && !pd.is_empty()
+                    && (m == pd
+                        || (m.len() > pd.len()
+                            && m.ends_with(pd)
+                            && m.as_bytes()[m.len() - pd.len() - 1] == b'/'))
+            })
+            || self.header.is_some_and(|module| {
+                let name = p.rsplit('/').next().unwrap_or(p);
+                stem(p) == stem(module) && name != module.rsplit('/').next().unwrap_or(module)
+            })
     }
 }

@@ -36,6 +36,18 @@ impl GraphTable {
     /// other files (a facade), or most of them import it (a shared core). The folder's files are
     /// the others beside it and the conventional roots of its subfolders.
     pub fn ties_its_folder(&self, path: &str) -> bool {
+        if let Some(&known) = self.ties.lock().expect("ties memo").get(path) {
+            return known;
+        }
+        let ties = self.compute_ties_its_folder(path);
+        self.ties
+            .lock()
+            .expect("ties memo")
+            .insert(Arc::from(path), ties);
+        ties
+    }
+
+    fn compute_ties_its_folder(&self, path: &str) -> bool {
         let dir = dir_of(path);
         let members: Vec<&Arc<str>> = self
             .paths
@@ -58,9 +70,12 @@ impl GraphTable {
         if enough(members.iter().filter(|m| imported.contains(**m)).count()) {
             return true;
         }
+        // Each member asked of this one file: resolving every member's imports against every
+        // path cost a question naming tokio's `tests` folder 0.3–0.7 s (bench/RESULTS.md,
+        // forty-fourth session).
         let importers = members
             .iter()
-            .filter(|m| self.imported_files(m).iter().any(|(p, _)| **p == *path))
+            .filter(|m| self.imports_file(m, path))
             .count();
         enough(importers)
     }
