@@ -37,6 +37,18 @@ step() { # NAME COMMAND…
   printf '%-10s %7.1f s\n' "$name" "$(echo "$end - $start" | bc)"
 }
 step setup scripts/setup --install
+# setup ran the model's provisioning beside the build: what each part took, from its log and
+# MANIFEST.json (the static table's fit is inside the model's time).
+target_dir=$(cargo metadata --format-version 1 --no-deps \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+python3 - "$target_dir/setup-model.log" "$fresh/.local/share/patina/models/all-MiniLM-L6-v2/MANIFEST.json" <<'PY'
+import json, re, sys
+log, manifest = sys.argv[1:]
+done = re.search(r"done in (\d+) s", open(log).read())
+fit = json.load(open(manifest)).get("static_table", {}).get("fit", {})
+print(f"  model     {done.group(1) if done else '?':>5} s  (beside the build)")
+print(f"  table     {fit.get('total_s', '?'):>7} s  (of which embedding {fit.get('embed_s', '?')} s)")
+PY
 step doctor patina doctor
 step add patina add "$repo"
 step query patina q "how does the daemon bind its socket"
