@@ -15,15 +15,46 @@ def models_dir():
     return Path(data) / "patina" / "models"
 
 
+def patina_env(home, model=True, **extra):
+    """The environment of a `patina` client of the daemon in `home` (colour off); without `model`,
+    semantic search is off (the daemon says so) and no embedding backlog builds. `extra` adds or
+    overrides variables (`PATINA_DAEMON_BIN=…`)."""
+    env = dict(os.environ, PATINA_HOME=str(home), NO_COLOR="1")
+    if not model:
+        env["PATINA_MODEL_DIR"] = os.path.join(str(home), "no-model")
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def pct(values, q):
+    """The `q` quantile of `values` (nearest rank; NaN when there are none): 0.5 is the median."""
+    s = sorted(values)
+    return s[min(len(s) - 1, round((len(s) - 1) * q))] if s else float("nan")
+
+
+def refs_at(patina, root, qualified, path, line):
+    """`patina refs` of `qualified` in the repository at `root`, kept when they resolve to the
+    definition spanning `path:line`: the set of (path, line) reference sites, the definition's own
+    line left out."""
+    res = subprocess.run([str(patina), "refs", "--json", "--repo", str(root), qualified],
+                         capture_output=True, text=True, cwd=root)
+    if res.returncode not in (0, 1) or not res.stdout.strip():
+        return set()
+    out = set()
+    for s in json.loads(res.stdout):
+        tpath, span = s["target"].rsplit(":", 1)
+        start, end = (int(x) for x in span.split("-"))
+        if tpath == path and start <= line <= end and not (s["path"] == path and s["line"] == line):
+            out.add((s["path"], s["line"]))
+    return out
+
+
 class Patina:
     """The `patina` client of a daemon in `home`; without `model`, semantic search is off."""
 
     def __init__(self, bin_dir, home, model):
         self.exe = os.path.abspath(os.path.join(bin_dir, "patina"))
-        self.env = dict(os.environ, PATINA_HOME=home, NO_COLOR="1")
-        if not model:
-            # No model: semantic search off (the daemon says so) and no embedding backlog.
-            self.env["PATINA_MODEL_DIR"] = os.path.join(home, "no-model")
+        self.env = patina_env(home, model)
 
     def run(self, *args, cwd=None, check=True):
         return subprocess.run([self.exe, *args], env=self.env, cwd=cwd, capture_output=True,

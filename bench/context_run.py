@@ -16,7 +16,6 @@ config (e.g. `locate_files = 0`: matched pieces only, the assembly before locati
 import argparse
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 

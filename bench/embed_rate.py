@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import models_dir
+from common import models_dir, patina_env
 
 
 def one_run(src, patina, precision):
@@ -38,7 +38,7 @@ def one_run(src, patina, precision):
         (home / "models").symlink_to(models_dir())
         if precision != "fp32":
             (home / "config.toml").write_text(f'[semantic]\nprecision = "{precision}"\n')
-        env = dict(os.environ, PATINA_HOME=str(home))
+        env = patina_env(home)
         env.pop("PATINA_SOCKET", None)
         subprocess.run([patina, "daemon", "start"], env=env, check=True, capture_output=True)
         try:

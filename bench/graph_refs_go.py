@@ -14,12 +14,12 @@ Usage (the repository registered with a running patinad):
 """
 
 import argparse
-import json
 import os
 import random
 import re
-import subprocess
 import sys
+
+from common import refs_at
 
 FUNC = re.compile(r"^func\s+(?:\(\s*\w*\s*\*?\s*(\w+)(?:\[[^\]]*\])?\s*\)\s*)?(\w+)\s*[\[(]")
 
@@ -85,19 +85,6 @@ def word_sites(root, name, method, def_path, def_line, cache={}):
     return out
 
 
-def patina_refs(patina, root, qualified, path, line):
-    res = subprocess.run([patina, "refs", "--json", "--repo", root, qualified],
-                         capture_output=True, text=True, cwd=root)
-    if res.returncode not in (0, 1) or not res.stdout.strip():
-        return set()
-    out = set()
-    for s in json.loads(res.stdout):
-        tpath, span = s["target"].rsplit(":", 1)
-        start, end = (int(x) for x in span.split("-"))
-        if tpath == path and start <= line <= end and not (s["path"] == path and s["line"] == line):
-            out.add((s["path"], s["line"]))
-    return out
-
 
 def main():
     ap = argparse.ArgumentParser()
@@ -115,7 +102,7 @@ def main():
     shown = 0
     for path, q, name, recv, line in sample:
         w = word_sites(root, name, recv is not None, path, line)
-        p = patina_refs(a.patina, root, q, path, line)
+        p = refs_at(a.patina, root, q, path, line)
         tp += len(p & w)
         fp += len(p - w)
         fn += len(w - p)

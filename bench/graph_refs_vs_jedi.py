@@ -14,13 +14,13 @@ Usage (the repository registered with a running patinad; jedi importable):
 
 import argparse
 import ast
-import json
 import os
 import random
-import subprocess
 import sys
 
 import jedi
+
+from common import refs_at
 
 
 def python_files(root):
@@ -81,21 +81,6 @@ def jedi_refs(project, root, path, line, col):
     return out
 
 
-def patina_refs(patina, root, qualified, path, line):
-    res = subprocess.run(
-        [patina, "refs", "--json", "--repo", root, qualified],
-        capture_output=True, text=True, cwd=root,
-    )
-    if res.returncode not in (0, 1) or not res.stdout.strip():
-        return set()
-    out = set()
-    for s in json.loads(res.stdout):
-        tpath, span = s["target"].rsplit(":", 1)
-        start, end = (int(x) for x in span.split("-"))
-        if tpath == path and start <= line <= end and not (s["path"] == path and s["line"] == line):
-            out.add((s["path"], s["line"]))
-    return out
-
 
 def main():
     ap = argparse.ArgumentParser()
@@ -118,7 +103,7 @@ def main():
     with_refs = 0
     for path, q, name, line, col in sample:
         j = jedi_refs(project, root, path, line, col)
-        p = patina_refs(a.patina, root, q, path, line)
+        p = refs_at(a.patina, root, q, path, line)
         with_refs += bool(j)
         tp += len(p & j)
         fp += len(p - j)

@@ -21,9 +21,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from common import patina_env
+
 
 def patina(binary: Path, home: Path, *args: str) -> str:
-    env = {**os.environ, "PATINA_HOME": str(home), "PATINA_DAEMON_BIN": str(binary / "patinad")}
+    env = patina_env(home, PATINA_DAEMON_BIN=binary / "patinad")
     env.pop("PATINA_SOCKET", None)
     r = subprocess.run([str(binary / "patina"), *args], env=env, capture_output=True, text=True)
     if r.returncode != 0:

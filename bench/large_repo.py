@@ -39,14 +39,13 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import threading
 import time
 
 import common
-from common import models_dir, rss_of
+from common import models_dir, pct, rss_of
 
 OLD_BRANCH, NEW_BRANCH = "patina-bench/old", "patina-bench/new"
 IDENTIFIERS = ["main", "Error", "parse", "handler", "config"]
@@ -129,10 +128,6 @@ def prepare(args):
                               text=True).stdout.split()[0])
     print(f"{out}: {files} files, {size / 2**20:.0f} MiB of source on {NEW_BRANCH}")
 
-
-def pct(values, q):
-    s = sorted(values)
-    return s[min(len(s) - 1, round((len(s) - 1) * q))] if s else None
 
 
 def du(path):

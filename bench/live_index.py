@@ -25,17 +25,13 @@ from pathlib import Path
 import sys
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import model_dir  # noqa: E402
+from common import model_dir, patina_env, pct  # noqa: E402
 
 TOPICS = ["orbital period of a satellite", "ripeness of a mango", "tide height at a harbour",
           "migration route of a whale", "pressure inside a diving bell", "tempo of a waltz",
           "yield of a wheat field", "depth of a glacier crevasse", "altitude of a weather balloon",
           "strength of a spider web", "salinity of an estuary", "brightness of a variable star"]
 
-
-def pct(v, q):
-    s = sorted(v)
-    return s[min(len(s) - 1, round((len(s) - 1) * q))]
 
 
 def main():
@@ -50,7 +46,7 @@ def main():
     patina = os.path.abspath(os.path.join(args.bin, "patina"))
     home = tempfile.mkdtemp(prefix="plive")
     repo = tempfile.mkdtemp(prefix="plrepo")
-    env = dict(os.environ, PATINA_HOME=home, NO_COLOR="1")
+    env = patina_env(home)
     if "PATINA_MODEL_DIR" not in env:
         env["PATINA_MODEL_DIR"] = str(model_dir())
 

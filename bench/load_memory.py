@@ -13,7 +13,6 @@ session and idle tables are released on timers) and VmRSS is read again.
 """
 import argparse
 import json
-import os
 import random
 import re
 import subprocess
@@ -22,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import proc_status_bytes  # noqa: E402
+from common import patina_env, proc_status_bytes  # noqa: E402
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,30}")
 
@@ -49,7 +48,7 @@ def main():
     a = ap.parse_args()
     home = Path(a.home).resolve()
     patina = str(Path(a.bin) / "patina")
-    env = dict(os.environ, PATINA_HOME=str(home))
+    env = patina_env(home)
     env.pop("PATINA_SOCKET", None)
 
     def run(*args, check=True):

@@ -5,11 +5,13 @@ PATINA_HOME given (e.g. one with `[cache] entries = 0` and one with the defaults
     PATINA_BIN=DIR/patina REPO=CLONE TEXT_FILE=FILE bench/long_q_latency.py HOME_OFF HOME_ON …
 """
 import os, statistics, subprocess, sys, time
+
+from common import patina_env
 BIN = os.environ.get("PATINA_BIN", "target/release/patina")
 REPO = os.environ.get("REPO", ".")
 text = open(os.environ["TEXT_FILE"]).read()[:10000]
 for home in sys.argv[1:]:
-    env = dict(os.environ, PATINA_HOME=home, NO_COLOR="1")
+    env = patina_env(home)
     subprocess.run([BIN, "q", text, "-n", "10"], env=env, cwd=REPO, capture_output=True)
     time.sleep(8)  # let the start-up catch-up round finish: only answers of a fresh index are kept
     subprocess.run([BIN, "q", text, "-n", "10"], env=env, cwd=REPO, capture_output=True)

@@ -26,6 +26,8 @@ import sys
 import tempfile
 import time
 
+from common import patina_env, pct
+
 QUERIES = [
     "spawn_blocking", "JoinHandle", "block_on", "Runtime builder", "TcpListener bind",
     "mpsc channel", "Semaphore acquire", "select", "interval tick", "Notify notified",
@@ -33,10 +35,6 @@ QUERIES = [
     "Barrier wait", "broadcast", "unconstrained",
 ]
 
-
-def pct(values, q):
-    s = sorted(values)
-    return s[min(len(s) - 1, round((len(s) - 1) * q))]
 
 
 class Server:
@@ -99,7 +97,7 @@ def main():
     a = ap.parse_args()
     home = a.home or tempfile.mkdtemp(prefix="plb", dir="/tmp")
     os.makedirs(home, exist_ok=True)
-    env = dict(os.environ, PATINA_HOME=home, PATINA_DAEMON_BIN=os.path.abspath(a.daemon))
+    env = patina_env(home, PATINA_DAEMON_BIN=os.path.abspath(a.daemon))
     env.pop("PATINA_SOCKET", None)
     lsp = os.path.abspath(a.lsp)
     out = {"binary_bytes": os.path.getsize(lsp)}

@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 
+from common import pct
+
 INIT = json.dumps({
     "jsonrpc": "2.0", "id": 1, "method": "initialize",
     "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -30,10 +32,6 @@ INITIALIZED = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized
 LIST = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                    "params": {"name": "list_repos", "arguments": {}}}) + "\n"
 
-
-def pct(values, q):
-    s = sorted(values)
-    return s[min(len(s) - 1, round((len(s) - 1) * q))]
 
 
 def one_run(shim, env):

@@ -6,10 +6,12 @@ as sent, tokens at 4 characters each (the rule the context budget uses), and per
 """
 import argparse, json, os, subprocess, tempfile, time
 
+from common import patina_env
+
 def listing(binary, version):
     home = tempfile.mkdtemp(prefix="ptl")
     p = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                         env=dict(os.environ, PATINA_HOME=home))
+                         env=patina_env(home))
     def send(m):
         p.stdin.write(json.dumps(m) + "\n"); p.stdin.flush()
     send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": version,

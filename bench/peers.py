@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import proc_status_bytes  # noqa: E402
+from common import patina_env, pct, proc_status_bytes  # noqa: E402
 
 # Five identifiers (present in the repository) and five questions per repository; a generic list
 # for any other repository.
@@ -44,10 +44,6 @@ GENERIC = ["main", "config", "parse", "error", "test", "how are errors handled",
 def log(msg):
     print(f"peers: {msg}", file=sys.stderr, flush=True)
 
-
-def pct(values, q):
-    s = sorted(values)
-    return s[min(len(s) - 1, round((len(s) - 1) * q))]
 
 
 def run_rss(cmd, env, cwd=None):
@@ -144,8 +140,8 @@ def bench_patina(name, src, work, runs, queries):
     home = os.path.join(work, "state", name)
     shutil.rmtree(home, ignore_errors=True)
     os.makedirs(home)
-    env = dict(os.environ, PATINA_HOME=home, NO_COLOR="1",
-               PATINA_MODEL_DIR=os.environ["PEERS_MODEL"] if not sem_reason else "/nonexistent")
+    env = patina_env(home,
+                     PATINA_MODEL_DIR=os.environ["PEERS_MODEL"] if not sem_reason else "/nonexistent")
     repo = os.path.join(work, "repos", name + "-patina")
     clone(src, repo)
     res = {"tool": "patina"}

@@ -23,6 +23,8 @@ import sys
 import tempfile
 import time
 
+from common import patina_env, pct
+
 QUERIES = [
     "how are flags parsed",
     "parse_args",
@@ -31,10 +33,6 @@ QUERIES = [
     "config.toml",
 ]
 
-
-def pct(values, q):
-    s = sorted(values)
-    return s[min(len(s) - 1, round((len(s) - 1) * q))]
 
 
 def main():
@@ -60,7 +58,7 @@ def main():
 
     patina = os.path.abspath(os.path.join(args.bin, "patina"))
     home = args.home or tempfile.mkdtemp(prefix="pbench")
-    env = dict(os.environ, PATINA_HOME=home, NO_COLOR="1")
+    env = patina_env(home)
     if args.no_cache:
         with open(os.path.join(home, "config.toml"), "a") as f:
             f.write("[cache]\nentries = 0\n")

@@ -31,14 +31,12 @@ parent, else $XDG_DATA_HOME/patina/models).
 import argparse
 import json
 import os
-import re
 import shutil
-import statistics
 import subprocess
 import sys
 import time
 
-from common import Patina, models_dir, rss_of
+from common import Patina, models_dir, pct, rss_of
 
 QUERIES = {
     "identifier": ["spawn_blocking", "parse_args", "HttpClient", "Config", "read_to_end"],
@@ -51,10 +49,6 @@ COMMENT = {".rs": "//", ".go": "//", ".js": "//", ".ts": "//", ".tsx": "//", ".j
            ".c": "//", ".h": "//", ".cc": "//", ".cpp": "//", ".hpp": "//", ".py": "#",
            ".toml": "#", ".yml": "#", ".yaml": "#"}
 
-
-def pct(values, q):
-    s = sorted(values)
-    return s[min(len(s) - 1, round((len(s) - 1) * q))] if s else float("nan")
 
 
 def git(cwd, *args):

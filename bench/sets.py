@@ -7,6 +7,7 @@ them at once, with the same binary and state, and compared per question against 
     bench/sets.py run  --home DIR --repos DIR --out RUN.json [--bin target/release]
                        [--sets cosqa,own,langs,pytest,tokio] [--config TOML] [--history]
     bench/sets.py diff BASE.json NEW.json     # per set: figures side by side, questions won / lost
+    bench/sets.py diff --first-ten BASE.json NEW.json   # questions whose first ten files are the same
 
 --home   the PATINA_HOME of the run (created; `models` is linked to the installed model unless
          --no-model). Indices persist there, so a second run with the same home only catches up.
@@ -43,12 +44,11 @@ Each set is measured with the lexical and the semantic oracle alone and with the
 """
 import argparse
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-from common import models_dir
+from common import models_dir, patina_env
 
 HERE = Path(__file__).resolve().parent
 EVAL = (HERE / ".." / ".." / "shared" / "eval").resolve()
@@ -102,7 +102,7 @@ def run(a):
     models = home / "models"
     if not a.no_model and not models.exists():
         models.symlink_to(models_dir())
-    env = dict(os.environ, PATINA_HOME=str(home))
+    env = patina_env(home)
     env.pop("PATINA_SOCKET", None)
     subprocess.run([str(Path(a.bin) / "patina"), "daemon", "stop"], env=env, capture_output=True)
     if a.config is not None:
@@ -223,11 +223,46 @@ def main():
     d = sub.add_parser("diff")
     d.add_argument("base")
     d.add_argument("new")
+    d.add_argument("--first-ten", action="store_true", help="instead of figures: per set and row, "
+                   "the questions whose first ten files are the same, in the same order (a change "
+                   "meant to leave retrieval as it was is checked with this); exit 1 on any other")
     a = p.parse_args()
     if a.cmd == "run":
         run(a)
+    elif a.first_ten:
+        sys.exit(same_first_ten(json.loads(Path(a.base).read_text()), json.loads(Path(a.new).read_text())))
     else:
         table(json.loads(Path(a.new).read_text()), json.loads(Path(a.base).read_text()))
+
+
+def same_first_ten(base, new):
+    """Prints, per set and row both runs have, how many questions got the same first ten files in
+    the same order, and the first question of each row that did not; returns 1 when any differ
+    (or a question, row or set is in one run only), else 0."""
+    differ = 0
+    for name in sorted(set(base) | set(new)):
+        if name not in base or name not in new:
+            print(f"{name:<12} only in {'the new run' if name in new else 'the base run'}")
+            differ = 1
+            continue
+        for row in sorted(set(base[name]) | set(new[name])):
+            b, n = base[name].get(row), new[name].get(row)
+            if b is None or n is None:
+                print(f"{name:<12} {row:<36} only in {'the new run' if b is None else 'the base run'}")
+                differ = 1
+                continue
+            ids = sorted(set(b["queries"]) | set(n["queries"]))
+            files = lambda q: [h["path"] for h in (q or {}).get("hits", [])][:10]
+            other = [i for i in ids if i not in b["queries"] or i not in n["queries"]
+                     or files(b["queries"][i]) != files(n["queries"][i])]
+            line = f"{name:<12} {row:<36} {len(ids) - len(other):>5} of {len(ids):>5} the same"
+            if other:
+                q = other[0]
+                line += (f"; first other: {q}: {files(b['queries'].get(q))[:3]} -> "
+                         f"{files(n['queries'].get(q))[:3]}")
+                differ = 1
+            print(line)
+    return differ
 
 
 if __name__ == "__main__":

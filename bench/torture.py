@@ -32,7 +32,6 @@ import os
 import random
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import threading
@@ -40,15 +39,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import model_dir  # noqa: E402
+from common import model_dir, patina_env, pct  # noqa: E402
 
 WORDS = ["parse", "render", "cache", "token", "stream", "buffer", "retry", "socket", "config",
          "schedule", "encode", "decode", "index", "merge", "filter", "report", "session", "vector"]
 
-
-def pct(values, q):
-    s = sorted(values)
-    return s[min(len(s) - 1, round((len(s) - 1) * q))] if s else float("nan")
 
 
 def git(root, *args, check=True):
@@ -100,7 +95,7 @@ class Patina:
         self.bin = os.path.abspath(bin_dir)
         self.home = home
         os.makedirs(home, exist_ok=True)
-        self.env = dict(os.environ, PATINA_HOME=home, NO_COLOR="1")
+        self.env = patina_env(home)
         if not model:
             self.env["PATINA_MODEL_DIR"] = os.path.join(home, "no-model")
         elif not os.environ.get("PATINA_MODEL_DIR"):
