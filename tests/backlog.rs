@@ -1,6 +1,7 @@
 //! The embedding backlog, on the real model: several repositories share one embedding worker,
 //! and it serves them in the order users need — a small repository added beside a large one is
-//! fully covered first instead of waiting for the large one's whole backlog.
+//! fully covered first instead of waiting for the large one's whole backlog, and within a
+//! repository the files answers returned are embedded before the rest.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -189,4 +190,107 @@ fn with_the_model_pass_off_chunks_keep_their_static_vectors() {
     assert_eq!(env.assert_healthy().embeddings_computed, 0);
     let stage = info.embed_eta.expect("the model's stage, waiting");
     assert!(stage.waiting.contains("model_pass"), "{stage:?}");
+}
+
+#[test]
+fn the_files_an_answer_returned_get_the_models_vectors_before_the_rest() {
+    let mut env = TestEnv::with_model();
+    let gate = env.embed_gate();
+    // Static vectors count less than the model's, so an answer says how many of the semantic
+    // oracle's leading hits have one.
+    env.append_config("[retrieval]\nstatic_weight = 0.5\n");
+    env.start_daemon();
+    // 750 chunks of look-alike functions, and one module of twelve about something else.
+    let mut texts: Vec<(String, Vec<u8>)> = (0..150)
+        .map(|f| {
+            let body: String = (0..5)
+                .map(|d| {
+                    format!(
+                        "def velocity_{f}_{d}(value):\n    \"\"\"Return the velocity of value number {d}.\"\"\"\n    return value * {d} + {f}\n\n\n"
+                    )
+                })
+                .collect();
+            (format!("pkg/velocity_{f}.py"), body.into_bytes())
+        })
+        .collect();
+    let thumbs: String = [
+        "load", "store", "evict", "resize", "lookup", "expire", "count", "clear", "warm", "key",
+        "path", "size",
+    ]
+    .iter()
+    .map(|verb| {
+        format!(
+            "def thumbnail_cache_{verb}(image, width, height):\n    \"\"\"The {verb} step of the cache of thumbnails kept for each image at each width and height.\"\"\"\n    return (image.id, width, height, \"{verb}\")\n\n\n"
+        )
+    })
+    .collect();
+    texts.push(("media/thumbnails.py".into(), thumbs.into_bytes()));
+    let refs: Vec<(&str, &[u8])> = texts
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_slice()))
+        .collect();
+    let repo = git_repo(&refs);
+    env.add_repo(repo.path());
+    // The model is held back: every chunk waits with its static vector.
+    poll(
+        Duration::from_secs(60),
+        "static vectors for the backlog",
+        || {
+            let info = env.repo_info(repo.path());
+            (info.static_vectors > 0 && info.embed_backlog > 700 && !info.indexing)
+                .then_some(())
+                .ok_or(format!("{info:?}"))
+        },
+    );
+    let question = "the cache of thumbnails kept for each image size";
+    // The notice that some of the semantic oracle's leading hits (its first ten chunks) have
+    // static vectors, not the repository's backlog notice.
+    const LEADING_STATIC: &str = "hits have static vectors";
+    let semantic = |env: &TestEnv| {
+        env.query(QueryRequest {
+            repos: vec![repo.path().to_string_lossy().into_owned()],
+            oracles: vec!["semantic".into()],
+            ..query(question)
+        })
+        .unwrap_or_else(|s| panic!("query {question:?}: {s}"))
+    };
+    // An answer returns the thumbnails module (static vectors served it).
+    let first = semantic(&env);
+    assert_eq!(
+        first.hits.first().map(|h| h.path.as_str()),
+        Some("media/thumbnails.py"),
+        "{:?}",
+        first.hits
+    );
+    assert!(
+        first.notices.iter().any(|n| n.contains(LEADING_STATIC)),
+        "{:?}",
+        first.notices
+    );
+    // Let the model run until it has computed a first batch, then hold it back again.
+    gate.open();
+    poll(COVERED, "the model's first vectors", || {
+        let info = env.repo_info(repo.path());
+        (info.vectors >= 12)
+            .then_some(())
+            .ok_or(format!("{info:?}"))
+    });
+    gate.close();
+    let info = env.repo_info(repo.path());
+    assert!(
+        info.embed_backlog > 300,
+        "the look-alike modules still wait: {info:?}"
+    );
+    // The module the answer returned has the model's vectors: none of the semantic oracle's
+    // leading hits (its twelve functions) is served by a static vector any more.
+    let after = semantic(&env);
+    assert_eq!(
+        after.hits.first().map(|h| h.path.as_str()),
+        Some("media/thumbnails.py")
+    );
+    assert!(
+        !after.notices.iter().any(|n| n.contains(LEADING_STATIC)),
+        "the answered module was embedded first: {:?} ({info:?})",
+        after.notices
+    );
 }

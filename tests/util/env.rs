@@ -562,6 +562,11 @@ impl Gate {
     pub fn open(&self) {
         let _ = std::fs::remove_file(&self.path);
     }
+
+    /// Hold the model back again (a batch under way ends first).
+    pub fn close(&self) {
+        std::fs::write(&self.path, b"closed\n").expect("writing the embed gate");
+    }
 }
 
 impl Drop for Gate {

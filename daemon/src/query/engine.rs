@@ -18,7 +18,9 @@ use crate::query::collect::collect_hits;
 use crate::query::notices::{degraded_notice, refuse_incomplete};
 use crate::query::oracles::{HitKey, Oracle, OracleHit, OracleQuery, Unavailable};
 use crate::query::prepare::{commit_locations, filter_of, scope_notices, validate};
-use crate::query::request::{Granularity, OracleReport, SearchRequest, SearchResponse};
+use crate::query::request::{
+    Granularity, HitItem, OracleReport, SearchHit, SearchRequest, SearchResponse,
+};
 use crate::services::embedding::Semantic;
 use crate::services::freshness::Freshness;
 use crate::services::sessions::Sessions;
@@ -317,6 +319,7 @@ impl QueryEngine {
             }
             let grouped = run.grouped.expect("the pipeline ends with grouping");
             let hits = collect_hits(grouped, run.features, &repos, &req, sessions.as_ref())?;
+            note_answered(&hits);
             let freshness: Vec<Freshness> = repos.iter().map(|r| Freshness::of(r)).collect();
             anyhow::Ok((hits, freshness, reports, run.notices))
         })
@@ -558,6 +561,21 @@ impl QueryEngine {
             }
         }
         true
+    }
+}
+
+/// The files of an answer's first hits a repository's model pass embeds first (what an agent or
+/// a person reads next is there or near it).
+const ANSWERED_FILES: usize = 10;
+
+/// Tell each repository the files of the answer's first [`ANSWERED_FILES`] hits.
+fn note_answered(hits: &[SearchHit]) {
+    for h in hits.iter().take(ANSWERED_FILES) {
+        match &h.item {
+            HitItem::Chunk { repo, meta, .. } => repo.note_answered([&*meta.path]),
+            HitItem::Group { repo, best, .. } => repo.note_answered([&*best.path]),
+            HitItem::Note(_) => {}
+        }
     }
 }
 

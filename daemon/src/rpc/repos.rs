@@ -125,6 +125,7 @@ impl pb::repos_server::Repos for Services {
             daemon_uptime_ms: self.0.started.elapsed().as_millis() as u64,
             daemon_rss_bytes: crate::process::memory::rss_bytes(),
             semantic: self.0.semantic.describe(),
+            semantic_on: self.0.semantic.is_on(),
         }))
     }
 

@@ -663,15 +663,11 @@ impl Semantic {
         let mut pool: Vec<(u64, u8, u32)> = Vec::new();
         let mut texts: HashMap<u64, (ChunkMeta, String)> = HashMap::new();
         let mut gone: Vec<u64> = Vec::new();
-        for id in repo.backlog_batch(WORK_POOL) {
+        for (id, urgency) in repo.backlog_batch(WORK_POOL) {
             match (repo.chunk(id), repo.index().text(id)?) {
                 (Some(meta), Some(text)) => {
                     let len = u32::try_from(text.len()).unwrap_or(u32::MAX);
-                    pool.push((
-                        id,
-                        crate::state::backlog::role_priority(Some(meta.role())),
-                        len,
-                    ));
+                    pool.push((id, urgency, len));
                     texts.insert(id, (meta, text));
                 }
                 _ => gone.push(id),

@@ -1,5 +1,13 @@
 //! The embedding backlog's policy: which repository's backlog goes first, which chunks make a
 //! batch. Pure; `Repo` and the embedder worker follow it.
+//!
+//! Within a repository the model's pass embeds first what questions will reach: the files answers
+//! returned ([`Answered`]), then the files recent commits changed, then the rest; within each,
+//! source before examples, docs and tests; generated and vendored code last whatever else is
+//! known of it ([`urgency`]).
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
 
 use patina_core::FileRole;
 
@@ -28,7 +36,7 @@ pub(crate) fn embedding_order(stats: &[(usize, i64)], now_ms: i64) -> Vec<usize>
 
 /// How soon a chunk of this role is wanted: source first; docs, tests, generated and vendored
 /// code last (an unknown chunk counts as source).
-pub(crate) fn role_priority(role: Option<FileRole>) -> u8 {
+fn role_priority(role: Option<FileRole>) -> u8 {
     match role {
         None | Some(FileRole::Source) => 0,
         Some(FileRole::Example | FileRole::Config | FileRole::Benchmark | FileRole::Other) => 1,
@@ -38,23 +46,102 @@ pub(crate) fn role_priority(role: Option<FileRole>) -> u8 {
     }
 }
 
-/// Up to `n` of the `pending` chunks (id, role), highest priority first ([`role_priority`]);
-/// within a priority in the backlog's order. Stops scanning once `n` source chunks are found.
-pub(crate) fn pick_batch(
-    pending: impl Iterator<Item = (u64, Option<FileRole>)>,
-    n: usize,
-) -> Vec<u64> {
-    let mut by_priority: [Vec<u64>; 5] = Default::default();
-    for (id, role) in pending {
-        let p = role_priority(role) as usize;
-        if by_priority[p].len() < n {
-            by_priority[p].push(id);
+/// What is known of a file's chance of being read soon, most urgent first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Want {
+    /// An answer returned it (or a question named it) lately.
+    Answered,
+    /// One of the newest commits changed it.
+    Changed,
+    /// Nothing beyond its role.
+    Later,
+}
+
+const WANTS: usize = 3;
+/// Role priorities below generated and vendored code ([`role_priority`] 0..=3).
+const ROLE_LEVELS: u8 = 4;
+/// The least urgent level: generated and vendored code.
+pub(crate) const LAST: u8 = WANTS as u8 * ROLE_LEVELS;
+
+/// How soon a chunk is wanted, 0 first ..= [`LAST`]: by [`Want`], then by role within it;
+/// generated and vendored code last whatever is known of it (a vendored file an answer showed
+/// is still one nobody edits).
+pub(crate) fn urgency(role: Option<FileRole>, want: Want) -> u8 {
+    let r = role_priority(role);
+    if r >= ROLE_LEVELS {
+        return LAST;
+    }
+    want as u8 * ROLE_LEVELS + r
+}
+
+/// The files answers returned lately, at most [`Answered::CAP`], the oldest forgotten first.
+#[derive(Debug, Default)]
+pub(crate) struct Answered {
+    order: VecDeque<Arc<str>>,
+    set: HashSet<Arc<str>>,
+}
+
+impl Answered {
+    /// Files remembered: enough for the answers of a working day's questions (ten files each).
+    pub const CAP: usize = 2048;
+
+    /// Note that an answer returned `path` (again: it becomes the newest).
+    pub fn note(&mut self, path: &str) {
+        if let Some(p) = self.set.get(path).cloned() {
+            self.order.retain(|q| *q != p);
+            self.order.push_back(p);
+            return;
         }
-        if by_priority[0].len() >= n {
+        let p: Arc<str> = Arc::from(path);
+        self.set.insert(p.clone());
+        self.order.push_back(p);
+        while self.order.len() > Self::CAP {
+            if let Some(old) = self.order.pop_front() {
+                self.set.remove(&old);
+            }
+        }
+    }
+
+    pub fn contains(&self, path: &str) -> bool {
+        self.set.contains(path)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.set.is_empty()
+    }
+
+    /// Note every file of `newer`, oldest first, as though noted after these.
+    pub fn extend(&mut self, newer: Answered) {
+        for p in newer.order {
+            self.note(&p);
+        }
+    }
+}
+
+/// Up to `n` of the `pending` chunks (id, [`urgency`]), most urgent first; within a level in the
+/// backlog's order. `best` is the most urgent level any of them can have (what is known of the
+/// files: 0 when answers named some): scanning stops once `n` chunks of that level are found.
+pub(crate) fn pick_batch(
+    pending: impl Iterator<Item = (u64, u8)>,
+    n: usize,
+    best: u8,
+) -> Vec<(u64, u8)> {
+    let mut by_level: Vec<Vec<u64>> = vec![Vec::new(); LAST as usize + 1];
+    for (id, level) in pending {
+        let l = level.min(LAST) as usize;
+        if by_level[l].len() < n {
+            by_level[l].push(id);
+        }
+        if by_level[best.min(LAST) as usize].len() >= n {
             break;
         }
     }
-    by_priority.into_iter().flatten().take(n).collect()
+    by_level
+        .into_iter()
+        .enumerate()
+        .flat_map(|(l, ids)| ids.into_iter().map(move |id| (id, l as u8)))
+        .take(n)
+        .collect()
 }
 
 /// Of `pool` (chunk, role priority, text bytes) in the backlog's order, up to `n` of the most
@@ -145,12 +232,60 @@ mod tests {
             (6, Some(FileRole::Example)),
             (7, Some(FileRole::Source)),
         ];
-        assert_eq!(pick_batch(pending.into_iter(), 4), vec![3, 5, 7, 6]);
-        assert_eq!(
-            pick_batch(pending.into_iter(), 7),
-            vec![3, 5, 7, 6, 2, 1, 4]
-        );
-        assert_eq!(pick_batch(pending.into_iter(), 2), vec![3, 5]);
-        assert!(pick_batch(std::iter::empty(), 3).is_empty());
+        let ids = |n: usize| -> Vec<u64> {
+            let levels = pending
+                .iter()
+                .map(|&(id, role)| (id, urgency(role, Want::Later)));
+            pick_batch(levels, n, urgency(None, Want::Later))
+                .into_iter()
+                .map(|c| c.0)
+                .collect()
+        };
+        assert_eq!(ids(4), vec![3, 5, 7, 6]);
+        assert_eq!(ids(7), vec![3, 5, 7, 6, 2, 1, 4]);
+        assert_eq!(ids(2), vec![3, 5]);
+        assert!(pick_batch(std::iter::empty(), 3, 0).is_empty());
+    }
+
+    #[test]
+    fn files_answers_returned_go_first_then_recently_changed_ones_and_vendored_code_stays_last() {
+        use FileRole::*;
+        // (id, role, want)
+        let pending = [
+            (1, Some(Source), Want::Later),
+            (2, Some(Test), Want::Answered),
+            (3, Some(Source), Want::Changed),
+            (4, Some(Vendored), Want::Answered),
+            (5, Some(Docs), Want::Changed),
+            (6, Some(Source), Want::Answered),
+        ];
+        let levels = pending
+            .iter()
+            .map(|&(id, role, want)| (id, urgency(role, want)));
+        let order: Vec<u64> = pick_batch(levels, 6, 0).into_iter().map(|c| c.0).collect();
+        // Answered source, answered test, changed source, changed docs, the rest, vendored.
+        assert_eq!(order, vec![6, 2, 3, 5, 1, 4]);
+        // Each chunk comes with its level, which the batch's length grouping keeps together.
+        let levels = pending
+            .iter()
+            .map(|&(id, role, want)| (id, urgency(role, want)));
+        let first = pick_batch(levels, 1, 0);
+        assert_eq!(first, vec![(6, urgency(Some(Source), Want::Answered))]);
+        assert_eq!(urgency(Some(Generated), Want::Answered), LAST);
+    }
+
+    #[test]
+    fn the_answered_files_keep_the_newest_within_their_cap() {
+        let mut a = Answered::default();
+        assert!(a.is_empty());
+        for i in 0..Answered::CAP + 10 {
+            a.note(&format!("f{i}.rs"));
+        }
+        assert!(!a.contains("f0.rs") && !a.contains("f9.rs"));
+        assert!(a.contains("f10.rs") && a.contains(&format!("f{}.rs", Answered::CAP + 9)));
+        // Noted again, an old file becomes the newest: the next ones push out others.
+        a.note("f10.rs");
+        a.note("new.rs");
+        assert!(a.contains("f10.rs") && !a.contains("f11.rs"));
     }
 }

@@ -37,6 +37,13 @@ pub fn graph_for_query(repo: &Arc<Repo>) -> Option<Arc<patina_index::graph::Grap
     None
 }
 
+/// The newest commits whose files the model's pass embeds before the rest (after the files answers
+/// returned): a few weeks of an active project, the files its people are working on.
+pub(crate) const RECENT_COMMITS: usize = 200;
+/// Commits touching more files than this (mass renames, formatting, vendoring) say nothing of where
+/// work happens, and are left out of the recent ones.
+pub(crate) const RECENT_COMMIT_FILES: usize = 50;
+
 /// Heap bytes of one static vector (`vectors::Packed`): 8-bit components, scale, map slot.
 pub(crate) const STATIC_VECTOR_BYTES: u64 = patina_embed::DIM as u64 + 4 + 8 + 4 + 1;
 
@@ -60,7 +67,7 @@ struct Dirty {
 /// 5. `pending` — the embedding backlog.
 /// 6. `provisional` — static vectors of backlog chunks (a subset of `pending`).
 ///
-/// `record` and `watch_error` are leaves: held alone, never while taking another lock. The
+/// `record`, `watch_error` and `answered` are leaves: held alone, never while taking another lock. The
 /// commit history ([`HistoryStore`]) has its own locks, never held while taking one of these.
 pub(crate) struct Repo {
     id: String,
@@ -96,6 +103,8 @@ pub(crate) struct Repo {
     /// A query wanted the dependency graph and found none resident (`crate::workers::graphs`
     /// builds it).
     graph_wanted: std::sync::atomic::AtomicBool,
+    /// The files answers returned lately: the model's pass embeds them first (a leaf lock).
+    answered: Mutex<crate::state::backlog::Answered>,
 }
 
 impl Repo {
@@ -133,6 +142,7 @@ impl Repo {
             last_queried_ms: std::sync::atomic::AtomicI64::new(0),
             vector_builds: Mutex::default(),
             graph_wanted: std::sync::atomic::AtomicBool::new(false),
+            answered: Mutex::new(Default::default()),
         })
     }
 
@@ -576,19 +586,59 @@ impl Repo {
         r
     }
 
-    /// Up to `n` chunks of the embedding backlog, those users need first first (source before
-    /// examples and configuration, then docs, then tests, generated and vendored code last:
-    /// `crate::state::backlog::pick_batch`). Takes chunks, then pending.
-    pub fn backlog_batch(&self, n: usize) -> Vec<u64> {
-        self.index.with_chunks(|chunks| {
+    /// Up to `n` chunks of the embedding backlog with their urgency, those users need first
+    /// first: files answers returned, then files the newest [`RECENT_COMMITS`] commits changed,
+    /// then the rest; source before examples and configuration, docs and tests within each;
+    /// generated and vendored code last (`crate::state::backlog::{urgency, pick_batch}`). Takes
+    /// the answered files (released), chunks, then pending.
+    pub fn backlog_batch(&self, n: usize) -> Vec<(u64, u8)> {
+        use crate::state::backlog::{Want, pick_batch, urgency};
+        let answered = std::mem::take(&mut *self.answered.lock().expect("answered lock"));
+        // The history as it is (not synced here): empty until the first round has read it.
+        let view = self.history.view();
+        let changed: std::collections::HashSet<&str> = view
+            .commits
+            .iter()
+            .take(RECENT_COMMITS)
+            .filter(|c| c.files.len() <= RECENT_COMMIT_FILES)
+            .flat_map(|c| c.files.iter().map(String::as_str))
+            .collect();
+        let best = if !answered.is_empty() {
+            Want::Answered
+        } else if !changed.is_empty() {
+            Want::Changed
+        } else {
+            Want::Later
+        };
+        let batch = self.index.with_chunks(|chunks| {
             let pending = self.pending.lock().expect("pending lock");
-            crate::state::backlog::pick_batch(
-                pending
-                    .iter()
-                    .map(|id| (*id, chunks.get(id).map(|m| m.role()))),
-                n,
-            )
-        })
+            let levels = pending.iter().map(|id| {
+                let meta = chunks.get(id);
+                let want = match meta {
+                    Some(m) if answered.contains(&m.path) => Want::Answered,
+                    Some(m) if changed.contains(&*m.path) => Want::Changed,
+                    _ => Want::Later,
+                };
+                (*id, urgency(meta.map(|m| m.role()), want))
+            });
+            pick_batch(levels, n, urgency(None, best))
+        });
+        // Put back what was taken, with what answers noted meanwhile after it (newest last).
+        let mut now = self.answered.lock().expect("answered lock");
+        let since = std::mem::replace(&mut *now, answered);
+        now.extend(since);
+        batch
+    }
+
+    /// Note the files an answer returned: the model's pass embeds their chunks first.
+    pub fn note_answered<'a>(&self, paths: impl IntoIterator<Item = &'a str>) {
+        if self.backlog() == 0 {
+            return;
+        }
+        let mut answered = self.answered.lock().expect("answered lock");
+        for p in paths {
+            answered.note(p);
+        }
     }
 
     /// Note that a query has this repository in scope now.

@@ -27,6 +27,7 @@ interface SearchResult {
 interface Status {
   repos: { name: string; fresh: boolean; indexing: boolean; pendingFiles: number; embedBacklog: number; files: number }[];
   semantic: string;
+  semanticOn: boolean;
 }
 
 let client: LanguageClient | undefined;
@@ -79,7 +80,7 @@ async function showStatus(item: vscode.StatusBarItem): Promise<void> {
     const s = await client!.sendRequest<Status>('patina/status', {});
     const stale = s.repos.filter((r) => !r.fresh);
     const indexing = s.repos.some((r) => r.indexing);
-    const semanticOff = s.semantic.startsWith('off');
+    const semanticOff = !s.semanticOn;
     item.text = indexing
       ? '$(sync~spin) Patina: indexing'
       : stale.length > 0

@@ -12,8 +12,11 @@ use crate::state::State;
 #[derive(Serialize)]
 pub(crate) struct Status {
     repos: Vec<RepoStatus>,
-    /// As the daemon says it (`on`, or `off: <why>; …`).
+    /// As the daemon says it to a person (`on`, or `off: <why>; …`): shown, never parsed.
     semantic: String,
+    /// Whether semantic search is on: what a status bar keys off.
+    #[serde(rename = "semanticOn")]
+    semantic_on: bool,
 }
 
 #[derive(Serialize)]
@@ -67,5 +70,6 @@ pub(crate) async fn status(state: &State) -> Result<Status, Failure> {
     Ok(Status {
         repos,
         semantic: list.semantic,
+        semantic_on: list.semantic_on,
     })
 }
