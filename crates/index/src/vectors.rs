@@ -199,27 +199,31 @@ pub struct VectorIndex {
     discarded: Vec<String>,
 }
 
-/// What a seal or a merge builds from, taken under the lock by [`VectorIndex::snapshot`]: copies
-/// of the vectors of the segments it replaces (bounded by the seal or merge size), never of the
-/// whole index.
+/// What a seal or a merge builds from, taken under the lock by [`VectorIndex::snapshot`]: a copy
+/// of the fresh vectors to seal (at most the seal size), or the segments to merge shared (their
+/// mappings; the vectors are read off the lock, in [`VectorIndex::build`]) — never the whole
+/// index.
 pub struct Snapshot {
-    /// The chunk ids the new segment will hold.
-    pub ids: Vec<u64>,
+    len: usize,
+    ids: Vec<u64>,
     q: Vec<i8>,
     scales: Vec<f32>,
     dim: usize,
+    /// The segments a merge reads, as they were (tombstones included) at the snapshot.
+    sources: Vec<Sealed>,
     job: Job,
     number: u64,
     dir: PathBuf,
 }
 
 impl Snapshot {
+    /// How many vectors the new segment is built of.
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.len == 0
     }
 
     /// Whether this is a merge of sealed segments (else a seal of fresh vectors).
@@ -228,10 +232,11 @@ impl Snapshot {
     }
 }
 
-/// A segment built and written from a [`Snapshot`], for [`VectorIndex::install`].
+/// A segment built, written and opened from a [`Snapshot`], for [`VectorIndex::install`].
 pub struct Built {
     job: Job,
-    written: Result<Option<sealed::Written>>,
+    number: u64,
+    segment: Result<Option<Sealed>>,
     dir: PathBuf,
 }
 
@@ -537,15 +542,17 @@ impl VectorIndex {
     }
 
     /// Take what the next seal or merge builds from (empty when none is due): the fresh
-    /// segment's oldest [`Limits::seal_at`] vectors, or the live vectors of the segments to
-    /// merge. They stay searched where they are until [`VectorIndex::install`].
+    /// segment's oldest [`Limits::seal_at`] vectors, or the segments to merge. They stay searched
+    /// where they are until [`VectorIndex::install`].
     pub fn snapshot(&mut self) -> Snapshot {
         let job = self.plan();
         let mut snap = Snapshot {
+            len: 0,
             ids: Vec::new(),
             q: Vec::new(),
             scales: Vec::new(),
             dim: 0,
+            sources: Vec::new(),
             job: job.clone(),
             number: self.next,
             dir: self.dir.clone(),
@@ -558,40 +565,63 @@ impl VectorIndex {
                 snap.ids = self.fresh.ids[..n].to_vec();
                 snap.q = self.fresh.data[..n * snap.dim].to_vec();
                 snap.scales = self.fresh.scales[..n].to_vec();
+                snap.len = n;
             }
             Job::Merge(numbers) => {
-                for s in self.sealed.iter().filter(|s| numbers.contains(&s.number)) {
-                    snap.dim = s.dim();
-                    for (id, q, scale) in s.iter_live() {
-                        snap.ids.push(id);
-                        snap.q.extend_from_slice(q);
-                        snap.scales.push(scale);
-                    }
-                }
+                snap.sources = self
+                    .sealed
+                    .iter()
+                    .filter(|s| numbers.contains(&s.number))
+                    .cloned()
+                    .collect();
+                snap.len = snap.sources.iter().map(Sealed::live).sum();
             }
         }
         self.next += 1;
         snap
     }
 
-    /// Build the snapshot's segment and write its file (slow; call without holding the index
-    /// lock). Never more vectors than the seal or merge bound.
+    /// Build the snapshot's segment, write its file and open it (slow; call without holding the
+    /// index lock). Never more vectors than the seal or merge bound.
     pub fn build(snapshot: Snapshot) -> Built {
         let Snapshot {
-            ids,
-            q,
-            scales,
-            dim,
+            mut ids,
+            mut q,
+            mut scales,
+            mut dim,
+            sources,
             job,
             number,
             dir,
+            ..
         } = snapshot;
-        let written = if job == Job::Nothing || ids.is_empty() {
+        for s in &sources {
+            dim = s.dim();
+            for (id, v, scale) in s.iter_live() {
+                ids.push(id);
+                q.extend_from_slice(v);
+                scales.push(scale);
+            }
+        }
+        drop(sources);
+        let segment = if job == Job::Nothing || ids.is_empty() {
             Ok(None)
         } else {
-            sealed::write(&dir, number, dim, ids, q, scales).map(Some)
+            sealed::write(&dir, number, dim, ids, q, scales).and_then(|w| {
+                sealed::open(&dir, w.number, w.hash, HashSet::new())
+                    .map(Some)
+                    .map_err(|e| {
+                        let _ = std::fs::remove_file(dir.join(sealed::file_name(number)));
+                        anyhow::anyhow!("the segment just written does not read back: {e}")
+                    })
+            })
         };
-        Built { job, written, dir }
+        Built {
+            job,
+            number,
+            segment,
+            dir,
+        }
     }
 
     /// Put a built segment in place of what it was built from, and commit (the manifest). Changes
@@ -599,8 +629,13 @@ impl VectorIndex {
     /// new segment (a replacement stays in the fresh segment), one added stays fresh. A merge
     /// whose segments are no longer all there (another build replaced one) is dropped.
     pub fn install(&mut self, built: Built) -> Result<()> {
-        let Built { job, written, dir } = built;
-        let written = written?;
+        let Built {
+            job,
+            number,
+            segment,
+            dir,
+        } = built;
+        let mut new = segment?;
         if job == Job::Nothing || dir != self.dir {
             return Ok(());
         }
@@ -608,28 +643,16 @@ impl VectorIndex {
             Job::Merge(numbers) => numbers.clone(),
             _ => Vec::new(),
         };
-        let drop_file = |w: &Option<sealed::Written>| {
-            if let Some(w) = w {
-                let _ = std::fs::remove_file(dir.join(sealed::file_name(w.number)));
-            }
+        let drop_file = || {
+            let _ = std::fs::remove_file(dir.join(sealed::file_name(number)));
         };
         if !inputs
             .iter()
             .all(|n| self.sealed.iter().any(|s| s.number == *n))
         {
-            drop_file(&written);
+            drop_file();
             return Ok(());
         }
-        let mut new = match &written {
-            None => None,
-            Some(w) => match sealed::open(&self.dir, w.number, w.hash, HashSet::new()) {
-                Ok(s) => Some(s),
-                Err(e) => {
-                    drop_file(&written);
-                    anyhow::bail!("the segment just written does not read back: {e}");
-                }
-            },
-        };
         // What changed since the snapshot.
         let mut leave_fresh = Vec::new();
         if let Some(s) = &mut new {
@@ -662,7 +685,7 @@ impl VectorIndex {
             s.tombstones = tombstones;
         }
         if new.as_ref().is_some_and(|s| s.live() == 0) {
-            drop_file(&written);
+            drop_file();
             new = None;
         }
         if new.is_none() && inputs.is_empty() {
@@ -670,6 +693,7 @@ impl VectorIndex {
         }
         // Commit: the manifest names the new list; only then does memory change and do the
         // merged files go.
+        let added = new.is_some();
         let (kept, gone): (Vec<Sealed>, Vec<Sealed>) = std::mem::take(&mut self.sealed)
             .into_iter()
             .partition(|s| !inputs.contains(&s.number));
@@ -677,13 +701,10 @@ impl VectorIndex {
         self.sealed.extend(new);
         let committed = manifest::write(&self.dir, self.entries(&self.sealed), self.next);
         if let Err(e) = committed {
-            if let Some(pos) = written
-                .as_ref()
-                .and_then(|w| self.sealed.iter().position(|s| s.number == w.number))
-            {
-                self.sealed.remove(pos);
+            if added {
+                self.sealed.pop();
+                drop_file();
             }
-            drop_file(&written);
             self.sealed.extend(gone);
             self.sealed.sort_by_key(|s| s.number);
             return Err(e);

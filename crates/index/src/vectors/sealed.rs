@@ -24,6 +24,7 @@
 use std::collections::HashSet;
 use std::io::{Read, Write};
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use memmap2::Mmap;
@@ -34,11 +35,13 @@ use super::hnsw::{self, Graph, M, M0, NONE};
 const FORMAT: &[u8] = b"patina-hnsw-i8-1\n";
 const HEADER: usize = 64;
 
-/// A sealed segment as the index holds it: the mapped file and the tombstones.
+/// A sealed segment as the index holds it: the mapped file and the tombstones. A clone shares the
+/// mapping (a merge reads its inputs off the lock).
+#[derive(Clone)]
 pub(crate) struct Sealed {
     pub number: u64,
     pub hash: [u8; 32],
-    map: Mmap,
+    map: Arc<Mmap>,
     layout: Layout,
     /// Ids of this segment whose chunks were removed (or whose vector moved to the fresh segment).
     pub tombstones: HashSet<u64>,
@@ -277,7 +280,7 @@ pub(crate) fn open(
     let mut s = Sealed {
         number,
         hash,
-        map,
+        map: Arc::new(map),
         layout,
         tombstones: HashSet::new(),
     };
