@@ -15,7 +15,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
-use super::{dequantize, dot_q, dot_qq};
+use super::{dot_q, dot_qq};
 
 /// Links a point keeps on each upper layer.
 pub(crate) const M: usize = 16;
@@ -109,22 +109,24 @@ pub(crate) fn search<G: Graph + ?Sized>(g: &G, query: &[f32], ef: usize) -> Vec<
     let Some((ep, top)) = g.entry() else {
         return Vec::new();
     };
+    let sim = |n: u32| g.score(query, n);
     let mut buf = Vec::with_capacity(M0);
     let mut cur = Scored {
-        sim: g.score(query, ep),
+        sim: sim(ep),
         node: ep,
     };
     for layer in (1..=top).rev() {
-        cur = greedy(g, query, cur, layer, &mut buf);
+        cur = greedy(g, &sim, cur, layer, &mut buf);
     }
     let mut visited = Visited::new(g.len());
-    search_layer(g, query, &[cur], ef.max(1), 0, &mut visited, &mut buf)
+    search_layer(g, &sim, &[cur], ef.max(1), 0, &mut visited, &mut buf)
 }
 
-/// Move to the best neighbour on `layer` until none is better.
+/// Move to the best neighbour on `layer` until none is better (`sim`: a node's similarity to what
+/// is searched).
 fn greedy<G: Graph + ?Sized>(
     g: &G,
-    query: &[f32],
+    sim: &impl Fn(u32) -> f32,
     mut cur: Scored,
     layer: usize,
     buf: &mut Vec<u32>,
@@ -134,7 +136,7 @@ fn greedy<G: Graph + ?Sized>(
         g.neighbours(cur.node, layer, buf);
         for &n in buf.iter() {
             let s = Scored {
-                sim: g.score(query, n),
+                sim: sim(n),
                 node: n,
             };
             if s > cur {
@@ -151,7 +153,7 @@ fn greedy<G: Graph + ?Sized>(
 /// The best-first search of one layer from `entries`, keeping `ef` results; best first.
 fn search_layer<G: Graph + ?Sized>(
     g: &G,
-    query: &[f32],
+    sim: &impl Fn(u32) -> f32,
     entries: &[Scored],
     ef: usize,
     layer: usize,
@@ -183,7 +185,7 @@ fn search_layer<G: Graph + ?Sized>(
                 continue;
             }
             let s = Scored {
-                sim: g.score(query, n),
+                sim: sim(n),
                 node: n,
             };
             let admit = results.len() < ef || results.peek().is_some_and(|Reverse(w)| s > *w);
@@ -308,25 +310,31 @@ impl Built {
             self.entry = Some((node, level));
             return;
         };
-        let query = dequantize(self.q(node).iter().copied(), self.scale(node));
+        // Stored against stored, in integers: faster than an `f32` query against 8-bit vectors,
+        // and the same neighbours to within the quantization.
+        let sim = |n: u32| self.pair(node, n);
         let mut cur = Scored {
-            sim: self.score(&query, ep),
+            sim: sim(ep),
             node: ep,
         };
         for layer in (level + 1..=top).rev() {
-            cur = greedy(self, &query, cur, layer, buf);
+            cur = greedy(self, &sim, cur, layer, buf);
         }
         let mut entries = vec![cur];
+        // Linked once every layer is searched (a layer's search reads only that layer's links).
+        let mut chosen = Vec::new();
         for layer in (0..=level.min(top)).rev() {
-            let found = search_layer(self, &query, &entries, EF_CONSTRUCTION, layer, visited, buf);
+            let found = search_layer(self, &sim, &entries, EF_CONSTRUCTION, layer, visited, buf);
             let found: Vec<Scored> = found.into_iter().filter(|s| s.node != node).collect();
-            let links = self.select(&found, M);
+            chosen.push((layer, self.select(&found, M)));
+            if !found.is_empty() {
+                entries = found;
+            }
+        }
+        for (layer, links) in chosen {
             self.set_links(node, layer, &links);
             for &n in &links {
                 self.add_link(n, node, layer, buf);
-            }
-            if !found.is_empty() {
-                entries = found;
             }
         }
         if level > top {

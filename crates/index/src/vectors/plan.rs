@@ -8,9 +8,9 @@ use super::{Job, Limits, MERGE_FACTOR, VectorIndex};
 impl VectorIndex {
     /// The next seal or merge due: a seal when the fresh segment is full; else the rewrite of a
     /// segment a fifth (or all) tombstones; else a tiered merge — [`MERGE_FACTOR`] segments of one
-    /// size tier (sizes within a factor of `MERGE_FACTOR` above a multiple of the seal size),
-    /// smallest first, as many as fit in [`Limits::max_segment`]. Segments of half the bound or
-    /// more merge no further.
+    /// size tier (tier `t` holds `seal × 4^t` up to `seal × 4^(t+1)` live vectors, tier 0 all
+    /// below), smallest first, as many as fit in [`Limits::max_segment`]. Segments of half the
+    /// bound or more merge no further.
     pub(super) fn plan(&self) -> Job {
         let Limits {
             seal_at,
