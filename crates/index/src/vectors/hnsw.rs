@@ -366,7 +366,7 @@ impl Rng {
 pub(crate) fn build(dim: usize, q: Vec<i8>, scales: Vec<f32>) -> Built {
     let n = scales.len();
     debug_assert_eq!(q.len(), n * dim);
-    let mut rng = Rng(0x5eed_0f_9a7c_11a5);
+    let mut rng = Rng(0x005e_ed0f_9a7c_11a5);
     let ml = 1.0 / (M as f64).ln();
     let levels: Vec<usize> = (0..n)
         .map(|_| ((-rng.unit().ln() * ml) as usize).min(MAX_LAYER))

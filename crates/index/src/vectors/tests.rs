@@ -735,13 +735,30 @@ fn vector_bench() {
             exact_time += t.elapsed();
             found += all[..10].iter().filter(|(id, _)| got.contains(id)).count();
         }
+        // Again, the mapped pages those queries touched now resident.
+        let t = std::time::Instant::now();
+        for probe in 0..queries {
+            let query = topical(n + probe * 7919, n, dim);
+            std::hint::black_box(idx.search(&query, 10, &|_| true));
+        }
+        let warm = t.elapsed();
+        let rss_file = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("RssFile:"))
+                    .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+            })
+            .unwrap_or(0.0);
         println!(
             "n={n} dim={dim} seal={}: recall@10 {:.4} over {queries} queries; search {:.2} ms a query \
-             (exact scan {:.2} ms); {} segments + {} fresh; {} builds (largest {largest}) took \
-             {:.1} s of the {:.1} s fill; heap {:.1} MB, mapped {:.1} MB",
+             cold, {:.2} ms warm (exact scan {:.2} ms); {} segments + {} fresh; {} builds (largest {largest}) took \
+             {:.1} s of the {:.1} s fill; heap {:.1} MB, mapped {:.1} MB (process RssFile \
+             {:.1} MB)",
             limits.seal_at,
             found as f64 / (10 * queries) as f64,
             search_time.as_secs_f64() * 1e3 / queries as f64,
+            warm.as_secs_f64() * 1e3 / queries as f64,
             exact_time.as_secs_f64() * 1e3 / queries as f64,
             idx.segments(),
             idx.fresh.len(),
@@ -750,6 +767,7 @@ fn vector_bench() {
             fill.as_secs_f64(),
             idx.heap_bytes() as f64 / 1e6,
             idx.mapped_bytes() as f64 / 1e6,
+            rss_file / 1e3,
         );
     }
 }
