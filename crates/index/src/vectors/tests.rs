@@ -346,6 +346,80 @@ fn removals_between_snapshot_and_install_are_never_returned() {
 }
 
 #[test]
+fn any_interleaving_of_changes_builds_and_restarts_holds_what_a_plain_map_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("vectors");
+    let mut idx = VectorIndex::open(&path);
+    let mut model: HashMap<u64, Vec<f32>> = HashMap::new();
+    let mut pending: Option<Snapshot> = None;
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rand = |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    let dim = 8;
+    for step in 0..4_000u64 {
+        match rand(100) {
+            // A new vector for a chunk (as the daemon: a changed chunk is removed, then added).
+            0..=54 => {
+                let id = rand(1_500);
+                let v = unit(step * 7 + 1, dim);
+                idx.remove(id);
+                idx.insert(id, v.clone());
+                model.insert(id, crate::embedding_cache::as_stored(&v));
+            }
+            55..=79 => {
+                let id = rand(1_500);
+                idx.remove(id);
+                model.remove(&id);
+            }
+            // A build begins, or the one under way ends.
+            80..=93 => match pending.take() {
+                None if idx.needs_build() => pending = Some(idx.snapshot()),
+                None => {}
+                Some(snap) => {
+                    assert!(snap.len() <= if snap.is_merge() { BOUND } else { SEAL });
+                    idx.install(VectorIndex::build(snap)).unwrap();
+                }
+            },
+            // Idle: saved; or a restart (a build under way is lost, as in a crash).
+            _ => {
+                save(&mut idx, "m");
+                if rand(3) == 0 {
+                    pending = None;
+                    idx = VectorIndex::open(&path);
+                    assert!(idx.discarded().is_empty(), "{:?}", idx.discarded());
+                    assert!(idx.restore_segment("m"));
+                }
+            }
+        }
+        if step % 200 == 199 {
+            assert_eq!(idx.len(), model.len(), "step {step}");
+            let mut ids: Vec<u64> = idx.ids().collect();
+            ids.sort_unstable();
+            let mut want: Vec<u64> = model.keys().copied().collect();
+            want.sort_unstable();
+            assert_eq!(ids, want, "step {step}");
+            let all: HashSet<u64> = (0..1_500).collect();
+            assert_eq!(idx.vectors_of(&all), model, "step {step}");
+            for probe in 0..5 {
+                let q = unit(rand(1_000_000), dim);
+                for (id, sim) in idx.search(&q, 10, &|_| true) {
+                    let stored = Vector::quantize(&model[&id]).score(&q);
+                    assert!(
+                        (sim - stored).abs() < 1e-4,
+                        "step {step} probe {probe}: {id}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(idx.segments() > 0, "builds ran");
+}
+
+#[test]
 fn sealed_segments_fresh_vectors_and_tombstones_come_back_after_a_restart_with_the_same_model() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("vectors");
