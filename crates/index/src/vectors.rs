@@ -42,8 +42,7 @@ use fresh::{Fresh, FreshFile};
 use sealed::Sealed;
 
 /// The fresh segment is sealed at this many vectors: below it an exact scan is fast enough (20k ×
-/// 384 multiply-adds ≈ 2 ms) and loses no recall, so no graph is built. (Small under test so
-/// seals and merges are exercised quickly.)
+/// 384 multiply-adds ≈ 2 ms) and loses no recall, so no graph is built.
 pub const SEAL_AT: usize = 20_000;
 /// No merge makes a segment larger than this (a merge's build holds this many vectors, ~100 MB
 /// with its links at dimension 384).
@@ -53,7 +52,8 @@ pub const MERGE_FACTOR: usize = 4;
 /// Candidates each sealed graph is searched for (at least `k`).
 const EF_SEARCH: usize = 128;
 
-/// The seal and merge sizes an index works with.
+/// The seal and merge sizes an index works with: [`SEAL_AT`] and [`MAX_SEGMENT`], small under
+/// test so seals and merges of merges are exercised quickly (the bench sets its own).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Limits {
     pub seal_at: usize,
@@ -496,17 +496,17 @@ impl VectorIndex {
         self.sealed.len()
     }
 
-    /// Heap bytes held: the fresh segment's arrays and map, the tombstones, a few hundred bytes a
-    /// sealed segment. The sealed vectors and links are mapped, not on the heap
+    /// Heap bytes held, by contents: the fresh segment's vectors and their map entries, the
+    /// tombstones, a few hundred bytes a sealed segment. The sealed vectors and links are mapped, not on the heap
     /// ([`VectorIndex::mapped_bytes`]).
     pub fn heap_bytes(&self) -> u64 {
         const SET_ENTRY: usize = 8 + 8;
         let tombstones: usize = self
             .sealed
             .iter()
-            .map(|s| s.tombstones.capacity() * SET_ENTRY)
+            .map(|s| s.tombstones.len() * SET_ENTRY)
             .sum();
-        let sealed = self.sealed.capacity() * std::mem::size_of::<Sealed>();
+        let sealed = self.sealed.len() * std::mem::size_of::<Sealed>();
         (self.fresh.heap_bytes() + tombstones + sealed) as u64
     }
 

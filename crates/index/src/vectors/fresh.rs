@@ -128,13 +128,12 @@ impl Fresh {
             .map(|((id, q), s)| (id, q, s))
     }
 
-    /// Heap bytes held: the arrays' capacities and the position map's entries.
+    /// Heap bytes its vectors take: integers, scale, id and position entry each (by contents, not
+    /// capacity, so the figure is the same before a restart and after one restores the segment
+    /// trimmed; the slack a growing segment holds goes back when it is saved, [`Fresh::trim`]).
     pub fn heap_bytes(&self) -> usize {
         const MAP_ENTRY: usize = 8 + 8 + 8;
-        self.ids.capacity() * 8
-            + self.data.capacity()
-            + self.scales.capacity() * 4
-            + self.pos.capacity() * MAP_ENTRY
+        self.len() * (self.dim() + 4 + 8 + MAP_ENTRY)
     }
 
     /// Give back growth slack when it is a quarter or more (so a repository edited a chunk at a
