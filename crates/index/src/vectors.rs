@@ -308,6 +308,16 @@ impl VectorIndex {
         idx
     }
 
+    /// Seal at `seal_at` vectors instead of [`SEAL_AT`] (merges bounded at 16 seals): the
+    /// daemon's test hook, so the end-to-end suite's small repositories seal and merge.
+    pub fn set_seal_size(&mut self, seal_at: usize) {
+        let seal_at = seal_at.max(1);
+        self.limits = Limits {
+            seal_at,
+            max_segment: MAX_SEGMENT.min(seal_at.saturating_mul(16)),
+        };
+    }
+
     /// Remove the files in the directory that the manifest does not name.
     fn delete_unnamed(&self) {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {

@@ -114,7 +114,14 @@ impl Repo {
         {
             index.set_large_graph_chunks(n);
         }
-        let vectors = VectorIndex::open(&index_dir.join("vectors"));
+        let mut vectors = VectorIndex::open(&index_dir.join("vectors"));
+        // `PATINA_TEST_VECTOR_SEAL`: the tests' way to make a small repository's vector index
+        // seal and merge segments.
+        if let Some(n) =
+            patina_core::hooks::test_hook("PATINA_TEST_VECTOR_SEAL").and_then(|v| v.parse().ok())
+        {
+            vectors.set_seal_size(n);
+        }
         let history = HistoryStore::open(&index_dir.join("history.bin"));
         Ok(Repo {
             id: record.id.clone(),
