@@ -5,12 +5,13 @@
 //! vectors (a segment is never larger than the merge bound), single-threaded and seeded, so the
 //! same vectors give the same graph.
 //!
-//! The graph is Malkov and Yashunin's: each point gets a random top layer (`P(l) = M^-l`), is
+//! The graph is Malkov and Yashunin's: each point gets a random top layer (`P(top ≥ l) = M^-l`), is
 //! linked on every layer up to it to neighbours chosen by their heuristic (a candidate is kept
 //! only if it is closer to the point than to any neighbour kept before it), at most [`M`] a
 //! layer and [`M0`] on layer 0; a search descends greedily from the entry point and widens to
-//! `ef` candidates on layer 0. Similarity is the cosine of an exact `f32` query with the stored
-//! 8-bit vectors, as everywhere in the index.
+//! `ef` candidates on layer 0. A search scores an exact `f32` query against the stored 8-bit
+//! vectors, as everywhere in the index; a build compares stored vectors with each other, in
+//! integers. Parameters: `M` 16, `M0` 32, 100 candidates per insertion.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
