@@ -218,6 +218,101 @@ fn a_restart_reloads_vectors_without_re_embedding() {
     );
 }
 
+/// The sealed segment files of a repository's vector index.
+fn segment_files(env: &TestEnv, id: &str) -> Vec<std::path::PathBuf> {
+    let dir = env.home().join("repos").join(id).join("vectors");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "hnsw"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+#[test]
+fn vectors_sealed_into_segments_survive_a_kill_and_a_damaged_segment_without_re_embedding() {
+    let mut env = TestEnv::with_model();
+    // Seal every 8 vectors (merges bounded at 128), so this small repository's index is in
+    // sealed segments, merged, beside a fresh one.
+    env.next_daemon_env("PATINA_TEST_VECTOR_SEAL", "8");
+    env.start_daemon();
+    let repo = generated_repo(40, |i| {
+        (
+            format!("m{i}.py"),
+            format!(
+                "def step_{i}(x):\n    \"\"\"Stage {i} of the pipeline.\"\"\"\n    return x + {i}\n"
+            ),
+        )
+    });
+    for (path, text) in FILES {
+        std::fs::write(repo.path().join(path), text).unwrap();
+    }
+    crate::util::git(repo.path(), &["add", "-A"]);
+    crate::util::git(
+        repo.path(),
+        &["commit", "-qm", "and the unrelated functions"],
+    );
+    env.add_repo(repo.path());
+    let before = wait_for_embeddings(&env, repo.path());
+    let sealed = poll(Duration::from_secs(60), "segments are sealed", || {
+        let files = segment_files(&env, &before.id);
+        if files.len() >= 2 {
+            Ok(files)
+        } else {
+            Err(format!("{files:?}"))
+        }
+    });
+    let expected = paths(&ask(&env, WEATHER_QUESTION, &["semantic"], repo.path()))
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>();
+    assert_eq!(expected.first().map(String::as_str), Some("convert.py"));
+
+    // kill -9, whatever was under way: the index opens, and every vector is back without the
+    // model (from the segments, the fresh segment's file or the embedding cache).
+    env.kill_daemon();
+    env.next_daemon_env("PATINA_TEST_VECTOR_SEAL", "8");
+    env.start_daemon();
+    let after = wait_for_embeddings(&env, repo.path());
+    assert_eq!(after.vectors, before.chunks);
+    let again = ask(&env, WEATHER_QUESTION, &["semantic"], repo.path());
+    assert_eq!(
+        paths(&again),
+        expected.iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        env.assert_healthy().embeddings_computed,
+        0,
+        "nothing was embedded again"
+    );
+
+    // A segment damaged while the daemon is down is dropped at start; its vectors come back
+    // from the embedding cache.
+    env.stop_daemon();
+    let files = segment_files(&env, &before.id);
+    assert!(!files.is_empty(), "sealed before: {sealed:?}");
+    let bytes = std::fs::read(&files[0]).unwrap();
+    std::fs::write(&files[0], &bytes[..bytes.len() / 2]).unwrap();
+    env.next_daemon_env("PATINA_TEST_VECTOR_SEAL", "8");
+    env.start_daemon();
+    let mended = wait_for_embeddings(&env, repo.path());
+    assert_eq!(mended.vectors, before.chunks);
+    let third = ask(&env, WEATHER_QUESTION, &["semantic"], repo.path());
+    assert_eq!(
+        paths(&third),
+        expected.iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        env.assert_healthy().embeddings_computed,
+        0,
+        "nothing was embedded again"
+    );
+}
+
 #[test]
 fn switching_precision_embeds_again_instead_of_mixing_vectors() {
     let mut env = TestEnv::with_model();

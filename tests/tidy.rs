@@ -122,6 +122,14 @@ const OWN_FILE_READERS: &[(&str, &str)] = &[
         "the vector index in the state root",
     ),
     (
+        "crates/index/src/vectors/manifest.rs",
+        "the vector index's manifest in the state root",
+    ),
+    (
+        "crates/index/src/vectors/sealed.rs",
+        "the vector index's sealed segments in the state root",
+    ),
+    (
         "crates/index/src/embedding_cache.rs",
         "the embedding cache in the state root",
     ),

@@ -472,7 +472,7 @@ impl Semantic {
     }
 
     /// Initial reconciliation of a freshly opened repository (nothing is re-embedded that is cached).
-    /// A vector of the persisted graph whose chunk has no cache entry under this process's key was
+    /// A vector of the sealed segments whose chunk has no cache entry under this process's key was
     /// computed by another graph (the other `[semantic] precision`): it leaves the index and the
     /// chunk is embedded again, so one index never mixes vectors of both.
     pub fn attach(&self, repo: &Repo) -> Result<()> {
@@ -766,16 +766,22 @@ fn note_key(precision: Precision, text: &str) -> [u8; 32] {
     *blake3::hash(format!("patina-note/{tag}/1\0{text}").as_bytes()).as_bytes()
 }
 
-/// Fold the fresh segment into a new HNSW when it has grown; the build runs without the lock.
-pub(crate) fn maybe_rebuild(repo: &Repo) -> Result<()> {
-    let Some(snapshot) = repo.vectors_to_rebuild() else {
+/// Seal the fresh segment into a sealed one, or merge small sealed segments, when one is due; the
+/// build (bounded by the seal or merge size) runs without the lock.
+pub(crate) fn maybe_seal_or_merge(repo: &Repo) -> Result<()> {
+    let Some(snapshot) = repo.vectors_to_build() else {
         return Ok(());
     };
-    let n = snapshot.ids.len();
+    let (n, merge) = (snapshot.len(), snapshot.is_merge());
     let t0 = std::time::Instant::now();
     let built = patina_index::vectors::VectorIndex::build(snapshot);
     repo.install_vectors(built)?;
-    tracing::info!(repo = %repo.id(), vectors = n, ms = t0.elapsed().as_millis() as u64, "vector index rebuilt");
+    let ms = t0.elapsed().as_millis() as u64;
+    if merge {
+        tracing::info!(repo = %repo.id(), vectors = n, ms, "vector segments merged");
+    } else {
+        tracing::info!(repo = %repo.id(), vectors = n, ms, "vector segment sealed");
+    }
     Ok(())
 }
 

@@ -73,7 +73,7 @@ pub(crate) struct Repo {
     id: String,
     record: RwLock<RepoRecord>,
     index: RepoIndex,
-    /// Embeddings of the chunks (HNSW + fresh segment + tombstones).
+    /// Embeddings of the chunks (sealed HNSW segments, the fresh segment, tombstones).
     vectors: RwLock<VectorIndex>,
     /// Chunks waiting to be embedded (the embedding backlog).
     pending: Mutex<BTreeSet<u64>>,
@@ -123,7 +123,14 @@ impl Repo {
         {
             index.set_large_graph_chunks(n);
         }
-        let vectors = VectorIndex::open(&index_dir.join("vectors.bin"));
+        let mut vectors = VectorIndex::open(&index_dir.join("vectors"));
+        // `PATINA_TEST_VECTOR_SEAL`: the tests' way to make a small repository's vector index
+        // seal and merge segments.
+        if let Some(n) =
+            patina_core::hooks::test_hook("PATINA_TEST_VECTOR_SEAL").and_then(|v| v.parse().ok())
+        {
+            vectors.set_seal_size(n);
+        }
         let history = HistoryStore::open(&index_dir.join("history.bin"));
         Ok(Repo {
             id: record.id.clone(),
@@ -383,11 +390,11 @@ impl Repo {
         self.index.with_chunks(|chunks| {
             let mut v = self.vectors.write().expect("vectors lock");
             let mut foreign = Vec::new();
-            for id in v.built_ids() {
-                if let Some(meta) = chunks.get(id)
+            for id in v.sealed_ids() {
+                if let Some(meta) = chunks.get(&id)
                     && !cached(meta)?
                 {
-                    foreign.push(*id);
+                    foreign.push(id);
                 }
             }
             let n = foreign.len();
@@ -398,8 +405,8 @@ impl Repo {
         })
     }
 
-    /// Chunk ids in the vector index (the persisted HNSW, a restored segment) that are no longer
-    /// live.
+    /// Chunk ids in the vector index (the sealed segments, a restored fresh segment) that are no
+    /// longer live.
     pub fn stale_vectors(&self) -> Vec<u64> {
         self.index.with_chunks(|chunks| {
             let v = self.vectors.read().expect("vectors lock");
@@ -407,7 +414,7 @@ impl Repo {
         })
     }
 
-    /// Restore the vectors saved beside the graph when they were computed under `tag` (see
+    /// Restore the vectors saved beside the sealed segments when they were computed under `tag` (see
     /// `VectorIndex::restore_segment`); returns whether every vector is now known to be `tag`'s.
     pub fn restore_vectors(&self, tag: &str) -> bool {
         let restored = self
@@ -419,9 +426,9 @@ impl Repo {
         restored
     }
 
-    /// Save the vectors that are not in the graph (and the graph's tombstones) when they changed
-    /// since the last save, stamped with `tag`: serialised under the read lock, written without
-    /// it. Returns whether it wrote.
+    /// Save the vectors that are not sealed yet (and the sealed segments' tombstones) when they
+    /// changed since the last save, stamped with `tag`: serialised under the read lock, written
+    /// without it. Returns whether it wrote.
     pub fn save_vectors(&self, tag: &str) -> Result<bool> {
         let (path, snapshot) = {
             let v = self.vectors.read().expect("vectors lock");
@@ -542,16 +549,16 @@ impl Repo {
         self.vectors.read().expect("vectors lock").len()
     }
 
-    /// Approximate heap bytes of the vector index (graph and fresh segment).
+    /// Heap bytes of the vector index (the fresh segment and tombstones; the sealed segments are
+    /// mapped files, not heap).
     pub fn vector_heap_bytes(&self) -> u64 {
         self.vectors.read().expect("vectors lock").heap_bytes()
     }
 
-    /// A snapshot of the vectors to build a new graph from without any lock, when one is due
-    /// ([`patina_index::vectors::VectorIndex::needs_rebuild`], told whether the backlog is still
-    /// filling the index); then [`Repo::install_vectors`]. Until then `patina status` says the
-    /// build runs.
-    pub fn vectors_to_rebuild(&self) -> Option<Snapshot> {
+    /// A snapshot of the vectors a seal or a merge builds a segment from without any lock, when
+    /// one is due ([`patina_index::vectors::VectorIndex::needs_build`]); then
+    /// [`Repo::install_vectors`]. Until then `patina status` says the build runs.
+    pub fn vectors_to_build(&self) -> Option<Snapshot> {
         if !self.graph_build_due() {
             return None;
         }
@@ -559,7 +566,7 @@ impl Repo {
         self.vector_builds
             .lock()
             .expect("vector builds lock")
-            .begin(snapshot.ids.len());
+            .begin(snapshot.len(), snapshot.is_merge());
         Some(snapshot)
     }
 
@@ -571,12 +578,9 @@ impl Repo {
             .waiting()
     }
 
-    /// Whether a graph build is due now ([`Repo::vectors_to_rebuild`] would return a snapshot).
+    /// Whether a seal or a merge is due now ([`Repo::vectors_to_build`] would return a snapshot).
     pub fn graph_build_due(&self) -> bool {
-        self.vectors
-            .read()
-            .expect("vectors lock")
-            .needs_rebuild(self.backlog() > 0)
+        self.vectors.read().expect("vectors lock").needs_build()
     }
 
     pub fn install_vectors(&self, built: patina_index::vectors::Built) -> Result<()> {

@@ -186,7 +186,8 @@ impl Repos {
     pub fn held_bytes(&self) -> crate::process::memory::Held {
         let (mut vectors, mut tables, mut symbols) = (0u64, 0u64, 0u64);
         for repo in self.all() {
-            // The vector index: 8-bit vectors and the graph's links (patina_index::vectors).
+            // The vector index's heap: the fresh segment's 8-bit vectors and the tombstones (the
+            // sealed segments are mapped files, in the page cache: patina_index::vectors).
             vectors += repo.vector_heap_bytes();
             vectors +=
                 (repo.messages().len() * crate::state::messages::MESSAGE_VECTOR_BYTES) as u64;

@@ -1,6 +1,7 @@
-//! A repository's vector-index builds: the one under way and how long the last one took. While a
-//! build runs the model's pass waits for it (the embedder builds), so `patina status` says so and
-//! for about how long, instead of an ETA frozen at the pace before the build.
+//! A repository's vector-index builds — a seal of the fresh segment or a merge of sealed segments,
+//! each bounded in size: the one under way and how long the last one took. While a build runs
+//! the model's pass waits for it (the embedder builds), so `patina status` says so and for about
+//! how long, instead of an ETA frozen at the pace before the build.
 
 use std::time::{Duration, Instant};
 
@@ -9,33 +10,39 @@ use crate::state::estimate::duration;
 /// The build under way and the last one.
 #[derive(Debug, Default)]
 pub(crate) struct VectorBuilds {
-    running: Option<(usize, Instant)>,
+    /// Vectors, whether a merge, since when.
+    running: Option<(usize, bool, Instant)>,
     last: Option<(usize, Duration)>,
 }
 
 impl VectorBuilds {
-    /// A build of `n` vectors begins now.
-    pub fn begin(&mut self, n: usize) {
-        self.running = Some((n, Instant::now()));
+    /// A build of `n` vectors (a merge of sealed segments, or a seal) begins now.
+    pub fn begin(&mut self, n: usize, merge: bool) {
+        self.running = Some((n, merge, Instant::now()));
     }
 
     /// The build under way has ended (installed or failed).
     pub fn end(&mut self) {
-        if let Some((n, since)) = self.running.take() {
+        if let Some((n, _, since)) = self.running.take() {
             self.last = Some((n, since.elapsed()));
         }
     }
 
     /// Why the model's pass does not advance now, while a build runs.
     pub fn waiting(&self) -> Option<String> {
-        let (n, since) = self.running?;
-        Some(describe(n, since.elapsed(), self.last))
+        let (n, merge, since) = self.running?;
+        Some(describe(n, merge, since.elapsed(), self.last))
     }
 }
 
-/// The line for a build of `n` vectors running for `elapsed`, the last build having taken
-/// `last` (vectors, time) if there was one.
-pub(crate) fn describe(n: usize, elapsed: Duration, last: Option<(usize, Duration)>) -> String {
+/// The line for a build of `n` vectors (a merge, or a seal) running for `elapsed`, the last build
+/// having taken `last` (vectors, time) if there was one.
+pub(crate) fn describe(
+    n: usize,
+    merge: bool,
+    elapsed: Duration,
+    last: Option<(usize, Duration)>,
+) -> String {
     let total = last.and_then(|(m, t)| patina_core::eta::build_time(n as u64, m as u64, t));
     let pace = match total {
         Some(total) => format!(
@@ -44,9 +51,13 @@ pub(crate) fn describe(n: usize, elapsed: Duration, last: Option<(usize, Duratio
         ),
         None => String::new(),
     };
+    let what = if merge {
+        format!("segments of {n} vectors are being merged into one")
+    } else {
+        format!("a segment of {n} vectors is being sealed")
+    };
     format!(
-        "the vector index is being built with {n} vectors ({} so far{pace}); the model's pass \
-         goes on when it is in",
+        "the vector index: {what} ({} so far{pace}); the model's pass goes on when it is in",
         duration(elapsed)
     )
 }
@@ -57,22 +68,25 @@ mod tests {
 
     #[test]
     fn a_build_says_how_long_it_ran_and_how_long_it_has_left() {
-        let first = describe(20_000, Duration::from_secs(12), None);
+        let first = describe(20_000, false, Duration::from_secs(12), None);
         assert_eq!(
             first,
-            "the vector index is being built with 20000 vectors (1 min so far); the model's pass \
-             goes on when it is in"
+            "the vector index: a segment of 20000 vectors is being sealed (1 min so far); the \
+             model's pass goes on when it is in"
         );
         // 320k after a 160k build of 517 s: ~1,100 s in all, 300 s done.
         let line = describe(
             320_000,
+            true,
             Duration::from_secs(300),
             Some((160_000, Duration::from_secs(517))),
         );
         assert!(line.contains("(5 min so far, ~14 min left"), "{line}");
         // Past the estimate: about a minute, never a negative time.
+        assert!(line.starts_with("the vector index: segments of 320000 vectors are being merged"));
         let late = describe(
             320_000,
+            true,
             Duration::from_secs(2_000),
             Some((160_000, Duration::from_secs(517))),
         );
@@ -83,7 +97,7 @@ mod tests {
     fn the_last_build_is_remembered_once_it_ends() {
         let mut b = VectorBuilds::default();
         assert_eq!(b.waiting(), None);
-        b.begin(50_000);
+        b.begin(50_000, true);
         assert!(b.waiting().unwrap().contains("50000 vectors"));
         b.end();
         assert_eq!(b.waiting(), None);

@@ -7,7 +7,7 @@
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use crate::services::embedding::{Semantic, maybe_rebuild};
+use crate::services::embedding::{Semantic, maybe_seal_or_merge};
 use crate::state::repos::Repos;
 
 /// Backlog chunks given a static vector per turn of the worker (a few hundred milliseconds).
@@ -119,8 +119,8 @@ fn work(sem: &Semantic, registered: Weak<Repos>) {
                     continue;
                 }
             }
-            if let Err(e) = maybe_rebuild(repo) {
-                tracing::error!(repo = %repo.id(), "rebuilding the vector index failed: {e:#}");
+            if let Err(e) = maybe_seal_or_merge(repo) {
+                tracing::error!(repo = %repo.id(), "sealing or merging vector segments failed: {e:#}");
             }
             break;
         }
@@ -145,10 +145,10 @@ fn work(sem: &Semantic, registered: Weak<Repos>) {
         }
         if !did {
             for repo in &repos {
-                if let Err(e) = maybe_rebuild(repo) {
-                    tracing::error!(repo = %repo.id(), "rebuilding the vector index failed: {e:#}");
+                if let Err(e) = maybe_seal_or_merge(repo) {
+                    tracing::error!(repo = %repo.id(), "sealing or merging vector segments failed: {e:#}");
                 }
-                // Idle: the vectors outside the graph go to disk, so the next start reads
+                // Idle: the vectors not sealed yet go to disk, so the next start reads
                 // them from one file instead of from the embedding cache one by one.
                 if !repo.is_cancelled() {
                     sem.save(repo);

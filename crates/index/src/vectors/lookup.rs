@@ -19,12 +19,14 @@ impl VectorIndex {
                 out.insert(id, dequantize(q.iter().copied(), scale));
             }
         }
-        if let Some(map) = &self.built {
-            for (pid, p) in map.iter() {
-                let id = map.values[pid.into_inner() as usize];
-                if ids.contains(&id) && !self.tombstones.contains(&id) {
-                    out.entry(id)
-                        .or_insert_with(|| dequantize(p.q.iter().copied(), p.scale));
+        for s in &self.sealed {
+            for &id in ids {
+                if out.contains_key(&id) || !s.holds(id) {
+                    continue;
+                }
+                if let Some(node) = s.find(id) {
+                    use super::hnsw::Graph;
+                    out.insert(id, dequantize(s.q(node).iter().copied(), s.scale(node)));
                 }
             }
         }
