@@ -503,7 +503,7 @@ fn memory_part(env: &TestEnv, component: &str) -> u64 {
 
 /// The bytes `patina status --json` counts for the vector index (chunks and commit messages).
 fn vector_bytes(env: &TestEnv) -> u64 {
-    memory_part(env, "vector index (vectors, graph links, commit messages)")
+    memory_part(env, "vector index (unsealed vectors, commit messages)")
 }
 
 /// [`FILES`] and two more commits whose messages say what they changed.

@@ -172,7 +172,7 @@ pub(crate) fn breakdown(
         part("embedding model (query session)", query, 0, false),
         part("embedding model (bulk session)", bulk, 0, false),
         part(
-            "vector index (vectors, graph links, commit messages)",
+            "vector index (unsealed vectors, commit messages)",
             vectors,
             0,
             true,
