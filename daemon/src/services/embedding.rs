@@ -768,10 +768,9 @@ fn note_key(precision: Precision, text: &str) -> [u8; 32] {
 
 /// Seal the fresh segment into a sealed one, or merge small sealed segments, when one is due; the
 /// build (bounded by the seal or merge size) runs without the lock.
-pub(crate) fn maybe_seal_or_merge(repo: &Repo) -> Result<()> {
-    let Some(snapshot) = repo.vectors_to_build() else {
-        return Ok(());
-    };
+/// Build the segment `snapshot` (from [`Repo::vectors_to_build`]) asks for, a seal or a merge, and
+/// install it. Slow (seconds to minutes): run it beside the model's pass, not on its thread.
+pub(crate) fn seal_or_merge(repo: &Repo, snapshot: patina_index::vectors::Snapshot) -> Result<()> {
     let (n, merge) = (snapshot.len(), snapshot.is_merge());
     let t0 = std::time::Instant::now();
     let built = patina_index::vectors::VectorIndex::build(snapshot);

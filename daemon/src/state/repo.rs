@@ -558,8 +558,16 @@ impl Repo {
     /// A snapshot of the vectors a seal or a merge builds a segment from without any lock, when
     /// one is due ([`patina_index::vectors::VectorIndex::needs_build`]); then
     /// [`Repo::install_vectors`]. Until then `patina status` says the build runs.
+    /// One build at a time: none while another is under way (until [`Repo::install_vectors`] or
+    /// [`Repo::abandon_vector_build`]).
     pub fn vectors_to_build(&self) -> Option<Snapshot> {
-        if !self.graph_build_due() {
+        if !self.graph_build_due()
+            || self
+                .vector_builds
+                .lock()
+                .expect("vector builds lock")
+                .is_running()
+        {
             return None;
         }
         let snapshot = self.vectors.write().expect("vectors lock").snapshot();
@@ -570,7 +578,7 @@ impl Repo {
         Some(snapshot)
     }
 
-    /// Why the model's pass waits, while a vector-index build runs.
+    /// The vector-index build under way, for `patina status` (the model's pass goes on beside it).
     pub fn vector_build_waiting(&self) -> Option<String> {
         self.vector_builds
             .lock()
@@ -581,6 +589,12 @@ impl Repo {
     /// Whether a seal or a merge is due now ([`Repo::vectors_to_build`] would return a snapshot).
     pub fn graph_build_due(&self) -> bool {
         self.vectors.read().expect("vectors lock").needs_build()
+    }
+
+    /// A build begun by [`Repo::vectors_to_build`] will not be installed (it failed or panicked):
+    /// the next may begin.
+    pub fn abandon_vector_build(&self) {
+        self.vector_builds.lock().expect("vector builds lock").end();
     }
 
     pub fn install_vectors(&self, built: patina_index::vectors::Built) -> Result<()> {

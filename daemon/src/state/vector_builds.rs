@@ -1,7 +1,7 @@
 //! A repository's vector-index builds — a seal of the fresh segment or a merge of sealed segments,
-//! each bounded in size: the one under way and how long the last one took. While a build runs
-//! the model's pass waits for it (the embedder builds), so `patina status` says so and for about
-//! how long, instead of an ETA frozen at the pace before the build.
+//! each bounded in size: the one under way and how long the last one took. A build runs on a
+//! thread of its own beside the model's pass (`crate::workers::embedder`), one at a time per
+//! repository; `patina status` names it and about how long it has left.
 
 use std::time::{Duration, Instant};
 
@@ -21,14 +21,19 @@ impl VectorBuilds {
         self.running = Some((n, merge, Instant::now()));
     }
 
-    /// The build under way has ended (installed or failed).
+    /// Whether a build is under way (then no other begins).
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// The build under way has ended (installed or failed; again: nothing).
     pub fn end(&mut self) {
         if let Some((n, _, since)) = self.running.take() {
             self.last = Some((n, since.elapsed()));
         }
     }
 
-    /// Why the model's pass does not advance now, while a build runs.
+    /// The line `patina status` shows beside the model's stage while a build runs.
     pub fn waiting(&self) -> Option<String> {
         let (n, merge, since) = self.running?;
         Some(describe(n, merge, since.elapsed(), self.last))
@@ -57,7 +62,7 @@ pub(crate) fn describe(
         format!("a segment of {n} vectors is being sealed")
     };
     format!(
-        "the vector index: {what} ({} so far{pace}); the model's pass goes on when it is in",
+        "the vector index: {what} ({} so far{pace}), beside the model's pass",
         duration(elapsed)
     )
 }
@@ -71,8 +76,8 @@ mod tests {
         let first = describe(20_000, false, Duration::from_secs(12), None);
         assert_eq!(
             first,
-            "the vector index: a segment of 20000 vectors is being sealed (1 min so far); the \
-             model's pass goes on when it is in"
+            "the vector index: a segment of 20000 vectors is being sealed (1 min so far), beside \
+             the model's pass"
         );
         // 320k after a 160k build of 517 s: ~1,100 s in all, 300 s done.
         let line = describe(
@@ -97,9 +102,12 @@ mod tests {
     fn the_last_build_is_remembered_once_it_ends() {
         let mut b = VectorBuilds::default();
         assert_eq!(b.waiting(), None);
+        assert!(!b.is_running());
         b.begin(50_000, true);
+        assert!(b.is_running(), "no other build begins while this one runs");
         assert!(b.waiting().unwrap().contains("50000 vectors"));
         b.end();
+        assert!(!b.is_running());
         assert_eq!(b.waiting(), None);
         assert_eq!(b.last.map(|(n, _)| n), Some(50_000));
         b.end();

@@ -7,8 +7,45 @@
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use crate::services::embedding::{Semantic, maybe_seal_or_merge};
+use crate::services::embedding::{Semantic, seal_or_merge};
+use crate::state::repo::Repo;
 use crate::state::repos::Repos;
+
+/// Start a due seal or merge of `repo`'s vector segments on a thread of its own. One at a time per
+/// repository: the snapshot is taken here, on the embedder's one thread, and
+/// `Repo::vectors_to_build` gives none while a build is under way. The model's pass goes on beside
+/// it: a merge of up to 262,144 vectors takes minutes on two cores, and the pass used to wait for
+/// every build (25 minutes of rebuilds on the 100k-file tree, bench/RESULTS.md).
+fn build_beside(repo: &Arc<Repo>) {
+    let Some(snapshot) = repo.vectors_to_build() else {
+        return;
+    };
+    let builder = Arc::clone(repo);
+    let spawned = std::thread::Builder::new()
+        .name("patina-vectors".into())
+        .spawn(move || {
+            // A build that panics before its install ends its record, so the next may begin.
+            struct Unfinished(Option<Arc<Repo>>);
+            impl Drop for Unfinished {
+                fn drop(&mut self) {
+                    if let Some(r) = self.0.take() {
+                        r.abandon_vector_build();
+                    }
+                }
+            }
+            let mut unfinished = Unfinished(Some(Arc::clone(&builder)));
+            let result = seal_or_merge(&builder, snapshot);
+            // Installed or refused, the install ended the record (a newer build may have begun).
+            unfinished.0 = None;
+            if let Err(e) = result {
+                tracing::error!(repo = %builder.id(), "sealing or merging vector segments failed: {e:#}");
+            }
+        });
+    if let Err(e) = spawned {
+        repo.abandon_vector_build();
+        tracing::error!(repo = %repo.id(), "starting a vector build: {e}");
+    }
+}
 
 /// Backlog chunks given a static vector per turn of the worker (a few hundred milliseconds).
 const STATIC_BATCH: usize = 2048;
@@ -119,9 +156,7 @@ fn work(sem: &Semantic, registered: Weak<Repos>) {
                     continue;
                 }
             }
-            if let Err(e) = maybe_seal_or_merge(repo) {
-                tracing::error!(repo = %repo.id(), "sealing or merging vector segments failed: {e:#}");
-            }
+            build_beside(repo);
             break;
         }
         if !did {
@@ -145,9 +180,7 @@ fn work(sem: &Semantic, registered: Weak<Repos>) {
         }
         if !did {
             for repo in &repos {
-                if let Err(e) = maybe_seal_or_merge(repo) {
-                    tracing::error!(repo = %repo.id(), "sealing or merging vector segments failed: {e:#}");
-                }
+                build_beside(repo);
                 // Idle: the vectors not sealed yet go to disk, so the next start reads
                 // them from one file instead of from the embedding cache one by one.
                 if !repo.is_cancelled() {
