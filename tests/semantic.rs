@@ -272,6 +272,20 @@ fn vectors_sealed_into_segments_survive_a_kill_and_a_damaged_segment_without_re_
         .collect::<Vec<_>>();
     assert_eq!(expected.first().map(String::as_str), Some("convert.py"));
 
+    // The same answer as before, and no chunk embedded again.
+    let answers_as_before = |env: &TestEnv| {
+        let r = ask(env, WEATHER_QUESTION, &["semantic"], repo.path());
+        assert_eq!(
+            paths(&r),
+            expected.iter().map(String::as_str).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            env.assert_healthy().embeddings_computed,
+            0,
+            "nothing was embedded again"
+        );
+    };
+
     // kill -9, whatever was under way: the index opens, and every vector is back without the
     // model (from the segments, the fresh segment's file or the embedding cache).
     env.kill_daemon();
@@ -279,16 +293,7 @@ fn vectors_sealed_into_segments_survive_a_kill_and_a_damaged_segment_without_re_
     env.start_daemon();
     let after = wait_for_embeddings(&env, repo.path());
     assert_eq!(after.vectors, before.chunks);
-    let again = ask(&env, WEATHER_QUESTION, &["semantic"], repo.path());
-    assert_eq!(
-        paths(&again),
-        expected.iter().map(String::as_str).collect::<Vec<_>>()
-    );
-    assert_eq!(
-        env.assert_healthy().embeddings_computed,
-        0,
-        "nothing was embedded again"
-    );
+    answers_as_before(&env);
 
     // A segment damaged while the daemon is down is dropped at start; its vectors come back
     // from the embedding cache.
@@ -301,16 +306,7 @@ fn vectors_sealed_into_segments_survive_a_kill_and_a_damaged_segment_without_re_
     env.start_daemon();
     let mended = wait_for_embeddings(&env, repo.path());
     assert_eq!(mended.vectors, before.chunks);
-    let third = ask(&env, WEATHER_QUESTION, &["semantic"], repo.path());
-    assert_eq!(
-        paths(&third),
-        expected.iter().map(String::as_str).collect::<Vec<_>>()
-    );
-    assert_eq!(
-        env.assert_healthy().embeddings_computed,
-        0,
-        "nothing was embedded again"
-    );
+    answers_as_before(&env);
 }
 
 #[test]
