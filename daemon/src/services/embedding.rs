@@ -766,9 +766,8 @@ fn note_key(precision: Precision, text: &str) -> [u8; 32] {
     *blake3::hash(format!("patina-note/{tag}/1\0{text}").as_bytes()).as_bytes()
 }
 
-/// Seal the fresh segment into a sealed one, or merge small sealed segments, when one is due; the
-/// build (bounded by the seal or merge size) runs without the lock.
-/// Build the segment `snapshot` (from [`Repo::vectors_to_build`]) asks for, a seal or a merge, and
+/// Build the segment `snapshot` (from [`Repo::vectors_to_build`]) asks for, a seal of the fresh
+/// segment or a merge of small sealed ones (bounded by the seal or merge size; no lock held), and
 /// install it. Slow (seconds to minutes): run it beside the model's pass, not on its thread.
 pub(crate) fn seal_or_merge(repo: &Repo, snapshot: patina_index::vectors::Snapshot) -> Result<()> {
     let (n, merge) = (snapshot.len(), snapshot.is_merge());
