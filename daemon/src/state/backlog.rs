@@ -102,19 +102,9 @@ impl Answered {
         }
     }
 
-    pub fn contains(&self, path: &str) -> bool {
-        self.set.contains(path)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.set.is_empty()
-    }
-
-    /// Note every file of `newer`, oldest first, as though noted after these.
-    pub fn extend(&mut self, newer: Answered) {
-        for p in newer.order {
-            self.note(&p);
-        }
+    /// The files, to look up without the lock (at most [`Answered::CAP`] shared names).
+    pub fn files(&self) -> HashSet<Arc<str>> {
+        self.set.clone()
     }
 }
 
@@ -277,15 +267,17 @@ mod tests {
     #[test]
     fn the_answered_files_keep_the_newest_within_their_cap() {
         let mut a = Answered::default();
-        assert!(a.is_empty());
+        assert!(a.files().is_empty());
         for i in 0..Answered::CAP + 10 {
             a.note(&format!("f{i}.rs"));
         }
-        assert!(!a.contains("f0.rs") && !a.contains("f9.rs"));
-        assert!(a.contains("f10.rs") && a.contains(&format!("f{}.rs", Answered::CAP + 9)));
+        let has = |a: &Answered, p: &str| a.files().contains(p);
+        assert_eq!(a.files().len(), Answered::CAP);
+        assert!(!has(&a, "f0.rs") && !has(&a, "f9.rs"));
+        assert!(has(&a, "f10.rs") && has(&a, &format!("f{}.rs", Answered::CAP + 9)));
         // Noted again, an old file becomes the newest: the next ones push out others.
         a.note("f10.rs");
         a.note("new.rs");
-        assert!(a.contains("f10.rs") && !a.contains("f11.rs"));
+        assert!(has(&a, "f10.rs") && !has(&a, "f11.rs"));
     }
 }

@@ -608,10 +608,10 @@ impl Repo {
     /// first: files answers returned, then files the newest [`RECENT_COMMITS`] commits changed,
     /// then the rest; source before examples and configuration, docs and tests within each;
     /// generated and vendored code last (`crate::state::backlog::{urgency, pick_batch}`). Takes
-    /// the answered files (released), chunks, then pending.
+    /// the answered files (copied, released), chunks, then pending.
     pub fn backlog_batch(&self, n: usize) -> Vec<(u64, u8)> {
         use crate::state::backlog::{Want, pick_batch, urgency};
-        let answered = std::mem::take(&mut *self.answered.lock().expect("answered lock"));
+        let answered = self.answered.lock().expect("answered lock").files();
         // The history as it is (not synced here): empty until the first round has read it.
         let view = self.history.view();
         let changed: std::collections::HashSet<&str> = view
@@ -628,7 +628,7 @@ impl Repo {
         } else {
             Want::Later
         };
-        let batch = self.index.with_chunks(|chunks| {
+        self.index.with_chunks(|chunks| {
             let pending = self.pending.lock().expect("pending lock");
             let levels = pending.iter().map(|id| {
                 let meta = chunks.get(id);
@@ -640,12 +640,7 @@ impl Repo {
                 (*id, urgency(meta.map(|m| m.role()), want))
             });
             pick_batch(levels, n, urgency(None, best))
-        });
-        // Put back what was taken, with what answers noted meanwhile after it (newest last).
-        let mut now = self.answered.lock().expect("answered lock");
-        let since = std::mem::replace(&mut *now, answered);
-        now.extend(since);
-        batch
+        })
     }
 
     /// Note the files an answer returned: the model's pass embeds their chunks first.
