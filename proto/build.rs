@@ -24,6 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "patina/v1/buffers.proto",
         "patina/v1/tune.proto",
         "patina/v1/snapshots.proto",
+        "patina/v1/team.proto",
     ];
     tonic_prost_build::configure()
         .build_transport(false)

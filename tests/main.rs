@@ -35,6 +35,7 @@ mod semantic;
 mod service;
 mod shell;
 mod snapshot;
+mod team;
 mod terminal;
 mod tidy;
 mod tune;

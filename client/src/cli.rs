@@ -116,6 +116,21 @@ pub(crate) enum Cmd {
         #[command(subcommand)]
         cmd: SnapshotCmd,
     },
+    /// Publish a repository's index (default: the current one) at its commit to the team's
+    /// shared store (`[team] url`, docs/team.md): teammates' daemons take its vectors.
+    Publish {
+        repo: Option<String>,
+        /// An engine role that may read this repository (repeat for several).
+        #[arg(long = "reader")]
+        readers: Vec<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The repositories the team's store lets this daemon read, and which are cloned here.
+    Published {
+        #[arg(long)]
+        json: bool,
+    },
     /// Feedback agents gave on answers (MCP `patina_feedback`, and hits they read).
     Feedback {
         #[command(subcommand)]

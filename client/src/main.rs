@@ -20,6 +20,7 @@ mod model;
 mod output;
 mod scope;
 mod snapshot;
+mod team;
 mod tune;
 
 use std::process::ExitCode;
@@ -80,6 +81,12 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Cmd::Defs(a) => navigate::run(&socket, "defs", a).await,
         Cmd::Tune(args) => tune::run(&socket, args).await,
         Cmd::Snapshot { cmd } => snapshot::run(&socket, cmd).await,
+        Cmd::Publish {
+            repo,
+            readers,
+            json,
+        } => team::publish(&socket, repo, readers, json).await,
+        Cmd::Published { json } => team::published(&socket, json).await,
         Cmd::Feedback { cmd } => feedback::run(&socket, cmd).await,
         Cmd::Graph(a) => graph::graph(&socket, a).await,
         Cmd::Map(a) => graph::map(&socket, a).await,

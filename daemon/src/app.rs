@@ -105,6 +105,11 @@ pub async fn serve(opts: Options) -> Result<Exit> {
         &budget,
         restarts == 0,
     ));
+    let team = Arc::new(crate::services::team::Team::from_config(
+        &config.team,
+        tokio::runtime::Handle::current(),
+    )?);
+    semantic.share_with(team.clone());
     let generations = Arc::new(Generations::default());
     let sessions = Sessions::open(&store, semantic.clone(), generations.clone())?;
     let feedback = Feedback::open(&store)?;
@@ -209,6 +214,7 @@ pub async fn serve(opts: Options) -> Result<Exit> {
             std::time::Duration::from_secs(config.cache.ttl_secs),
         ),
         feedback,
+        team,
     });
     tracing::info!(
         socket = %bound.path.display(),
@@ -272,6 +278,7 @@ pub async fn serve(opts: Options) -> Result<Exit> {
         .add_service(pb::buffers_server::BuffersServer::new(services.clone()))
         .add_service(pb::tune_server::TuneServer::new(services.clone()))
         .add_service(pb::snapshots_server::SnapshotsServer::new(services.clone()))
+        .add_service(pb::team_server::TeamServer::new(services.clone()))
         .add_service(pb::sessions_server::SessionsServer::new(services))
         .serve_with_incoming_shutdown(socket::incoming(bound.listener, gate), signal);
     tokio::select! {

@@ -148,7 +148,8 @@ impl TestEnv {
             .env_remove("RUST_LOG")
             .env_remove("LISTEN_PID")
             .env_remove("LISTEN_FDS")
-            .env_remove("ORT_DYLIB_PATH");
+            .env_remove("ORT_DYLIB_PATH")
+            .env_remove("PATINA_TEAM_URL");
         // Python drivers (MCP conformance, LSP protocol) run as written: no optimisation that
         // strips checks, no start-up script, no other interpreter home, no changed warnings.
         for var in [

@@ -22,6 +22,7 @@
 mod env;
 mod fixtures;
 mod git;
+mod postgres;
 mod process;
 mod wait;
 
@@ -37,6 +38,7 @@ pub use pb::{
     GetFileRequest, GetFileResponse, Granularity, Hit, IndexPhase, IndexProgress, ListResponse,
     QueryRequest, QueryResponse, RepoInfo,
 };
+pub use postgres::*;
 pub use process::*;
 pub use tonic::{Code, Status};
 pub use wait::*;

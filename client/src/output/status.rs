@@ -123,7 +123,8 @@ pub(crate) fn print_status(
                         "rss_bytes": h.rss_bytes, "socket": h.socket, "data_dir": h.data_dir, "socket_activated": h.socket_activated,
                         "restarts_in_place": h.restarts_in_place,
                         "semantic_on": h.semantic_on, "semantic": h.semantic, "embeddings_computed": h.embeddings_computed,
-                        "memory": memory_json(h)},
+                        "memory": memory_json(h),
+                        "team": {"store": h.team_store, "trouble": h.team_trouble, "embeddings_from_team": h.embeddings_from_team}},
             "repos": list.repos.iter().map(repo_json).collect::<Vec<_>>(),
         });
         outln!("{}", serde_json::to_string_pretty(&v)?);
@@ -133,6 +134,19 @@ pub(crate) fn print_status(
     print_memory(h);
     outln!("state in {}", h.data_dir);
     outln!("semantic search {}", h.semantic);
+    if !h.team_store.is_empty() {
+        match h.team_trouble.as_str() {
+            "" => outln!(
+                "team store {}: {} vectors taken from it",
+                h.team_store,
+                h.embeddings_from_team
+            ),
+            why => outln!(
+                "team store {}: failing ({why}); local search is unaffected",
+                h.team_store
+            ),
+        }
+    }
     if list.repos.is_empty() {
         outln!("\nno repositories registered; add one with `patina add PATH`");
     }

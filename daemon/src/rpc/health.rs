@@ -38,6 +38,9 @@ impl pb::health_server::Health for Services {
             memory,
             binary_replaced: d.exe.replaced(),
             restarts_in_place: d.restarts,
+            team_store: d.team.describe().unwrap_or_default(),
+            team_trouble: d.team.trouble().unwrap_or_default(),
+            embeddings_from_team: d.team.taken(),
         }))
     }
 

@@ -14,6 +14,7 @@ mod repos;
 mod search;
 mod sessions;
 mod snapshots;
+mod team;
 mod tune;
 
 use std::sync::Arc;
@@ -52,9 +53,11 @@ pub(crate) struct Daemon {
     pub ccache: crate::query::cache::QueryCache<patina_proto::v1::ContextResponse>,
     /// Feedback on answers (`Feedback` service; answers remembered by query id).
     pub feedback: crate::services::feedback::Feedback,
+    /// A team's shared store (off unless `[team] url`).
+    pub team: Arc<crate::services::team::Team>,
 }
 
-/// The tonic services (one per `proto/` service: eleven), over one shared [`Daemon`].
+/// The tonic services (one per `proto/` service: twelve), over one shared [`Daemon`].
 #[derive(Clone)]
 pub(crate) struct Services(pub Arc<Daemon>);
 

@@ -15,11 +15,10 @@ use anyhow::{Context, Result, anyhow};
 use crate::process::memory::Resident;
 use crate::state::repo::Repo;
 
+use keys::{chunk_key, chunk_key_of, model_tag, note_key};
 use patina_core::ChunkMeta;
 use patina_core::eta::Throughput;
-use patina_embed::{
-    DIM, Embedder, Lexicon, MODEL_NAME, ModelPaths, Precision, QueryCache, StaticTable,
-};
+use patina_embed::{DIM, Embedder, Lexicon, ModelPaths, Precision, QueryCache, StaticTable};
 use patina_index::embedding_cache::as_stored;
 use patina_index::store::EmbeddingCache;
 use slot::Slot;
@@ -83,6 +82,9 @@ pub(crate) struct Semantic {
     /// The tokenizer's whole words (when the model loaded): what tells a misspelt word of a
     /// question from an English word the code never uses.
     lexicon: Option<Lexicon>,
+    /// A team's store ([`Semantic::share_with`]): asked for the vectors of a batch before the
+    /// model embeds what it lacks.
+    shared: std::sync::OnceLock<Arc<dyn shared::VectorSource>>,
 }
 
 /// Where the static table stands.
@@ -157,6 +159,7 @@ impl Semantic {
                 Statics::Off
             }),
             lexicon,
+            shared: std::sync::OnceLock::new(),
         }
     }
 
@@ -356,6 +359,11 @@ impl Semantic {
                 format!("off: {why}; turn it on with `{INSTALL_HINT}` and restart the daemon")
             }
         }
+    }
+
+    /// Take vectors from a team's store before embedding (set once, at start).
+    pub fn share_with(&self, source: Arc<dyn shared::VectorSource>) {
+        let _ = self.shared.set(source);
     }
 
     pub fn computed(&self) -> u64 {
@@ -687,6 +695,15 @@ impl Semantic {
                 None => work.push((*id, key, Semantic::input(&meta, &text))),
             }
         }
+        if let Some(source) = self.shared.get() {
+            shared::take(
+                &**source,
+                &self.model_tag(),
+                &self.cache,
+                &mut work,
+                &mut cached,
+            )?;
+        }
         ids.extend(gone);
         if ids.is_empty() {
             return Ok(0);
@@ -718,54 +735,6 @@ impl Semantic {
     }
 }
 
-/// The model and graph a vector comes from, as a cache-key prefix. fp32 keeps the prefix of the
-/// keys written before the precision was part of them (so an fp32 cache stays valid); int8 has
-/// its own, so switching `[semantic] precision` never serves a vector of the other graph.
-fn model_tag(precision: Precision) -> String {
-    match precision {
-        Precision::Fp32 => MODEL_NAME.to_string(),
-        Precision::Int8 => format!("{MODEL_NAME}/{}", precision.name()),
-    }
-}
-
-/// Cache key of a chunk's embedding: a hash of the model and precision, the chunk's context
-/// fields and its text hash — everything [`Semantic::input`] and the vector are a function of.
-fn chunk_key(precision: Precision, meta: &ChunkMeta) -> [u8; 32] {
-    chunk_key_of(
-        precision,
-        &meta.path,
-        meta.parent.as_deref().unwrap_or(""),
-        meta.symbol.as_deref().unwrap_or(""),
-        &meta.hash.to_hex(),
-    )
-}
-
-fn chunk_key_of(
-    precision: Precision,
-    path: &str,
-    parent: &str,
-    symbol: &str,
-    hash: &str,
-) -> [u8; 32] {
-    let mut h = blake3::Hasher::new();
-    h.update(model_tag(precision).as_bytes());
-    h.update(b"/2\0");
-    h.update(path.as_bytes());
-    h.update(b"\0");
-    h.update(parent.as_bytes());
-    h.update(b"\0");
-    h.update(symbol.as_bytes());
-    h.update(b"\0");
-    h.update(hash.as_bytes());
-    *h.finalize().as_bytes()
-}
-
-/// Cache key of a session note's embedding (the note's text, embedded as a query is).
-fn note_key(precision: Precision, text: &str) -> [u8; 32] {
-    let tag = model_tag(precision);
-    *blake3::hash(format!("patina-note/{tag}/1\0{text}").as_bytes()).as_bytes()
-}
-
 /// Build the segment `snapshot` (from [`Repo::vectors_to_build`]) asks for, a seal of the fresh
 /// segment or a merge of small sealed ones (bounded by the seal or merge size; no lock held), and
 /// install it. Slow (seconds to minutes): run it beside the model's pass, not on its thread.
@@ -783,6 +752,8 @@ pub(crate) fn seal_or_merge(repo: &Repo, snapshot: patina_index::vectors::Snapsh
     Ok(())
 }
 
+mod keys;
+pub(crate) mod shared;
 mod slot;
 pub(crate) mod stages;
 #[cfg(test)]

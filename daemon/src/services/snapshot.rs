@@ -70,48 +70,10 @@ pub(crate) fn create(semantic: &Semantic, repo: &Arc<Repo>, out: &str) -> Result
             semantic.describe()
         )));
     }
-    let mut f = Freshness::of(repo);
-    // A round that is only confirming an index already complete (a watcher's late event, the
-    // poller) is waited for, briefly, instead of sending the user back to retry.
-    let deadline = std::time::Instant::now() + ROUND_WAIT;
-    while f.indexing
-        && f.pending_files == Some(0)
-        && f.embed_backlog == 0
-        && f.indexed_commit == f.head_commit
-        && std::time::Instant::now() < deadline
-    {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        f = Freshness::of(repo);
-    }
-    let Some(commit) = f.indexed_commit.clone() else {
-        return Err(invalid(format!(
-            "{} is not a git repository at a commit: a snapshot is of a commit",
-            repo.root().display()
-        )));
-    };
-    if !f.is_fresh() {
-        return Err(invalid(format!(
-            "the index of {} is not complete yet ({} files pending, {} chunks to embed, HEAD {}, \
-             indexed {commit}); wait until `patina status` shows it fresh",
-            repo.record().name,
-            f.pending_files.map_or("?".into(), |n| n.to_string()),
-            f.embed_backlog,
-            f.head_commit.as_deref().unwrap_or("?"),
-        )));
-    }
-    if let Some(dirty) = crate::services::git::dirty(repo.root()) {
-        return Err(invalid(format!(
-            "{} has changes that are not committed ({dirty}): a snapshot is of a commit, commit \
-             or stash them first",
-            repo.root().display()
-        )));
-    }
-    let metas: Vec<(u64, patina_core::ChunkMeta)> =
-        repo.with_chunks(|c| c.iter().map(|(id, m)| (*id, m.clone())).collect());
-    let mut entries = Vec::with_capacity(metas.len());
-    for (id, m) in metas {
-        let vector = semantic.cached(&m)?;
-        entries.push(Entry {
+    let commit = fresh_commit(repo, "a snapshot")?;
+    let entries = embedded_chunks(semantic, repo)?
+        .into_iter()
+        .map(|(id, m, vector)| Entry {
             id,
             path: m.path.to_string(),
             start_line: m.start_line,
@@ -119,28 +81,9 @@ pub(crate) fn create(semantic: &Semantic, repo: &Arc<Repo>, out: &str) -> Result
             parent: m.parent.clone().unwrap_or_default(),
             symbol: m.symbol.clone().unwrap_or_default(),
             hash: m.hash.to_hex(),
-            vector,
-        });
-    }
-    // What the embedding cache has lost (deleted, or its tail cut after a crash) the vector index
-    // still holds, as the same 8-bit numbers: the snapshot is the same.
-    let lost: HashSet<u64> = entries
-        .iter()
-        .filter(|e| e.vector.is_none())
-        .map(|e| e.id)
+            vector: Some(vector),
+        })
         .collect();
-    let mut held = repo.vectors_of(&lost);
-    for e in entries.iter_mut().filter(|e| e.vector.is_none()) {
-        e.vector = held.remove(&e.id);
-    }
-    let missing = entries.iter().filter(|e| e.vector.is_none()).count();
-    if missing > 0 {
-        bail!(
-            "{missing} chunks of {} have no embedding yet; wait until `patina status` shows every \
-             chunk embedded",
-            repo.record().name
-        );
-    }
     let snapshot = Snapshot {
         header: Header {
             format: FORMAT,
@@ -164,6 +107,83 @@ pub(crate) fn create(semantic: &Semantic, repo: &Arc<Repo>, out: &str) -> Result
     std::fs::rename(&tmp, &out).with_context(|| format!("writing {}", out.display()))?;
     tracing::info!(repo = %repo.id(), file = %out.display(), digest = %hex(&digest), "snapshot written");
     Ok(info(out, &snapshot, &digest, bytes.len()))
+}
+
+/// Every chunk of `repo` with its vector under this daemon's model: from the embedding cache, or
+/// what the cache has lost (deleted, or its tail cut after a crash) from the vector index, which
+/// holds the same 8-bit numbers. An error when some chunk has no vector yet.
+pub(crate) fn embedded_chunks(
+    semantic: &Semantic,
+    repo: &Repo,
+) -> Result<Vec<(u64, patina_core::ChunkMeta, Vec<f32>)>> {
+    let metas: Vec<(u64, patina_core::ChunkMeta)> =
+        repo.with_chunks(|c| c.iter().map(|(id, m)| (*id, m.clone())).collect());
+    let mut out = Vec::with_capacity(metas.len());
+    let mut lost = HashSet::new();
+    for (id, m) in metas {
+        let vector = semantic.cached(&m)?;
+        if vector.is_none() {
+            lost.insert(id);
+        }
+        out.push((id, m, vector));
+    }
+    let mut held = repo.vectors_of(&lost);
+    for e in out.iter_mut().filter(|e| e.2.is_none()) {
+        e.2 = held.remove(&e.0);
+    }
+    let missing = out.iter().filter(|e| e.2.is_none()).count();
+    if missing > 0 {
+        bail!(
+            "{missing} chunks of {} have no embedding yet; wait until `patina status` shows every \
+             chunk embedded",
+            repo.record().name
+        );
+    }
+    Ok(out
+        .into_iter()
+        .map(|(id, m, v)| (id, m, v.expect("checked above")))
+        .collect())
+}
+
+/// The commit `repo`'s index stands for, when it is complete and the working tree is clean:
+/// what a snapshot or a publish (`what`) is of. A round that is only confirming an index already
+/// complete (a watcher's late event, the poller) is waited for, briefly.
+pub(crate) fn fresh_commit(repo: &Arc<Repo>, what: &str) -> Result<String> {
+    let mut f = Freshness::of(repo);
+    let deadline = std::time::Instant::now() + ROUND_WAIT;
+    while f.indexing
+        && f.pending_files == Some(0)
+        && f.embed_backlog == 0
+        && f.indexed_commit == f.head_commit
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        f = Freshness::of(repo);
+    }
+    let Some(commit) = f.indexed_commit.clone() else {
+        return Err(invalid(format!(
+            "{} is not a git repository at a commit: {what} is of a commit",
+            repo.root().display()
+        )));
+    };
+    if !f.is_fresh() {
+        return Err(invalid(format!(
+            "the index of {} is not complete yet ({} files pending, {} chunks to embed, HEAD {}, \
+             indexed {commit}); wait until `patina status` shows it fresh",
+            repo.record().name,
+            f.pending_files.map_or("?".into(), |n| n.to_string()),
+            f.embed_backlog,
+            f.head_commit.as_deref().unwrap_or("?"),
+        )));
+    }
+    if let Some(dirty) = crate::services::git::dirty(repo.root()) {
+        return Err(invalid(format!(
+            "{} has changes that are not committed ({dirty}): {what} is of a commit, commit or \
+             stash them first",
+            repo.root().display()
+        )));
+    }
+    Ok(commit)
 }
 
 fn info(file: PathBuf, s: &Snapshot, digest: &[u8; 32], bytes: usize) -> Info {

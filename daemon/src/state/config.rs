@@ -30,6 +30,49 @@ pub struct Config {
     pub tune: TuneConfig,
     /// The daemon process itself (its memory budget).
     pub daemon: DaemonConfig,
+    /// A team's shared store (`crate::services::team`), off unless a URL is given.
+    pub team: TeamConfig,
+}
+
+/// `[team]`: a team's shared store (docs/team.md). Off unless `url` (or the environment's
+/// `PATINA_TEAM_URL`, which wins) names a PostgreSQL server with pgvector. The URL may carry a
+/// password; it is never logged or shown (its `Debug` hides it).
+#[derive(Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TeamConfig {
+    /// A libpq connection string or URI (`postgresql://role@host/db?sslmode=…`).
+    pub url: String,
+    /// Each request to the store (connecting included) gives up after this long; publishing
+    /// bounds only its connecting.
+    pub timeout_ms: u64,
+}
+
+impl Default for TeamConfig {
+    fn default() -> Self {
+        TeamConfig {
+            url: String::new(),
+            timeout_ms: 2_000,
+        }
+    }
+}
+
+impl std::fmt::Debug for TeamConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TeamConfig")
+            .field("url", &if self.url.is_empty() { "" } else { "(set)" })
+            .field("timeout_ms", &self.timeout_ms)
+            .finish()
+    }
+}
+
+impl TeamConfig {
+    /// The store's URL: the environment's `PATINA_TEAM_URL`, else the config's; `None` when off.
+    pub fn url(&self) -> Option<String> {
+        std::env::var("PATINA_TEAM_URL")
+            .ok()
+            .filter(|u| !u.trim().is_empty())
+            .or_else(|| Some(self.url.clone()).filter(|u| !u.trim().is_empty()))
+    }
 }
 
 /// `[pii]`: in the repositories listed, e-mail and IP addresses and the `patterns` are masked

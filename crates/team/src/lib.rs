@@ -1,0 +1,251 @@
+//! A team's shared store: repositories' indices published at commits, so that vectors are
+//! computed once per organisation and a daemon can search what it has not cloned.
+//!
+//! The store is an existing engine, reached through its own protocol; [`SharedStore`] is the
+//! small surface the daemon uses, and [`Postgres`] (PostgreSQL with pgvector) is the first
+//! engine behind it. What the store holds, per repository (keyed by its normalised remote):
+//! - the chunks of each published file's content (text, lines, symbol), with a full-text vector;
+//! - the vectors of those chunks, keyed by the publishing daemon's cache key (a hash of the model,
+//!   its precision and the chunk's content), so a daemon with the same model looks them up by
+//!   the key it would have computed;
+//! - commits: which file contents make up the repository at a commit. A commit becomes visible
+//!   in one transaction, after its content is stored, so a publish cut off halfway leaves no
+//!   partial commit, and a second publisher of the same commit changes nothing.
+//!
+//! Who reads what is the engine's business: every table has row-level security by repository,
+//! and a role reads a repository only when `patina.grants` names it (or a role it is a member
+//! of) for that repository. This crate knows nothing of the daemon, its index or its model.
+
+mod postgres;
+pub mod remote;
+
+use std::future::Future;
+use std::pin::Pin;
+
+pub use postgres::Postgres;
+
+/// A future the store returns (boxed, so [`SharedStore`] can be a trait object).
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = anyhow::Result<T>> + Send + 'a>>;
+
+/// A content key: 32 bytes of BLAKE3.
+pub type Key = [u8; 32];
+
+/// One chunk of a published file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chunk {
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub parent: String,
+    pub symbol: String,
+    /// The chunk kind's name (`function`, `section`, …).
+    pub kind: String,
+    /// The key of this chunk's vector (the publisher's embedding-cache key).
+    pub vkey: Key,
+    pub body: String,
+}
+
+/// A repository's index at one commit, as the publisher sends it.
+#[derive(Debug, Clone)]
+pub struct Commit {
+    /// The normalised remote ([`remote::normalise`]): what identifies the repository.
+    pub remote: String,
+    /// A short name to show (`owner/name`).
+    pub name: String,
+    pub sha: String,
+    /// The model and precision the vectors come from.
+    pub model: String,
+    /// Engine roles that may read this repository (added to those already granted).
+    pub readers: Vec<String>,
+    pub chunks: Vec<Chunk>,
+    /// Vectors by key; a chunk whose vector is missing is published without one.
+    pub vectors: Vec<(Key, Vec<f32>)>,
+}
+
+/// What a publish did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PublishReport {
+    /// The commit was already published (by this or another publisher): nothing was written.
+    pub already: bool,
+    pub files: usize,
+    /// Files whose content the store lacked, and their chunks.
+    pub files_sent: usize,
+    pub chunks_sent: usize,
+    /// Vectors the store lacked, and vectors it already held.
+    pub vectors_sent: usize,
+    pub vectors_present: usize,
+}
+
+/// A published repository as a reader sees it: its newest published commit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Published {
+    pub remote: String,
+    pub name: String,
+    pub sha: String,
+    pub model: String,
+    pub files: u64,
+    pub chunks: u64,
+    /// Seconds since the epoch.
+    pub published_at: i64,
+}
+
+/// A question for the published repositories.
+#[derive(Debug, Clone)]
+pub struct OrgQuery {
+    pub text: String,
+    /// The question's vector under `model`, when the asker has the model.
+    pub vector: Option<Vec<f32>>,
+    pub model: String,
+    pub limit: usize,
+    /// Remotes not to search (the asker's own clones answer for them).
+    pub skip: Vec<String>,
+}
+
+/// One chunk of a published repository that answers an [`OrgQuery`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrgHit {
+    pub remote: String,
+    pub name: String,
+    pub sha: String,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub symbol: String,
+    pub body: String,
+    /// The engine's score in its ranking (cosine similarity, or full-text rank).
+    pub score: f32,
+}
+
+/// The two rankings the store answers a question with; the asker fuses them.
+#[derive(Debug, Clone, Default)]
+pub struct OrgHits {
+    pub lexical: Vec<OrgHit>,
+    pub semantic: Vec<OrgHit>,
+}
+
+/// What a daemon asks of a team's store.
+pub trait SharedStore: Send + Sync {
+    /// The engine and where it is, without credentials (for logs, notices and status).
+    fn describe(&self) -> String;
+    /// Write `commit` (only what the store lacks); visible whole once it returns.
+    fn publish<'a>(&'a self, commit: &'a Commit) -> StoreFuture<'a, PublishReport>;
+    /// Vectors under `model` the store holds for `keys`, in any repository the caller may read.
+    fn vectors<'a>(
+        &'a self,
+        model: &'a str,
+        keys: &'a [Key],
+    ) -> StoreFuture<'a, Vec<(Key, Vec<f32>)>>;
+    /// The repositories the caller may read, newest commit each.
+    fn published(&self) -> StoreFuture<'_, Vec<Published>>;
+    /// Search the newest commit of every repository the caller may read.
+    fn search<'a>(&'a self, query: &'a OrgQuery) -> StoreFuture<'a, OrgHits>;
+}
+
+/// A file's content key: its path and its chunks (keys and lines), so that the same content at the
+/// same path is stored once however many commits contain it.
+pub fn file_key(path: &str, chunks: &[&Chunk]) -> Key {
+    let mut h = blake3::Hasher::new();
+    h.update(b"patina-file/1\0");
+    h.update(path.as_bytes());
+    for c in chunks {
+        h.update(b"\0");
+        h.update(&c.vkey);
+        h.update(&c.start_line.to_le_bytes());
+        h.update(&c.end_line.to_le_bytes());
+    }
+    *h.finalize().as_bytes()
+}
+
+/// The words of a question as a full-text query that matches any of them (`a | b | c`): a long
+/// question rarely has every word in one chunk. Only letters, digits and `_` survive, so the
+/// text cannot inject query syntax; `None` when no word is left.
+pub fn any_word_query(text: &str) -> Option<String> {
+    let mut words: Vec<String> = Vec::new();
+    for w in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        let w = w.to_lowercase();
+        if w.chars().count() < 2 || words.contains(&w) {
+            continue;
+        }
+        words.push(w);
+        if words.len() == 32 {
+            break;
+        }
+    }
+    (!words.is_empty()).then(|| {
+        words
+            .iter()
+            .map(|w| format!("'{w}'"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    })
+}
+
+/// The test hook `PATINA_TEST_CRASH_AT=publish-before-commit`: abort the process (as a crash would)
+/// after a publish stored its content and before its commit transaction commits.
+fn before_commit_hook() {
+    let named = patina_core::hooks::test_hook("PATINA_TEST_CRASH_AT")
+        .is_some_and(|v| v.split(',').any(|p| p.trim() == "publish-before-commit"));
+    if named {
+        eprintln!("patinad: test crash point publish-before-commit: aborting");
+        std::process::abort();
+    }
+}
+
+/// Whether `role` is a plain role name this crate will quote into SQL.
+pub fn valid_role(role: &str) -> bool {
+    let mut chars = role.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && role.len() <= 63
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(path: &str, start: u32, key: u8) -> Chunk {
+        Chunk {
+            path: path.into(),
+            start_line: start,
+            end_line: start + 3,
+            parent: String::new(),
+            symbol: "f".into(),
+            kind: "function".into(),
+            vkey: [key; 32],
+            body: "fn f() {}".into(),
+        }
+    }
+
+    #[test]
+    fn a_files_key_changes_with_its_path_its_chunks_and_their_lines() {
+        let (a, b) = (chunk("a.rs", 1, 1), chunk("a.rs", 5, 2));
+        let k = file_key("a.rs", &[&a, &b]);
+        assert_eq!(k, file_key("a.rs", &[&a, &b]));
+        assert_ne!(k, file_key("b.rs", &[&a, &b]));
+        assert_ne!(k, file_key("a.rs", &[&a]));
+        let moved = chunk("a.rs", 6, 2);
+        assert_ne!(k, file_key("a.rs", &[&a, &moved]));
+    }
+
+    #[test]
+    fn a_questions_words_become_an_or_query_without_syntax() {
+        assert_eq!(
+            any_word_query("How does the socket bind? (bind!) x").as_deref(),
+            Some("'how' | 'does' | 'the' | 'socket' | 'bind'")
+        );
+        assert_eq!(any_word_query("a ' & | ! :*").as_deref(), None);
+        assert_eq!(
+            any_word_query("it's O'Reilly").as_deref(),
+            Some("'it' | 'reilly'")
+        );
+    }
+
+    #[test]
+    fn only_plain_role_names_are_accepted() {
+        assert!(valid_role("team_backend"));
+        assert!(valid_role("ci-publisher"));
+        assert!(!valid_role("x\"; drop table y; --"));
+        assert!(!valid_role(""));
+        assert!(!valid_role("1abc"));
+    }
+}

@@ -1,0 +1,581 @@
+//! [`SharedStore`] on PostgreSQL with pgvector, over the engine's own protocol (`tokio-postgres`).
+//!
+//! The schema (`patina.*`) is created by the first publish, under an advisory lock. Readers need
+//! `USAGE` on the schema and `SELECT` on its tables (a publish grants them to the roles it names)
+//! and see only the repositories `patina.grants` gives their roles: row-level security on every
+//! table, by repository. The publisher owns the tables, so it reads and writes everything.
+
+use std::collections::{BTreeMap, HashSet};
+use std::str::FromStr;
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow, bail};
+use futures_util::pin_mut;
+use pgvector::Vector;
+use tokio::sync::Mutex;
+use tokio_postgres::binary_copy::BinaryCopyInWriter;
+use tokio_postgres::types::Type;
+use tokio_postgres::{Client, Config, NoTls};
+
+use crate::{
+    Chunk, Commit, Key, OrgHit, OrgHits, OrgQuery, PublishReport, Published, SharedStore,
+    StoreFuture, any_word_query, file_key, valid_role,
+};
+
+/// Files whose chunks one transaction writes.
+const FILE_BATCH: usize = 500;
+/// Vectors one COPY writes.
+const VECTOR_BATCH: usize = 5_000;
+/// Keys one lookup asks for.
+const KEY_BATCH: usize = 10_000;
+
+/// The tables, their indexes and their row-level security; safe to run again.
+fn schema(dim: usize) -> String {
+    let tables = [
+        "repos",
+        "grants",
+        "files",
+        "chunks",
+        "vectors",
+        "commits",
+        "commit_files",
+    ];
+    let mut sql = format!(
+        "CREATE EXTENSION IF NOT EXISTS vector;
+         CREATE SCHEMA IF NOT EXISTS patina;
+         CREATE TABLE IF NOT EXISTS patina.repos (
+           repo_id bigserial PRIMARY KEY, remote text NOT NULL UNIQUE, name text NOT NULL);
+         CREATE TABLE IF NOT EXISTS patina.grants (
+           repo_id bigint NOT NULL REFERENCES patina.repos, role name NOT NULL,
+           PRIMARY KEY (repo_id, role));
+         CREATE TABLE IF NOT EXISTS patina.files (
+           repo_id bigint NOT NULL REFERENCES patina.repos, file_key bytea NOT NULL,
+           path text NOT NULL, PRIMARY KEY (repo_id, file_key));
+         CREATE TABLE IF NOT EXISTS patina.chunks (
+           repo_id bigint NOT NULL, file_key bytea NOT NULL, ord int NOT NULL, path text NOT NULL,
+           start_line int NOT NULL, end_line int NOT NULL, parent text NOT NULL,
+           symbol text NOT NULL, kind text NOT NULL, vkey bytea NOT NULL, body text NOT NULL,
+           tsv tsvector GENERATED ALWAYS AS
+             (to_tsvector('simple', path || ' ' || symbol || ' ' || body)) STORED,
+           PRIMARY KEY (repo_id, file_key, ord));
+         CREATE INDEX IF NOT EXISTS chunks_tsv ON patina.chunks USING gin (tsv);
+         CREATE INDEX IF NOT EXISTS chunks_vkey ON patina.chunks (repo_id, vkey);
+         CREATE TABLE IF NOT EXISTS patina.vectors (
+           repo_id bigint NOT NULL REFERENCES patina.repos, vkey bytea NOT NULL,
+           model text NOT NULL, embedding vector({dim}) NOT NULL, PRIMARY KEY (repo_id, vkey));
+         CREATE INDEX IF NOT EXISTS vectors_vkey ON patina.vectors (vkey);
+         CREATE INDEX IF NOT EXISTS vectors_near ON patina.vectors
+           USING hnsw (embedding vector_cosine_ops);
+         CREATE TABLE IF NOT EXISTS patina.commits (
+           repo_id bigint NOT NULL REFERENCES patina.repos, sha text NOT NULL, model text NOT NULL,
+           files int NOT NULL, chunks int NOT NULL,
+           published_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (repo_id, sha, model));
+         CREATE TABLE IF NOT EXISTS patina.commit_files (
+           repo_id bigint NOT NULL, sha text NOT NULL, model text NOT NULL, path text NOT NULL,
+           file_key bytea NOT NULL, PRIMARY KEY (repo_id, sha, model, path));
+         CREATE INDEX IF NOT EXISTS commit_files_key ON patina.commit_files (repo_id, file_key);
+         ALTER TABLE patina.grants ENABLE ROW LEVEL SECURITY;
+         DROP POLICY IF EXISTS patina_read ON patina.grants;
+         CREATE POLICY patina_read ON patina.grants FOR SELECT
+           USING (pg_has_role(current_user, role, 'MEMBER'));"
+    );
+    for t in tables.iter().filter(|t| **t != "grants") {
+        sql.push_str(&format!(
+            "ALTER TABLE patina.{t} ENABLE ROW LEVEL SECURITY;
+             DROP POLICY IF EXISTS patina_read ON patina.{t};
+             CREATE POLICY patina_read ON patina.{t} FOR SELECT
+               USING (repo_id IN (SELECT g.repo_id FROM patina.grants g));"
+        ));
+    }
+    sql
+}
+
+/// A team's store on PostgreSQL: `url` is a libpq connection string or URI (the password may
+/// come from it or from `PGPASSWORD`-style settings in it; it is never shown).
+pub struct Postgres {
+    config: Config,
+    timeout: Duration,
+    dim: usize,
+    /// The reading connection, opened on first use and again after it broke.
+    reader: Mutex<Option<Client>>,
+}
+
+impl Postgres {
+    /// Check `url` and remember it; nothing connects until the first request. Each request
+    /// (connecting included) gives up after `timeout`; a publish only bounds its connecting.
+    pub fn new(url: &str, timeout: Duration, dim: usize) -> Result<Postgres> {
+        let mut config = Config::from_str(url).map_err(|e| {
+            anyhow!("the team store's URL is not a PostgreSQL connection string: {e}")
+        })?;
+        config.connect_timeout(timeout);
+        if config.get_application_name().is_none() {
+            config.application_name("patina");
+        }
+        Ok(Postgres {
+            config,
+            timeout,
+            dim,
+            reader: Mutex::new(None),
+        })
+    }
+
+    async fn connect(&self) -> Result<Client> {
+        let (client, connection) = tokio::time::timeout(self.timeout, self.config.connect(NoTls))
+            .await
+            .map_err(|_| {
+                anyhow!(
+                    "{}: no connection within {:?}",
+                    self.describe(),
+                    self.timeout
+                )
+            })?
+            .with_context(|| format!("connecting to {}", self.describe()))?;
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        Ok(client)
+    }
+
+    /// The reading connection, opened when there is none or it broke.
+    async fn reader(&self) -> Result<tokio::sync::MutexGuard<'_, Option<Client>>> {
+        let mut slot = self.reader.lock().await;
+        if slot.as_ref().is_none_or(Client::is_closed) {
+            *slot = Some(self.connect().await?);
+        }
+        Ok(slot)
+    }
+
+    /// `work` within the timeout, or an error naming the engine.
+    async fn bounded<T>(&self, work: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+        tokio::time::timeout(self.timeout, work)
+            .await
+            .map_err(|_| anyhow!("{}: no answer within {:?}", self.describe(), self.timeout))?
+    }
+
+    async fn publish_now(&self, c: &Commit) -> Result<PublishReport> {
+        for r in &c.readers {
+            if !valid_role(r) {
+                bail!("'{r}' is not a role name (letters, digits, '_' and '-')");
+            }
+        }
+        let mut client = self.connect().await?;
+        let tx = client.transaction().await?;
+        tx.execute(
+            "SELECT pg_advisory_xact_lock(hashtext('patina-schema'))",
+            &[],
+        )
+        .await?;
+        tx.batch_execute(&schema(self.dim))
+            .await
+            .context("creating the store's tables (the publishing role needs CREATE on the database, and pgvector installed)")?;
+        let repo: i64 = tx
+            .query_one(
+                "INSERT INTO patina.repos (remote, name) VALUES ($1, $2)
+                 ON CONFLICT (remote) DO UPDATE SET name = EXCLUDED.name RETURNING repo_id",
+                &[&c.remote, &c.name],
+            )
+            .await?
+            .get(0);
+        for r in &c.readers {
+            tx.execute(
+                "INSERT INTO patina.grants (repo_id, role) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                &[&repo, &r.as_str()],
+            )
+            .await?;
+            tx.batch_execute(&format!(
+                "GRANT USAGE ON SCHEMA patina TO \"{r}\"; GRANT SELECT ON ALL TABLES IN SCHEMA patina TO \"{r}\";"
+            ))
+            .await
+            .with_context(|| format!("granting role '{r}' read access"))?;
+        }
+        tx.commit().await?;
+
+        let mut report = PublishReport::default();
+        let done = client
+            .query_opt(
+                "SELECT 1 FROM patina.commits WHERE repo_id = $1 AND sha = $2 AND model = $3",
+                &[&repo, &c.sha, &c.model],
+            )
+            .await?;
+        let mut files: BTreeMap<&str, Vec<&Chunk>> = BTreeMap::new();
+        for ch in &c.chunks {
+            files.entry(ch.path.as_str()).or_default().push(ch);
+        }
+        report.files = files.len();
+        if done.is_some() {
+            report.already = true;
+            return Ok(report);
+        }
+        let keyed: Vec<(Key, &str, Vec<&Chunk>)> = files
+            .into_iter()
+            .map(|(path, mut chunks)| {
+                chunks.sort_by_key(|c| (c.start_line, c.end_line));
+                (file_key(path, &chunks), path, chunks)
+            })
+            .collect();
+
+        // Content the store lacks: files (with their chunks), then vectors.
+        let all: Vec<Vec<u8>> = keyed.iter().map(|k| k.0.to_vec()).collect();
+        let held = present(
+            &client,
+            "SELECT file_key FROM patina.files WHERE repo_id = $1 AND file_key = ANY($2)",
+            repo,
+            &all,
+        )
+        .await?;
+        let missing: Vec<&(Key, &str, Vec<&Chunk>)> = keyed
+            .iter()
+            .filter(|k| !held.contains(&k.0.to_vec()))
+            .collect();
+        for batch in missing.chunks(FILE_BATCH) {
+            let tx = client.transaction().await?;
+            let mut cols = ChunkColumns::default();
+            for (key, _, chunks) in batch {
+                for (ord, ch) in chunks.iter().enumerate() {
+                    cols.push(key, ord, ch);
+                }
+            }
+            tx.execute(
+                "INSERT INTO patina.chunks (repo_id, file_key, ord, path, start_line, end_line,
+                   parent, symbol, kind, vkey, body)
+                 SELECT $1, * FROM unnest($2::bytea[], $3::int[], $4::text[], $5::int[], $6::int[],
+                   $7::text[], $8::text[], $9::text[], $10::bytea[], $11::text[])
+                 ON CONFLICT DO NOTHING",
+                &[
+                    &repo,
+                    &cols.file,
+                    &cols.ord,
+                    &cols.path,
+                    &cols.start,
+                    &cols.end,
+                    &cols.parent,
+                    &cols.symbol,
+                    &cols.kind,
+                    &cols.vkey,
+                    &cols.body,
+                ],
+            )
+            .await?;
+            let keys: Vec<Vec<u8>> = batch.iter().map(|k| k.0.to_vec()).collect();
+            let paths: Vec<&str> = batch.iter().map(|k| k.1).collect();
+            tx.execute(
+                "INSERT INTO patina.files (repo_id, file_key, path)
+                 SELECT $1, * FROM unnest($2::bytea[], $3::text[]) ON CONFLICT DO NOTHING",
+                &[&repo, &keys, &paths],
+            )
+            .await?;
+            tx.commit().await?;
+            report.files_sent += batch.len();
+            report.chunks_sent += cols.ord.len();
+        }
+
+        let wanted: HashSet<Key> = c.chunks.iter().map(|ch| ch.vkey).collect();
+        let vectors: Vec<&(Key, Vec<f32>)> = c
+            .vectors
+            .iter()
+            .filter(|(k, v)| wanted.contains(k) && v.len() == self.dim)
+            .collect();
+        let keys: Vec<Vec<u8>> = vectors.iter().map(|(k, _)| k.to_vec()).collect();
+        let held = present(
+            &client,
+            "SELECT vkey FROM patina.vectors WHERE repo_id = $1 AND vkey = ANY($2)",
+            repo,
+            &keys,
+        )
+        .await?;
+        report.vectors_present = held.len();
+        let send: Vec<&&(Key, Vec<f32>)> = vectors
+            .iter()
+            .filter(|(k, _)| !held.contains(&k.to_vec()))
+            .collect();
+        for batch in send.chunks(VECTOR_BATCH) {
+            let tx = client.transaction().await?;
+            tx.batch_execute(&format!(
+                "CREATE TEMP TABLE patina_stage (vkey bytea, embedding vector({})) ON COMMIT DROP",
+                self.dim
+            ))
+            .await?;
+            let vector_type = tx
+                .prepare("SELECT embedding FROM patina_stage")
+                .await?
+                .columns()[0]
+                .type_()
+                .clone();
+            let sink = tx
+                .copy_in("COPY patina_stage (vkey, embedding) FROM STDIN (FORMAT binary)")
+                .await?;
+            let writer = BinaryCopyInWriter::new(sink, &[Type::BYTEA, vector_type]);
+            pin_mut!(writer);
+            for (k, v) in batch {
+                let key = k.to_vec();
+                let vector = Vector::from(v.clone());
+                writer.as_mut().write(&[&key, &vector]).await?;
+            }
+            writer.finish().await?;
+            tx.execute(
+                "INSERT INTO patina.vectors (repo_id, vkey, model, embedding)
+                 SELECT $1, vkey, $2, embedding FROM patina_stage ON CONFLICT DO NOTHING",
+                &[&repo, &c.model],
+            )
+            .await?;
+            tx.commit().await?;
+            report.vectors_sent += batch.len();
+        }
+
+        // The commit, whole, in one transaction: until it commits no reader sees any of it.
+        let tx = client.transaction().await?;
+        let keys: Vec<Vec<u8>> = keyed.iter().map(|k| k.0.to_vec()).collect();
+        let paths: Vec<&str> = keyed.iter().map(|k| k.1).collect();
+        tx.execute(
+            "INSERT INTO patina.commit_files (repo_id, sha, model, path, file_key)
+             SELECT $1, $2, $3, * FROM unnest($4::text[], $5::bytea[]) ON CONFLICT DO NOTHING",
+            &[&repo, &c.sha, &c.model, &paths, &keys],
+        )
+        .await?;
+        let inserted = tx
+            .execute(
+                "INSERT INTO patina.commits (repo_id, sha, model, files, chunks)
+                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+                &[
+                    &repo,
+                    &c.sha,
+                    &c.model,
+                    &(keyed.len() as i32),
+                    &(c.chunks.len() as i32),
+                ],
+            )
+            .await?;
+        crate::before_commit_hook();
+        tx.commit().await?;
+        report.already = inserted == 0;
+        Ok(report)
+    }
+}
+
+/// Of `keys`, those `sql` (`… WHERE repo_id = $1 AND key = ANY($2)`) finds, in batches.
+async fn present(
+    client: &Client,
+    sql: &str,
+    repo: i64,
+    keys: &[Vec<u8>],
+) -> Result<HashSet<Vec<u8>>> {
+    let mut held = HashSet::new();
+    for batch in keys.chunks(KEY_BATCH) {
+        let batch: Vec<&Vec<u8>> = batch.iter().collect();
+        for row in client.query(sql, &[&repo, &batch]).await? {
+            held.insert(row.get::<_, Vec<u8>>(0));
+        }
+    }
+    Ok(held)
+}
+
+/// Chunks as columns, for one `unnest` insert.
+#[derive(Default)]
+struct ChunkColumns {
+    file: Vec<Vec<u8>>,
+    ord: Vec<i32>,
+    path: Vec<String>,
+    start: Vec<i32>,
+    end: Vec<i32>,
+    parent: Vec<String>,
+    symbol: Vec<String>,
+    kind: Vec<String>,
+    vkey: Vec<Vec<u8>>,
+    body: Vec<String>,
+}
+
+impl ChunkColumns {
+    fn push(&mut self, file: &Key, ord: usize, c: &Chunk) {
+        self.file.push(file.to_vec());
+        self.ord.push(ord as i32);
+        self.path.push(no_nul(&c.path));
+        self.start.push(c.start_line as i32);
+        self.end.push(c.end_line as i32);
+        self.parent.push(no_nul(&c.parent));
+        self.symbol.push(no_nul(&c.symbol));
+        self.kind.push(no_nul(&c.kind));
+        self.vkey.push(c.vkey.to_vec());
+        self.body.push(no_nul(&c.body));
+    }
+}
+
+/// PostgreSQL's text holds no NUL character.
+fn no_nul(s: &str) -> String {
+    s.replace('\0', "\u{fffd}")
+}
+
+fn key_of(bytes: &[u8]) -> Option<Key> {
+    bytes.try_into().ok()
+}
+
+const LATEST: &str = "latest AS (
+    SELECT DISTINCT ON (repo_id) repo_id, sha FROM patina.commits WHERE model = $1
+    ORDER BY repo_id, published_at DESC)";
+
+fn hit(row: &tokio_postgres::Row) -> OrgHit {
+    OrgHit {
+        remote: row.get(0),
+        name: row.get(1),
+        sha: row.get(2),
+        path: row.get(3),
+        start_line: row.get::<_, i32>(4).max(0) as u32,
+        end_line: row.get::<_, i32>(5).max(0) as u32,
+        symbol: row.get(6),
+        body: row.get(7),
+        score: row.get::<_, f64>(8) as f32,
+    }
+}
+
+impl SharedStore for Postgres {
+    fn describe(&self) -> String {
+        let host = self
+            .config
+            .get_hosts()
+            .first()
+            .map(|h| match h {
+                tokio_postgres::config::Host::Tcp(h) => h.clone(),
+                tokio_postgres::config::Host::Unix(p) => p.display().to_string(),
+            })
+            .unwrap_or_else(|| "localhost".into());
+        let port = self.config.get_ports().first().copied().unwrap_or(5432);
+        let db = self.config.get_dbname().unwrap_or("postgres");
+        let user = self.config.get_user().unwrap_or("(default user)");
+        format!("PostgreSQL {host}:{port}/{db} as {user}")
+    }
+
+    fn publish<'a>(&'a self, commit: &'a Commit) -> StoreFuture<'a, PublishReport> {
+        Box::pin(self.publish_now(commit))
+    }
+
+    fn vectors<'a>(
+        &'a self,
+        model: &'a str,
+        keys: &'a [Key],
+    ) -> StoreFuture<'a, Vec<(Key, Vec<f32>)>> {
+        Box::pin(self.bounded(async move {
+            {
+                let slot = self.reader().await?;
+                let client = slot.as_ref().expect("connected");
+                let mut out = Vec::new();
+                for batch in keys.chunks(KEY_BATCH) {
+                    let batch: Vec<Vec<u8>> = batch.iter().map(|k| k.to_vec()).collect();
+                    let rows = client
+                        .query(
+                            "SELECT DISTINCT ON (vkey) vkey, embedding FROM patina.vectors
+                             WHERE model = $1 AND vkey = ANY($2)",
+                            &[&model, &batch],
+                        )
+                        .await?;
+                    for row in rows {
+                        let key: Vec<u8> = row.get(0);
+                        let v: Vector = row.get(1);
+                        if let Some(k) = key_of(&key) {
+                            out.push((k, v.to_vec()));
+                        }
+                    }
+                }
+                Ok(out)
+            }
+        }))
+    }
+
+    fn published(&self) -> StoreFuture<'_, Vec<Published>> {
+        Box::pin(self.bounded(async move {
+            {
+                let slot = self.reader().await?;
+                let client = slot.as_ref().expect("connected");
+                let rows = client
+                    .query(
+                        "SELECT DISTINCT ON (r.repo_id) r.remote, r.name, c.sha, c.model, c.files,
+                           c.chunks, extract(epoch FROM c.published_at)::bigint
+                         FROM patina.commits c JOIN patina.repos r USING (repo_id)
+                         ORDER BY r.repo_id, c.published_at DESC",
+                        &[],
+                    )
+                    .await
+                    .map_err(missing_schema)?;
+                let mut out: Vec<Published> = rows
+                    .iter()
+                    .map(|row| Published {
+                        remote: row.get(0),
+                        name: row.get(1),
+                        sha: row.get(2),
+                        model: row.get(3),
+                        files: row.get::<_, i32>(4).max(0) as u64,
+                        chunks: row.get::<_, i32>(5).max(0) as u64,
+                        published_at: row.get(6),
+                    })
+                    .collect();
+                out.sort_by(|a, b| a.remote.cmp(&b.remote));
+                Ok(out)
+            }
+        }))
+    }
+
+    fn search<'a>(&'a self, q: &'a OrgQuery) -> StoreFuture<'a, OrgHits> {
+        Box::pin(self.bounded(async move {
+            {
+                let slot = self.reader().await?;
+                let client = slot.as_ref().expect("connected");
+                let limit = q.limit.clamp(1, 200) as i64;
+                let mut hits = OrgHits::default();
+                if let Some(words) = any_word_query(&q.text) {
+                    let sql = format!(
+                        "WITH {LATEST}
+                         SELECT r.remote, r.name, l.sha, ch.path, ch.start_line, ch.end_line,
+                           ch.symbol, ch.body, ts_rank(ch.tsv, to_tsquery('simple', $2))::float8
+                         FROM patina.chunks ch
+                         JOIN latest l ON l.repo_id = ch.repo_id
+                         JOIN patina.commit_files cf ON cf.repo_id = ch.repo_id AND cf.sha = l.sha
+                           AND cf.model = $1 AND cf.file_key = ch.file_key
+                         JOIN patina.repos r ON r.repo_id = ch.repo_id
+                         WHERE ch.tsv @@ to_tsquery('simple', $2) AND r.remote <> ALL($3)
+                         ORDER BY 9 DESC, r.remote, ch.path, ch.start_line LIMIT $4"
+                    );
+                    let rows = client
+                        .query(&sql, &[&q.model, &words, &q.skip, &limit])
+                        .await
+                        .map_err(missing_schema)?;
+                    hits.lexical = rows.iter().map(hit).collect();
+                }
+                if let Some(v) = &q.vector {
+                    let sql = format!(
+                        "WITH {LATEST},
+                         near AS (SELECT repo_id, vkey, embedding <=> $2 AS d FROM patina.vectors
+                                  WHERE model = $1 ORDER BY embedding <=> $2 LIMIT $4 * 4)
+                         SELECT r.remote, r.name, l.sha, ch.path, ch.start_line, ch.end_line,
+                           ch.symbol, ch.body, (1 - near.d)::float8
+                         FROM near
+                         JOIN patina.chunks ch ON ch.repo_id = near.repo_id AND ch.vkey = near.vkey
+                         JOIN latest l ON l.repo_id = ch.repo_id
+                         JOIN patina.commit_files cf ON cf.repo_id = ch.repo_id AND cf.sha = l.sha
+                           AND cf.model = $1 AND cf.file_key = ch.file_key
+                         JOIN patina.repos r ON r.repo_id = ch.repo_id
+                         WHERE r.remote <> ALL($3)
+                         ORDER BY near.d, r.remote, ch.path, ch.start_line LIMIT $4"
+                    );
+                    let vector = Vector::from(v.clone());
+                    let rows = client
+                        .query(&sql, &[&q.model, &vector, &q.skip, &limit])
+                        .await
+                        .map_err(missing_schema)?;
+                    hits.semantic = rows.iter().map(hit).collect();
+                }
+                Ok(hits)
+            }
+        }))
+    }
+}
+
+/// A store nothing was ever published to has no tables: say so rather than quote SQL.
+fn missing_schema(e: tokio_postgres::Error) -> anyhow::Error {
+    if e.code() == Some(&tokio_postgres::error::SqlState::UNDEFINED_TABLE)
+        || e.code() == Some(&tokio_postgres::error::SqlState::INVALID_SCHEMA_NAME)
+    {
+        anyhow!("nothing is published in this store yet (or this role may not read it)")
+    } else if e.code() == Some(&tokio_postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) {
+        anyhow!("this role may not read the store (no repository is granted to it)")
+    } else {
+        anyhow::Error::new(e)
+    }
+}

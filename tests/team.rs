@@ -1,0 +1,295 @@
+//! A team's shared store on a real PostgreSQL with pgvector (the pinned `pgserver` wheel): a
+//! repository published by one daemon gives a teammate's daemon its vectors, so the teammate
+//! embeds only what it changed; the engine's roles decide who sees a repository at all; a
+//! publish cut off before its commit leaves no partial commit; with the engine down, everything
+//! local works and `patina status` says why. Credentials never reach status or logs.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::util::*;
+use patina_proto::v1::{Granularity, QueryRequest};
+
+const REMOTE: &str = "https://git.example.com/acme/units.git";
+
+const FILES: &[(&str, &[u8])] = &[
+    (
+        "temperature.py",
+        b"def celsius_to_fahrenheit(c):\n    \"\"\"Degrees C to degrees F.\"\"\"\n    return c * 9 / 5 + 32\n",
+    ),
+    (
+        "lines.py",
+        b"def read_lines(path):\n    with open(path) as f:\n        return f.read().splitlines()\n",
+    ),
+    (
+        "mail.py",
+        b"import smtplib\n\ndef send_email(to, subject, body):\n    server = smtplib.SMTP('localhost')\n    server.sendmail('me@example.com', [to], subject + '\\n' + body)\n",
+    ),
+    (
+        "src/sort.rs",
+        b"/// Sort in place, smallest first.\npub fn bubble_sort(v: &mut [i32]) {\n    for i in 0..v.len() {\n        for j in 0..v.len() - i - 1 {\n            if v[j] > v[j + 1] { v.swap(j, j + 1); }\n        }\n    }\n}\n",
+    ),
+];
+
+/// A server with a publishing role, a developer in the `team_backend` group, and an outsider.
+fn server() -> PgServer {
+    let pg = PgServer::start();
+    pg.psql(
+        "CREATE ROLE publisher LOGIN; GRANT CREATE ON DATABASE postgres TO publisher;
+         CREATE ROLE team_backend; CREATE ROLE dev LOGIN IN ROLE team_backend;
+         CREATE ROLE outsider LOGIN;",
+    );
+    pg
+}
+
+fn embedded(env: &TestEnv, root: &Path) -> RepoInfo {
+    poll(
+        Duration::from_secs(180),
+        "the repository is embedded",
+        || {
+            let i = env.repo_info(root);
+            (!i.indexing && i.chunks > 0 && i.vectors == i.chunks && i.embed_backlog == 0)
+                .then_some(i.clone())
+                .ok_or(format!("{i:?}"))
+        },
+    )
+}
+
+/// A daemon with the model whose store is `url`.
+fn daemon_with_store(url: &str) -> TestEnv {
+    let mut env = TestEnv::with_model();
+    env.append_config(&format!("[team]\nurl = \"{url}\"\n"));
+    env.start_daemon();
+    env
+}
+
+fn json_of(out: &Output) -> serde_json::Value {
+    assert_eq!(out.code(), 0, "{out:?}");
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"))
+}
+
+fn publish(env: &TestEnv, repo: &Path, readers: &[&str]) -> serde_json::Value {
+    let mut args = vec!["publish".to_string(), repo.to_string_lossy().into_owned()];
+    for r in readers {
+        args.push("--reader".into());
+        args.push(r.to_string());
+    }
+    args.push("--json".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    json_of(&env.patina(&args))
+}
+
+fn published_repo() -> Repo {
+    let repo = git_repo(FILES);
+    git(repo.path(), &["remote", "add", "origin", REMOTE]);
+    repo
+}
+
+/// A teammate's clone of `src` at `into`, with the same remote.
+fn clone_of(src: &Path, into: &Path) -> PathBuf {
+    git(
+        src.parent().unwrap(),
+        &[
+            "clone",
+            "-q",
+            &src.to_string_lossy(),
+            &into.to_string_lossy(),
+        ],
+    );
+    git(into, &["remote", "set-url", "origin", REMOTE]);
+    std::fs::canonicalize(into).unwrap()
+}
+
+fn count(pg: &PgServer, table: &str) -> u64 {
+    pg.psql(&format!("SELECT count(*) FROM patina.{table}"))
+        .parse()
+        .unwrap()
+}
+
+fn first_files(env: &TestEnv, root: &Path, text: &str) -> Vec<String> {
+    env.query(QueryRequest {
+        repos: vec![root.to_string_lossy().into_owned()],
+        oracles: vec!["semantic".into()],
+        granularity: Granularity::File as i32,
+        ..query(text)
+    })
+    .unwrap_or_else(|s| panic!("{text}: {s}"))
+    .hits
+    .iter()
+    .map(|h| h.path.clone())
+    .collect()
+}
+
+#[test]
+fn a_teammate_takes_the_published_vectors_and_embeds_only_what_it_changed() {
+    let pg = server();
+    let repo = published_repo();
+    let a = daemon_with_store(&pg.url("publisher"));
+    a.add_repo(repo.path());
+    let info = embedded(&a, repo.path());
+
+    let first = publish(&a, repo.path(), &["team_backend"]);
+    assert_eq!(first["remote"], "git.example.com/acme/units", "{first}");
+    assert_eq!(first["already"], false, "{first}");
+    assert_eq!(first["files_sent"], first["files"], "{first}");
+    assert_eq!(first["vectors_sent"].as_u64(), Some(info.chunks), "{first}");
+    // Published again: the store has it all, nothing is sent.
+    let again = publish(&a, repo.path(), &["team_backend"]);
+    assert_eq!(again["already"], true, "{again}");
+    assert_eq!(count(&pg, "commits"), 1);
+
+    // A teammate (another role, another state, another path) changes one function on a branch.
+    let scratch = tempfile::tempdir().unwrap();
+    let clone = clone_of(repo.path(), &scratch.path().join("mine"));
+    std::fs::write(
+        clone.join("lines.py"),
+        "def read_lines(path):\n    with open(path, encoding='utf-8') as f:\n        return f.read().splitlines()\n",
+    )
+    .unwrap();
+    git(&clone, &["commit", "-qam", "read lines as UTF-8"]);
+    let secret = "hunter2-do-not-show";
+    let b = daemon_with_store(&format!("{} password={secret}", pg.url("dev")));
+    b.add_repo(&clone);
+    let mine = embedded(&b, &clone);
+    let h = b.assert_healthy();
+    assert!(
+        h.embeddings_computed >= 1,
+        "the changed chunk is embedded here: {h:?}"
+    );
+    assert_eq!(
+        h.embeddings_computed + h.embeddings_from_team,
+        mine.chunks,
+        "every other chunk came from the store: {h:?}"
+    );
+    assert!(h.embeddings_from_team >= mine.chunks - 1, "{h:?}");
+    assert!(h.team_store.contains("PostgreSQL"), "{h:?}");
+    assert_eq!(h.team_trouble, "", "{h:?}");
+
+    // The same meaning, found the same way, from vectors computed by the other daemon.
+    for text in [
+        "american weather thermometer scale",
+        "send a message by electronic post",
+    ] {
+        let theirs = first_files(&a, repo.path(), text);
+        assert!(!theirs.is_empty());
+        assert_eq!(theirs[0], first_files(&b, &clone, text)[0], "{text}");
+    }
+
+    let list = json_of(&b.patina(&["published", "--json"]));
+    let repos = list["repos"].as_array().unwrap();
+    assert_eq!(repos.len(), 1, "{list}");
+    assert_eq!(repos[0]["name"], "acme/units", "{list}");
+    assert_eq!(repos[0]["cloned"], true, "{list}");
+
+    // The password is in the URL, and nowhere the user or a log can see.
+    let status = b.patina(&["status", "--json"]);
+    assert_eq!(status.code(), 0, "{status:?}");
+    assert!(!status.stdout.contains(secret), "{}", status.stdout);
+    assert!(status.stdout.contains("PostgreSQL"), "{}", status.stdout);
+    assert!(!b.logs().contains(secret), "the password reached the log");
+}
+
+#[test]
+fn a_role_without_the_grant_sees_nothing_of_a_published_repository() {
+    let pg = server();
+    let repo = published_repo();
+    let a = daemon_with_store(&pg.url("publisher"));
+    a.add_repo(repo.path());
+    let info = embedded(&a, repo.path());
+    publish(&a, repo.path(), &["team_backend"]);
+
+    // Even with SELECT on every table, row-level security hides every row of the repository.
+    pg.psql(
+        "GRANT USAGE ON SCHEMA patina TO outsider;
+         GRANT SELECT ON ALL TABLES IN SCHEMA patina TO outsider;",
+    );
+    for table in [
+        "repos",
+        "grants",
+        "files",
+        "chunks",
+        "vectors",
+        "commits",
+        "commit_files",
+    ] {
+        assert_eq!(
+            pg.psql_as("outsider", &format!("SELECT count(*) FROM patina.{table}")),
+            "0",
+            "{table}"
+        );
+        assert_ne!(
+            pg.psql_as("dev", &format!("SELECT count(*) FROM patina.{table}")),
+            "0",
+            "{table}"
+        );
+    }
+
+    let scratch = tempfile::tempdir().unwrap();
+    let clone = clone_of(repo.path(), &scratch.path().join("theirs"));
+    let c = daemon_with_store(&pg.url("outsider"));
+    let list = json_of(&c.patina(&["published", "--json"]));
+    assert_eq!(list["repos"].as_array().map(Vec::len), Some(0), "{list}");
+    c.add_repo(&clone);
+    embedded(&c, &clone);
+    let h = c.assert_healthy();
+    assert_eq!(h.embeddings_from_team, 0, "{h:?}");
+    assert_eq!(h.embeddings_computed, info.chunks, "{h:?}");
+}
+
+#[test]
+fn a_publish_cut_off_before_its_commit_leaves_no_partial_commit() {
+    let pg = server();
+    let repo = published_repo();
+    let mut a = TestEnv::with_model();
+    a.append_config(&format!("[team]\nurl = \"{}\"\n", pg.url("publisher")));
+    a.crash_next_daemon_at("publish-before-commit");
+    a.start_daemon();
+    a.add_repo(repo.path());
+    let info = embedded(&a, repo.path());
+    let out = a.patina(&["publish", &repo.key(), "--reader", "team_backend"]);
+    assert_ne!(out.code(), 0, "{out:?}");
+    a.wait_daemon_exit(Duration::from_secs(30));
+    // The content is there (content-addressed, harmless); the commit is not, in any part.
+    assert!(count(&pg, "files") > 0);
+    assert_eq!(count(&pg, "commits"), 0);
+    assert_eq!(count(&pg, "commit_files"), 0);
+
+    // Published again: only the commit is written.
+    a.start_daemon();
+    embedded(&a, repo.path());
+    let done = publish(&a, repo.path(), &["team_backend"]);
+    assert_eq!(done["already"], false, "{done}");
+    assert_eq!(done["files_sent"], 0, "{done}");
+    assert_eq!(done["vectors_sent"], 0, "{done}");
+    assert_eq!(
+        done["vectors_present"].as_u64(),
+        Some(info.chunks),
+        "{done}"
+    );
+    assert_eq!(count(&pg, "commits"), 1);
+    assert_eq!(count(&pg, "commit_files"), done["files"].as_u64().unwrap());
+}
+
+#[test]
+fn with_the_store_down_a_daemon_embeds_and_answers_locally_and_says_why() {
+    let pg = server();
+    let repo = published_repo();
+    let url = pg.url("dev");
+    pg.kill();
+    let b = daemon_with_store(&url);
+    b.add_repo(repo.path());
+    let info = embedded(&b, repo.path());
+    let h = b.assert_healthy();
+    assert_eq!(h.embeddings_computed, info.chunks, "{h:?}");
+    assert_eq!(h.embeddings_from_team, 0, "{h:?}");
+    assert!(h.team_trouble.contains("PostgreSQL"), "{h:?}");
+    assert_eq!(
+        first_files(&b, repo.path(), "american weather thermometer scale")[0],
+        "temperature.py"
+    );
+    let status = b.patina(&["status"]);
+    assert!(status.stdout.contains("failing"), "{status:?}");
+    let out = b.patina(&["published"]);
+    assert_ne!(out.code(), 0, "{out:?}");
+    assert!(out.stderr.contains("PostgreSQL"), "{out:?}");
+}
