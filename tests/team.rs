@@ -229,11 +229,27 @@ fn a_role_without_the_grant_sees_nothing_of_a_published_repository() {
     let c = daemon_with_store(&pg.url("outsider"));
     let list = json_of(&c.patina(&["published", "--json"]));
     assert_eq!(list["repos"].as_array().map(Vec::len), Some(0), "{list}");
+    let own = git_repo(&[(
+        "notes.md",
+        b"# Weather\n\nThermometer scales, Celsius and Fahrenheit.\n",
+    )]);
+    c.add_repo(own.path());
+    let own_chunks = embedded(&c, own.path()).chunks;
+    let (hits, summary) = ask(
+        &c,
+        own.path(),
+        &["--org", "american weather thermometer scale"],
+    );
+    assert!(published_hits(&hits).is_empty(), "{hits:?}");
+    assert!(
+        summary["degraded"].as_array().unwrap().is_empty(),
+        "{summary}"
+    );
     c.add_repo(&clone);
     embedded(&c, &clone);
     let h = c.assert_healthy();
     assert_eq!(h.embeddings_from_team, 0, "{h:?}");
-    assert_eq!(h.embeddings_computed, info.chunks, "{h:?}");
+    assert_eq!(h.embeddings_computed, info.chunks + own_chunks, "{h:?}");
 }
 
 #[test]
@@ -292,4 +308,128 @@ fn with_the_store_down_a_daemon_embeds_and_answers_locally_and_says_why() {
     let out = b.patina(&["published"]);
     assert_ne!(out.code(), 0, "{out:?}");
     assert!(out.stderr.contains("PostgreSQL"), "{out:?}");
+}
+
+/// The JSON lines of `patina q ARGS… --json` run in `cwd`: the hits, then the summary.
+fn ask(env: &TestEnv, cwd: &Path, args: &[&str]) -> (Vec<serde_json::Value>, serde_json::Value) {
+    let mut all = vec!["q"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    let out = env.patina_in(cwd, &all);
+    assert!(out.code() == 0 || out.code() == 1, "{out:?}");
+    let mut lines: Vec<serde_json::Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let summary = lines.pop().expect("a summary line");
+    (lines, summary)
+}
+
+fn published_hits(hits: &[serde_json::Value]) -> Vec<&serde_json::Value> {
+    hits.iter().filter(|h| !h["published"].is_null()).collect()
+}
+
+#[test]
+fn org_finds_what_a_teammate_published_and_has_no_clone_of_and_a_dead_store_leaves_local_answers() {
+    let pg = server();
+    let theirs = published_repo();
+    let a = daemon_with_store(&pg.url("publisher"));
+    a.add_repo(theirs.path());
+    embedded(&a, theirs.path());
+    publish(&a, theirs.path(), &["team_backend"]);
+    let head = git_out(theirs.path(), &["rev-parse", "HEAD"], None);
+
+    // Another developer's own repository, about something else.
+    let mine = git_repo(&[(
+        "recipes.py",
+        b"def bake_bread(flour, water):\n    \"\"\"Knead the dough and bake it.\"\"\"\n    return flour + water\n",
+    )]);
+    let b = daemon_with_store(&pg.url("dev"));
+    b.add_repo(mine.path());
+    embedded(&b, mine.path());
+    let question = "american weather thermometer scale";
+
+    let (hits, _) = ask(&b, mine.path(), &[question]);
+    assert!(
+        published_hits(&hits).is_empty(),
+        "no --org, no store: {hits:?}"
+    );
+    let (hits, summary) = ask(&b, mine.path(), &["--org", question]);
+    let found = published_hits(&hits);
+    assert!(!found.is_empty(), "{hits:?} {summary}");
+    assert_eq!(found[0]["published"]["name"], "acme/units", "{hits:?}");
+    assert_eq!(found[0]["published"]["commit"], head.as_str(), "{hits:?}");
+    assert_eq!(found[0]["repo_path"], "temperature.py", "{hits:?}");
+    assert!(
+        found[0]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with("acme/units@"),
+        "{hits:?}"
+    );
+    assert!(
+        found[0]["oracles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["oracle"] == "org"),
+        "{hits:?}"
+    );
+    // Fused with the local oracles: a question the local repository answers best keeps it first.
+    let bread = "knead the dough and bake bread";
+    let (hits, _) = ask(&b, mine.path(), &["--org", bread]);
+    assert_eq!(hits[0]["repo_path"], "recipes.py", "{hits:?}");
+    assert!(hits[0]["published"].is_null(), "{hits:?}");
+
+    // A repository cloned here answers from the clone, not from the store.
+    let scratch = tempfile::tempdir().unwrap();
+    let clone = clone_of(theirs.path(), &scratch.path().join("units"));
+    b.add_repo(&clone);
+    embedded(&b, &clone);
+    let (hits, _) = ask(&b, &clone, &["--all", "--org", question]);
+    assert!(published_hits(&hits).is_empty(), "{hits:?}");
+    assert!(
+        hits.iter().any(|h| h["repo_path"] == "temperature.py"),
+        "{hits:?}"
+    );
+
+    // The engine dies: the same question answers locally, and says the org oracle failed.
+    pg.kill();
+    let (hits, summary) = ask(&b, mine.path(), &["--org", bread]);
+    assert!(published_hits(&hits).is_empty(), "{hits:?}");
+    assert!(
+        hits.iter().any(|h| h["repo_path"] == "recipes.py"),
+        "{hits:?}"
+    );
+    assert!(
+        summary["degraded"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o == "org"),
+        "{summary}"
+    );
+    let org = summary["oracles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["oracle"] == "org")
+        .unwrap_or_else(|| panic!("{summary}"))
+        .clone();
+    assert!(
+        org["message"].as_str().unwrap().contains("PostgreSQL"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn org_without_a_store_is_a_clear_error() {
+    let mut env = TestEnv::with_model();
+    env.start_daemon();
+    let repo = git_repo(FILES);
+    env.add_repo(repo.path());
+    let out = env.patina_in(repo.path(), &["q", "--org", "celsius"]);
+    assert_eq!(out.code(), 2, "{out:?}");
+    assert!(out.stderr.contains("[team] url"), "{out:?}");
 }

@@ -135,23 +135,30 @@ pub async fn serve(opts: Options) -> Result<Exit> {
     // Catch up with edits made while no daemon ran, then keep every repository watched.
     indexer.catch_up();
     workers::idle::spawn(&indexer, semantic.clone());
+    let mut oracle_set: Vec<Arc<dyn oracles::Oracle>> = vec![
+        Arc::new(oracles::lexical::LexicalOracle),
+        Arc::new(oracles::symbol::SymbolOracle),
+        Arc::new(oracles::semantic::SemanticOracle(semantic.clone())),
+        Arc::new(oracles::session::SessionOracle(sessions.clone())),
+        Arc::new(oracles::history::HistoryOracle(
+            config.history.clone(),
+            semantic.clone(),
+        )),
+        Arc::new(oracles::history::CochangeOracle),
+        Arc::new(oracles::graph::GraphOracle),
+    ];
+    if team.is_on() {
+        oracle_set.push(Arc::new(oracles::org::OrgOracle {
+            team: team.clone(),
+            semantic: semantic.clone(),
+        }));
+    }
     let engine = QueryEngine::new(
         repos.clone(),
         config.clone(),
         semantic.clone(),
         indexer.clone(),
-        vec![
-            Arc::new(oracles::lexical::LexicalOracle),
-            Arc::new(oracles::symbol::SymbolOracle),
-            Arc::new(oracles::semantic::SemanticOracle(semantic.clone())),
-            Arc::new(oracles::session::SessionOracle(sessions.clone())),
-            Arc::new(oracles::history::HistoryOracle(
-                config.history.clone(),
-                semantic.clone(),
-            )),
-            Arc::new(oracles::history::CochangeOracle),
-            Arc::new(oracles::graph::GraphOracle),
-        ],
+        oracle_set,
     )
     .with_sessions(sessions.clone());
     let bound = socket::bind(&socket_path, opts.activated_socket).await?;

@@ -112,6 +112,7 @@ pub fn oracle_of(code: i32) -> Option<OracleId> {
         pb::Oracle::History => OracleId::History,
         pb::Oracle::Cochange => OracleId::Cochange,
         pb::Oracle::Graph => OracleId::Graph,
+        pb::Oracle::Org => OracleId::Org,
         pb::Oracle::Unspecified => return None,
     })
 }
@@ -126,6 +127,7 @@ impl From<OracleId> for pb::Oracle {
             OracleId::History => pb::Oracle::History,
             OracleId::Cochange => pb::Oracle::Cochange,
             OracleId::Graph => pb::Oracle::Graph,
+            OracleId::Org => pb::Oracle::Org,
         }
     }
 }

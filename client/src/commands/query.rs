@@ -101,6 +101,10 @@ pub(crate) struct QueryArgs {
     /// it (by default the answer names the oracle in a notice, and in `--json`).
     #[arg(long)]
     complete: bool,
+    /// Also search the team's shared store (`[team] url`, docs/team.md): repositories published
+    /// there that are not cloned here, shown as `owner/name@commit:path`.
+    #[arg(long, conflicts_with = "expand")]
+    org: bool,
     /// Only files under these licences (SPDX ids, comma-separated: `MIT,Apache-2.0`); files of
     /// unknown licence are left out.
     #[arg(
@@ -268,6 +272,7 @@ pub(crate) async fn run(socket: &Path, mut args: QueryArgs) -> Result<ExitCode> 
         complete: args.complete,
         licences: args.licence.clone(),
         no_copyleft: args.no_copyleft,
+        org: args.org,
         ..Default::default()
     };
     let searched_all = req.repos.is_empty() && !args.all;

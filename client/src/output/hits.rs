@@ -110,6 +110,7 @@ fn print_hits_json(
             "blame": h.blame.as_ref().map(blame_json),
             "licence": (!h.licence.is_empty()).then_some(&h.licence),
             "licence_source": (!h.licence_source.is_empty()).then_some(&h.licence_source),
+            "published": h.published.as_ref().map(|p| json!({"remote": p.remote, "name": p.name, "commit": p.commit})),
         });
         if let Some(a) = around.and_then(|a| a.get(i)).and_then(Option::as_ref) {
             v["context"] =
@@ -196,7 +197,7 @@ pub(crate) fn print_hits(
         let shown = shown_path(h, cwd);
         let loc = format!(
             "{}:{}",
-            if h.note.is_some() {
+            if h.note.is_some() || h.published.is_some() {
                 st.path(&shown)
             } else {
                 st.link(&Path::new(&h.repo_root).join(&h.path), &st.path(&shown))

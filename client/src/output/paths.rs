@@ -29,6 +29,11 @@ pub(crate) fn display_path(hit: &pb::Hit, cwd: &Path) -> String {
     if hit.note.is_some() {
         return hit.path.clone();
     }
+    // A published repository's hit (`--org`): `owner/name@commit:path`, no local file.
+    if let Some(p) = &hit.published {
+        let commit: String = p.commit.chars().take(10).collect();
+        return format!("{}@{commit}:{}", p.name, hit.path);
+    }
     let abs = Path::new(&hit.repo_root).join(&hit.path);
     relative(&abs, cwd).to_string_lossy().into_owned()
 }

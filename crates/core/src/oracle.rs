@@ -23,11 +23,14 @@ pub enum OracleId {
     /// Callers, callees and type neighbours of the other oracles' strongest hits (a second
     /// stage after their fusion).
     Graph,
+    /// Repositories published to a team's store and not cloned here (the engine's full-text and
+    /// vector search, `patina q --org`); only when a request asks for it.
+    Org,
 }
 
 impl OracleId {
     /// Every oracle, in the order the daemon runs them.
-    pub const ALL: [OracleId; 7] = [
+    pub const ALL: [OracleId; 8] = [
         OracleId::Lexical,
         OracleId::Symbol,
         OracleId::Semantic,
@@ -35,6 +38,7 @@ impl OracleId {
         OracleId::History,
         OracleId::Cochange,
         OracleId::Graph,
+        OracleId::Org,
     ];
 
     /// Stable lowercase name (the serialized form, the wire's and the CLI's spelling).
@@ -47,6 +51,7 @@ impl OracleId {
             OracleId::History => "history",
             OracleId::Cochange => "cochange",
             OracleId::Graph => "graph",
+            OracleId::Org => "org",
         }
     }
 

@@ -131,7 +131,9 @@ enum Scale {
 
 fn scale(oracle: OracleId) -> Scale {
     match oracle {
-        OracleId::Lexical | OracleId::Semantic | OracleId::Session => Scale::Relative,
+        OracleId::Lexical | OracleId::Semantic | OracleId::Session | OracleId::Org => {
+            Scale::Relative
+        }
         OracleId::Symbol | OracleId::Graph | OracleId::History | OracleId::Cochange => {
             Scale::Absolute
         }

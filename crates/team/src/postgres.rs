@@ -542,7 +542,7 @@ impl SharedStore for Postgres {
                     let sql = format!(
                         "WITH {LATEST},
                          near AS (SELECT repo_id, vkey, embedding <=> $2 AS d FROM patina.vectors
-                                  WHERE model = $1 ORDER BY embedding <=> $2 LIMIT $4 * 4)
+                                  WHERE model = $1 ORDER BY embedding <=> $2 LIMIT $4::bigint * 4)
                          SELECT r.remote, r.name, l.sha, ch.path, ch.start_line, ch.end_line,
                            ch.symbol, ch.body, (1 - near.d)::float8
                          FROM near

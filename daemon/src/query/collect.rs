@@ -170,6 +170,7 @@ pub(crate) fn collect_hits(
     repos: &[Arc<Repo>],
     req: &SearchRequest,
     sessions: Option<&Arc<Sessions>>,
+    org: &[patina_team::OrgHit],
 ) -> Result<Vec<SearchHit>> {
     let snippet_of = |text: &str| {
         text.lines()
@@ -227,6 +228,24 @@ pub(crate) fn collect_hits(
                     },
                     role: None,
                     item: HitItem::Note(note),
+                    score,
+                    provenance,
+                    features,
+                });
+                continue;
+            }
+            HitKey::Org(i) => {
+                let Some(found) = org.get(i as usize) else {
+                    continue;
+                };
+                hits.push(SearchHit {
+                    snippet: if req.snippet_lines > 0 {
+                        snippet_of(&found.body)
+                    } else {
+                        String::new()
+                    },
+                    role: None,
+                    item: HitItem::Org(found.clone()),
                     score,
                     provenance,
                     features,

@@ -76,6 +76,7 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
     let started = std::time::Instant::now();
     let res = engine
         .search(SearchRequest {
+            org: false,
             text: req.text.clone(),
             limit: (budget / 120).clamp(10, 200),
             repos: req.repos.clone(),
@@ -191,7 +192,7 @@ fn merge(hits: Vec<SearchHit>, expand: bool) -> Result<(Vec<Piece>, Vec<Arc<Repo
                     .map(|(i, l)| (i as u32 + 1, l.to_string()))
                     .collect(),
             },
-            HitItem::Group { .. } => continue,
+            HitItem::Group { .. } | HitItem::Org(_) => continue,
         };
         absorb(&mut pieces, piece);
     }

@@ -202,7 +202,20 @@ impl QueryEngine {
         // A repository tuned by `patina tune` answers with its own weights and rule strengths.
         let slots: Vec<_> = repos.iter().map(|r| r.tune()).collect();
         let tuning = crate::state::tuned::effective(&self.config, &slots);
-        let oracles = self.select_oracles(&req.oracles, tuning.history_by_default)?;
+        let mut oracles = self.select_oracles(&req.oracles, tuning.history_by_default)?;
+        if req.org && !oracles.iter().any(|o| o.id() == OracleId::Org) {
+            match self.oracles.iter().find(|o| o.id() == OracleId::Org) {
+                Some(o) => oracles.push(o.clone()),
+                None => {
+                    return Err(UserError::Invalid(
+                        "--org searches the team's store, and none is configured: set [team] url \
+                         in config.toml (docs/team.md)"
+                            .into(),
+                    )
+                    .into());
+                }
+            }
+        }
         if repos.is_empty() {
             notices.push("no repositories are registered".into()); // remedy: rpc/search.rs
         }
@@ -260,6 +273,7 @@ impl QueryEngine {
             filter,
             expand: cfg.expand,
             history_before: None,
+            org: Default::default(),
         });
         let (first, second): (Vec<_>, Vec<_>) =
             oracles.iter().cloned().partition(|o| !o.second_stage());
@@ -318,7 +332,15 @@ impl QueryEngine {
                     .map_or(0.0, |w| w.1);
             }
             let grouped = run.grouped.expect("the pipeline ends with grouping");
-            let hits = collect_hits(grouped, run.features, &repos, &req, sessions.as_ref())?;
+            let found = live.q.org.take();
+            let hits = collect_hits(
+                grouped,
+                run.features,
+                &repos,
+                &req,
+                sessions.as_ref(),
+                &found,
+            )?;
             note_answered(&hits);
             let freshness: Vec<Freshness> = repos.iter().map(|r| Freshness::of(r)).collect();
             anyhow::Ok((hits, freshness, reports, run.notices))
@@ -337,7 +359,8 @@ impl QueryEngine {
     }
 
     /// The oracles `names` asks for; none named: every oracle, the history oracle only with
-    /// `history` (`[history] by_default`, or a repository tuned to use it).
+    /// `history` (`[history] by_default`, or a repository tuned to use it), the org oracle only
+    /// when a request asks for it (`SearchRequest::org`).
     pub(crate) fn select_oracles(
         &self,
         names: &[String],
@@ -347,7 +370,7 @@ impl QueryEngine {
             return Ok(self
                 .oracles
                 .iter()
-                .filter(|o| history || o.id() != OracleId::History)
+                .filter(|o| (history || o.id() != OracleId::History) && o.id() != OracleId::Org)
                 .cloned()
                 .collect());
         }
@@ -574,7 +597,7 @@ fn note_answered(hits: &[SearchHit]) {
         match &h.item {
             HitItem::Chunk { repo, meta, .. } => repo.note_answered([&*meta.path]),
             HitItem::Group { repo, best, .. } => repo.note_answered([&*best.path]),
-            HitItem::Note(_) => {}
+            HitItem::Note(_) | HitItem::Org(_) => {}
         }
     }
 }

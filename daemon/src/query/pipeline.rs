@@ -224,6 +224,8 @@ pub(crate) fn oracle_reads(oracle: OracleId) -> &'static [Input] {
         OracleId::Lexical | OracleId::Symbol | OracleId::Graph => &[Input::Index],
         OracleId::Semantic => &[Input::Index, Input::Vectors],
         OracleId::Session => &[Input::Notes],
+        // The team's store changes outside this daemon: an answer with it is never cached.
+        OracleId::Org => &[],
         OracleId::History => &[Input::History, Input::Index],
         OracleId::Cochange => &[Input::History, Input::Index],
     }
@@ -681,6 +683,7 @@ impl World for Live {
                 |m| format!("{}:{}", m.path, m.start_line),
             ),
             HitKey::Note(id) => format!("note {id}"),
+            HitKey::Org(i) => format!("published hit {i}"),
         }
     }
 }

@@ -55,6 +55,8 @@ pub(crate) struct SearchRequest {
     pub complete: bool,
     /// File level: say each hit's ranking features ([`SearchHit::features`]).
     pub features: bool,
+    /// Also ask the team's store for repositories not cloned here (the `org` oracle).
+    pub org: bool,
 }
 
 pub(crate) struct SearchHit {
@@ -86,6 +88,8 @@ pub(crate) enum HitItem {
     },
     /// A note of a working session (the session oracle).
     Note(NoteView),
+    /// A chunk of a repository published to the team's store, not cloned here (the org oracle).
+    Org(patina_team::OrgHit),
 }
 
 #[derive(Clone, Debug)]

@@ -425,6 +425,19 @@ pub(super) fn hit_pb(h: SearchHit) -> pb::Hit {
             note: Some(note_pb(n)),
             ..base
         },
+        HitItem::Org(o) => pb::Hit {
+            path: o.path,
+            start_line: o.start_line,
+            end_line: o.end_line,
+            symbol: o.symbol,
+            kind: "chunk".into(),
+            published: Some(pb::Published {
+                remote: o.remote,
+                name: o.name,
+                commit: o.sha,
+            }),
+            ..base
+        },
     }
 }
 

@@ -29,7 +29,8 @@ impl pb::search_server::Search for Services {
         let key = cache_key(&r);
         // A read-your-writes query first indexes what changed on disk (even what the watcher has
         // not reported yet): never from the cache.
-        if !r.no_cache && r.fresh_timeout_ms == 0 && d.qcache.is_on() {
+        // Nor one that asks the team's store, which changes outside this daemon.
+        if !r.no_cache && !r.org && r.fresh_timeout_ms == 0 && d.qcache.is_on() {
             let (d2, k) = (d.clone(), key.clone());
             if let Some(mut resp) = super::blocking(move || Ok(cached(&d2, &k))).await? {
                 resp.took_us = started.elapsed().as_micros() as u64;
@@ -42,6 +43,7 @@ impl pb::search_server::Search for Services {
         let stamp = crate::query::cache::stamp_now(&d.repos);
         let text = r.query.clone();
         let blame = r.blame;
+        let r_org = r.org;
         let granularity = granularity(r.granularity)?;
         let res = self
             .0
@@ -60,6 +62,7 @@ impl pb::search_server::Search for Services {
                 near: r.near,
                 complete: r.complete,
                 features: r.features,
+                org: r.org,
                 licences: patina_core::LicenceFilter {
                     allowed: r.licences,
                     no_copyleft: r.no_copyleft,
@@ -81,7 +84,7 @@ impl pb::search_server::Search for Services {
                 mask_blame(&d.repos, &h.repo_id, h.blame.as_mut());
             }
         }
-        if d.qcache.is_on() && complete && resp.freshness.iter().all(|f| f.fresh) {
+        if d.qcache.is_on() && !r_org && complete && resp.freshness.iter().all(|f| f.fresh) {
             let ids: Vec<&str> = resp.freshness.iter().map(|f| f.repo_id.as_str()).collect();
             if let Some(stamp) = stamp.narrow(&ids) {
                 d.qcache.put(key, resp.clone(), stamp);

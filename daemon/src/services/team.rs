@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use anyhow::{Result, anyhow};
 use patina_core::UserError;
-use patina_team::{Chunk, Commit, Key, Postgres, PublishReport, Published, SharedStore, remote};
+use patina_team::{
+    Chunk, Commit, Key, OrgHits, OrgQuery, Postgres, PublishReport, Published, SharedStore, remote,
+};
 
 use crate::services::embedding::Semantic;
 use crate::services::embedding::shared::VectorSource;
@@ -38,6 +40,8 @@ pub(crate) struct Team {
     trouble: Mutex<Option<String>>,
     /// Vectors taken from the store instead of being embedded.
     taken: AtomicU64,
+    /// Registered repositories' remotes, by root ([`Team::remote_of`]).
+    remotes: Mutex<HashMap<std::path::PathBuf, Option<String>>>,
 }
 
 impl Team {
@@ -58,6 +62,7 @@ impl Team {
             rt: Some(rt),
             trouble: Mutex::new(None),
             taken: AtomicU64::new(0),
+            remotes: Mutex::new(HashMap::new()),
         })
     }
 
@@ -67,6 +72,7 @@ impl Team {
             rt: None,
             trouble: Mutex::new(None),
             taken: AtomicU64::new(0),
+            remotes: Mutex::new(HashMap::new()),
         }
     }
 
@@ -103,12 +109,22 @@ impl Team {
         };
         let fut = f(store.clone());
         let out = futures::executor::block_on(rt.spawn(fut))
-            .map_err(|e| anyhow!("the team store's request failed: {e}"))?;
+            .map_err(|e| anyhow!("the team store's request failed: {e}"))
+            .and_then(|r| r)
+            .map_err(|e| {
+                // Every error names the engine (once: some already do).
+                let shown = format!("{e:#}");
+                if shown.contains(&store.describe()) {
+                    e
+                } else {
+                    e.context(store.describe())
+                }
+            });
         let mut trouble = self.trouble.lock().expect("team trouble lock");
         match &out {
             Ok(_) => *trouble = None,
             Err(e) => {
-                let why = format!("{}: {e:#}", store.describe());
+                let why = format!("{e:#}");
                 if trouble.as_deref() != Some(why.as_str()) {
                     tracing::warn!("team store: {why}");
                 }
@@ -116,6 +132,21 @@ impl Team {
             }
         }
         out
+    }
+
+    /// Search the newest published commit of every repository this daemon's role may read, but
+    /// those whose remote is in `q.skip`.
+    pub fn search(&self, q: OrgQuery) -> Result<OrgHits> {
+        self.run(move |store| Box::pin(async move { store.search(&q).await }))
+    }
+
+    /// The normalised remote of `repo` (asked of git once per repository and kept).
+    pub fn remote_of(&self, repo: &Repo) -> Option<String> {
+        let mut known = self.remotes.lock().expect("team remotes lock");
+        known
+            .entry(repo.root().to_path_buf())
+            .or_insert_with(|| origin(repo).ok().and_then(|u| remote::normalise(&u)))
+            .clone()
     }
 
     /// The repositories the store lets this daemon's role read.

@@ -435,6 +435,7 @@ fn ask_case(
         repos: repos.clone(),
         filter: None,
         expand: cfg.retrieval.expand,
+        org: Default::default(),
         history_before: q.before,
     });
     let mut rankings = Vec::with_capacity(oracles.len());

@@ -5,6 +5,7 @@ pub(crate) mod graph;
 pub(crate) mod history;
 pub(crate) mod lexical;
 mod named;
+pub(crate) mod org;
 pub(crate) mod semantic;
 pub(crate) mod session;
 pub(crate) mod symbol;
@@ -33,6 +34,8 @@ pub(crate) struct OracleQuery {
     /// The history oracle sees only commits made strictly before this time (seconds): `patina
     /// tune` asks a commit's message at the moment of that commit. `None` for every query.
     pub history_before: Option<i64>,
+    /// What the org oracle found, by [`HitKey::Org`] index (empty unless it ran).
+    pub org: org::Found,
 }
 
 /// What an oracle found: a chunk of a repository in scope, or a session note (session oracle).
@@ -44,6 +47,8 @@ pub(crate) enum HitKey {
     Chunk { repo: usize, chunk: u64 },
     /// A note of a working session, by note id.
     Note(u64),
+    /// A chunk of a published repository, by its index in [`OracleQuery::org`].
+    Org(u32),
 }
 
 impl HitKey {
@@ -51,7 +56,7 @@ impl HitKey {
     pub fn chunk(&self) -> Option<(usize, u64)> {
         match *self {
             HitKey::Chunk { repo, chunk } => Some((repo, chunk)),
-            HitKey::Note(_) => None,
+            HitKey::Note(_) | HitKey::Org(_) => None,
         }
     }
 }
