@@ -382,6 +382,50 @@ fn org_finds_what_a_teammate_published_and_has_no_clone_of_and_a_dead_store_leav
     assert_eq!(hits[0]["repo_path"], "recipes.py", "{hits:?}");
     assert!(hits[0]["published"].is_null(), "{hits:?}");
 
+    // An agent asks the same through MCP.
+    let mut m = crate::mcp::Mcp::ready(&b, mine.path(), "2025-06-18");
+    let r = m.ok(
+        "patina_query",
+        serde_json::json!({"query": question, "org": true}),
+    );
+    let results = r["structuredContent"]["results"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let first = results
+        .iter()
+        .find(|h| !h["published"].is_null())
+        .unwrap_or_else(|| panic!("{r}"));
+    assert!(
+        first["ref"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("acme/units@{}:temperature.py:", &head[..10])),
+        "{r}"
+    );
+    assert_eq!(first["repo"], "acme/units", "{r}");
+    drop(m);
+    // And an editor through the LSP's search.
+    let mut lsp = crate::lsp::Lsp::spawn(&b);
+    crate::lsp::initialize_in(&mut lsp, mine.path());
+    lsp.send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    lsp.send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "patina/search",
+        "params": {"query": question, "org": true}}),
+    );
+    let r = lsp.answer();
+    let hits = r["result"]["hits"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"));
+    let first = hits
+        .iter()
+        .find(|h| h.get("published").is_some())
+        .unwrap_or_else(|| panic!("{r}"));
+    assert_eq!(first["published"]["name"], "acme/units", "{r}");
+    assert_eq!(first["path"], "temperature.py", "{r}");
+    assert!(first["uri"].is_null(), "no local file: {r}");
+    drop(lsp);
+
     // A repository cloned here answers from the clone, not from the store.
     let scratch = tempfile::tempdir().unwrap();
     let clone = clone_of(theirs.path(), &scratch.path().join("units"));

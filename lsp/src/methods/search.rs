@@ -41,6 +41,17 @@ struct SearchHit {
     score: f64,
     provenance: Vec<Provenance>,
     snippet: String,
+    /// With `org`: a repository of the team's store not cloned here (`uri` and `range` null).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    published: Option<Published>,
+}
+
+/// Where a hit of the team's store comes from.
+#[derive(Serialize)]
+struct Published {
+    remote: String,
+    name: String,
+    commit: String,
 }
 
 /// An oracle that found the hit: its rank and its own score.
@@ -104,6 +115,7 @@ pub(crate) async fn search(state: &State, params: &Value) -> Result<SearchResult
             granularity: granularity as i32,
             oracles: strings("oracles"),
             snippet_lines: snippet_lines.max(NAME_LINES),
+            org: params["org"].as_bool().unwrap_or(false),
             ..Default::default()
         },
     )
@@ -136,6 +148,11 @@ pub(crate) async fn search(state: &State, params: &Value) -> Result<SearchResult
                     })
                     .collect(),
                 snippet: snippet.join("\n"),
+                published: h.published.as_ref().map(|p| Published {
+                    remote: p.remote.clone(),
+                    name: p.name.clone(),
+                    commit: p.commit.clone(),
+                }),
             }
         })
         .collect();

@@ -69,6 +69,9 @@ pub(super) struct Args {
     /// No copyleft-licensed files.
     #[serde(default)]
     no_copyleft: Flag,
+    /// Also search the team's published repositories not cloned here.
+    #[serde(default)]
+    org: Flag,
 }
 
 fn default_limit() -> Int<1, 100> {
@@ -107,7 +110,8 @@ fn output() -> Value {
                     "role": {"type": "string", "description": "what the file is for: source, test, docs, example, benchmark, generated, vendored, config, other"},
                     "licence": {"type": "string", "description": "the file's licence as an SPDX expression (`MIT OR Apache-2.0`); absent when unknown"},
                     "licence_source": {"type": "string", "description": "where the licence was found: header (SPDX-License-Identifier), manifest, file (LICENSE, COPYING)"},
-                    "blame": {"type": "object", "description": "when asked (`blame`): the newest commit among the result's lines: commit, short, time_unix, author, subject, lines, commits; commit empty = not committed yet"}
+                    "blame": {"type": "object", "description": "when asked (`blame`): the newest commit among the result's lines: commit, short, time_unix, author, subject, lines, commits; commit empty = not committed yet"},
+                    "published": {"type": "object", "description": "with `org`: a repository of the team's store not cloned here (remote, name, commit); ref is `name@commit:path:start-end`"}
                 },
                 "required": ["ref", "path", "kind", "score", "oracles"]
             }},
@@ -157,6 +161,7 @@ pub(super) async fn call(state: &State, a: Args) -> ToolResult {
         complete: a.complete.0,
         licences: licence_list(a.licence),
         no_copyleft: a.no_copyleft.0,
+        org: a.org.0,
         ..Default::default()
     };
     let resp = rpc!(state, pb::search_client::SearchClient<_>, query, req)?;
@@ -164,7 +169,7 @@ pub(super) async fn call(state: &State, a: Args) -> ToolResult {
         &resp.query_id,
         resp.hits
             .iter()
-            .filter(|h| matches!(HitKind::of(h), HitKind::Chunk(_)))
+            .filter(|h| matches!(HitKind::of(h), HitKind::Chunk(_)) && h.published.is_none())
             .map(|h| (h.repo_id.clone(), h.path.clone()))
             .collect(),
     );
@@ -191,17 +196,28 @@ pub(super) async fn call(state: &State, a: Args) -> ToolResult {
         let kind = HitKind::of(h);
         let is_note = kind == HitKind::Note;
         let reference = match kind {
+            _ if h.published.is_some() => {
+                let p = h.published.as_ref().expect("checked");
+                let commit: String = p.commit.chars().take(10).collect();
+                format!(
+                    "{}@{commit}:{}:{}-{}",
+                    p.name, h.path, h.start_line, h.end_line
+                )
+            }
             HitKind::Note => h.path.clone(),
             HitKind::Module => format!("{}/", h.path),
             HitKind::Repo => h.symbol.clone(),
             HitKind::Chunk(_) => format!("{}:{}-{}", h.path, h.start_line, h.end_line),
         };
-        let repo_name = names.get(&h.repo_id).cloned().unwrap_or_else(|| {
-            std::path::Path::new(&h.repo_root)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        });
+        let repo_name = h.published.as_ref().map(|p| p.name.clone());
+        let repo_name = repo_name
+            .or_else(|| names.get(&h.repo_id).cloned())
+            .unwrap_or_else(|| {
+                std::path::Path::new(&h.repo_root)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            });
         obj.insert("ref".into(), json!(reference));
         if !repo_name.is_empty() {
             obj.insert("repo".into(), json!(repo_name));
