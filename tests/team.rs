@@ -477,3 +477,49 @@ fn org_without_a_store_is_a_clear_error() {
     assert_eq!(out.code(), 2, "{out:?}");
     assert!(out.stderr.contains("[team] url"), "{out:?}");
 }
+
+#[test]
+fn the_store_is_reached_over_tls_verified_against_the_teams_ca() {
+    let pg = server();
+    let front = TlsFront::start(&pg);
+    let repo = published_repo();
+    let mut a = TestEnv::with_model();
+    a.append_config(&format!(
+        "[team]\nurl = \"{}\"\nca_file = \"{}\"\n",
+        front.url("publisher"),
+        front.ca().display()
+    ));
+    a.start_daemon();
+    a.add_repo(repo.path());
+    let info = embedded(&a, repo.path());
+    let done = publish(&a, repo.path(), &["team_backend"]);
+    assert_eq!(done["vectors_sent"].as_u64(), Some(info.chunks), "{done}");
+    assert!(done["store"].as_str().unwrap().ends_with(", TLS"), "{done}");
+    // The front speaks only TLS: the publish went through it.
+    assert_eq!(count(&pg, "commits"), 1);
+
+    // A certificate the configured CA did not sign is refused, and said so.
+    let mut b = TestEnv::with_model();
+    b.append_config(&format!(
+        "[team]\nurl = \"{}\"\nca_file = \"{}\"\n",
+        front.url("dev"),
+        front.other_ca().display()
+    ));
+    b.start_daemon();
+    let out = b.patina(&["published"]);
+    assert_ne!(out.code(), 0, "{out:?}");
+    assert!(
+        out.stderr.contains("certificate") || out.stderr.contains("UnknownIssuer"),
+        "{out:?}"
+    );
+
+    // Asking for TLS without a CA to verify it is a configuration error: the daemon says why.
+    let mut c = TestEnv::with_model();
+    c.append_config(&format!(
+        "[team]\nurl = \"{} sslmode=require\"\n",
+        front.url("dev")
+    ));
+    c.spawn_daemon();
+    c.wait_daemon_exit(Duration::from_secs(60));
+    assert!(c.logs().contains("ca_file"), "{}", c.logs());
+}

@@ -116,3 +116,134 @@ fn bin_dir() -> PathBuf {
         .unwrap_or_else(|| workspace().join("target/pydeps"));
     Path::new(&pydeps).join("pgserver/pginstall/bin")
 }
+
+/// A TLS front for a [`PgServer`]: `stunnel` (Debian's, installed by .ci/run) terminating TLS on a
+/// local TCP port and passing the protocol on to the server's Unix socket, with a server
+/// certificate for `localhost` signed by a throwaway CA. Clients reach it with direct TLS
+/// negotiation (`sslnegotiation=direct`), as they would a PostgreSQL 17 server with TLS.
+pub struct TlsFront {
+    dir: tempfile::TempDir,
+    port: u16,
+    child: std::process::Child,
+}
+
+impl TlsFront {
+    pub fn start(pg: &PgServer) -> TlsFront {
+        let dir = tempfile::tempdir().expect("a directory for the certificates");
+        let d = dir.path();
+        let openssl = |args: &[&str]| {
+            let out = Command::new("openssl")
+                .args(args)
+                .current_dir(d)
+                .output()
+                .expect("running openssl");
+            assert!(
+                out.status.success(),
+                "openssl {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        for (name, cn) in [("ca", "patina test CA"), ("other-ca", "someone else's CA")] {
+            openssl(&[
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "2",
+                "-subj",
+                &format!("/CN={cn}"),
+                "-keyout",
+                &format!("{name}.key"),
+                "-out",
+                &format!("{name}.pem"),
+            ]);
+        }
+        std::fs::write(d.join("ext.cnf"), "subjectAltName=DNS:localhost\n").unwrap();
+        openssl(&[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-subj",
+            "/CN=localhost",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+        ]);
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "2",
+            "-extfile",
+            "ext.cnf",
+            "-out",
+            "server.pem",
+        ]);
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let socket = pg.socket_dir.join(format!(".s.PGSQL.{}", pg.port));
+        std::fs::write(
+            d.join("stunnel.conf"),
+            format!(
+                "foreground = yes\npid =\n[pg]\naccept = 127.0.0.1:{port}\nconnect = {}\n\
+                 cert = {}\nkey = {}\n",
+                socket.display(),
+                d.join("server.pem").display(),
+                d.join("server.key").display()
+            ),
+        )
+        .unwrap();
+        let child = Command::new("stunnel4")
+            .arg(d.join("stunnel.conf"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("starting stunnel4 (Debian's stunnel4, as .ci/run installs it)");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "stunnel did not listen on {port}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        TlsFront { dir, port, child }
+    }
+
+    /// A connection string for `user` through the front (TLS only).
+    pub fn url(&self, user: &str) -> String {
+        format!(
+            "host=localhost port={} user={user} dbname=postgres sslnegotiation=direct connect_timeout=5",
+            self.port
+        )
+    }
+
+    /// The CA that signed the front's certificate, and one that did not.
+    pub fn ca(&self) -> PathBuf {
+        self.dir.path().join("ca.pem")
+    }
+
+    pub fn other_ca(&self) -> PathBuf {
+        self.dir.path().join("other-ca.pem")
+    }
+}
+
+impl Drop for TlsFront {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

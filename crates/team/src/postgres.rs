@@ -14,8 +14,10 @@ use futures_util::pin_mut;
 use pgvector::Vector;
 use tokio::sync::Mutex;
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
+use tokio_postgres::config::SslMode;
 use tokio_postgres::types::Type;
 use tokio_postgres::{Client, Config, NoTls};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use crate::{
     Chunk, Commit, Key, OrgHit, OrgHits, OrgQuery, PublishReport, Published, SharedStore,
@@ -94,6 +96,8 @@ fn schema(dim: usize) -> String {
 /// come from it or from `PGPASSWORD`-style settings in it; it is never shown).
 pub struct Postgres {
     config: Config,
+    /// TLS verified against the team's CA, when one is given; otherwise the protocol in the clear.
+    tls: Option<MakeRustlsConnect>,
     timeout: Duration,
     dim: usize,
     /// The reading connection, opened on first use and again after it broke.
@@ -103,16 +107,39 @@ pub struct Postgres {
 impl Postgres {
     /// Check `url` and remember it; nothing connects until the first request. Each request
     /// (connecting included) gives up after `timeout`; a publish only bounds its connecting.
-    pub fn new(url: &str, timeout: Duration, dim: usize) -> Result<Postgres> {
+    /// With `ca_file` (PEM), every connection is TLS, its certificate verified against those CAs
+    /// for the URL's host name; a URL that asks for TLS (`sslmode=require`) without one is an error.
+    pub fn new(
+        url: &str,
+        timeout: Duration,
+        dim: usize,
+        ca_file: Option<&std::path::Path>,
+    ) -> Result<Postgres> {
         let mut config = Config::from_str(url).map_err(|e| {
             anyhow!("the team store's URL is not a PostgreSQL connection string: {e}")
         })?;
+        let tls = match ca_file {
+            Some(path) => {
+                config.ssl_mode(SslMode::Require);
+                Some(MakeRustlsConnect::new(client_config(path)?))
+            }
+            None if config.get_ssl_mode() == SslMode::Require => bail!(
+                "the team store's URL asks for TLS (sslmode=require): give the CA that signed the \
+                 server's certificate as [team] ca_file"
+            ),
+            None => {
+                // Without a CA nothing could be verified: the clear protocol, as asked.
+                config.ssl_mode(SslMode::Disable);
+                None
+            }
+        };
         config.connect_timeout(timeout);
         if config.get_application_name().is_none() {
             config.application_name("patina");
         }
         Ok(Postgres {
             config,
+            tls,
             timeout,
             dim,
             reader: Mutex::new(None),
@@ -120,19 +147,38 @@ impl Postgres {
     }
 
     async fn connect(&self) -> Result<Client> {
-        let (client, connection) = tokio::time::timeout(self.timeout, self.config.connect(NoTls))
-            .await
-            .map_err(|_| {
-                anyhow!(
-                    "{}: no connection within {:?}",
-                    self.describe(),
-                    self.timeout
-                )
-            })?
-            .with_context(|| format!("connecting to {}", self.describe()))?;
-        tokio::spawn(async move {
-            let _ = connection.await;
-        });
+        let late = || {
+            anyhow!(
+                "{}: no connection within {:?}",
+                self.describe(),
+                self.timeout
+            )
+        };
+        let failed = || format!("connecting to {}", self.describe());
+        let client = match &self.tls {
+            Some(tls) => {
+                let (client, connection) =
+                    tokio::time::timeout(self.timeout, self.config.connect(tls.clone()))
+                        .await
+                        .map_err(|_| late())?
+                        .with_context(failed)?;
+                tokio::spawn(async move {
+                    let _ = connection.await;
+                });
+                client
+            }
+            None => {
+                let (client, connection) =
+                    tokio::time::timeout(self.timeout, self.config.connect(NoTls))
+                        .await
+                        .map_err(|_| late())?
+                        .with_context(failed)?;
+                tokio::spawn(async move {
+                    let _ = connection.await;
+                });
+                client
+            }
+        };
         Ok(client)
     }
 
@@ -352,6 +398,34 @@ impl Postgres {
     }
 }
 
+/// A TLS client that trusts the CAs of the PEM file at `path` (and nothing else).
+fn client_config(path: &std::path::Path) -> Result<rustls::ClientConfig> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    let certs = CertificateDer::pem_file_iter(path)
+        .map_err(|e| anyhow!("reading the team store's CA file {}: {e}", path.display()))?;
+    for cert in certs {
+        let cert = cert.map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        roots
+            .add(cert)
+            .map_err(|e| anyhow!("{}: not a CA certificate: {e}", path.display()))?;
+    }
+    if roots.is_empty() {
+        bail!("{} holds no certificate", path.display());
+    }
+    // ring, not aws-lc-rs: the latter's C build (cmake, minutes) would fall on every cold build
+    // of the daemon. ring lacks the post-quantum key exchange rustls now prefers, hence the
+    // deprecation; TLS 1.3 with X25519 stays what libpq itself negotiates.
+    #[allow(deprecated)]
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    Ok(rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| anyhow!("TLS set-up: {e}"))?
+        .with_root_certificates(roots)
+        .with_no_client_auth())
+}
+
 /// Of `keys`, those `sql` (`… WHERE repo_id = $1 AND key = ANY($2)`) finds, in batches.
 async fn present(
     client: &Client,
@@ -440,7 +514,8 @@ impl SharedStore for Postgres {
         let port = self.config.get_ports().first().copied().unwrap_or(5432);
         let db = self.config.get_dbname().unwrap_or("postgres");
         let user = self.config.get_user().unwrap_or("(default user)");
-        format!("PostgreSQL {host}:{port}/{db} as {user}")
+        let tls = if self.tls.is_some() { ", TLS" } else { "" };
+        format!("PostgreSQL {host}:{port}/{db} as {user}{tls}")
     }
 
     fn publish<'a>(&'a self, commit: &'a Commit) -> StoreFuture<'a, PublishReport> {

@@ -55,6 +55,7 @@ impl Team {
             &url,
             Duration::from_millis(cfg.timeout_ms.max(1)),
             patina_embed::DIM,
+            Some(std::path::Path::new(&cfg.ca_file)).filter(|p| !p.as_os_str().is_empty()),
         )?;
         tracing::info!(store = %store.describe(), "team store configured");
         Ok(Team {

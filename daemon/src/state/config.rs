@@ -45,6 +45,9 @@ pub struct TeamConfig {
     /// Each request to the store (connecting included) gives up after this long; publishing
     /// bounds only its connecting.
     pub timeout_ms: u64,
+    /// The CA (PEM) that signed the store's certificate: with it every connection is TLS, verified
+    /// for the URL's host; without it, the protocol in the clear (`sslmode=require` is refused).
+    pub ca_file: String,
 }
 
 impl Default for TeamConfig {
@@ -52,6 +55,7 @@ impl Default for TeamConfig {
         TeamConfig {
             url: String::new(),
             timeout_ms: 2_000,
+            ca_file: String::new(),
         }
     }
 }
@@ -61,6 +65,7 @@ impl std::fmt::Debug for TeamConfig {
         f.debug_struct("TeamConfig")
             .field("url", &if self.url.is_empty() { "" } else { "(set)" })
             .field("timeout_ms", &self.timeout_ms)
+            .field("ca_file", &self.ca_file)
             .finish()
     }
 }
