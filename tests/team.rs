@@ -404,6 +404,10 @@ fn org_finds_what_a_teammate_published_and_has_no_clone_of_and_a_dead_store_leav
         "{r}"
     );
     assert_eq!(first["repo"], "acme/units", "{r}");
+    let r = m.ok("list_repos", serde_json::json!({}));
+    let listed = &r["structuredContent"]["published"];
+    assert_eq!(listed[0]["name"], "acme/units", "{r}");
+    assert_eq!(listed[0]["cloned"], false, "{r}");
     drop(m);
     // And an editor through the LSP's search.
     let mut lsp = crate::lsp::Lsp::spawn(&b);

@@ -80,6 +80,12 @@ pub(crate) async fn published(socket: &Path, json: bool) -> Result<ExitCode> {
         .await
         .map_err(status_error)?
         .into_inner();
+    if r.store.is_empty() {
+        eprintln!(
+            "patina: no team store is configured: set [team] url in config.toml (docs/team.md)"
+        );
+        return Ok(ExitCode::from(2));
+    }
     if json {
         let repos: Vec<_> = r
             .repos

@@ -47,7 +47,10 @@ impl pb::team_server::Team for Services {
         _req: Request<pb::PublishedRequest>,
     ) -> Result<Response<pb::PublishedResponse>, Status> {
         let (repos, t) = (self.0.repos.clone(), self.0.team.clone());
-        let store = t.describe().unwrap_or_default();
+        // No store configured: nothing published, and `store` empty says why.
+        let Some(store) = t.describe() else {
+            return Ok(Response::new(pb::PublishedResponse::default()));
+        };
         let list = blocking(move || {
             let published = t.published()?;
             let local: Vec<String> = repos

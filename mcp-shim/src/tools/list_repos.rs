@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use patina_proto::v1 as pb;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -44,6 +45,8 @@ fn output() -> Value {
                 },
                 "required": ["id", "name", "root", "files", "chunks"]
             }},
+            "published": {"type": "array", "description": "with a team store: the repositories it lets this daemon read (remote, name, commit, files, chunks, cloned: whether one of `repos` is a clone of it)",
+                "items": {"type": "object"}},
             "daemon_uptime_ms": {"type": "integer"},
             "semantic": {"type": "string"}
         },
@@ -83,9 +86,47 @@ pub(super) async fn call(state: &State, _: Args) -> ToolResult {
         }
     }
     let _ = writeln!(text, "semantic search: {}", resp.semantic);
+    // A team's store, when the daemon has one: what it publishes, cloned here or not (`--org`
+    // and `patina_query` with `org` search those that are not).
+    let published = rpc!(
+        state,
+        pb::team_client::TeamClient<_>,
+        published,
+        pb::PublishedRequest {}
+    );
     let mut structured = to_json(&resp);
     if let Some(obj) = structured.as_object_mut() {
         obj.entry("repos").or_insert_with(|| json!([]));
+    }
+    match published {
+        Ok(p) if !p.store.is_empty() => {
+            let _ = writeln!(text, "team store {}:", p.store);
+            for r in &p.repos {
+                let commit: String = r.commit.chars().take(10).collect();
+                let _ = writeln!(
+                    text,
+                    "  {}@{commit}  {} files, {} chunks{}",
+                    r.name,
+                    r.files,
+                    r.chunks,
+                    if r.cloned {
+                        "  (cloned here)"
+                    } else {
+                        "  (search with org)"
+                    }
+                );
+            }
+            if let Some(obj) = structured.as_object_mut() {
+                let list = to_json(&p).get("repos").cloned();
+                obj.insert("published".into(), list.unwrap_or_else(|| json!([])));
+            }
+        }
+        Ok(_) => {}
+        // A daemon older than the team store has no such service: nothing to say.
+        Err(e) if e.to_lowercase().contains("unimplemented") => {}
+        Err(e) => {
+            let _ = writeln!(text, "team store: not reachable ({e})");
+        }
     }
     Ok(Outcome {
         texts: vec![text.trim_end().to_string()],
