@@ -45,9 +45,9 @@ pub struct Chunk {
     pub body: String,
 }
 
-/// A repository's index at one commit, as the publisher sends it.
+/// A commit about to be published: which repository, which commit, which model, who may read it.
 #[derive(Debug, Clone)]
-pub struct Commit {
+pub struct CommitHead {
     /// The normalised remote ([`remote::normalise`]): what identifies the repository.
     pub remote: String,
     /// A short name to show (`owner/name`).
@@ -57,9 +57,24 @@ pub struct Commit {
     pub model: String,
     /// Engine roles that may read this repository (added to those already granted).
     pub readers: Vec<String>,
+}
+
+/// A publish under way ([`SharedStore::begin`]): the store's handle on the repository.
+#[derive(Debug, Clone)]
+pub struct Begun {
+    pub repo: i64,
+    pub sha: String,
+    pub model: String,
+    /// The commit is already published (by this or another publisher): nothing needs sending.
+    pub already: bool,
+}
+
+/// One file's content: its key ([`file_key`]) and its chunks, in order.
+#[derive(Debug, Clone)]
+pub struct FileContent {
+    pub key: Key,
+    pub path: String,
     pub chunks: Vec<Chunk>,
-    /// Vectors by key; a chunk whose vector is missing is published without one.
-    pub vectors: Vec<(Key, Vec<f32>)>,
 }
 
 /// What a publish did.
@@ -123,12 +138,36 @@ pub struct OrgHits {
     pub semantic: Vec<OrgHit>,
 }
 
-/// What a daemon asks of a team's store.
+/// What a daemon asks of a team's store. A publish is a sequence, so the publisher holds one
+/// batch of content at a time: [`SharedStore::begin`], then the files and vectors the store lacks
+/// ([`SharedStore::missing_files`], [`SharedStore::put_files`], the same for vectors), then
+/// [`SharedStore::commit`], which makes the commit visible whole. Content stored by a publish that
+/// never commits is harmless (content-addressed); a second publisher of a commit changes nothing.
 pub trait SharedStore: Send + Sync {
     /// The engine and where it is, without credentials (for logs, notices and status).
     fn describe(&self) -> String;
-    /// Write `commit` (only what the store lacks); visible whole once it returns.
-    fn publish<'a>(&'a self, commit: &'a Commit) -> StoreFuture<'a, PublishReport>;
+    /// Start publishing `head`: the repository's row and its readers' grants.
+    fn begin<'a>(&'a self, head: &'a CommitHead) -> StoreFuture<'a, Begun>;
+    /// Of `keys` (file keys), those the store lacks for the repository.
+    fn missing_files<'a>(&'a self, b: &'a Begun, keys: &'a [Key]) -> StoreFuture<'a, Vec<Key>>;
+    /// Of `keys` (vector keys), those the store lacks for the repository.
+    fn missing_vectors<'a>(&'a self, b: &'a Begun, keys: &'a [Key]) -> StoreFuture<'a, Vec<Key>>;
+    /// Store files' contents (each whole or not at all); returns the chunks written.
+    fn put_files<'a>(&'a self, b: &'a Begun, files: &'a [FileContent]) -> StoreFuture<'a, usize>;
+    /// Store vectors by key; returns how many.
+    fn put_vectors<'a>(
+        &'a self,
+        b: &'a Begun,
+        vectors: &'a [(Key, Vec<f32>)],
+    ) -> StoreFuture<'a, usize>;
+    /// Make the commit visible: its files (path, file key), in one transaction; false when another
+    /// publisher was first.
+    fn commit<'a>(
+        &'a self,
+        b: &'a Begun,
+        files: &'a [(String, Key)],
+        chunks: usize,
+    ) -> StoreFuture<'a, bool>;
     /// Vectors under `model` the store holds for `keys`, in any repository the caller may read.
     fn vectors<'a>(
         &'a self,
@@ -141,17 +180,17 @@ pub trait SharedStore: Send + Sync {
     fn search<'a>(&'a self, query: &'a OrgQuery) -> StoreFuture<'a, OrgHits>;
 }
 
-/// A file's content key: its path and its chunks (keys and lines), so that the same content at the
-/// same path is stored once however many commits contain it.
-pub fn file_key(path: &str, chunks: &[&Chunk]) -> Key {
+/// A file's content key: its path and its chunks (vector keys and lines, in order), so that the
+/// same content at the same path is stored once however many commits contain it.
+pub fn file_key(path: &str, chunks: impl IntoIterator<Item = (Key, u32, u32)>) -> Key {
     let mut h = blake3::Hasher::new();
     h.update(b"patina-file/1\0");
     h.update(path.as_bytes());
-    for c in chunks {
+    for (vkey, start, end) in chunks {
         h.update(b"\0");
-        h.update(&c.vkey);
-        h.update(&c.start_line.to_le_bytes());
-        h.update(&c.end_line.to_le_bytes());
+        h.update(&vkey);
+        h.update(&start.to_le_bytes());
+        h.update(&end.to_le_bytes());
     }
     *h.finalize().as_bytes()
 }
@@ -203,28 +242,14 @@ pub fn valid_role(role: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn chunk(path: &str, start: u32, key: u8) -> Chunk {
-        Chunk {
-            path: path.into(),
-            start_line: start,
-            end_line: start + 3,
-            parent: String::new(),
-            symbol: "f".into(),
-            kind: "function".into(),
-            vkey: [key; 32],
-            body: "fn f() {}".into(),
-        }
-    }
-
     #[test]
     fn a_files_key_changes_with_its_path_its_chunks_and_their_lines() {
-        let (a, b) = (chunk("a.rs", 1, 1), chunk("a.rs", 5, 2));
-        let k = file_key("a.rs", &[&a, &b]);
-        assert_eq!(k, file_key("a.rs", &[&a, &b]));
-        assert_ne!(k, file_key("b.rs", &[&a, &b]));
-        assert_ne!(k, file_key("a.rs", &[&a]));
-        let moved = chunk("a.rs", 6, 2);
-        assert_ne!(k, file_key("a.rs", &[&a, &moved]));
+        let (a, b) = (([1u8; 32], 1, 4), ([2u8; 32], 5, 8));
+        let k = file_key("a.rs", [a, b]);
+        assert_eq!(k, file_key("a.rs", [a, b]));
+        assert_ne!(k, file_key("b.rs", [a, b]));
+        assert_ne!(k, file_key("a.rs", [a]));
+        assert_ne!(k, file_key("a.rs", [a, ([2u8; 32], 6, 9)]));
     }
 
     #[test]

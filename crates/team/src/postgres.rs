@@ -5,7 +5,7 @@
 //! and see only the repositories `patina.grants` gives their roles: row-level security on every
 //! table, by repository. The publisher owns the tables, so it reads and writes everything.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -20,12 +20,10 @@ use tokio_postgres::{Client, Config, NoTls};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use crate::{
-    Chunk, Commit, Key, OrgHit, OrgHits, OrgQuery, PublishReport, Published, SharedStore,
-    StoreFuture, any_word_query, file_key, valid_role,
+    Begun, Chunk, CommitHead, FileContent, Key, OrgHit, OrgHits, OrgQuery, Published, SharedStore,
+    StoreFuture, any_word_query, valid_role,
 };
 
-/// Files whose chunks one transaction writes.
-const FILE_BATCH: usize = 500;
 /// Vectors one COPY writes.
 const VECTOR_BATCH: usize = 5_000;
 /// Keys one lookup asks for.
@@ -198,143 +196,112 @@ impl Postgres {
             .map_err(|_| anyhow!("{}: no answer within {:?}", self.describe(), self.timeout))?
     }
 
-    async fn publish_now(&self, c: &Commit) -> Result<PublishReport> {
-        for r in &c.readers {
+    /// The tables (created when missing), the repository's row and its readers' grants; whether
+    /// the commit is already published.
+    async fn begin_now(&self, head: &CommitHead) -> Result<Begun> {
+        for r in &head.readers {
             if !valid_role(r) {
                 bail!("'{r}' is not a role name (letters, digits, '_' and '-')");
             }
         }
-        let mut client = self.connect().await?;
+        let mut slot = self.reader().await?;
+        let client = slot.as_mut().expect("connected");
         let tx = client.transaction().await?;
         tx.execute(
             "SELECT pg_advisory_xact_lock(hashtext('patina-schema'))",
             &[],
         )
         .await?;
-        tx.batch_execute(&schema(self.dim))
-            .await
-            .context("creating the store's tables (the publishing role needs CREATE on the database, and pgvector installed)")?;
+        tx.batch_execute(&schema(self.dim)).await.context(
+            "creating the store's tables (the publishing role needs CREATE on the database, and \
+             pgvector installed)",
+        )?;
         let repo: i64 = tx
             .query_one(
                 "INSERT INTO patina.repos (remote, name) VALUES ($1, $2)
                  ON CONFLICT (remote) DO UPDATE SET name = EXCLUDED.name RETURNING repo_id",
-                &[&c.remote, &c.name],
+                &[&head.remote, &head.name],
             )
             .await?
             .get(0);
-        for r in &c.readers {
+        for r in &head.readers {
             tx.execute(
                 "INSERT INTO patina.grants (repo_id, role) VALUES ($1, $2) ON CONFLICT DO NOTHING",
                 &[&repo, &r.as_str()],
             )
             .await?;
             tx.batch_execute(&format!(
-                "GRANT USAGE ON SCHEMA patina TO \"{r}\"; GRANT SELECT ON ALL TABLES IN SCHEMA patina TO \"{r}\";"
+                "GRANT USAGE ON SCHEMA patina TO \"{r}\"; \
+                 GRANT SELECT ON ALL TABLES IN SCHEMA patina TO \"{r}\";"
             ))
             .await
             .with_context(|| format!("granting role '{r}' read access"))?;
         }
         tx.commit().await?;
-
-        let mut report = PublishReport::default();
-        let done = client
+        let already = client
             .query_opt(
                 "SELECT 1 FROM patina.commits WHERE repo_id = $1 AND sha = $2 AND model = $3",
-                &[&repo, &c.sha, &c.model],
+                &[&repo, &head.sha, &head.model],
             )
-            .await?;
-        let mut files: BTreeMap<&str, Vec<&Chunk>> = BTreeMap::new();
-        for ch in &c.chunks {
-            files.entry(ch.path.as_str()).or_default().push(ch);
-        }
-        report.files = files.len();
-        if done.is_some() {
-            report.already = true;
-            return Ok(report);
-        }
-        let keyed: Vec<(Key, &str, Vec<&Chunk>)> = files
-            .into_iter()
-            .map(|(path, mut chunks)| {
-                chunks.sort_by_key(|c| (c.start_line, c.end_line));
-                (file_key(path, &chunks), path, chunks)
-            })
-            .collect();
-
-        // Content the store lacks: files (with their chunks), then vectors.
-        let all: Vec<Vec<u8>> = keyed.iter().map(|k| k.0.to_vec()).collect();
-        let held = present(
-            &client,
-            "SELECT file_key FROM patina.files WHERE repo_id = $1 AND file_key = ANY($2)",
+            .await?
+            .is_some();
+        Ok(Begun {
             repo,
-            &all,
-        )
-        .await?;
-        let missing: Vec<&(Key, &str, Vec<&Chunk>)> = keyed
-            .iter()
-            .filter(|k| !held.contains(&k.0.to_vec()))
-            .collect();
-        for batch in missing.chunks(FILE_BATCH) {
-            let tx = client.transaction().await?;
-            let mut cols = ChunkColumns::default();
-            for (key, _, chunks) in batch {
-                for (ord, ch) in chunks.iter().enumerate() {
-                    cols.push(key, ord, ch);
-                }
+            sha: head.sha.clone(),
+            model: head.model.clone(),
+            already,
+        })
+    }
+
+    async fn put_files_now(&self, b: &Begun, files: &[FileContent]) -> Result<usize> {
+        let mut slot = self.reader().await?;
+        let client = slot.as_mut().expect("connected");
+        let tx = client.transaction().await?;
+        let mut cols = ChunkColumns::default();
+        for f in files {
+            for (ord, ch) in f.chunks.iter().enumerate() {
+                cols.push(&f.key, ord, ch);
             }
-            tx.execute(
-                "INSERT INTO patina.chunks (repo_id, file_key, ord, path, start_line, end_line,
-                   parent, symbol, kind, vkey, body)
-                 SELECT $1, * FROM unnest($2::bytea[], $3::int[], $4::text[], $5::int[], $6::int[],
-                   $7::text[], $8::text[], $9::text[], $10::bytea[], $11::text[])
-                 ON CONFLICT DO NOTHING",
-                &[
-                    &repo,
-                    &cols.file,
-                    &cols.ord,
-                    &cols.path,
-                    &cols.start,
-                    &cols.end,
-                    &cols.parent,
-                    &cols.symbol,
-                    &cols.kind,
-                    &cols.vkey,
-                    &cols.body,
-                ],
-            )
-            .await?;
-            let keys: Vec<Vec<u8>> = batch.iter().map(|k| k.0.to_vec()).collect();
-            let paths: Vec<&str> = batch.iter().map(|k| k.1).collect();
-            tx.execute(
-                "INSERT INTO patina.files (repo_id, file_key, path)
-                 SELECT $1, * FROM unnest($2::bytea[], $3::text[]) ON CONFLICT DO NOTHING",
-                &[&repo, &keys, &paths],
-            )
-            .await?;
-            tx.commit().await?;
-            report.files_sent += batch.len();
-            report.chunks_sent += cols.ord.len();
         }
-
-        let wanted: HashSet<Key> = c.chunks.iter().map(|ch| ch.vkey).collect();
-        let vectors: Vec<&(Key, Vec<f32>)> = c
-            .vectors
-            .iter()
-            .filter(|(k, v)| wanted.contains(k) && v.len() == self.dim)
-            .collect();
-        let keys: Vec<Vec<u8>> = vectors.iter().map(|(k, _)| k.to_vec()).collect();
-        let held = present(
-            &client,
-            "SELECT vkey FROM patina.vectors WHERE repo_id = $1 AND vkey = ANY($2)",
-            repo,
-            &keys,
+        tx.execute(
+            "INSERT INTO patina.chunks (repo_id, file_key, ord, path, start_line, end_line,
+               parent, symbol, kind, vkey, body)
+             SELECT $1, * FROM unnest($2::bytea[], $3::int[], $4::text[], $5::int[], $6::int[],
+               $7::text[], $8::text[], $9::text[], $10::bytea[], $11::text[])
+             ON CONFLICT DO NOTHING",
+            &[
+                &b.repo,
+                &cols.file,
+                &cols.ord,
+                &cols.path,
+                &cols.start,
+                &cols.end,
+                &cols.parent,
+                &cols.symbol,
+                &cols.kind,
+                &cols.vkey,
+                &cols.body,
+            ],
         )
         .await?;
-        report.vectors_present = held.len();
-        let send: Vec<&&(Key, Vec<f32>)> = vectors
-            .iter()
-            .filter(|(k, _)| !held.contains(&k.to_vec()))
-            .collect();
-        for batch in send.chunks(VECTOR_BATCH) {
+        // The file's row last: a file is stored with all its chunks or not at all.
+        let keys: Vec<Vec<u8>> = files.iter().map(|f| f.key.to_vec()).collect();
+        let paths: Vec<String> = files.iter().map(|f| no_nul(&f.path)).collect();
+        tx.execute(
+            "INSERT INTO patina.files (repo_id, file_key, path)
+             SELECT $1, * FROM unnest($2::bytea[], $3::text[]) ON CONFLICT DO NOTHING",
+            &[&b.repo, &keys, &paths],
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(cols.ord.len())
+    }
+
+    async fn put_vectors_now(&self, b: &Begun, vectors: &[(Key, Vec<f32>)]) -> Result<usize> {
+        let mut slot = self.reader().await?;
+        let client = slot.as_mut().expect("connected");
+        let mut sent = 0;
+        for batch in vectors.chunks(VECTOR_BATCH) {
             let tx = client.transaction().await?;
             tx.batch_execute(&format!(
                 "CREATE TEMP TABLE patina_stage (vkey bytea, embedding vector({})) ON COMMIT DROP",
@@ -352,30 +319,35 @@ impl Postgres {
                 .await?;
             let writer = BinaryCopyInWriter::new(sink, &[Type::BYTEA, vector_type]);
             pin_mut!(writer);
-            for (k, v) in batch {
+            for (k, v) in batch.iter().filter(|(_, v)| v.len() == self.dim) {
                 let key = k.to_vec();
                 let vector = Vector::from(v.clone());
                 writer.as_mut().write(&[&key, &vector]).await?;
+                sent += 1;
             }
             writer.finish().await?;
             tx.execute(
                 "INSERT INTO patina.vectors (repo_id, vkey, model, embedding)
                  SELECT $1, vkey, $2, embedding FROM patina_stage ON CONFLICT DO NOTHING",
-                &[&repo, &c.model],
+                &[&b.repo, &b.model],
             )
             .await?;
             tx.commit().await?;
-            report.vectors_sent += batch.len();
         }
+        Ok(sent)
+    }
 
+    async fn commit_now(&self, b: &Begun, files: &[(String, Key)], chunks: usize) -> Result<bool> {
+        let mut slot = self.reader().await?;
+        let client = slot.as_mut().expect("connected");
         // The commit, whole, in one transaction: until it commits no reader sees any of it.
         let tx = client.transaction().await?;
-        let keys: Vec<Vec<u8>> = keyed.iter().map(|k| k.0.to_vec()).collect();
-        let paths: Vec<&str> = keyed.iter().map(|k| k.1).collect();
+        let paths: Vec<String> = files.iter().map(|f| no_nul(&f.0)).collect();
+        let keys: Vec<Vec<u8>> = files.iter().map(|f| f.1.to_vec()).collect();
         tx.execute(
             "INSERT INTO patina.commit_files (repo_id, sha, model, path, file_key)
              SELECT $1, $2, $3, * FROM unnest($4::text[], $5::bytea[]) ON CONFLICT DO NOTHING",
-            &[&repo, &c.sha, &c.model, &paths, &keys],
+            &[&b.repo, &b.sha, &b.model, &paths, &keys],
         )
         .await?;
         let inserted = tx
@@ -383,18 +355,17 @@ impl Postgres {
                 "INSERT INTO patina.commits (repo_id, sha, model, files, chunks)
                  VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
                 &[
-                    &repo,
-                    &c.sha,
-                    &c.model,
-                    &(keyed.len() as i32),
-                    &(c.chunks.len() as i32),
+                    &b.repo,
+                    &b.sha,
+                    &b.model,
+                    &(files.len() as i32),
+                    &(chunks as i32),
                 ],
             )
             .await?;
         crate::before_commit_hook();
         tx.commit().await?;
-        report.already = inserted == 0;
-        Ok(report)
+        Ok(inserted == 1)
     }
 }
 
@@ -426,21 +397,20 @@ fn client_config(path: &std::path::Path) -> Result<rustls::ClientConfig> {
         .with_no_client_auth())
 }
 
-/// Of `keys`, those `sql` (`… WHERE repo_id = $1 AND key = ANY($2)`) finds, in batches.
-async fn present(
-    client: &Client,
-    sql: &str,
-    repo: i64,
-    keys: &[Vec<u8>],
-) -> Result<HashSet<Vec<u8>>> {
-    let mut held = HashSet::new();
+/// Of `keys`, those `sql` (`… WHERE repo_id = $1 AND key = ANY($2)`) does not find, in batches.
+async fn absent(client: &Client, sql: &str, repo: i64, keys: &[Key]) -> Result<Vec<Key>> {
+    let mut held: HashSet<Vec<u8>> = HashSet::new();
     for batch in keys.chunks(KEY_BATCH) {
-        let batch: Vec<&Vec<u8>> = batch.iter().collect();
+        let batch: Vec<Vec<u8>> = batch.iter().map(|k| k.to_vec()).collect();
         for row in client.query(sql, &[&repo, &batch]).await? {
             held.insert(row.get::<_, Vec<u8>>(0));
         }
     }
-    Ok(held)
+    Ok(keys
+        .iter()
+        .filter(|k| !held.contains(k.as_slice()))
+        .copied()
+        .collect())
 }
 
 /// Chunks as columns, for one `unnest` insert.
@@ -518,8 +488,47 @@ impl SharedStore for Postgres {
         format!("PostgreSQL {host}:{port}/{db} as {user}{tls}")
     }
 
-    fn publish<'a>(&'a self, commit: &'a Commit) -> StoreFuture<'a, PublishReport> {
-        Box::pin(self.publish_now(commit))
+    fn begin<'a>(&'a self, head: &'a CommitHead) -> StoreFuture<'a, Begun> {
+        Box::pin(self.begin_now(head))
+    }
+
+    fn missing_files<'a>(&'a self, b: &'a Begun, keys: &'a [Key]) -> StoreFuture<'a, Vec<Key>> {
+        Box::pin(self.bounded(async move {
+            let slot = self.reader().await?;
+            let client = slot.as_ref().expect("connected");
+            let sql = "SELECT file_key FROM patina.files WHERE repo_id = $1 AND file_key = ANY($2)";
+            absent(client, sql, b.repo, keys).await
+        }))
+    }
+
+    fn missing_vectors<'a>(&'a self, b: &'a Begun, keys: &'a [Key]) -> StoreFuture<'a, Vec<Key>> {
+        Box::pin(self.bounded(async move {
+            let slot = self.reader().await?;
+            let client = slot.as_ref().expect("connected");
+            let sql = "SELECT vkey FROM patina.vectors WHERE repo_id = $1 AND vkey = ANY($2)";
+            absent(client, sql, b.repo, keys).await
+        }))
+    }
+
+    fn put_files<'a>(&'a self, b: &'a Begun, files: &'a [FileContent]) -> StoreFuture<'a, usize> {
+        Box::pin(self.put_files_now(b, files))
+    }
+
+    fn put_vectors<'a>(
+        &'a self,
+        b: &'a Begun,
+        vectors: &'a [(Key, Vec<f32>)],
+    ) -> StoreFuture<'a, usize> {
+        Box::pin(self.put_vectors_now(b, vectors))
+    }
+
+    fn commit<'a>(
+        &'a self,
+        b: &'a Begun,
+        files: &'a [(String, Key)],
+        chunks: usize,
+    ) -> StoreFuture<'a, bool> {
+        Box::pin(self.commit_now(b, files, chunks))
     }
 
     fn vectors<'a>(

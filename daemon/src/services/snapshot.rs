@@ -112,7 +112,7 @@ pub(crate) fn create(semantic: &Semantic, repo: &Arc<Repo>, out: &str) -> Result
 /// Every chunk of `repo` with its vector under this daemon's model: from the embedding cache, or
 /// what the cache has lost (deleted, or its tail cut after a crash) from the vector index, which
 /// holds the same 8-bit numbers. An error when some chunk has no vector yet.
-pub(crate) fn embedded_chunks(
+fn embedded_chunks(
     semantic: &Semantic,
     repo: &Repo,
 ) -> Result<Vec<(u64, patina_core::ChunkMeta, Vec<f32>)>> {

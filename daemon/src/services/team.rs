@@ -4,21 +4,23 @@
 //! the store down or refusing, everything local works as before and the reason is kept for
 //! `patina status` and the log (never the credentials). Knows nothing of gRPC.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};
+use patina_core::ChunkMeta;
 use patina_core::UserError;
 use patina_team::{
-    Chunk, Commit, Key, OrgHits, OrgQuery, Postgres, PublishReport, Published, SharedStore, remote,
+    Begun, Chunk, CommitHead, FileContent, Key, OrgHits, OrgQuery, Postgres, PublishReport,
+    Published, SharedStore, file_key, remote,
 };
 
 use crate::services::embedding::Semantic;
 use crate::services::embedding::shared::VectorSource;
 use crate::services::git;
-use crate::services::snapshot::{embedded_chunks, fresh_commit};
+use crate::services::snapshot::fresh_commit;
 use crate::state::config::TeamConfig;
 use crate::state::repo::Repo;
 
@@ -42,7 +44,13 @@ pub(crate) struct Team {
     taken: AtomicU64,
     /// Registered repositories' remotes, by root ([`Team::remote_of`]).
     remotes: Mutex<HashMap<std::path::PathBuf, Option<String>>>,
+    /// After a failed lookup of vectors, none is tried again before this: a store that does not
+    /// answer must not cost every batch of the model's pass its timeout.
+    quiet_until: Mutex<Option<std::time::Instant>>,
 }
+
+/// How long the model's pass stops asking a store that failed.
+const QUIET_AFTER_FAILURE: Duration = Duration::from_secs(30);
 
 impl Team {
     /// The configured store (not yet connected), or none; a URL that is not one is an error at
@@ -64,6 +72,7 @@ impl Team {
             trouble: Mutex::new(None),
             taken: AtomicU64::new(0),
             remotes: Mutex::new(HashMap::new()),
+            quiet_until: Mutex::new(None),
         })
     }
 
@@ -74,6 +83,7 @@ impl Team {
             trouble: Mutex::new(None),
             taken: AtomicU64::new(0),
             remotes: Mutex::new(HashMap::new()),
+            quiet_until: Mutex::new(None),
         }
     }
 
@@ -190,40 +200,20 @@ impl Team {
         })?;
         let commit = fresh_commit(repo, "a publish")?;
         let model = semantic.model_tag();
-        let mut vectors: HashMap<Key, Vec<f32>> = HashMap::new();
-        let mut chunks = Vec::new();
-        for (id, meta, vector) in embedded_chunks(semantic, repo)? {
-            let Some(body) = repo.index().text(id)? else {
-                continue;
-            };
-            let vkey = semantic.key(&meta);
-            vectors.insert(vkey, vector);
-            chunks.push(Chunk {
-                path: meta.path.to_string(),
-                start_line: meta.start_line,
-                end_line: meta.end_line,
-                parent: meta.parent.clone().unwrap_or_default(),
-                symbol: meta.symbol.clone().unwrap_or_default(),
-                kind: meta.kind.name().to_string(),
-                vkey,
-                body,
-            });
-        }
-        let n = chunks.len();
-        let c = Commit {
+        let head = CommitHead {
             name: remote::short_name(&remote),
             remote: remote.clone(),
             sha: commit.clone(),
             model: model.clone(),
             readers: readers.to_vec(),
-            chunks,
-            vectors: vectors.into_iter().collect(),
         };
-        let report = self.run(move |store| Box::pin(async move { store.publish(&c).await }))?;
+        let begun = self.run(move |s| Box::pin(async move { s.begin(&head).await }))?;
+        let report = self.send(semantic, repo, begun)?;
         tracing::info!(
             repo = %repo.id(), %remote, %commit, files_sent = report.files_sent,
             vectors_sent = report.vectors_sent, already = report.already, "published"
         );
+        let n = repo.with_chunks(|c| c.len());
         Ok(Publication {
             remote,
             commit,
@@ -234,6 +224,134 @@ impl Team {
     }
 }
 
+/// Files of content one publish batch reads and sends.
+const FILE_BATCH: usize = 500;
+/// Vectors one publish batch reads and sends.
+const VECTOR_BATCH: usize = 5_000;
+
+impl Team {
+    /// Send what the store lacks of `repo`'s index, a batch at a time (so memory holds one batch
+    /// of texts and vectors, not the index), then commit.
+    fn send(&self, semantic: &Semantic, repo: &Repo, begun: Begun) -> Result<PublishReport> {
+        // Every file with its chunks in line order, and the keys the store knows them by.
+        let mut by_file: BTreeMap<String, Vec<(u64, ChunkMeta, Key)>> = BTreeMap::new();
+        repo.with_chunks(|c| {
+            for (id, m) in c.iter() {
+                let vkey = semantic.key(m);
+                by_file
+                    .entry(m.path.to_string())
+                    .or_default()
+                    .push((*id, m.clone(), vkey));
+            }
+        });
+        let chunks: usize = by_file.values().map(Vec::len).sum();
+        let files: Vec<(String, Key, Vec<(u64, ChunkMeta, Key)>)> = by_file
+            .into_iter()
+            .map(|(path, mut cs)| {
+                cs.sort_by_key(|c| (c.1.start_line, c.1.end_line, c.0));
+                let key = file_key(
+                    &path,
+                    cs.iter().map(|c| (c.2, c.1.start_line, c.1.end_line)),
+                );
+                (path, key, cs)
+            })
+            .collect();
+        let mut report = PublishReport {
+            files: files.len(),
+            already: begun.already,
+            ..Default::default()
+        };
+        if begun.already {
+            return Ok(report);
+        }
+        let keys: Vec<Key> = files.iter().map(|f| f.1).collect();
+        let b = begun.clone();
+        let missing: HashSet<Key> = self
+            .run(move |s| Box::pin(async move { s.missing_files(&b, &keys).await }))?
+            .into_iter()
+            .collect();
+        let unsent: Vec<&(String, Key, Vec<(u64, ChunkMeta, Key)>)> =
+            files.iter().filter(|f| missing.contains(&f.1)).collect();
+        for batch in unsent.chunks(FILE_BATCH) {
+            let mut contents = Vec::with_capacity(batch.len());
+            for (path, key, cs) in batch {
+                let mut out = Vec::with_capacity(cs.len());
+                for (id, m, vkey) in cs {
+                    out.push(Chunk {
+                        path: path.clone(),
+                        start_line: m.start_line,
+                        end_line: m.end_line,
+                        parent: m.parent.clone().unwrap_or_default(),
+                        symbol: m.symbol.clone().unwrap_or_default(),
+                        kind: m.kind.name().to_string(),
+                        vkey: *vkey,
+                        body: repo.index().text(*id)?.unwrap_or_default(),
+                    });
+                }
+                contents.push(FileContent {
+                    key: *key,
+                    path: path.clone(),
+                    chunks: out,
+                });
+            }
+            let b = begun.clone();
+            report.chunks_sent +=
+                self.run(move |s| Box::pin(async move { s.put_files(&b, &contents).await }))?;
+            report.files_sent += batch.len();
+        }
+
+        // Vectors: each key once, whichever files share it.
+        let mut at: HashMap<Key, (u64, &ChunkMeta)> = HashMap::new();
+        for (_, _, cs) in &files {
+            for (id, m, vkey) in cs {
+                at.entry(*vkey).or_insert((*id, m));
+            }
+        }
+        let mut vkeys: Vec<Key> = at.keys().copied().collect();
+        vkeys.sort_unstable();
+        let total = vkeys.len();
+        let b = begun.clone();
+        let lacking =
+            self.run(move |s| Box::pin(async move { s.missing_vectors(&b, &vkeys).await }))?;
+        report.vectors_present = total - lacking.len();
+        for batch in lacking.chunks(VECTOR_BATCH) {
+            let mut vectors = Vec::with_capacity(batch.len());
+            let mut lost: Vec<(u64, Key)> = Vec::new();
+            for k in batch {
+                let (id, m) = at[k];
+                match semantic.cached(m)? {
+                    Some(v) => vectors.push((*k, v)),
+                    None => lost.push((id, *k)),
+                }
+            }
+            // What the embedding cache has lost the vector index still holds.
+            if !lost.is_empty() {
+                let ids: HashSet<u64> = lost.iter().map(|l| l.0).collect();
+                let mut held = repo.vectors_of(&ids);
+                for (id, k) in lost {
+                    let v = held.remove(&id).ok_or_else(|| {
+                        anyhow!(
+                            "a chunk of {} has no embedding yet; wait until `patina status` shows \
+                             every chunk embedded",
+                            repo.record().name
+                        )
+                    })?;
+                    vectors.push((k, v));
+                }
+            }
+            let b = begun.clone();
+            report.vectors_sent +=
+                self.run(move |s| Box::pin(async move { s.put_vectors(&b, &vectors).await }))?;
+        }
+
+        let list: Vec<(String, Key)> = files.iter().map(|f| (f.0.clone(), f.1)).collect();
+        let inserted =
+            self.run(move |s| Box::pin(async move { s.commit(&begun, &list, chunks).await }))?;
+        report.already = !inserted;
+        Ok(report)
+    }
+}
+
 /// Of `keys` (this daemon's cache keys under `model`), the vectors the store holds; nothing when
 /// it is off or failing (the chunks are then embedded here, as without a store).
 impl VectorSource for Team {
@@ -241,10 +359,24 @@ impl VectorSource for Team {
         if !self.is_on() || keys.is_empty() {
             return Vec::new();
         }
+        let now = std::time::Instant::now();
+        let mut quiet = self.quiet_until.lock().expect("team quiet lock");
+        if quiet.is_some_and(|until| now < until) {
+            return Vec::new();
+        }
         let (model, keys) = (model.to_string(), keys.to_vec());
-        let got = self
+        let got = match self
             .run(move |store| Box::pin(async move { store.vectors(&model, &keys).await }))
-            .unwrap_or_default();
+        {
+            Ok(got) => {
+                *quiet = None;
+                got
+            }
+            Err(_) => {
+                *quiet = Some(now + QUIET_AFTER_FAILURE);
+                Vec::new()
+            }
+        };
         self.taken.fetch_add(got.len() as u64, Ordering::Relaxed);
         got
     }
