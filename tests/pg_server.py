@@ -14,6 +14,7 @@ import sys
 import pgserver
 
 data = os.path.abspath(sys.argv[1])
+os.makedirs(os.path.dirname(data), exist_ok=True)
 server = pgserver.get_server(data, cleanup_mode=None)
 server.psql("CREATE EXTENSION IF NOT EXISTS vector;")
 info = server.get_postmaster_info()

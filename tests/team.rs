@@ -12,24 +12,7 @@ use patina_proto::v1::{Granularity, QueryRequest};
 
 const REMOTE: &str = "https://git.example.com/acme/units.git";
 
-const FILES: &[(&str, &[u8])] = &[
-    (
-        "temperature.py",
-        b"def celsius_to_fahrenheit(c):\n    \"\"\"Degrees C to degrees F.\"\"\"\n    return c * 9 / 5 + 32\n",
-    ),
-    (
-        "lines.py",
-        b"def read_lines(path):\n    with open(path) as f:\n        return f.read().splitlines()\n",
-    ),
-    (
-        "mail.py",
-        b"import smtplib\n\ndef send_email(to, subject, body):\n    server = smtplib.SMTP('localhost')\n    server.sendmail('me@example.com', [to], subject + '\\n' + body)\n",
-    ),
-    (
-        "src/sort.rs",
-        b"/// Sort in place, smallest first.\npub fn bubble_sort(v: &mut [i32]) {\n    for i in 0..v.len() {\n        for j in 0..v.len() - i - 1 {\n            if v[j] > v[j + 1] { v.swap(j, j + 1); }\n        }\n    }\n}\n",
-    ),
-];
+const FILES: &[(&str, &[u8])] = FOUR_MEANINGS;
 
 /// A server with a publishing role, a developer in the `team_backend` group, and an outsider.
 fn server() -> PgServer {

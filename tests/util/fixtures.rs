@@ -8,6 +8,27 @@ pub const HUGE_ONLY_WORD: &str = "quokkahugeword";
 pub const LATIN1_ONLY_WORD: &str = "quokkalatinword";
 
 /// The paths of the fixture's files that must be skipped, by reason.
+/// Four small files of distinct meanings (temperatures, reading lines, sending mail, sorting): what
+/// the tests of vectors that travel between daemons (snapshots, a team's store) embed.
+pub const FOUR_MEANINGS: &[(&str, &[u8])] = &[
+    (
+        "temperature.py",
+        b"def celsius_to_fahrenheit(c):\n    \"\"\"Degrees C to degrees F.\"\"\"\n    return c * 9 / 5 + 32\n",
+    ),
+    (
+        "lines.py",
+        b"def read_lines(path):\n    with open(path) as f:\n        return f.read().splitlines()\n",
+    ),
+    (
+        "mail.py",
+        b"import smtplib\n\ndef send_email(to, subject, body):\n    server = smtplib.SMTP('localhost')\n    server.sendmail('me@example.com', [to], subject + '\\n' + body)\n",
+    ),
+    (
+        "src/sort.rs",
+        b"/// Sort in place, smallest first.\npub fn bubble_sort(v: &mut [i32]) {\n    for i in 0..v.len() {\n        for j in 0..v.len() - i - 1 {\n            if v[j] > v[j + 1] { v.swap(j, j + 1); }\n        }\n    }\n}\n",
+    ),
+];
+
 pub const BINARY_FILE: &str = "assets/logo.png";
 pub const HUGE_FILE: &str = "data/huge.txt";
 pub const LATIN1_FILE: &str = "legacy/latin1.txt";

@@ -154,29 +154,10 @@ impl Postgres {
         };
         let failed = || format!("connecting to {}", self.describe());
         let client = match &self.tls {
-            Some(tls) => {
-                let (client, connection) =
-                    tokio::time::timeout(self.timeout, self.config.connect(tls.clone()))
-                        .await
-                        .map_err(|_| late())?
-                        .with_context(failed)?;
-                tokio::spawn(async move {
-                    let _ = connection.await;
-                });
-                client
-            }
-            None => {
-                let (client, connection) =
-                    tokio::time::timeout(self.timeout, self.config.connect(NoTls))
-                        .await
-                        .map_err(|_| late())?
-                        .with_context(failed)?;
-                tokio::spawn(async move {
-                    let _ = connection.await;
-                });
-                client
-            }
-        };
+            Some(tls) => open(&self.config, tls.clone(), self.timeout).await,
+            None => open(&self.config, NoTls, self.timeout).await,
+        }
+        .map_err(|e| e.map_or_else(late, |e| anyhow::Error::new(e).context(failed())))?;
         Ok(client)
     }
 
@@ -367,6 +348,26 @@ impl Postgres {
         tx.commit().await?;
         Ok(inserted == 1)
     }
+}
+
+/// Connect with `tls` within `timeout` (`None`: it ran out), the connection's task spawned.
+async fn open<T>(
+    config: &Config,
+    tls: T,
+    timeout: Duration,
+) -> std::result::Result<Client, Option<tokio_postgres::Error>>
+where
+    T: tokio_postgres::tls::MakeTlsConnect<tokio_postgres::Socket>,
+    T::Stream: Send + 'static,
+{
+    let (client, connection) = tokio::time::timeout(timeout, config.connect(tls))
+        .await
+        .map_err(|_| None)?
+        .map_err(Some)?;
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    Ok(client)
 }
 
 /// A TLS client that trusts the CAs of the PEM file at `path` (and nothing else).
