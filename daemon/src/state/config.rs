@@ -160,6 +160,17 @@ pub struct ContextConfig {
     /// lines within this many tokens (0: whole), keeping its surroundings on top: the other
     /// files are named and begun, and the budget goes on to the best file's regions.
     pub lead_tokens: usize,
+    /// A located file's regions that weigh alike are read outward from its best piece
+    /// (`patina_retrieve::locate::nearest_first`), not from its first line.
+    pub near_best: bool,
+    /// Locating also knows the names the question writes as code, whatever their case
+    /// (`patina_retrieve::locate::Needle::with_code_names`: `parse(`, `` `strict` ``,
+    /// `req.fresh`).
+    pub code_names: bool,
+    /// A file's pieces weigh by its best hit's score against the best file's, to the power
+    /// `file_depth` (`patina_retrieve::locate::confidence_priors`), not by its rank: depth when
+    /// the search is sure of one file, breadth when it is not.
+    pub by_confidence: bool,
 }
 
 impl Default for ContextConfig {
@@ -169,6 +180,9 @@ impl Default for ContextConfig {
             file_depth: 1.0,
             keep_files: true,
             lead_tokens: 150,
+            near_best: false,
+            code_names: false,
+            by_confidence: false,
         }
     }
 }
