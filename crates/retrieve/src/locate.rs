@@ -10,7 +10,10 @@
 //! question writes out (added at the weight of its words), and the region holds a message the
 //! question quotes verbatim (it then outranks every region that does not). [`order`] then lays located regions beside the
 //! search's matched pieces on one scale, so the budget goes to the likely file's likely regions
-//! before the weak hits of unlikely files.
+//! before the weak hits of unlikely files. By default a file weighs by its best hit's score
+//! against the best file's ([`confidence_priors`]): depth when the ranking is sure of one file,
+//! breadth when two score alike (held out over 20 context sets at 4000 tokens: line recall
+//! 0.444 → 0.455, file recall 0.82 → 0.83; bench/RESULTS.md, forty-sixth session).
 
 use std::collections::{HashMap, HashSet};
 
