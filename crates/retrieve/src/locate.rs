@@ -386,6 +386,16 @@ pub fn keep_files(order: &[usize], origins: &[Origin], kept: &[usize]) -> (Vec<u
     (out, leads.len())
 }
 
+/// The kept files (by rank, as [`keep_files`] takes them) cut to the best `n` (0: all): each
+/// kept file's head costs the best file's depth its tokens.
+pub fn keep_at_most(kept: &mut Vec<usize>, n: usize) {
+    if n > 0 {
+        kept.sort_unstable();
+        kept.dedup();
+        kept.truncate(n);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,6 +522,16 @@ mod tests {
         assert_eq!(order(&origins(0.95), 1.0), vec![0, 1, 2, 3]);
         // Sure of file 0: file 0 in depth first.
         assert_eq!(by(&origins(0.2)), vec![0, 2, 1, 3]);
+    }
+
+    #[test]
+    fn only_the_best_kept_files_lead() {
+        let mut kept = vec![4, 0, 2, 7];
+        keep_at_most(&mut kept, 2);
+        assert_eq!(kept, vec![0, 2]);
+        let mut all = vec![4, 0, 2];
+        keep_at_most(&mut all, 0);
+        assert_eq!(all, vec![4, 0, 2]);
     }
 
     #[test]

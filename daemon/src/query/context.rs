@@ -104,6 +104,7 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
         near_best: engine.config().context.near_best,
         code_names: engine.config().context.code_names,
         by_confidence: engine.config().context.by_confidence,
+        keep_at_most: engine.config().context.keep_at_most,
         budget,
     };
     let (pieces, merged) = tokio::task::spawn_blocking(move || {
@@ -222,6 +223,9 @@ struct Locating {
     /// Each file's prior is its best hit's score against the best file's
     /// ([`locate::confidence_priors`]), not its rank.
     by_confidence: bool,
+    /// With `keep_files`, only this many files keep their best piece first (0: every one the
+    /// matched pieces would show; [`locate::keep_at_most`]).
+    keep_at_most: usize,
     budget: usize,
 }
 
@@ -261,6 +265,7 @@ fn with_located(
             })
             .collect();
         kept.dedup();
+        locate::keep_at_most(&mut kept, how.keep_at_most);
         kept
     } else {
         Vec::new()

@@ -175,6 +175,9 @@ pub struct ContextConfig {
     /// tokens over bench/context_run.py's 20 sets, leave one set out chose it on every fold,
     /// held-out line recall 0.444 → 0.455, file recall 0.82 → 0.83.
     pub by_confidence: bool,
+    /// With `keep_files`, only the best this many files keep their best piece first (0: every
+    /// file the matched pieces alone would show; `patina_retrieve::locate::keep_at_most`).
+    pub keep_at_most: usize,
 }
 
 impl Default for ContextConfig {
@@ -187,6 +190,7 @@ impl Default for ContextConfig {
             near_best: false,
             code_names: false,
             by_confidence: true,
+            keep_at_most: 0,
         }
     }
 }
