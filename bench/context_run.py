@@ -4,13 +4,15 @@ characters at each budget, for the default, lexical only and the two baselines (
 
     python3 bench/context_run.py --bin target/release --home /tmp/ctx-home --repos /work/repos \
         --out /tmp/ctx.json [--sets tokio,cobra] [--model] [--config 'locate_files = 0'] \
-        [--swebench /work/sets]
+        [--swebench /work/sets] [--oracle all]
 
 Sets: `bench/questions/context/NAME.jsonl`, each evaluated in the clone `REPOS/NAME` (bring them
-with `fetch` and `git clone`); with `--swebench DIR`, also `DIR/swectx-NAME.jsonl` (the shared
+with `fetch` and `git clone`, or a directory of links, one per set: `/work/repos/ctx`); with `--swebench DIR`, also `DIR/swectx-NAME.jsonl` (the shared
 swebench-context set split by repository) in `REPOS/NAME`. Without `--model` semantic search is
 off, as the shared set's method says. `--config` appends a `[context]` line to the daemon's
-config (e.g. `locate_files = 0`: matched pieces only, the assembly before locating).
+config (e.g. `locate_files = 0`: matched pieces only, the assembly before locating). `--oracle`
+asks only that subset's rows (`all`: the default's, what `context_loso.py` chooses by; without
+it, the default and lexical only).
 """
 
 import argparse
@@ -36,6 +38,8 @@ def main():
     ap.add_argument("--model", action="store_true")
     ap.add_argument("--config", default="")
     ap.add_argument("--budget", default="1000,2000,4000,8000")
+    ap.add_argument("--oracle", action="append", default=[],
+                    help="an oracle subset's rows only (repeat); default: all, then lexical")
     args = ap.parse_args()
     os.makedirs(args.home, exist_ok=True)
     if args.config:
@@ -55,8 +59,9 @@ def main():
             continue
         clone = os.path.join(args.repos, repo)
         print(f"== {name} ({clone})", file=sys.stderr, flush=True)
+        oracles = [a for o in args.oracle for a in ("--oracle", o)]
         r = p.run("bench", "context", "--queries", str(questions), "--repo-dir", clone,
-                  "--force", "--budget", args.budget, "--json", check=False)
+                  "--force", "--budget", args.budget, *oracles, "--json", check=False)
         if r.returncode != 0:
             print(f"{name}: failed: {r.stderr[-2000:]}", file=sys.stderr)
             continue

@@ -11,7 +11,10 @@ Which commits: non-merge, changing 1-3 source files of the language (tests, docs
 files are not counted and their lines are not gold), at least 5 distinct words of three letters or
 more in the cleaned message, at most 120 gold lines, walked newest first and spread over history
 (every k-th eligible commit, so that one burst of work does not fill the set). Nothing is chosen
-by looking at what Patina answers: the rule is fixed before any search runs.
+by looking at what Patina answers: the rule is fixed before any search runs. A commit whose parent
+cannot be checked out from the clone (a blob absent from the snapshot: `patina bench context`
+would stop there) is passed over like one with too many gold lines; a complete clone gives the
+same set as before this check.
 """
 
 import argparse
@@ -68,6 +71,16 @@ def gold_lines(clone, parent, commit, paths):
     return {p: sorted(v) for p, v in gold.items() if v}
 
 
+def complete(clone, commit):
+    """Whether every blob of `commit`'s tree is in the clone (a snapshot may lack large ones)."""
+    tree = git(clone, "ls-tree", "-r", commit)
+    blobs = "".join(line.split()[2] + "\n" for line in tree.splitlines()
+                    if line.split()[1] == "blob")
+    out = subprocess.run(["git", "-C", clone, "cat-file", "--batch-check"], input=blobs,
+                         capture_output=True, text=True, check=True).stdout
+    return " missing" not in out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("clone")
@@ -103,7 +116,7 @@ def main():
             break
         gold = gold_lines(args.clone, parent, commit, source)
         total = sum(len(v) for v in gold.values())
-        if not gold or total > args.max_gold:
+        if not gold or total > args.max_gold or not complete(args.clone, parent):
             continue
         out += 1
         print(json.dumps({"id": f"{args.name}-{commit[:10]}", "repo": args.repo, "commit": parent,

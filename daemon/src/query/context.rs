@@ -102,6 +102,10 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
         depth: engine.config().context.file_depth,
         keep_files: engine.config().context.keep_files,
         lead_tokens: engine.config().context.lead_tokens,
+        near_best: engine.config().context.near_best,
+        code_names: engine.config().context.code_names,
+        by_confidence: engine.config().context.by_confidence,
+        keep_at_most: engine.config().context.keep_at_most,
         budget,
     };
     let (pieces, merged) = tokio::task::spawn_blocking(move || {
@@ -211,6 +215,18 @@ struct Locating {
     /// Each kept file's best piece, but the best file's, is cut to its first lines within this
     /// many tokens (0: whole; [`context::head`]).
     lead_tokens: usize,
+    /// A file's regions that weigh alike are read outward from its best piece
+    /// ([`locate::nearest_first`]), not from its first line.
+    near_best: bool,
+    /// The needle also holds the names the question writes as code
+    /// ([`Needle::with_code_names`]).
+    code_names: bool,
+    /// Each file's prior is its best hit's score against the best file's
+    /// ([`locate::confidence_priors`]), not its rank.
+    by_confidence: bool,
+    /// With `keep_files`, only this many files keep their best piece first (0: every one the
+    /// matched pieces would show; [`locate::keep_at_most`]).
+    keep_at_most: usize,
     budget: usize,
 }
 
@@ -250,11 +266,23 @@ fn with_located(
             })
             .collect();
         kept.dedup();
+        locate::keep_at_most(&mut kept, how.keep_at_most);
         kept
     } else {
         Vec::new()
     };
-    let needle = Needle::of(question);
+    let mut needle = Needle::of(question);
+    if how.code_names {
+        needle = needle.with_code_names(question);
+    }
+    // Each file's best matched piece: where its regions are read outward from (`near_best`).
+    let mut anchors: Vec<Option<(f64, (u32, u32))>> = vec![None; files.len()];
+    for (p, &file) in matched.iter().zip(&file_of) {
+        let span = (p.item.start_line, p.item.end_line);
+        if anchors[file].is_none_or(|(s, _)| p.item.score > s) {
+            anchors[file] = Some((p.item.score, span));
+        }
+    }
     let mut pieces: Vec<Piece> = Vec::new();
     let mut origins: Vec<Origin> = Vec::new();
     for (p, &file) in matched.into_iter().zip(&file_of) {
@@ -292,13 +320,36 @@ fn with_located(
             score_ms = (t.elapsed() - read).as_secs_f64() * 1e3,
             "context: located in"
         );
-        for ((meta, text), score) in regions.iter().zip(scores) {
+        let mut reading: Vec<usize> = (0..regions.len()).collect();
+        if how.near_best {
+            let best_located = (0..regions.len())
+                .filter(|&i| scores[i] > 0.0)
+                .max_by(|&a, &b| scores[a].total_cmp(&scores[b]).then(b.cmp(&a)));
+            let anchor = anchors[f]
+                .map(|(_, span)| span)
+                .or_else(|| best_located.map(|i| (regions[i].0.start_line, regions[i].0.end_line)));
+            if let Some(anchor) = anchor {
+                let spans: Vec<(u32, u32)> = regions
+                    .iter()
+                    .map(|(m, _)| (m.start_line, m.end_line))
+                    .collect();
+                reading = locate::nearest_first(&spans, anchor);
+            }
+        }
+        for i in reading {
+            let ((meta, text), score) = (&regions[i], scores[i]);
             origins.push(Origin::Located { file: f, score });
             // A located piece's score is its location score (the scale of `locate`).
             pieces.push(chunk_piece(repo, meta, text, Reason::Located, score));
         }
     }
-    let (order, leads) = locate::keep_files(&locate::order(&origins, how.depth), &origins, &kept);
+    let reading = if how.by_confidence {
+        let priors = locate::confidence_priors(&origins, how.depth);
+        locate::order_by(&origins, |f| priors.get(f).copied().unwrap_or(0.0))
+    } else {
+        locate::order(&origins, how.depth)
+    };
+    let (order, leads) = locate::keep_files(&reading, &origins, &kept);
     let mut slots: Vec<Option<Piece>> = pieces.into_iter().map(Some).collect();
     // The best file is read in depth: its lead stays whole; the other files' leads are heads.
     if how.lead_tokens > 0 {
