@@ -45,16 +45,7 @@ fn json(out: &Output) -> serde_json::Value {
 }
 
 fn clone_of(src: &Path, into: &Path) -> PathBuf {
-    git(
-        src.parent().unwrap(),
-        &[
-            "clone",
-            "-q",
-            &src.to_string_lossy(),
-            &into.to_string_lossy(),
-        ],
-    );
-    std::fs::canonicalize(into).unwrap()
+    clone_repo(src, into)
 }
 
 /// A daemon with the model and `repo` registered and fully embedded.

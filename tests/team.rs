@@ -70,17 +70,9 @@ fn published_repo() -> Repo {
 
 /// A teammate's clone of `src` at `into`, with the same remote.
 fn clone_of(src: &Path, into: &Path) -> PathBuf {
-    git(
-        src.parent().unwrap(),
-        &[
-            "clone",
-            "-q",
-            &src.to_string_lossy(),
-            &into.to_string_lossy(),
-        ],
-    );
-    git(into, &["remote", "set-url", "origin", REMOTE]);
-    std::fs::canonicalize(into).unwrap()
+    let clone = clone_repo(src, into);
+    git(&clone, &["remote", "set-url", "origin", REMOTE]);
+    clone
 }
 
 fn count(pg: &PgServer, table: &str) -> u64 {

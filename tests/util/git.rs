@@ -39,6 +39,20 @@ impl Repo {
     }
 }
 
+/// `git clone` of `src` at `into` (a sibling path); the clone's canonical root.
+pub fn clone_repo(src: &Path, into: &Path) -> PathBuf {
+    git(
+        src.parent().expect("a repository has a parent directory"),
+        &[
+            "clone",
+            "-q",
+            &src.to_string_lossy(),
+            &into.to_string_lossy(),
+        ],
+    );
+    std::fs::canonicalize(into).expect("the clone exists")
+}
+
 /// Run git in `root` with a fixed identity and no user or system configuration; panics on failure.
 pub fn git(root: &Path, args: &[&str]) {
     git_out(root, args, None);
