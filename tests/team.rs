@@ -161,6 +161,15 @@ fn a_teammate_takes_the_published_vectors_and_embeds_only_what_it_changed() {
     assert_eq!(status.code(), 0, "{status:?}");
     assert!(!status.stdout.contains(secret), "{}", status.stdout);
     assert!(status.stdout.contains("PostgreSQL"), "{}", status.stdout);
+    let doctor = b.patina(&["doctor"]);
+    assert!(
+        doctor
+            .stdout
+            .lines()
+            .any(|l| l.starts_with("[ok  ] team") && l.contains("1 repositories")),
+        "{doctor:?}"
+    );
+    assert!(!doctor.stdout.contains(secret), "{doctor:?}");
     assert!(!b.logs().contains(secret), "the password reached the log");
 }
 
@@ -280,6 +289,14 @@ fn with_the_store_down_a_daemon_embeds_and_answers_locally_and_says_why() {
     );
     let status = b.patina(&["status"]);
     assert!(status.stdout.contains("failing"), "{status:?}");
+    let doctor = b.patina(&["doctor"]);
+    assert!(
+        doctor
+            .stdout
+            .lines()
+            .any(|l| l.starts_with("[warn] team") && l.contains("PostgreSQL")),
+        "{doctor:?}"
+    );
     let out = b.patina(&["published"]);
     assert_ne!(out.code(), 0, "{out:?}");
     assert!(out.stderr.contains("PostgreSQL"), "{out:?}");

@@ -52,6 +52,9 @@ pub(crate) async fn run(socket: &Path) -> Result<ExitCode> {
     let mut checks = Vec::new();
     let health = daemon_checks(socket, &mut checks).await;
     checks.push(model_check(health.as_ref()));
+    if let Some(c) = team_check(socket, health.as_ref()).await {
+        checks.push(c);
+    }
     checks.push(config_check());
     checks.push(inotify_check());
     checks.push(disk_check());
@@ -196,6 +199,30 @@ async fn daemon_checks(socket: &Path, out: &mut Vec<Check>) -> Option<pb::CheckR
         }
     }
     health
+}
+
+/// A team's store, when the daemon has one (docs/team.md): asked for what it publishes. A store
+/// that does not answer is a warning, not a failure: everything local works without it.
+async fn team_check(socket: &Path, health: Option<&pb::CheckResponse>) -> Option<Check> {
+    let h = health.filter(|h| !h.team_store.is_empty())?;
+    let asked = async {
+        let c = Client::connect_quiet(socket).await?;
+        let mut svc = pb::team_client::TeamClient::new(c.channel());
+        anyhow::Ok(svc.published(pb::PublishedRequest {}).await?.into_inner())
+    };
+    Some(match asked.await {
+        Ok(p) => check(
+            "team",
+            Verdict::Ok,
+            format!(
+                "{}: {} repositories this role may read",
+                p.store,
+                p.repos.len()
+            ),
+        ),
+        Err(e) => check("team", Verdict::Warn, format!("{}: {e:#}", h.team_store))
+            .fix("check [team] url (and ca_file) in config.toml; local search is unaffected"),
+    })
 }
 
 fn model_check(health: Option<&pb::CheckResponse>) -> Check {
