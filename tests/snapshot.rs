@@ -4,25 +4,11 @@
 //! with a clear error and register nothing.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use crate::util::*;
 use patina_proto::v1::{Granularity, QueryRequest, QueryResponse};
 
 const FILES: &[(&str, &[u8])] = FOUR_MEANINGS;
-
-fn embedded(env: &TestEnv, root: &Path) {
-    poll(
-        Duration::from_secs(180),
-        "the repository is embedded",
-        || {
-            let i = env.repo_info(root);
-            (!i.indexing && i.chunks > 0 && i.vectors == i.chunks && i.embed_backlog == 0)
-                .then_some(())
-                .ok_or(format!("{i:?}"))
-        },
-    );
-}
 
 fn ask(env: &TestEnv, root: &Path, text: &str, oracles: &[&str]) -> Vec<(String, u32, u32)> {
     let r: QueryResponse = env
@@ -53,7 +39,7 @@ fn embedded_env(repo: &Path) -> TestEnv {
     let mut env = TestEnv::with_model();
     env.start_daemon();
     env.add_repo(repo);
-    embedded(&env, repo);
+    env.embedded(repo);
     env
 }
 
@@ -93,7 +79,7 @@ fn a_snapshot_restored_for_a_clone_elsewhere_answers_the_same_and_embeds_nothing
         Some(chunks),
         "{restored}"
     );
-    embedded(&b, &clone);
+    b.embedded(&clone);
     assert_eq!(
         b.assert_healthy().embeddings_computed,
         0,
@@ -236,7 +222,7 @@ fn a_snapshot_takes_the_vectors_the_index_holds_when_the_cache_has_lost_them() {
     env.stop_daemon();
     std::fs::remove_dir_all(env.home().join("state").join("embeddings")).unwrap();
     env.start_daemon();
-    embedded(&env, repo.path());
+    env.embedded(repo.path());
 
     let after = snapshot(&env, &["create", &s(repo.path()), "--out", &s(&second)]);
     assert_eq!(after["vectors"], before["vectors"], "{after}");

@@ -25,19 +25,6 @@ fn server() -> PgServer {
     pg
 }
 
-fn embedded(env: &TestEnv, root: &Path) -> RepoInfo {
-    poll(
-        Duration::from_secs(180),
-        "the repository is embedded",
-        || {
-            let i = env.repo_info(root);
-            (!i.indexing && i.chunks > 0 && i.vectors == i.chunks && i.embed_backlog == 0)
-                .then_some(i.clone())
-                .ok_or(format!("{i:?}"))
-        },
-    )
-}
-
 /// A daemon with the model whose store is `url`.
 fn daemon_with_store(url: &str) -> TestEnv {
     let mut env = TestEnv::with_model();
@@ -101,7 +88,7 @@ fn a_teammate_takes_the_published_vectors_and_embeds_only_what_it_changed() {
     let repo = published_repo();
     let a = daemon_with_store(&pg.url("publisher"));
     a.add_repo(repo.path());
-    let info = embedded(&a, repo.path());
+    let info = a.embedded(repo.path());
 
     let first = publish(&a, repo.path(), &["team_backend"]);
     assert_eq!(first["remote"], "git.example.com/acme/units", "{first}");
@@ -125,7 +112,7 @@ fn a_teammate_takes_the_published_vectors_and_embeds_only_what_it_changed() {
     let secret = "hunter2-do-not-show";
     let b = daemon_with_store(&format!("{} password={secret}", pg.url("dev")));
     b.add_repo(&clone);
-    let mine = embedded(&b, &clone);
+    let mine = b.embedded(&clone);
     let h = b.assert_healthy();
     assert!(
         h.embeddings_computed >= 1,
@@ -179,7 +166,7 @@ fn a_role_without_the_grant_sees_nothing_of_a_published_repository() {
     let repo = published_repo();
     let a = daemon_with_store(&pg.url("publisher"));
     a.add_repo(repo.path());
-    let info = embedded(&a, repo.path());
+    let info = a.embedded(repo.path());
     publish(&a, repo.path(), &["team_backend"]);
 
     // Even with SELECT on every table, row-level security hides every row of the repository.
@@ -218,7 +205,7 @@ fn a_role_without_the_grant_sees_nothing_of_a_published_repository() {
         b"# Weather\n\nThermometer scales, Celsius and Fahrenheit.\n",
     )]);
     c.add_repo(own.path());
-    let own_chunks = embedded(&c, own.path()).chunks;
+    let own_chunks = c.embedded(own.path()).chunks;
     let (hits, summary) = ask(
         &c,
         own.path(),
@@ -230,7 +217,7 @@ fn a_role_without_the_grant_sees_nothing_of_a_published_repository() {
         "{summary}"
     );
     c.add_repo(&clone);
-    embedded(&c, &clone);
+    c.embedded(&clone);
     let h = c.assert_healthy();
     assert_eq!(h.embeddings_from_team, 0, "{h:?}");
     assert_eq!(h.embeddings_computed, info.chunks + own_chunks, "{h:?}");
@@ -245,7 +232,7 @@ fn a_publish_cut_off_before_its_commit_leaves_no_partial_commit() {
     a.crash_next_daemon_at("publish-before-commit");
     a.start_daemon();
     a.add_repo(repo.path());
-    let info = embedded(&a, repo.path());
+    let info = a.embedded(repo.path());
     let out = a.patina(&["publish", &repo.key(), "--reader", "team_backend"]);
     assert_ne!(out.code(), 0, "{out:?}");
     a.wait_daemon_exit(Duration::from_secs(30));
@@ -256,7 +243,7 @@ fn a_publish_cut_off_before_its_commit_leaves_no_partial_commit() {
 
     // Published again: only the commit is written.
     a.start_daemon();
-    embedded(&a, repo.path());
+    a.embedded(repo.path());
     let done = publish(&a, repo.path(), &["team_backend"]);
     assert_eq!(done["already"], false, "{done}");
     assert_eq!(done["files_sent"], 0, "{done}");
@@ -278,7 +265,7 @@ fn with_the_store_down_a_daemon_embeds_and_answers_locally_and_says_why() {
     pg.kill();
     let b = daemon_with_store(&url);
     b.add_repo(repo.path());
-    let info = embedded(&b, repo.path());
+    let info = b.embedded(repo.path());
     let h = b.assert_healthy();
     assert_eq!(h.embeddings_computed, info.chunks, "{h:?}");
     assert_eq!(h.embeddings_from_team, 0, "{h:?}");
@@ -328,7 +315,7 @@ fn org_finds_what_a_teammate_published_and_has_no_clone_of_and_a_dead_store_leav
     let theirs = published_repo();
     let a = daemon_with_store(&pg.url("publisher"));
     a.add_repo(theirs.path());
-    embedded(&a, theirs.path());
+    a.embedded(theirs.path());
     publish(&a, theirs.path(), &["team_backend"]);
     let head = git_out(theirs.path(), &["rev-parse", "HEAD"], None);
 
@@ -339,7 +326,7 @@ fn org_finds_what_a_teammate_published_and_has_no_clone_of_and_a_dead_store_leav
     )]);
     let b = daemon_with_store(&pg.url("dev"));
     b.add_repo(mine.path());
-    embedded(&b, mine.path());
+    b.embedded(mine.path());
     let question = "american weather thermometer scale";
 
     let (hits, _) = ask(&b, mine.path(), &[question]);
@@ -426,7 +413,7 @@ fn org_finds_what_a_teammate_published_and_has_no_clone_of_and_a_dead_store_leav
     let scratch = tempfile::tempdir().unwrap();
     let clone = clone_of(theirs.path(), &scratch.path().join("units"));
     b.add_repo(&clone);
-    embedded(&b, &clone);
+    b.embedded(&clone);
     let (hits, _) = ask(&b, &clone, &["--all", "--org", question]);
     assert!(published_hits(&hits).is_empty(), "{hits:?}");
     assert!(
@@ -487,7 +474,7 @@ fn the_store_is_reached_over_tls_verified_against_the_teams_ca() {
     ));
     a.start_daemon();
     a.add_repo(repo.path());
-    let info = embedded(&a, repo.path());
+    let info = a.embedded(repo.path());
     let done = publish(&a, repo.path(), &["team_backend"]);
     assert_eq!(done["vectors_sent"].as_u64(), Some(info.chunks), "{done}");
     assert!(done["store"].as_str().unwrap().ends_with(", TLS"), "{done}");

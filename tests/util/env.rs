@@ -453,6 +453,21 @@ impl TestEnv {
         })
     }
 
+    /// Wait (at most 180 s) until the repository at `root` is indexed and every chunk has the
+    /// model's vector; its info then.
+    pub fn embedded(&self, root: &Path) -> RepoInfo {
+        poll(
+            Duration::from_secs(180),
+            "the repository is embedded",
+            || {
+                let i = self.repo_info(root);
+                (!i.indexing && i.chunks > 0 && i.vectors == i.chunks && i.embed_backlog == 0)
+                    .then_some(i.clone())
+                    .ok_or(format!("{i:?}"))
+            },
+        )
+    }
+
     /// The listed state of the repository rooted at `root`; panics when it is not registered.
     pub fn repo_info(&self, root: &Path) -> RepoInfo {
         let root = root.to_string_lossy();
