@@ -95,6 +95,25 @@ fn a_teammate_takes_the_published_vectors_and_embeds_only_what_it_changed() {
     assert_eq!(first["already"], false, "{first}");
     assert_eq!(first["files_sent"], first["files"], "{first}");
     assert_eq!(first["vectors_sent"].as_u64(), Some(info.chunks), "{first}");
+    // More vectors than the store held: they went in first, the vector index was built after.
+    assert_eq!(first["bulk_load"], true, "{first}");
+    assert_eq!(
+        pg.psql("SELECT count(*) FROM pg_indexes WHERE indexname = 'vectors_near'"),
+        "1"
+    );
+    // The graph facts went with the files: the engine itself says which file imports smtplib.
+    assert_eq!(
+        pg.psql(
+            "SELECT f.path FROM patina.imports i JOIN patina.files f USING (repo_id, file_key)
+             WHERE i.module = 'smtplib'"
+        ),
+        "mail.py"
+    );
+    assert_eq!(
+        pg.psql("SELECT facts IS NOT NULL FROM patina.files WHERE path = 'mail.py'"),
+        "t",
+        "the file's facts, whole"
+    );
     // Published again: the store has it all, nothing is sent.
     let again = publish(&a, repo.path(), &["team_backend"]);
     assert_eq!(again["already"], true, "{again}");
@@ -182,6 +201,7 @@ fn a_role_without_the_grant_sees_nothing_of_a_published_repository() {
         "vectors",
         "commits",
         "commit_files",
+        "imports",
     ] {
         assert_eq!(
             pg.psql_as("outsider", &format!("SELECT count(*) FROM patina.{table}")),
@@ -248,6 +268,7 @@ fn a_publish_cut_off_before_its_commit_leaves_no_partial_commit() {
     assert_eq!(done["already"], false, "{done}");
     assert_eq!(done["files_sent"], 0, "{done}");
     assert_eq!(done["vectors_sent"], 0, "{done}");
+    assert_eq!(done["bulk_load"], false, "{done}");
     assert_eq!(
         done["vectors_present"].as_u64(),
         Some(info.chunks),
@@ -354,6 +375,15 @@ fn org_finds_what_a_teammate_published_and_has_no_clone_of_and_a_dead_store_leav
             .iter()
             .any(|o| o["oracle"] == "org"),
         "{hits:?}"
+    );
+    // A question naming a definition: the engine looks it up by name (its symbol ranking).
+    let (hits, summary) = ask(&b, mine.path(), &["--org", "where is send_email defined"]);
+    let found = published_hits(&hits);
+    assert!(!found.is_empty(), "{hits:?} {summary}");
+    assert_eq!(found[0]["repo_path"], "mail.py", "{hits:?}");
+    assert!(
+        summary["degraded"].as_array().unwrap().is_empty(),
+        "{summary}"
     );
     // Fused with the local oracles: a question the local repository answers best keeps it first.
     let bread = "knead the dough and bake bread";

@@ -45,7 +45,7 @@ pub(crate) async fn publish(
                 "remote": r.remote, "commit": r.commit, "model": r.model, "files": r.files,
                 "chunks": r.chunks, "files_sent": r.files_sent, "chunks_sent": r.chunks_sent,
                 "vectors_sent": r.vectors_sent, "vectors_present": r.vectors_present,
-                "already": r.already, "store": r.store,
+                "already": r.already, "store": r.store, "bulk_load": r.bulk_load,
             }))?
         );
         return Ok(ExitCode::SUCCESS);
@@ -68,6 +68,9 @@ pub(crate) async fn publish(
             r.vectors_sent,
             r.vectors_present
         );
+        if r.bulk_load {
+            outln!("  the store's vector index was built once, after the vectors (a bulk load)");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

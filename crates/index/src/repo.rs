@@ -306,6 +306,11 @@ impl RepoIndex {
         self.trees.file_record(path)
     }
 
+    /// The graph facts stored for `path` (references, imports, type relations), if any.
+    pub fn file_facts(&self, path: &str) -> Result<Option<patina_core::FileFacts>> {
+        self.trees.facts(path)
+    }
+
     /// Every file record (indexed and skipped files), by path.
     pub fn file_records(&self) -> Result<Vec<(String, FileRecord)>> {
         self.trees.file_records()

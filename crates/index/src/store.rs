@@ -346,6 +346,14 @@ impl RepoTrees {
         Ok(out)
     }
 
+    /// One file's graph facts (`None`: it has none).
+    pub fn facts(&self, path: &str) -> Result<Option<FileFacts>> {
+        match self.facts.get(path.as_bytes())? {
+            Some(v) => Ok(Some(FileFacts::decode(&v).map_err(anyhow::Error::msg)?)),
+            None => Ok(None),
+        }
+    }
+
     pub fn file_records(&self) -> Result<Vec<(String, FileRecord)>> {
         let mut out = Vec::new();
         for item in self.files.iter() {

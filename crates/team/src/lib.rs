@@ -5,6 +5,9 @@
 //! small surface the daemon uses, and [`Postgres`] (PostgreSQL with pgvector) is the first
 //! engine behind it. What the store holds, per repository (keyed by its normalised remote):
 //! - the chunks of each published file's content (text, lines, symbol), with a full-text vector;
+//!   the named ones are the repository's symbols (definitions), looked up by name;
+//! - each file content's graph facts (references, imports, type relations), whole, and its
+//!   imports as rows, so the engine itself answers "which files import this module";
 //! - the vectors of those chunks, keyed by the publishing daemon's cache key (a hash of the model,
 //!   its precision and the chunk's content), so a daemon with the same model looks them up by
 //!   the key it would have computed;
@@ -69,12 +72,14 @@ pub struct Begun {
     pub already: bool,
 }
 
-/// One file's content: its key ([`file_key`]) and its chunks, in order.
+/// One file's content: its key ([`file_key`]), its chunks in order, and its graph facts (`None`:
+/// the language has no extractor, or the file none).
 #[derive(Debug, Clone)]
 pub struct FileContent {
     pub key: Key,
     pub path: String,
     pub chunks: Vec<Chunk>,
+    pub facts: Option<patina_core::FileFacts>,
 }
 
 /// What a publish did.
@@ -89,6 +94,9 @@ pub struct PublishReport {
     /// Vectors the store lacked, and vectors it already held.
     pub vectors_sent: usize,
     pub vectors_present: usize,
+    /// The vectors went in as a bulk load ([`SharedStore::load_begin`]): the store built its
+    /// vector index once, after them, rather than insert by insert.
+    pub bulk_load: bool,
 }
 
 /// A published repository as a reader sees it: its newest published commit.
@@ -112,6 +120,12 @@ pub struct OrgQuery {
     pub vector: Option<Vec<f32>>,
     pub model: String,
     pub limit: usize,
+    /// The question's words that carry meaning (the asker's analysis: no stop words), for the
+    /// full-text ranking; empty: every word of `text`.
+    pub words: Vec<String>,
+    /// The identifiers the question names (the asker's query analysis), most mentioned first:
+    /// the names of definitions to look up.
+    pub names: Vec<String>,
     /// Remotes not to search (the asker's own clones answer for them).
     pub skip: Vec<String>,
 }
@@ -131,11 +145,14 @@ pub struct OrgHit {
     pub score: f32,
 }
 
-/// The two rankings the store answers a question with; the asker fuses them.
+/// The rankings the store answers a question with; the asker fuses them.
 #[derive(Debug, Clone, Default)]
 pub struct OrgHits {
     pub lexical: Vec<OrgHit>,
     pub semantic: Vec<OrgHit>,
+    /// Definitions named by one of [`OrgQuery::names`], in the order of the names, then by
+    /// repository, path and line.
+    pub symbols: Vec<OrgHit>,
 }
 
 /// What a daemon asks of a team's store. A publish is a sequence, so the publisher holds one
@@ -154,6 +171,12 @@ pub trait SharedStore: Send + Sync {
     fn missing_vectors<'a>(&'a self, b: &'a Begun, keys: &'a [Key]) -> StoreFuture<'a, Vec<Key>>;
     /// Store files' contents (each whole or not at all); returns the chunks written.
     fn put_files<'a>(&'a self, b: &'a Begun, files: &'a [FileContent]) -> StoreFuture<'a, usize>;
+    /// About to send `incoming` vectors ([`SharedStore::put_vectors`]): the store may set itself
+    /// up for a bulk load. Returns whether it did; [`SharedStore::load_end`] follows either way.
+    fn load_begin<'a>(&'a self, b: &'a Begun, incoming: usize) -> StoreFuture<'a, bool>;
+    /// The vectors are sent, or the publish gave up: what [`SharedStore::load_begin`] set aside
+    /// is whole again.
+    fn load_end<'a>(&'a self, b: &'a Begun) -> StoreFuture<'a, ()>;
     /// Store vectors by key; returns how many.
     fn put_vectors<'a>(
         &'a self,
@@ -199,23 +222,34 @@ pub fn file_key(path: &str, chunks: impl IntoIterator<Item = (Key, u32, u32)>) -
 /// question rarely has every word in one chunk. Only letters, digits and `_` survive, so the
 /// text cannot inject query syntax; `None` when no word is left.
 pub fn any_word_query(text: &str) -> Option<String> {
-    let mut words: Vec<String> = Vec::new();
-    for w in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+    word_query(
+        text.split(|c: char| !(c.is_alphanumeric() || c == '_')),
+        false,
+    )
+}
+
+/// `words` as a full-text query that matches all of them (`a & b`, when `all`) or any (`a | b`);
+/// sanitised like [`any_word_query`]: at most 32 words of at least two characters, each once.
+pub fn word_query<'a>(words: impl IntoIterator<Item = &'a str>, all: bool) -> Option<String> {
+    let mut kept: Vec<String> = Vec::new();
+    for w in words
+        .into_iter()
+        .flat_map(|w| w.split(|c: char| !(c.is_alphanumeric() || c == '_')))
+    {
         let w = w.to_lowercase();
-        if w.chars().count() < 2 || words.contains(&w) {
+        if w.chars().count() < 2 || kept.contains(&w) {
             continue;
         }
-        words.push(w);
-        if words.len() == 32 {
+        kept.push(w);
+        if kept.len() == 32 {
             break;
         }
     }
-    (!words.is_empty()).then(|| {
-        words
-            .iter()
+    (!kept.is_empty()).then(|| {
+        kept.iter()
             .map(|w| format!("'{w}'"))
             .collect::<Vec<_>>()
-            .join(" | ")
+            .join(if all { " & " } else { " | " })
     })
 }
 
@@ -262,6 +296,10 @@ mod tests {
         assert_eq!(
             any_word_query("it's O'Reilly").as_deref(),
             Some("'it' | 'reilly'")
+        );
+        assert_eq!(
+            word_query(["socket", "Bind", "a", "x&y", "socket", "ab|cd"], true).as_deref(),
+            Some("'socket' & 'bind' & 'ab' & 'cd'")
         );
     }
 

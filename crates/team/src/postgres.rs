@@ -21,13 +21,26 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 
 use crate::{
     Begun, Chunk, CommitHead, FileContent, Key, OrgHit, OrgHits, OrgQuery, Published, SharedStore,
-    StoreFuture, any_word_query, valid_role,
+    StoreFuture, valid_role, word_query,
 };
 
 /// Vectors one COPY writes.
 const VECTOR_BATCH: usize = 5_000;
 /// Keys one lookup asks for.
 const KEY_BATCH: usize = 10_000;
+
+/// The vectors' nearest-neighbour index. A publish that brings more vectors than the store holds
+/// drops it and builds it again once its vectors are in ([`SharedStore::load_begin`]): pgvector
+/// builds a graph over a table far faster than it inserts into one (254 vectors a second on this
+/// machine, bench/RESULTS.md), and as such a publish at least doubles the table, the builds of a
+/// store's life cost no more than twice its vectors. Whoever begins a publish creates it when it
+/// is missing (after a publisher died in its load).
+const VECTOR_INDEX: &str = "CREATE INDEX IF NOT EXISTS vectors_near ON patina.vectors
+           USING hnsw (embedding vector_cosine_ops)";
+
+/// The advisory lock a bulk load of vectors holds on its connection, so one publisher at a time
+/// drops the index; a publisher that does not get it inserts into the index as it stands.
+const LOAD_LOCK: &str = "hashtext('patina-vectors-load')";
 
 /// The tables, their indexes and their row-level security; safe to run again.
 fn schema(dim: usize) -> String {
@@ -39,6 +52,7 @@ fn schema(dim: usize) -> String {
         "vectors",
         "commits",
         "commit_files",
+        "imports",
     ];
     let mut sql = format!(
         "CREATE EXTENSION IF NOT EXISTS vector;
@@ -51,6 +65,7 @@ fn schema(dim: usize) -> String {
          CREATE TABLE IF NOT EXISTS patina.files (
            repo_id bigint NOT NULL REFERENCES patina.repos, file_key bytea NOT NULL,
            path text NOT NULL, PRIMARY KEY (repo_id, file_key));
+         ALTER TABLE patina.files ADD COLUMN IF NOT EXISTS facts bytea;
          CREATE TABLE IF NOT EXISTS patina.chunks (
            repo_id bigint NOT NULL, file_key bytea NOT NULL, ord int NOT NULL, path text NOT NULL,
            start_line int NOT NULL, end_line int NOT NULL, parent text NOT NULL,
@@ -60,12 +75,18 @@ fn schema(dim: usize) -> String {
            PRIMARY KEY (repo_id, file_key, ord));
          CREATE INDEX IF NOT EXISTS chunks_tsv ON patina.chunks USING gin (tsv);
          CREATE INDEX IF NOT EXISTS chunks_vkey ON patina.chunks (repo_id, vkey);
+         CREATE INDEX IF NOT EXISTS chunks_symbol ON patina.chunks (lower(symbol))
+           WHERE symbol <> '' AND kind NOT IN ('section', 'block', 'window');
+         CREATE TABLE IF NOT EXISTS patina.imports (
+           repo_id bigint NOT NULL, file_key bytea NOT NULL, ord int NOT NULL, line int NOT NULL,
+           module text NOT NULL, name text NOT NULL, alias text NOT NULL,
+           PRIMARY KEY (repo_id, file_key, ord));
+         CREATE INDEX IF NOT EXISTS imports_module ON patina.imports (module);
          CREATE TABLE IF NOT EXISTS patina.vectors (
            repo_id bigint NOT NULL REFERENCES patina.repos, vkey bytea NOT NULL,
            model text NOT NULL, embedding vector({dim}) NOT NULL, PRIMARY KEY (repo_id, vkey));
          CREATE INDEX IF NOT EXISTS vectors_vkey ON patina.vectors (vkey);
-         CREATE INDEX IF NOT EXISTS vectors_near ON patina.vectors
-           USING hnsw (embedding vector_cosine_ops);
+         {VECTOR_INDEX};
          CREATE TABLE IF NOT EXISTS patina.commits (
            repo_id bigint NOT NULL REFERENCES patina.repos, sha text NOT NULL, model text NOT NULL,
            files int NOT NULL, chunks int NOT NULL,
@@ -100,6 +121,8 @@ pub struct Postgres {
     dim: usize,
     /// The reading connection, opened on first use and again after it broke.
     reader: Mutex<Option<Client>>,
+    /// A bulk load holds [`LOAD_LOCK`] on the reading connection, and dropped the index.
+    loading: Mutex<bool>,
 }
 
 impl Postgres {
@@ -141,6 +164,7 @@ impl Postgres {
             timeout,
             dim,
             reader: Mutex::new(None),
+            loading: Mutex::new(false),
         })
     }
 
@@ -265,17 +289,105 @@ impl Postgres {
             ],
         )
         .await?;
-        // The file's row last: a file is stored with all its chunks or not at all.
+        let mut imports = ImportColumns::default();
+        for f in files {
+            for (ord, i) in f.facts.iter().flat_map(|x| &x.imports).enumerate() {
+                imports.push(&f.key, ord, i);
+            }
+        }
+        tx.execute(
+            "INSERT INTO patina.imports (repo_id, file_key, ord, line, module, name, alias)
+             SELECT $1, * FROM unnest($2::bytea[], $3::int[], $4::int[], $5::text[], $6::text[],
+               $7::text[])
+             ON CONFLICT DO NOTHING",
+            &[
+                &b.repo,
+                &imports.file,
+                &imports.ord,
+                &imports.line,
+                &imports.module,
+                &imports.name,
+                &imports.alias,
+            ],
+        )
+        .await?;
+        // The file's row last: a file is stored with all its chunks and facts or not at all.
         let keys: Vec<Vec<u8>> = files.iter().map(|f| f.key.to_vec()).collect();
         let paths: Vec<String> = files.iter().map(|f| no_nul(&f.path)).collect();
+        let facts: Vec<Option<Vec<u8>>> = files
+            .iter()
+            .map(|f| f.facts.as_ref().map(|x| x.encode()))
+            .collect();
         tx.execute(
-            "INSERT INTO patina.files (repo_id, file_key, path)
-             SELECT $1, * FROM unnest($2::bytea[], $3::text[]) ON CONFLICT DO NOTHING",
-            &[&b.repo, &keys, &paths],
+            "INSERT INTO patina.files (repo_id, file_key, path, facts)
+             SELECT $1, * FROM unnest($2::bytea[], $3::text[], $4::bytea[]) ON CONFLICT DO NOTHING",
+            &[&b.repo, &keys, &paths, &facts],
         )
         .await?;
         tx.commit().await?;
         Ok(cols.ord.len())
+    }
+
+    async fn load_begin_now(&self, incoming: usize) -> Result<bool> {
+        let mut loading = self.loading.lock().await;
+        let slot = self.reader().await?;
+        let client = slot.as_ref().expect("connected");
+        if *loading || incoming == 0 {
+            return Ok(*loading);
+        }
+        let locked: bool = client
+            .query_one(&format!("SELECT pg_try_advisory_lock({LOAD_LOCK})"), &[])
+            .await?
+            .get(0);
+        if !locked {
+            return Ok(false);
+        }
+        // Only the tables' owner may drop the index; the owner counts every row (no row-level
+        // security applies to it).
+        let row = client
+            .query_one(
+                "SELECT pg_has_role(current_user, c.relowner, 'USAGE'),
+                   EXISTS (SELECT 1 FROM pg_indexes
+                           WHERE schemaname = 'patina' AND indexname = 'vectors_near'),
+                   (SELECT count(*) FROM patina.vectors)
+                 FROM pg_class c WHERE c.oid = 'patina.vectors'::regclass",
+                &[],
+            )
+            .await?;
+        let (owner, indexed, held): (bool, bool, i64) = (row.get(0), row.get(1), row.get(2));
+        if owner && indexed && incoming as i64 > held {
+            client
+                .batch_execute("DROP INDEX IF EXISTS patina.vectors_near")
+                .await?;
+            *loading = true;
+            return Ok(true);
+        }
+        client
+            .execute(&format!("SELECT pg_advisory_unlock({LOAD_LOCK})"), &[])
+            .await?;
+        Ok(false)
+    }
+
+    async fn load_end_now(&self) -> Result<()> {
+        let mut loading = self.loading.lock().await;
+        if !*loading {
+            return Ok(());
+        }
+        let slot = self.reader().await?;
+        let client = slot.as_ref().expect("connected");
+        // A connection that broke since took the lock with it; the index is built either way.
+        client
+            .batch_execute(VECTOR_INDEX)
+            .await
+            .context("building the store's vector index again after a bulk load")?;
+        // Fresh statistics, or the planner, which saw a far smaller table, scans it whole for
+        // every lookup of keys (a clone's take went from 1 s to 28 s at 110k vectors).
+        client.batch_execute("ANALYZE patina.vectors").await?;
+        *loading = false;
+        client
+            .execute(&format!("SELECT pg_advisory_unlock({LOAD_LOCK})"), &[])
+            .await?;
+        Ok(())
     }
 
     async fn put_vectors_now(&self, b: &Begun, vectors: &[(Key, Vec<f32>)]) -> Result<usize> {
@@ -444,6 +556,30 @@ impl ChunkColumns {
     }
 }
 
+/// Imports as columns, for one `unnest` insert.
+#[derive(Default)]
+struct ImportColumns {
+    file: Vec<Vec<u8>>,
+    ord: Vec<i32>,
+    line: Vec<i32>,
+    module: Vec<String>,
+    name: Vec<String>,
+    alias: Vec<String>,
+}
+
+impl ImportColumns {
+    fn push(&mut self, file: &Key, ord: usize, i: &patina_core::Import) {
+        self.file.push(file.to_vec());
+        self.ord.push(ord as i32);
+        self.line.push(i.line as i32);
+        self.module.push(no_nul(&i.module));
+        self.name
+            .push(no_nul(i.name.as_deref().unwrap_or_default()));
+        self.alias
+            .push(no_nul(i.alias.as_deref().unwrap_or_default()));
+    }
+}
+
 /// PostgreSQL's text holds no NUL character.
 fn no_nul(s: &str) -> String {
     s.replace('\0', "\u{fffd}")
@@ -513,6 +649,14 @@ impl SharedStore for Postgres {
 
     fn put_files<'a>(&'a self, b: &'a Begun, files: &'a [FileContent]) -> StoreFuture<'a, usize> {
         Box::pin(self.put_files_now(b, files))
+    }
+
+    fn load_begin<'a>(&'a self, _b: &'a Begun, incoming: usize) -> StoreFuture<'a, bool> {
+        Box::pin(self.load_begin_now(incoming))
+    }
+
+    fn load_end<'a>(&'a self, _b: &'a Begun) -> StoreFuture<'a, ()> {
+        Box::pin(self.load_end_now())
     }
 
     fn put_vectors<'a>(
@@ -604,24 +748,72 @@ impl SharedStore for Postgres {
                 let client = slot.as_ref().expect("connected");
                 let limit = q.limit.clamp(1, 200) as i64;
                 let mut hits = OrgHits::default();
-                if let Some(words) = any_word_query(&q.text) {
+                // Chunks with every word first, then (when they are fewer than asked for) those
+                // with any, each part by the engine's rank: a long question rarely has all its
+                // words in one chunk, and ranking every chunk with one common word is the slow
+                // part of a large store.
+                let words: Vec<&str> = if q.words.is_empty() {
+                    vec![q.text.as_str()]
+                } else {
+                    q.words.iter().map(String::as_str).collect()
+                };
+                let sql = format!(
+                    "WITH {LATEST}
+                     SELECT r.remote, r.name, l.sha, ch.path, ch.start_line, ch.end_line,
+                       ch.symbol, ch.body, ts_rank(ch.tsv, to_tsquery('simple', $2))::float8
+                     FROM patina.chunks ch
+                     JOIN latest l ON l.repo_id = ch.repo_id
+                     JOIN patina.commit_files cf ON cf.repo_id = ch.repo_id AND cf.sha = l.sha
+                       AND cf.model = $1 AND cf.file_key = ch.file_key
+                     JOIN patina.repos r ON r.repo_id = ch.repo_id
+                     WHERE ch.tsv @@ to_tsquery('simple', $2) AND r.remote <> ALL($3)
+                     ORDER BY 9 DESC, r.remote, ch.path, ch.start_line LIMIT $4"
+                );
+                let all = word_query(words.iter().copied(), true);
+                let any = word_query(words.iter().copied(), false);
+                for tsq in [all.clone(), any.filter(|a| Some(a) != all.as_ref())]
+                    .into_iter()
+                    .flatten()
+                {
+                    let rows = client
+                        .query(&sql, &[&q.model, &tsq, &q.skip, &limit])
+                        .await
+                        .map_err(missing_schema)?;
+                    for h in rows.iter().map(hit) {
+                        let seen = hits.lexical.iter().any(|x| {
+                            x.remote == h.remote && x.path == h.path && x.start_line == h.start_line
+                        });
+                        if !seen && hits.lexical.len() < limit as usize {
+                            hits.lexical.push(h);
+                        }
+                    }
+                    if hits.lexical.len() >= limit as usize {
+                        break;
+                    }
+                }
+                if !q.names.is_empty() {
+                    let names: Vec<String> = q.names.iter().map(|n| n.to_lowercase()).collect();
+                    // Definitions only (the partial index's condition), the first name first.
                     let sql = format!(
                         "WITH {LATEST}
                          SELECT r.remote, r.name, l.sha, ch.path, ch.start_line, ch.end_line,
-                           ch.symbol, ch.body, ts_rank(ch.tsv, to_tsquery('simple', $2))::float8
+                           ch.symbol, ch.body,
+                           (1.0 / array_position($2::text[], lower(ch.symbol)))::float8
                          FROM patina.chunks ch
                          JOIN latest l ON l.repo_id = ch.repo_id
                          JOIN patina.commit_files cf ON cf.repo_id = ch.repo_id AND cf.sha = l.sha
                            AND cf.model = $1 AND cf.file_key = ch.file_key
                          JOIN patina.repos r ON r.repo_id = ch.repo_id
-                         WHERE ch.tsv @@ to_tsquery('simple', $2) AND r.remote <> ALL($3)
+                         WHERE lower(ch.symbol) = ANY($2) AND ch.symbol <> ''
+                           AND ch.kind NOT IN ('section', 'block', 'window')
+                           AND r.remote <> ALL($3)
                          ORDER BY 9 DESC, r.remote, ch.path, ch.start_line LIMIT $4"
                     );
                     let rows = client
-                        .query(&sql, &[&q.model, &words, &q.skip, &limit])
+                        .query(&sql, &[&q.model, &names, &q.skip, &limit])
                         .await
                         .map_err(missing_schema)?;
-                    hits.lexical = rows.iter().map(hit).collect();
+                    hits.symbols = rows.iter().map(hit).collect();
                 }
                 if let Some(v) = &q.vector {
                     let sql = format!(

@@ -37,6 +37,7 @@ impl pb::team_server::Team for Services {
             chunks_sent: p.report.chunks_sent as u64,
             vectors_sent: p.report.vectors_sent as u64,
             vectors_present: p.report.vectors_present as u64,
+            bulk_load: p.report.bulk_load,
             already: p.report.already,
             store,
         }))

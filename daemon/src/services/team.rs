@@ -292,6 +292,7 @@ impl Team {
                     key: *key,
                     path: path.clone(),
                     chunks: out,
+                    facts: repo.index().file_facts(path)?,
                 });
             }
             let b = begun.clone();
@@ -314,6 +315,35 @@ impl Team {
         let lacking =
             self.run(move |s| Box::pin(async move { s.missing_vectors(&b, &vkeys).await }))?;
         report.vectors_present = total - lacking.len();
+        let b = begun.clone();
+        let incoming = lacking.len();
+        report.bulk_load =
+            self.run(move |s| Box::pin(async move { s.load_begin(&b, incoming).await }))?;
+        let sent = self.send_vectors(semantic, repo, &begun, &lacking, &at);
+        // Whatever the load set aside is whole again, whether or not every vector went.
+        let b = begun.clone();
+        let ended = self.run(move |s| Box::pin(async move { s.load_end(&b).await }));
+        report.vectors_sent = sent?;
+        ended?;
+
+        let list: Vec<(String, Key)> = files.iter().map(|f| (f.0.clone(), f.1)).collect();
+        let inserted =
+            self.run(move |s| Box::pin(async move { s.commit(&begun, &list, chunks).await }))?;
+        report.already = !inserted;
+        Ok(report)
+    }
+
+    /// Send the vectors of `lacking`, a batch at a time, from the embedding cache (or, for what
+    /// it lost, the vector index); how many went.
+    fn send_vectors(
+        &self,
+        semantic: &Semantic,
+        repo: &Repo,
+        begun: &Begun,
+        lacking: &[Key],
+        at: &HashMap<Key, (u64, &ChunkMeta)>,
+    ) -> Result<usize> {
+        let mut sent = 0;
         for batch in lacking.chunks(VECTOR_BATCH) {
             let mut vectors = Vec::with_capacity(batch.len());
             let mut lost: Vec<(u64, Key)> = Vec::new();
@@ -340,15 +370,10 @@ impl Team {
                 }
             }
             let b = begun.clone();
-            report.vectors_sent +=
+            sent +=
                 self.run(move |s| Box::pin(async move { s.put_vectors(&b, &vectors).await }))?;
         }
-
-        let list: Vec<(String, Key)> = files.iter().map(|f| (f.0.clone(), f.1)).collect();
-        let inserted =
-            self.run(move |s| Box::pin(async move { s.commit(&begun, &list, chunks).await }))?;
-        report.already = !inserted;
-        Ok(report)
+        Ok(sent)
     }
 }
 

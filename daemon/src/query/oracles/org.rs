@@ -70,9 +70,11 @@ impl Oracle for OrgOracle {
             vector,
             model: self.semantic.model_tag(),
             limit: q.limit,
+            words: q.plan.content_words.clone(),
+            names: q.plan.identifiers.iter().map(|i| i.name.clone()).collect(),
             skip,
         })?;
-        let merged = merge(found.lexical, found.semantic, q.limit);
+        let merged = merge([found.symbols, found.lexical, found.semantic], q.limit);
         let scores: Vec<f32> = merged.iter().map(|m| m.1).collect();
         let first = q.org.put(merged.into_iter().map(|m| m.0).collect());
         Ok(scores
@@ -87,11 +89,11 @@ impl Oracle for OrgOracle {
     }
 }
 
-/// The engine's two rankings as one, by reciprocal rank (a chunk both found adds both), the best
-/// `limit`; ties by repository, path and line.
-fn merge(lexical: Vec<OrgHit>, semantic: Vec<OrgHit>, limit: usize) -> Vec<(OrgHit, f32)> {
+/// The engine's rankings (definitions by name, full text, nearest vectors) as one, by reciprocal
+/// rank (a chunk several found adds each), the best `limit`; ties by repository, path and line.
+fn merge(rankings: [Vec<OrgHit>; 3], limit: usize) -> Vec<(OrgHit, f32)> {
     let mut by: HashMap<(String, String, u32), (OrgHit, f64)> = HashMap::new();
-    for ranking in [lexical, semantic] {
+    for ranking in rankings {
         for (rank, h) in ranking.into_iter().enumerate() {
             let key = (h.remote.clone(), h.path.clone(), h.start_line);
             by.entry(key).or_insert_with(|| (h, 0.0)).1 += 1.0 / (MERGE_K + rank as f64 + 1.0);
@@ -129,15 +131,28 @@ mod tests {
     #[test]
     fn a_chunk_both_rankings_found_comes_first() {
         let m = merge(
-            vec![hit("a.rs", 1), hit("b.rs", 1)],
-            vec![hit("c.rs", 1), hit("b.rs", 1)],
+            [
+                vec![],
+                vec![hit("a.rs", 1), hit("b.rs", 1)],
+                vec![hit("c.rs", 1), hit("b.rs", 1)],
+            ],
             10,
         );
         let paths: Vec<&str> = m.iter().map(|(h, _)| h.path.as_str()).collect();
         assert_eq!(paths, ["b.rs", "a.rs", "c.rs"]);
         assert_eq!(
-            merge(vec![hit("a.rs", 1)], vec![hit("c.rs", 1)], 1).len(),
+            merge([vec![], vec![hit("a.rs", 1)], vec![hit("c.rs", 1)]], 1).len(),
             1
         );
+        // A definition named in the question and found by meaning outranks a text match.
+        let m = merge(
+            [
+                vec![hit("d.rs", 1)],
+                vec![hit("a.rs", 1)],
+                vec![hit("d.rs", 1), hit("a.rs", 9)],
+            ],
+            10,
+        );
+        assert_eq!(m[0].0.path, "d.rs");
     }
 }
