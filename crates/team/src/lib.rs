@@ -253,6 +253,39 @@ pub fn word_query<'a>(words: impl IntoIterator<Item = &'a str>, all: bool) -> Op
     })
 }
 
+/// The full-text queries a question is asked as, most demanding first (coordination levels, as
+/// search engines rank before scoring): every word; every word but one (any one); any word. A
+/// search stops at the first level that fills its answer, so the last, which ranks every chunk
+/// holding one common word (the slow part of a large store), runs only when the others fall
+/// short. Levels that repeat the one before (one or two words) are left out.
+pub fn coordination_queries<'a>(words: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let Some(any) = word_query(words, false) else {
+        return Vec::new();
+    };
+    // `word_query` has sanitised and deduplicated the words: read them back from its output.
+    let kept: Vec<&str> = any.split(" | ").collect();
+    let and = |ws: &[&str]| ws.join(" & ");
+    let mut out = vec![and(&kept)];
+    if kept.len() >= 3 {
+        let but_one: Vec<String> = (0..kept.len())
+            .map(|skip| {
+                let rest: Vec<&str> = kept
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != skip)
+                    .map(|(_, w)| *w)
+                    .collect();
+                format!("({})", and(&rest))
+            })
+            .collect();
+        out.push(but_one.join(" | "));
+    }
+    if kept.len() >= 2 {
+        out.push(any);
+    }
+    out
+}
+
 /// The test hook `PATINA_TEST_CRASH_AT=publish-before-commit`: abort the process (as a crash would)
 /// after a publish stored its content and before its commit transaction commits.
 fn before_commit_hook() {
@@ -301,6 +334,24 @@ mod tests {
             word_query(["socket", "Bind", "a", "x&y", "socket", "ab|cd"], true).as_deref(),
             Some("'socket' & 'bind' & 'ab' & 'cd'")
         );
+    }
+
+    #[test]
+    fn a_question_is_asked_with_every_word_then_all_but_one_then_any() {
+        assert_eq!(
+            coordination_queries(["socket", "bind", "port"]),
+            [
+                "'socket' & 'bind' & 'port'",
+                "('bind' & 'port') | ('socket' & 'port') | ('socket' & 'bind')",
+                "'socket' | 'bind' | 'port'",
+            ]
+        );
+        assert_eq!(
+            coordination_queries(["socket", "bind"]),
+            ["'socket' & 'bind'", "'socket' | 'bind'"]
+        );
+        assert_eq!(coordination_queries(["Socket", "socket"]), ["'socket'"]);
+        assert!(coordination_queries(["a", "!"]).is_empty());
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //!
 //! With `PATINA_TEAM_BENCH_TREE=DIR` (a git work tree, e.g. the 100k-file tree of
 //! `bench/large_repo.py prepare`) the files and their text are the tree's own: every tracked file
-//! that is UTF-8 and at most 1 MiB, cut into windows of 30 lines (chunks as many as Patina makes of
+//! that is UTF-8 and at most 1 MiB, cut into windows of 20 lines (chunks as many as Patina makes of
 //! that tree, within a tenth), so the full-text figures meet a real vocabulary. The questions are
 //! then real ones too.
 
@@ -162,10 +162,10 @@ fn store_at_the_scale_of_a_large_tree() {
                     let path = paths[f as usize].clone();
                     let text = std::fs::read_to_string(root.join(&path)).unwrap_or_default();
                     let lines: Vec<&str> = text.lines().collect();
-                    for (c, window) in lines.chunks(30).enumerate() {
+                    for (c, window) in lines.chunks(20).enumerate() {
                         let id = chunks as u64;
                         chunks += 1;
-                        let start = c as u32 * 30 + 1;
+                        let start = c as u32 * 20 + 1;
                         cs.push(Chunk {
                             path: path.clone(),
                             start_line: start,
@@ -264,35 +264,67 @@ fn store_at_the_scale_of_a_large_tree() {
         assert_eq!(got, chunks);
         println!("take every vector, 128 a request: {} s", secs(t.elapsed()));
 
-        // --org questions: full text and nearest neighbours over the newest commit.
-        let mut took = Vec::new();
-        for i in 0..20 {
-            let text = match &tree {
-                Some(_) => QUESTIONS[i % QUESTIONS.len()].to_string(),
-                None => rng.words(6),
-            };
-            let q = OrgQuery {
-                text: text.clone(),
-                vector: Some(rng.vector()),
-                model: "bench".into(),
-                limit: 10,
-                // As the daemon's query analysis gives them: no stop words.
-                words: q_words(&text),
-                names: vec![format!("fn_{}", rng.next() % chunks as u64)],
-                skip: vec![],
-            };
-            let t = Instant::now();
-            let hits = store.search(&q).await.unwrap();
-            took.push(t.elapsed().as_secs_f64() * 1000.0);
-            assert!(!hits.semantic.is_empty());
-            assert!(tree.is_some() || !hits.lexical.is_empty());
-            assert_eq!(hits.symbols.len(), 1);
-        }
-        took.sort_by(f64::total_cmp);
-        println!(
-            "org search (20 questions): median {:.1} ms, max {:.1} ms",
-            took[took.len() / 2],
-            took[took.len() - 1]
-        );
+        org_questions(&store, &mut rng, tree.is_some(), chunks).await;
+    });
+}
+
+/// Twenty `--org` questions (the real ones of [`QUESTIONS`] for a real tree, else random words),
+/// each with a random vector and one definition's name; prints the median and the slowest.
+async fn org_questions(store: &Postgres, rng: &mut Rng, real: bool, chunks: usize) {
+    let mut took = Vec::new();
+    for i in 0..20 {
+        let text = if real {
+            QUESTIONS[i % QUESTIONS.len()].to_string()
+        } else {
+            rng.words(6)
+        };
+        let q = OrgQuery {
+            text: text.clone(),
+            vector: Some(rng.vector()),
+            model: "bench".into(),
+            limit: 10,
+            // As the daemon's query analysis gives them: no stop words.
+            words: q_words(&text),
+            names: vec![format!("fn_{}", rng.next() % chunks as u64)],
+            skip: vec![],
+        };
+        let t = Instant::now();
+        let hits = store.search(&q).await.unwrap();
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        println!("  {ms:.1} ms: {text}");
+        took.push(ms);
+        assert!(!hits.semantic.is_empty());
+        assert!(real || !hits.lexical.is_empty());
+        assert_eq!(hits.symbols.len(), 1);
+    }
+    took.sort_by(f64::total_cmp);
+    println!(
+        "org search (20 questions): median {:.1} ms, max {:.1} ms",
+        took[took.len() / 2],
+        took[took.len() - 1]
+    );
+}
+
+/// Only the questions, against what an earlier run of the benchmark published (the same
+/// `PATINA_TEAM_BENCH_TREE`, or none).
+#[test]
+#[ignore = "a benchmark: needs PATINA_TEAM_BENCH_URL and a store the benchmark published to"]
+fn org_questions_on_a_published_store() {
+    let url = std::env::var("PATINA_TEAM_BENCH_URL").expect("PATINA_TEAM_BENCH_URL");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let store = Postgres::new(&url, Duration::from_secs(600), DIM, None).unwrap();
+    let real = std::env::var("PATINA_TEAM_BENCH_TREE").is_ok();
+    rt.block_on(async {
+        let published = store.published().await.unwrap();
+        let chunks = published
+            .iter()
+            .find(|p| p.model == "bench")
+            .expect("nothing the benchmark published")
+            .chunks as usize;
+        org_questions(&store, &mut Rng(0x9e3779b97f4a7c15), real, chunks).await;
     });
 }
