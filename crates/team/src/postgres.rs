@@ -123,6 +123,8 @@ pub struct Postgres {
     reader: Mutex<Option<Client>>,
     /// A bulk load holds [`LOAD_LOCK`] on the reading connection, and dropped the index.
     loading: Mutex<bool>,
+    /// A bulk load ended: the commit's file list gets fresh statistics once it is in.
+    analyse_commit: std::sync::atomic::AtomicBool,
 }
 
 impl Postgres {
@@ -165,6 +167,7 @@ impl Postgres {
             dim,
             reader: Mutex::new(None),
             loading: Mutex::new(false),
+            analyse_commit: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -389,6 +392,8 @@ impl Postgres {
             )
             .await?;
         *loading = false;
+        self.analyse_commit
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         client
             .execute(&format!("SELECT pg_advisory_unlock({LOAD_LOCK})"), &[])
             .await?;
@@ -463,6 +468,15 @@ impl Postgres {
             .await?;
         crate::before_commit_hook();
         tx.commit().await?;
+        // After a bulk load, the commit's file list is as large as the repository: without
+        // statistics the planner takes it for empty, and the first --org question took 122 s
+        // (490k chunks) until autovacuum came by.
+        if self
+            .analyse_commit
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
+        {
+            client.batch_execute("ANALYZE patina.commit_files").await?;
+        }
         Ok(inserted == 1)
     }
 }
