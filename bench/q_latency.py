@@ -6,12 +6,13 @@ process N times per query and reports p50/p95 wall time over all runs, plus the 
 size. The time includes process creation, connecting to the socket, the query and printing.
 
     bench/q_latency.py [--bin target/release] [--repo .] [--runs 12] [--oracle lexical,symbol]
-        [--queries FILE] [--expand --budget 4000] [--no-cache]
+        [--queries FILE] [--expand --budget 4000] [--no-cache] [--no-model]
 
 `--queries FILE`: one question per line (default: five about this repository). `--expand`: the
 context an agent reads (`patina q --expand --budget N`, MCP `patina_context`) instead of the
 ranked list. `--no-cache`: the daemon's answer cache off (`[cache] entries = 0`), so every run
-computes its answer; otherwise repeated questions are answered from the cache.
+computes its answer; otherwise repeated questions are answered from the cache. `--no-model`:
+semantic search off (no backlog to wait for; lexical and the other oracles answer).
 """
 
 import argparse
@@ -47,6 +48,7 @@ def main():
     ap.add_argument("--expand", action="store_true", help="time `patina q --expand`")
     ap.add_argument("--budget", type=int, default=4000, help="token budget with --expand")
     ap.add_argument("--no-cache", action="store_true", help="turn the answer cache off")
+    ap.add_argument("--no-model", action="store_true", help="semantic search off")
     args = ap.parse_args()
     args.extra = ["--oracle", args.oracle] if args.oracle else []
     if args.expand:
@@ -58,7 +60,7 @@ def main():
 
     patina = os.path.abspath(os.path.join(args.bin, "patina"))
     home = args.home or tempfile.mkdtemp(prefix="pbench")
-    env = patina_env(home)
+    env = patina_env(home, model=not args.no_model)
     if args.no_cache:
         with open(os.path.join(home, "config.toml"), "a") as f:
             f.write("[cache]\nentries = 0\n")
