@@ -279,6 +279,49 @@ fn a_publish_cut_off_before_its_commit_leaves_no_partial_commit() {
 }
 
 #[test]
+fn a_publish_cut_off_in_its_bulk_load_leaves_the_vector_index_to_the_next_publish() {
+    let pg = server();
+    let repo = published_repo();
+    let mut a = TestEnv::with_model();
+    a.append_config(&format!("[team]\nurl = \"{}\"\n", pg.url("publisher")));
+    a.crash_next_daemon_at("publish-before-index");
+    a.start_daemon();
+    a.add_repo(repo.path());
+    let info = a.embedded(repo.path());
+    let out = a.patina(&["publish", &repo.key(), "--reader", "team_backend"]);
+    assert_ne!(out.code(), 0, "{out:?}");
+    a.wait_daemon_exit(Duration::from_secs(30));
+    // Killed between the load and the build: the vectors are in, their index is not, and no
+    // commit is visible.
+    let indexed = "SELECT count(*) FROM pg_indexes WHERE indexname = 'vectors_near'";
+    assert_eq!(pg.psql(indexed), "0");
+    assert_eq!(count(&pg, "vectors"), info.chunks);
+    assert_eq!(count(&pg, "commits"), 0);
+
+    // The next publish finds the index missing and builds it; the commit goes in whole.
+    a.start_daemon();
+    a.embedded(repo.path());
+    let done = publish(&a, repo.path(), &["team_backend"]);
+    assert_eq!(done["already"], false, "{done}");
+    assert_eq!(done["vectors_sent"], 0, "{done}");
+    assert_eq!(pg.psql(indexed), "1");
+    assert_eq!(count(&pg, "commits"), 1);
+    // And it serves: a teammate's --org question is answered by meaning from the store.
+    let b = daemon_with_store(&pg.url("dev"));
+    let mine = git_repo(&[("notes.md", b"# Notes\n\nNothing about weather here.\n")]);
+    b.add_repo(mine.path());
+    b.embedded(mine.path());
+    let (hits, summary) = ask(
+        &b,
+        mine.path(),
+        &["--org", "american weather thermometer scale"],
+    );
+    let found = published_hits(&hits);
+    assert!(!found.is_empty(), "{hits:?} {summary}");
+    assert_eq!(found[0]["repo_path"], "temperature.py", "{hits:?}");
+}
+
+#[test]
 fn with_the_store_down_a_daemon_embeds_and_answers_locally_and_says_why() {
     let pg = server();
     let repo = published_repo();

@@ -289,10 +289,20 @@ pub fn coordination_queries<'a>(words: impl IntoIterator<Item = &'a str>) -> Vec
 /// The test hook `PATINA_TEST_CRASH_AT=publish-before-commit`: abort the process (as a crash would)
 /// after a publish stored its content and before its commit transaction commits.
 fn before_commit_hook() {
+    crash_point("publish-before-commit");
+}
+
+/// The test hook `PATINA_TEST_CRASH_AT=publish-before-index`: abort the process in a bulk load,
+/// after the vectors went in without their index and before the index is built again.
+fn before_index_hook() {
+    crash_point("publish-before-index");
+}
+
+fn crash_point(name: &str) {
     let named = patina_core::hooks::test_hook("PATINA_TEST_CRASH_AT")
-        .is_some_and(|v| v.split(',').any(|p| p.trim() == "publish-before-commit"));
+        .is_some_and(|v| v.split(',').any(|p| p.trim() == name));
     if named {
-        eprintln!("patinad: test crash point publish-before-commit: aborting");
+        eprintln!("patinad: test crash point {name}: aborting");
         std::process::abort();
     }
 }

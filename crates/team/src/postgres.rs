@@ -378,6 +378,7 @@ impl Postgres {
         }
         let slot = self.reader().await?;
         let client = slot.as_ref().expect("connected");
+        crate::before_index_hook();
         // A connection that broke since took the lock with it; the index is built either way.
         client
             .batch_execute(VECTOR_INDEX)
