@@ -243,19 +243,26 @@ fn a_role_without_the_grant_sees_nothing_of_a_published_repository() {
     assert_eq!(h.embeddings_computed, info.chunks + own_chunks, "{h:?}");
 }
 
-#[test]
-fn a_publish_cut_off_before_its_commit_leaves_no_partial_commit() {
+/// A publisher's daemon, killed at the crash point `at` of its first publish of
+/// [`published_repo`]: the server, the repository, the (stopped) daemon and what it indexed.
+fn publish_killed_at(at: &str) -> (PgServer, Repo, TestEnv, RepoInfo) {
     let pg = server();
     let repo = published_repo();
     let mut a = TestEnv::with_model();
     a.append_config(&format!("[team]\nurl = \"{}\"\n", pg.url("publisher")));
-    a.crash_next_daemon_at("publish-before-commit");
+    a.crash_next_daemon_at(at);
     a.start_daemon();
     a.add_repo(repo.path());
     let info = a.embedded(repo.path());
     let out = a.patina(&["publish", &repo.key(), "--reader", "team_backend"]);
     assert_ne!(out.code(), 0, "{out:?}");
     a.wait_daemon_exit(Duration::from_secs(30));
+    (pg, repo, a, info)
+}
+
+#[test]
+fn a_publish_cut_off_before_its_commit_leaves_no_partial_commit() {
+    let (pg, repo, mut a, info) = publish_killed_at("publish-before-commit");
     // The content is there (content-addressed, harmless); the commit is not, in any part.
     assert!(count(&pg, "files") > 0);
     assert_eq!(count(&pg, "commits"), 0);
@@ -280,17 +287,7 @@ fn a_publish_cut_off_before_its_commit_leaves_no_partial_commit() {
 
 #[test]
 fn a_publish_cut_off_in_its_bulk_load_leaves_the_vector_index_to_the_next_publish() {
-    let pg = server();
-    let repo = published_repo();
-    let mut a = TestEnv::with_model();
-    a.append_config(&format!("[team]\nurl = \"{}\"\n", pg.url("publisher")));
-    a.crash_next_daemon_at("publish-before-index");
-    a.start_daemon();
-    a.add_repo(repo.path());
-    let info = a.embedded(repo.path());
-    let out = a.patina(&["publish", &repo.key(), "--reader", "team_backend"]);
-    assert_ne!(out.code(), 0, "{out:?}");
-    a.wait_daemon_exit(Duration::from_secs(30));
+    let (pg, repo, mut a, info) = publish_killed_at("publish-before-index");
     // Killed between the load and the build: the vectors are in, their index is not, and no
     // commit is visible.
     let indexed = "SELECT count(*) FROM pg_indexes WHERE indexname = 'vectors_near'";
