@@ -218,26 +218,17 @@ pub fn file_key(path: &str, chunks: impl IntoIterator<Item = (Key, u32, u32)>) -
     *h.finalize().as_bytes()
 }
 
-/// The words of a question as a full-text query that matches any of them (`a | b | c`): a long
-/// question rarely has every word in one chunk. Only letters, digits and `_` survive, so the
-/// text cannot inject query syntax; `None` when no word is left.
-pub fn any_word_query(text: &str) -> Option<String> {
-    word_query(
-        text.split(|c: char| !(c.is_alphanumeric() || c == '_')),
-        false,
-    )
-}
-
-/// `words` as a full-text query that matches all of them (`a & b`, when `all`) or any (`a | b`);
-/// sanitised like [`any_word_query`]: at most 32 words of at least two characters, each once.
-pub fn word_query<'a>(words: impl IntoIterator<Item = &'a str>, all: bool) -> Option<String> {
+/// The words of `words` a full-text query may hold: split at anything but letters, digits and
+/// `_` (so no text can inject query syntax), lowercased, at least two characters, each once, at
+/// most 32, quoted as lexemes (`'bind'`).
+fn query_words<'a>(words: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let mut kept: Vec<String> = Vec::new();
     for w in words
         .into_iter()
         .flat_map(|w| w.split(|c: char| !(c.is_alphanumeric() || c == '_')))
     {
-        let w = w.to_lowercase();
-        if w.chars().count() < 2 || kept.contains(&w) {
+        let w = format!("'{}'", w.to_lowercase());
+        if w.chars().count() < 4 || kept.contains(&w) {
             continue;
         }
         kept.push(w);
@@ -245,43 +236,43 @@ pub fn word_query<'a>(words: impl IntoIterator<Item = &'a str>, all: bool) -> Op
             break;
         }
     }
-    (!kept.is_empty()).then(|| {
-        kept.iter()
-            .map(|w| format!("'{w}'"))
-            .collect::<Vec<_>>()
-            .join(if all { " & " } else { " | " })
-    })
+    kept
 }
 
 /// The full-text queries a question is asked as, most demanding first (coordination levels, as
 /// search engines rank before scoring): every word; every word but one (any one); any word. A
 /// search stops at the first level that fills its answer, so the last, which ranks every chunk
 /// holding one common word (the slow part of a large store), runs only when the others fall
-/// short. Levels that repeat the one before (one or two words) are left out.
+/// short. Levels that repeat the one before (one or two words) are left out; no word, no query.
 pub fn coordination_queries<'a>(words: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let Some(any) = word_query(words, false) else {
-        return Vec::new();
+    let kept = query_words(words);
+    let all_of = |ws: &[&String]| {
+        ws.iter()
+            .map(|w| w.as_str())
+            .collect::<Vec<_>>()
+            .join(" & ")
     };
-    // `word_query` has sanitised and deduplicated the words: read them back from its output.
-    let kept: Vec<&str> = any.split(" | ").collect();
-    let and = |ws: &[&str]| ws.join(" & ");
-    let mut out = vec![and(&kept)];
+    let every: Vec<&String> = kept.iter().collect();
+    let mut out = Vec::new();
+    if kept.is_empty() {
+        return out;
+    }
+    out.push(all_of(&every));
     if kept.len() >= 3 {
         let but_one: Vec<String> = (0..kept.len())
             .map(|skip| {
-                let rest: Vec<&str> = kept
+                let rest: Vec<&String> = kept
                     .iter()
                     .enumerate()
-                    .filter(|(i, _)| *i != skip)
-                    .map(|(_, w)| *w)
+                    .filter_map(|(i, w)| (i != skip).then_some(w))
                     .collect();
-                format!("({})", and(&rest))
+                format!("({})", all_of(&rest))
             })
             .collect();
         out.push(but_one.join(" | "));
     }
     if kept.len() >= 2 {
-        out.push(any);
+        out.push(kept.join(" | "));
     }
     out
 }
@@ -330,19 +321,21 @@ mod tests {
     }
 
     #[test]
-    fn a_questions_words_become_an_or_query_without_syntax() {
+    fn a_questions_words_become_lexemes_without_syntax() {
         assert_eq!(
-            any_word_query("How does the socket bind? (bind!) x").as_deref(),
-            Some("'how' | 'does' | 'the' | 'socket' | 'bind'")
+            coordination_queries(["How does the bind? (bind!) x"])
+                .last()
+                .map(String::as_str),
+            Some("'how' | 'does' | 'the' | 'bind'")
         );
-        assert_eq!(any_word_query("a ' & | ! :*").as_deref(), None);
+        assert!(coordination_queries(["a ' & | ! :*"]).is_empty());
         assert_eq!(
-            any_word_query("it's O'Reilly").as_deref(),
-            Some("'it' | 'reilly'")
-        );
-        assert_eq!(
-            word_query(["socket", "Bind", "a", "x&y", "socket", "ab|cd"], true).as_deref(),
-            Some("'socket' & 'bind' & 'ab' & 'cd'")
+            coordination_queries(["it's O'Reilly", "x&y", "ab|cd"]),
+            [
+                "'it' & 'reilly' & 'ab' & 'cd'",
+                "('reilly' & 'ab' & 'cd') | ('it' & 'ab' & 'cd') | ('it' & 'reilly' & 'cd') | ('it' & 'reilly' & 'ab')",
+                "'it' | 'reilly' | 'ab' | 'cd'"
+            ]
         );
     }
 
