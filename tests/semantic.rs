@@ -806,3 +806,103 @@ fn the_first_answer_after_add_uses_meaning() {
         r.notices
     );
 }
+
+/// A model directory of the installed model's files (linked), with `static.bin` left out: the
+/// test puts tables there itself.
+fn model_without_table() -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("pt-model")
+        .tempdir_in("/tmp")
+        .expect("a model dir");
+    for entry in std::fs::read_dir(model_dir()).expect("the model dir") {
+        let entry = entry.expect("an entry");
+        if entry.file_name() != "static.bin" {
+            std::os::unix::fs::symlink(entry.path(), dir.path().join(entry.file_name()))
+                .expect("linking a model file");
+        }
+    }
+    dir
+}
+
+/// Put `bytes` at `dir/static.bin` as `scripts/setup-model` does: written beside it, renamed over.
+fn install_table(dir: &Path, bytes: &[u8]) {
+    let tmp = dir.join(".static.bin.next");
+    std::fs::write(&tmp, bytes).expect("writing the table");
+    std::fs::rename(&tmp, dir.join("static.bin")).expect("renaming the table into place");
+}
+
+/// The first ten files of a semantic-only answer.
+fn semantic_files(env: &TestEnv, root: &Path, text: &str) -> Vec<String> {
+    let r = ask(env, text, &["semantic"], root);
+    r.hits.iter().take(10).map(|h| h.path.clone()).collect()
+}
+
+/// `scripts/setup` installs a first static table and fits the final one after the build, in the
+/// background: the daemon takes up a table that appears after it started, and when the file is
+/// replaced, every static vector is made again from the new one (no restart, no answer lost in
+/// between). The replacement here is the installed table with every row negated, so each static
+/// vector points the other way and no invoice file comes first any more; putting the installed table
+/// back brings the first answer back, file for file.
+#[test]
+fn a_static_table_that_appears_or_is_replaced_is_taken_up_without_a_restart() {
+    let words = ["invoice", "thumbnail", "password", "playlist"];
+    // More chunks than one model batch: a smaller backlog is left to the model alone.
+    let repo = generated_repo(300, |i| {
+        let w = words[i % words.len()];
+        (
+            format!("src/{w}/m{i}.py"),
+            format!(
+                "def load_{w}_{i}(path):\n    \"\"\"Read the {w} record {i} from a file.\"\"\"\n    \
+                 return open(path).read()\n"
+            ),
+        )
+    });
+    let installed = std::fs::read(model_dir().join("static.bin")).expect("the installed table");
+    let model = model_without_table();
+    let mut env = TestEnv::with_model_in(model.path());
+    // The model is held back: static vectors are the only vectors there are.
+    let _gate = env.embed_gate();
+    env.start_daemon();
+    env.add_repo(repo.path());
+    let question = "read an invoice from disk";
+    assert!(
+        semantic_files(&env, repo.path(), question).is_empty(),
+        "no table, no model vectors: nothing answers by meaning yet"
+    );
+
+    install_table(model.path(), &installed);
+    let first = poll(EVENTUALLY, "the table that appeared answers", || {
+        let info = env.repo_info(repo.path());
+        let files = semantic_files(&env, repo.path(), question);
+        (info.static_vectors == info.chunks && info.chunks > 0 && files.len() == 10)
+            .then_some(files.clone())
+            .ok_or(format!("{info:?} {files:?}"))
+    });
+    assert!(first[0].contains("invoice"), "{first:?}");
+
+    // Every row negated: the float16 sign bit of each value after the 16-byte header.
+    let mut negated = installed.clone();
+    for pair in negated[16..].chunks_exact_mut(2) {
+        pair[1] ^= 0x80;
+    }
+    install_table(model.path(), &negated);
+    // Every cosine changes sign: nothing is near the question any more, or the farthest is first.
+    poll(EVENTUALLY, "the replaced table's vectors answer", || {
+        let files = semantic_files(&env, repo.path(), question);
+        (files.first().is_none_or(|f| !f.contains("invoice")))
+            .then_some(())
+            .ok_or(format!("{files:?}"))
+    });
+    assert!(
+        env.logs().contains("static table replaced on disk"),
+        "the daemon says why its answers changed"
+    );
+
+    install_table(model.path(), &installed);
+    poll(EVENTUALLY, "the installed table's answer again", || {
+        let files = semantic_files(&env, repo.path(), question);
+        (files == first).then_some(()).ok_or(format!("{files:?}"))
+    });
+    let info = env.repo_info(repo.path());
+    assert_eq!(info.static_vectors, info.chunks, "{info:?}");
+}

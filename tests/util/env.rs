@@ -97,6 +97,13 @@ impl TestEnv {
         env
     }
 
+    /// [`TestEnv::new`] whose daemons load the model from `dir` (a model directory a test changes).
+    pub fn with_model_in(dir: &Path) -> TestEnv {
+        let mut env = TestEnv::new();
+        env.model = Some(dir.to_path_buf());
+        env
+    }
+
     /// [`TestEnv::new`] with its daemon started.
     pub fn started() -> TestEnv {
         let mut env = TestEnv::new();

@@ -18,7 +18,7 @@ use crate::state::repo::Repo;
 use keys::{chunk_key, chunk_key_of, model_tag, note_key};
 use patina_core::ChunkMeta;
 use patina_core::eta::Throughput;
-use patina_embed::{DIM, Embedder, Lexicon, ModelPaths, Precision, QueryCache, StaticTable};
+use patina_embed::{DIM, Embedder, Lexicon, ModelPaths, Precision, QueryCache};
 use patina_index::embedding_cache::as_stored;
 use patina_index::store::EmbeddingCache;
 use slot::Slot;
@@ -72,8 +72,9 @@ pub(crate) struct Semantic {
     bulk_threads: usize,
     /// What the query session added when it was loaded at start (its size when loaded again).
     query_loaded_bytes: u64,
-    /// The static first pass's table: loaded while a backlog waits, dropped when it is drained.
-    statics: Mutex<Statics>,
+    /// The static first pass's table: loaded while a backlog waits, dropped when it is drained,
+    /// taken up again when its file is replaced ([`table`]).
+    statics: table::TableSlot,
     /// `[semantic] model_pass`: off, chunks keep their static vectors.
     model_pass: bool,
     /// At most this many static vectors at once, over every repository (an eighth of the memory
@@ -85,15 +86,6 @@ pub(crate) struct Semantic {
     /// A team's store ([`Semantic::share_with`]): asked for the vectors of a batch before the
     /// model embeds what it lacks.
     shared: std::sync::OnceLock<Arc<dyn shared::VectorSource>>,
-}
-
-/// Where the static table stands.
-enum Statics {
-    /// Not loaded (no backlog since the last drain); loaded on demand.
-    Unloaded,
-    Loaded(Arc<StaticTable>),
-    /// Off by configuration, or the table is missing or unreadable (said once in the log).
-    Off,
 }
 
 impl Semantic {
@@ -137,6 +129,8 @@ impl Semantic {
             }
         };
         let precision = cfg.precision;
+        let statics =
+            table::TableSlot::new(paths.static_file(), paths.tokenizer_file(), cfg.static_pass);
         Semantic {
             state,
             precision,
@@ -153,11 +147,7 @@ impl Semantic {
             query_loaded_bytes: query_bytes,
             static_cap: (budget.total / 8 / crate::state::repo::STATIC_VECTOR_BYTES) as usize,
             model_pass: cfg.model_pass,
-            statics: Mutex::new(if cfg.static_pass {
-                Statics::Unloaded
-            } else {
-                Statics::Off
-            }),
+            statics,
             lexicon,
             shared: std::sync::OnceLock::new(),
         }
@@ -168,58 +158,31 @@ impl Semantic {
         self.lexicon.as_ref()
     }
 
-    /// The static table, loaded if needed; `None` when the static pass is off or unavailable.
-    fn static_table(&self) -> Option<Arc<StaticTable>> {
-        let mut s = self.statics.lock().expect("statics lock");
-        match &*s {
-            Statics::Loaded(t) => return Some(t.clone()),
-            Statics::Off => return None,
-            Statics::Unloaded => {}
-        }
-        let file = self.paths.static_file();
-        if !file.is_file() {
-            tracing::info!(
-                "no static table at {} (scripts/setup-model distils it): semantic results wait \
-                 for the model",
-                file.display()
-            );
-            *s = Statics::Off;
-            return None;
-        }
-        match StaticTable::load(&file, &self.paths.tokenizer_file()) {
-            Ok(t) => {
-                tracing::info!(bytes = t.bytes(), "static table loaded");
-                let t = Arc::new(t);
-                *s = Statics::Loaded(t.clone());
-                Some(t)
-            }
-            Err(e) => {
-                tracing::warn!("static pass off: {e:#}");
-                *s = Statics::Off;
-                None
-            }
-        }
-    }
-
     /// Give up to `n` of `repo`'s backlog chunks that have none a static vector, when its backlog
     /// is larger than one model batch (a chunk gone meanwhile leaves the backlog); how many were
     /// handled.
     pub fn fill_static(&self, repo: &Repo, n: usize) -> Result<usize> {
         // A backlog the model clears in one batch (an edit) is not worth loading the table for;
         // with the pass off (or no table) the backlog is not even looked at.
-        if matches!(*self.statics.lock().expect("statics lock"), Statics::Off)
+        if self.statics.is_off()
             || (self.model_pass && repo.backlog() <= WORK_BATCH && repo.provisional_count() == 0)
+            || (repo.backlog() == 0)
         {
             return Ok(0);
         }
-        let ids = repo.without_provisional(n);
+        let started = std::time::Instant::now();
+        let Some((table, generation)) = self.statics.get() else {
+            return Ok(0);
+        };
+        // Vectors made from a table since replaced are made again, after the chunks with none.
+        repo.restale_provisional(generation);
+        let mut ids = repo.without_provisional(n);
+        if ids.is_empty() {
+            ids = repo.take_stale(n);
+        }
         if ids.is_empty() {
             return Ok(0);
         }
-        let started = std::time::Instant::now();
-        let Some(table) = self.static_table() else {
-            return Ok(0);
-        };
         // Reading and tokenizing each chunk is the cost (the table's sums are not): the batch is
         // shared among the cores, each part on a short-lived scoped thread.
         let parts = std::thread::available_parallelism()
@@ -281,7 +244,7 @@ impl Semantic {
         if !self.is_on() || repo.backlog() == 0 {
             return true;
         }
-        if matches!(*self.statics.lock().expect("statics lock"), Statics::Off) {
+        if self.statics.unavailable() {
             return true;
         }
         repo.without_provisional(1).is_empty()
@@ -289,11 +252,7 @@ impl Semantic {
 
     /// Drop the static table (every backlog is drained).
     pub fn release_static(&self) {
-        let mut s = self.statics.lock().expect("statics lock");
-        if matches!(*s, Statics::Loaded(_)) {
-            *s = Statics::Unloaded;
-            tracing::info!("static table released (no backlog)");
-        }
+        self.statics.release();
     }
 
     /// Resident bytes the query and bulk sessions added when they were loaded (0 when not).
@@ -756,5 +715,6 @@ mod keys;
 pub(crate) mod shared;
 mod slot;
 pub(crate) mod stages;
+mod table;
 #[cfg(test)]
 mod tests;

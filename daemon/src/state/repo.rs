@@ -48,6 +48,14 @@ pub(crate) const RECENT_COMMIT_FILES: usize = 50;
 pub(crate) const STATIC_VECTOR_BYTES: u64 = patina_embed::DIM as u64 + 4 + 8 + 4 + 1;
 
 /// Changes waiting for the next index round.
+/// Static vectors made from a table since replaced ([`Repo::restale_provisional`]).
+#[derive(Default)]
+struct Stale {
+    /// The table generation every other static vector of the repository was made from.
+    generation: u64,
+    ids: Vec<u64>,
+}
+
 #[derive(Default)]
 struct Dirty {
     full: bool,
@@ -67,7 +75,7 @@ struct Dirty {
 /// 5. `pending` — the embedding backlog.
 /// 6. `provisional` — static vectors of backlog chunks (a subset of `pending`).
 ///
-/// `record`, `watch_error` and `answered` are leaves: held alone, never while taking another lock. The
+/// `record`, `watch_error`, `stale` and `answered` are leaves: held alone, never while taking another lock. The
 /// commit history ([`HistoryStore`]) has its own locks, never held while taking one of these.
 pub(crate) struct Repo {
     id: String,
@@ -80,6 +88,9 @@ pub(crate) struct Repo {
     /// Static vectors (`patina_embed::StaticTable`, 8-bit) of chunks still in the backlog: the
     /// semantic oracle's first pass until the model's vector replaces them. Never saved.
     provisional: RwLock<patina_index::vectors::Packed>,
+    /// Backlog chunks whose static vector came from a table since replaced on disk, and the
+    /// table generation the rest were made from ([`Repo::restale_provisional`]). A leaf lock.
+    stale: Mutex<Stale>,
     /// Progress of the running (or last) index job; `None` before the first job of this process.
     job: Mutex<Option<watch::Receiver<Progress>>>,
     /// Changes seen (by the watcher, `add`, catch-up) but not indexed yet.
@@ -139,6 +150,7 @@ impl Repo {
             vectors: RwLock::new(vectors),
             pending: Mutex::new(BTreeSet::new()),
             provisional: RwLock::new(Default::default()),
+            stale: Mutex::new(Stale::default()),
             job: Mutex::new(None),
             dirty: Mutex::new(Dirty::default()),
             watch_error: Mutex::new(None),
@@ -482,6 +494,44 @@ impl Repo {
             .filter(|id| !provisional.contains(**id))
             .take(n)
             .copied()
+            .collect()
+    }
+
+    /// Note that the static table in use is of `generation`: when it is newer than the one this
+    /// repository's static vectors were made from, every one of them is marked to be made again
+    /// ([`Repo::take_stale`]); they keep answering until then.
+    pub fn restale_provisional(&self, generation: u64) {
+        if self.stale.lock().expect("stale lock").generation >= generation {
+            return;
+        }
+        let ids: Vec<u64> = self
+            .provisional
+            .read()
+            .expect("provisional lock")
+            .keys()
+            .collect();
+        let mut stale = self.stale.lock().expect("stale lock");
+        if stale.generation < generation {
+            if !ids.is_empty() {
+                tracing::info!(repo = %self.id, chunks = ids.len(), "static vectors to make again from the new table");
+            }
+            stale.generation = generation;
+            stale.ids = ids;
+        }
+    }
+
+    /// Up to `n` backlog chunks whose static vector is from an older table (taken: the caller
+    /// makes them again).
+    pub fn take_stale(&self, n: usize) -> Vec<u64> {
+        let taken: Vec<u64> = {
+            let mut stale = self.stale.lock().expect("stale lock");
+            let at = stale.ids.len().saturating_sub(n);
+            stale.ids.split_off(at)
+        };
+        let provisional = self.provisional.read().expect("provisional lock");
+        taken
+            .into_iter()
+            .filter(|id| provisional.contains(*id))
             .collect()
     }
 

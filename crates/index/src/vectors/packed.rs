@@ -61,6 +61,11 @@ impl Packed {
         }
     }
 
+    /// The keys held, in no order.
+    pub fn keys(&self) -> impl Iterator<Item = u64> + '_ {
+        self.slots.keys().copied()
+    }
+
     /// Keep only the keys `keep` says yes to.
     pub fn retain(&mut self, mut keep: impl FnMut(u64) -> bool) {
         let gone: Vec<u64> = self.slots.keys().copied().filter(|k| !keep(*k)).collect();

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use patina_core::eta::Throughput;
 
-use super::{Semantic, Statics, WORK_BATCH};
+use super::{Semantic, WORK_BATCH};
 use crate::state::repo::Repo;
 
 impl Semantic {
@@ -20,7 +20,7 @@ impl Semantic {
         }
         let backlog = repo.backlog() as u64;
         let provisional = repo.provisional_count() as u64;
-        let static_on = !matches!(*self.statics.lock().expect("statics lock"), Statics::Off);
+        let static_on = !self.statics.unavailable();
         let static_left = backlog.saturating_sub(provisional);
         // The pass leaves a backlog of one model batch to the model (see `fill_static`).
         let statics =
