@@ -419,6 +419,10 @@ fn model_install_provisions_a_fresh_data_dir_and_the_daemon_searches_with_it() {
             .contains(&format!("model installed in {}", dir.display())),
         "{status:?}"
     );
+    assert!(
+        status.stdout.contains("static table: final (fitted on"),
+        "the table's stage: {status:?}"
+    );
     let again = run(
         {
             let mut c = env.patina_command();

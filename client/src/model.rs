@@ -81,6 +81,7 @@ pub(crate) async fn status(socket: &Path) -> Result<ExitCode> {
     let manifest = dir.join("MANIFEST.json");
     if manifest.is_file() {
         outln!("model installed in {}", dir.display());
+        outln!("{}", table_line(&manifest));
     } else {
         outln!(
             "model not installed (expected in {}); run `patina model install`",
@@ -101,6 +102,36 @@ pub(crate) async fn status(socket: &Path) -> Result<ExitCode> {
             outln!("daemon: not running");
             Ok(ExitCode::from(if manifest.is_file() { 0 } else { 1 }))
         }
+    }
+}
+
+/// The static table's stage as MANIFEST.json records it: `scripts/setup` installs a first table
+/// and fits the final one in the background (`scripts/setup-model --finish-table`).
+fn table_line(manifest: &Path) -> String {
+    let table = std::fs::read(manifest)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|m| m.get("static_table").cloned());
+    let Some(table) = table else {
+        return "static table: none recorded (static vectors off until scripts/setup-model fits one)"
+            .to_string();
+    };
+    let fit = table.get("fit");
+    let chunks: u64 = fit
+        .and_then(|f| f.get("corpus_chunks"))
+        .and_then(|c| c.as_object())
+        .map_or(0, |c| c.values().filter_map(|v| v.as_u64()).sum());
+    let cosine = fit
+        .and_then(|f| f.get("heldout_cosine"))
+        .and_then(|c| c.as_f64())
+        .map_or(String::new(), |c| format!(", held-out cosine {c:.3}"));
+    match table.get("stage").and_then(|s| s.as_str()) {
+        Some("first") => format!(
+            "static table: first (fitted on {chunks} chunks{cosine}); the final fit runs after \
+             setup in the background (scripts/setup-model --finish-table), and the daemon takes \
+             it up when it lands"
+        ),
+        _ => format!("static table: final (fitted on {chunks} chunks{cosine})"),
     }
 }
 
