@@ -155,6 +155,10 @@ const OWN_FILE_READERS: &[(&str, &str)] = &[
     ),
     ("client/src/doctor.rs", "/proc's inotify limits"),
     (
+        "client/src/model.rs",
+        "the installed model's MANIFEST.json, for the static table's stage",
+    ),
+    (
         "client/src/commands/daemon.rs",
         "the daemon's log (`patina daemon log`)",
     ),
