@@ -845,7 +845,8 @@ fn semantic_files(env: &TestEnv, root: &Path, text: &str) -> Vec<String> {
 /// background: the daemon takes up a table that appears after it started, and when the file is
 /// replaced, every static vector is made again from the new one (no restart, no answer lost in
 /// between). The replacement here is the installed table with every row negated, so each static
-/// vector points the other way and no invoice file comes first any more; putting the installed table
+/// vector points the other way and no invoice file comes first any more; a file that is not a
+/// table changes nothing; putting the installed table
 /// back brings the first answer back, file for file.
 #[test]
 fn a_static_table_that_appears_or_is_replaced_is_taken_up_without_a_restart() {
@@ -900,6 +901,25 @@ fn a_static_table_that_appears_or_is_replaced_is_taken_up_without_a_restart() {
     assert!(
         env.logs().contains("static table replaced on disk"),
         "the daemon says why its answers changed"
+    );
+    let negated_answer = semantic_files(&env, repo.path(), question);
+
+    // A file that is not a table in its place: the table in hand keeps answering.
+    install_table(model.path(), b"not a static table");
+    poll(
+        EVENTUALLY,
+        "the daemon looks at the unreadable file",
+        || {
+            env.logs()
+                .contains("static table on disk unreadable, the loaded one kept")
+                .then_some(())
+                .ok_or_else(|| "not yet".to_string())
+        },
+    );
+    assert_eq!(
+        semantic_files(&env, repo.path(), question),
+        negated_answer,
+        "an unreadable table changes no answer"
     );
 
     install_table(model.path(), &installed);

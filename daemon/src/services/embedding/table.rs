@@ -62,6 +62,8 @@ struct Inner {
     generation: u64,
     /// When the file was last looked at.
     looked: Option<Instant>,
+    /// A version of the file that could not be read: not tried (nor said) again.
+    refused: Option<Stamp>,
 }
 
 /// The table's file, the table when held, and its generation.
@@ -81,6 +83,7 @@ impl TableSlot {
                 stamp: None,
                 generation: 0,
                 looked: None,
+                refused: None,
             }),
         }
     }
@@ -123,6 +126,13 @@ impl TableSlot {
             // Unchanged, or gone for now (a replacement is a rename: the old table stays good).
             return Some((t.clone(), s.generation));
         }
+        if stamp.is_some() && stamp == s.refused {
+            if let Held::Loaded(t) = &s.held {
+                return Some((t.clone(), s.generation));
+            }
+            s.held = Held::Absent;
+            return None;
+        }
         let Some(stamp) = stamp else {
             if !matches!(s.held, Held::Absent) {
                 tracing::info!(
@@ -157,14 +167,13 @@ impl TableSlot {
                 Some((t, s.generation))
             }
             Err(e) => {
+                s.refused = Some(stamp);
                 if let Held::Loaded(t) = &s.held {
                     // Keep answering with the table in hand; the file is looked at again later.
                     tracing::warn!("static table on disk unreadable, the loaded one kept: {e:#}");
                     return Some((t.clone(), s.generation));
                 }
-                if !matches!(s.held, Held::Absent) {
-                    tracing::warn!("static pass waits for a readable table: {e:#}");
-                }
+                tracing::warn!("static pass waits for a readable table: {e:#}");
                 s.held = Held::Absent;
                 None
             }
