@@ -165,8 +165,8 @@ impl Semantic {
         // A backlog the model clears in one batch (an edit) is not worth loading the table for;
         // with the pass off (or no table) the backlog is not even looked at.
         if self.statics.is_off()
+            || repo.backlog() == 0
             || (self.model_pass && repo.backlog() <= WORK_BATCH && repo.provisional_count() == 0)
-            || (repo.backlog() == 0)
         {
             return Ok(0);
         }

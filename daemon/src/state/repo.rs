@@ -47,7 +47,6 @@ pub(crate) const RECENT_COMMIT_FILES: usize = 50;
 /// Heap bytes of one static vector (`vectors::Packed`): 8-bit components, scale, map slot.
 pub(crate) const STATIC_VECTOR_BYTES: u64 = patina_embed::DIM as u64 + 4 + 8 + 4 + 1;
 
-/// Changes waiting for the next index round.
 /// Static vectors made from a table since replaced ([`Repo::restale_provisional`]).
 #[derive(Default)]
 struct Stale {
@@ -56,6 +55,7 @@ struct Stale {
     ids: Vec<u64>,
 }
 
+/// Changes waiting for the next index round.
 #[derive(Default)]
 struct Dirty {
     full: bool,

@@ -120,16 +120,15 @@ impl TableSlot {
         }
         s.looked = Some(Instant::now());
         let stamp = Stamp::of(&self.file);
+        let refused = stamp.is_some() && stamp == s.refused;
         if let Held::Loaded(t) = &s.held
-            && (stamp.is_none() || stamp == s.stamp)
+            && (stamp.is_none() || stamp == s.stamp || refused)
         {
-            // Unchanged, or gone for now (a replacement is a rename: the old table stays good).
+            // Unchanged, gone for now (a replacement is a rename: the old table stays good), or
+            // a version already found unreadable.
             return Some((t.clone(), s.generation));
         }
-        if stamp.is_some() && stamp == s.refused {
-            if let Held::Loaded(t) = &s.held {
-                return Some((t.clone(), s.generation));
-            }
+        if refused {
             s.held = Held::Absent;
             return None;
         }
