@@ -68,6 +68,30 @@ fn a_client_starts_a_missing_daemon() {
     );
 }
 
+/// A daemon that stops at start (here: a setting it refuses) is not waited for: the client that
+/// started it says it exited and the reason it gave, instead of a timeout and a log to read.
+#[test]
+fn a_client_says_why_the_daemon_it_started_stopped() {
+    let env = TestEnv::new();
+    std::fs::write(
+        env.home().join("config.toml"),
+        "[daemon]\nmemory_mb = \"plenty\"\n",
+    )
+    .unwrap();
+
+    let out = env.patina(&["status"]);
+    assert_ne!(out.code(), 0, "{out:?}");
+    assert!(
+        out.stderr.contains("patinad exited") && out.stderr.contains("memory_mb"),
+        "the client names the daemon's reason: {out:?}"
+    );
+    assert!(
+        !out.stderr.contains("did not answer"),
+        "it did not wait for an answer that could not come: {out:?}"
+    );
+    assert!(env.health().is_err(), "and no daemon runs");
+}
+
 #[test]
 fn a_stale_socket_left_by_a_crash_is_replaced() {
     let mut env = TestEnv::started();

@@ -207,8 +207,9 @@ pub fn peer_problem(socket: &Path, peer_uid: u32) -> Option<String> {
 }
 
 /// Launch a detached daemon serving `socket`: stdin/stdout closed, stderr appended to
-/// [`log_path`] (rotated past [`LOG_ROTATE_BYTES`]), in its own process group (a Ctrl-C aimed at the client must not kill it).
-pub fn spawn_daemon(socket: &Path) -> std::io::Result<()> {
+/// [`log_path`] (rotated past [`LOG_ROTATE_BYTES`]), in its own process group (a Ctrl-C aimed at
+/// the client must not kill it). The [`Started`] tells whether it stopped, and why.
+pub fn spawn_daemon(socket: &Path) -> std::io::Result<Started> {
     use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
     let with = |what: String| {
@@ -233,8 +234,9 @@ pub fn spawn_daemon(socket: &Path) -> std::io::Result<()> {
         .mode(0o600)
         .open(&log)
         .map_err(with(format!("opening {}", log.display())))?;
+    let log_from = log_file.metadata().map(|m| m.len()).unwrap_or(0);
     let bin = daemon_binary();
-    Command::new(&bin)
+    let child = Command::new(&bin)
         .arg("--socket")
         .arg(socket)
         .stdin(Stdio::null())
@@ -243,7 +245,60 @@ pub fn spawn_daemon(socket: &Path) -> std::io::Result<()> {
         .process_group(0)
         .spawn()
         .map_err(with(format!("cannot start the daemon ({})", bin.display())))?;
-    Ok(())
+    Ok(Started {
+        child,
+        log,
+        log_from,
+    })
+}
+
+/// A daemon [`spawn_daemon`] started: whether it is still running, and if not, why it stopped.
+pub struct Started {
+    child: std::process::Child,
+    log: PathBuf,
+    /// Where its lines begin in the log.
+    log_from: u64,
+}
+
+impl Started {
+    /// `None` while it runs; once it has exited, its status and the reason it gave (what it wrote
+    /// to the log from its last `patinad: …` line on, else its last line), e.g. a setting it
+    /// refused.
+    pub fn exited(&mut self) -> Option<String> {
+        let status = self.child.try_wait().ok()??;
+        let mut said = String::new();
+        if let Ok(mut f) = std::fs::File::open(&self.log) {
+            use std::io::{Read, Seek, SeekFrom};
+            // The lines of this start only, and at most their last 64 KiB.
+            let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+            let from = self.log_from.max(len.saturating_sub(64 * 1024));
+            let mut bytes = Vec::new();
+            if f.seek(SeekFrom::Start(from)).is_ok() && f.read_to_end(&mut bytes).is_ok() {
+                let text = String::from_utf8_lossy(&bytes);
+                let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+                // Its last words: from its last `patinad: …` line on (an error may span lines,
+                // a TOML error's pointer), else its last line.
+                let from = lines
+                    .iter()
+                    .rposition(|l| l.starts_with("patinad:"))
+                    .unwrap_or(lines.len().saturating_sub(1));
+                said = lines[from..]
+                    .iter()
+                    .take(20)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join("\n");
+            }
+        }
+        Some(if said.is_empty() {
+            format!(
+                "patinad exited ({status}) before answering; see {}",
+                self.log.display()
+            )
+        } else {
+            format!("patinad exited ({status}) before answering: {said}")
+        })
+    }
 }
 
 fn project_dirs() -> Option<directories::ProjectDirs> {
@@ -440,6 +495,9 @@ mod client {
 
     impl std::error::Error for Unreachable {}
 
+    /// How long a client still waits for a socket to answer after the daemon it started exited.
+    const EXITED_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
     /// [`connect`], starting a detached daemon ([`super::spawn_daemon`]) first when nothing
     /// answers on `socket`, then waiting up to `timeout` for it to accept connections. A refused
     /// socket starts nothing.
@@ -459,11 +517,12 @@ mod client {
         if let Some(why) = super::socket_conflict(socket) {
             return Err(permanent(why));
         }
-        super::spawn_daemon(socket).map_err(|e| Unreachable {
+        let mut started = super::spawn_daemon(socket).map_err(|e| Unreachable {
             message: e.to_string(),
             permanent: false,
         })?;
-        let deadline = std::time::Instant::now() + timeout;
+        let mut deadline = std::time::Instant::now() + timeout;
+        let mut exited = None;
         let mut delay = std::time::Duration::from_millis(5);
         loop {
             match connect(socket).await {
@@ -471,7 +530,18 @@ mod client {
                 Err(ConnectError::Refused(why)) => return Err(permanent(why)),
                 Err(ConnectError::Transport(_)) => {}
             }
+            if exited.is_none()
+                && let Some(why) = started.exited()
+            {
+                // Another client's daemon may be the one that serves (this one then stops):
+                // a little longer for it, not the whole timeout.
+                deadline = deadline.min(std::time::Instant::now() + EXITED_GRACE);
+                exited = Some(why);
+            }
             if std::time::Instant::now() > deadline {
+                if let Some(why) = exited {
+                    return Err(permanent(why));
+                }
                 return Err(Unreachable {
                     message: format!(
                         "started patinad but it did not answer on {} within {}s; see {}",

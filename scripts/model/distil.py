@@ -236,6 +236,10 @@ def session(path: str, threads: int) -> ort.InferenceSession:
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
+    # Idle threads sleep rather than spin: setup runs this beside a cold build, where spinning
+    # threads took the build's cores (the first table's 1,400 chunks: 14.6 s idle, 42.3 s beside
+    # rustc with spinning). The same kernels and partition either way, so the same bytes.
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
 
 

@@ -19,12 +19,14 @@
 //! and a role reads a repository only when `patina.grants` names it (or a role it is a member
 //! of) for that repository. This crate knows nothing of the daemon, its index or its model.
 
+#[cfg(feature = "postgres")]
 mod postgres;
 pub mod remote;
 
 use std::future::Future;
 use std::pin::Pin;
 
+#[cfg(feature = "postgres")]
 pub use postgres::Postgres;
 
 /// A future the store returns (boxed, so [`SharedStore`] can be a trait object).
@@ -279,16 +281,19 @@ pub fn coordination_queries<'a>(words: impl IntoIterator<Item = &'a str>) -> Vec
 
 /// The test hook `PATINA_TEST_CRASH_AT=publish-before-commit`: abort the process (as a crash would)
 /// after a publish stored its content and before its commit transaction commits.
+#[cfg(feature = "postgres")]
 fn before_commit_hook() {
     crash_point("publish-before-commit");
 }
 
 /// The test hook `PATINA_TEST_CRASH_AT=publish-before-index`: abort the process in a bulk load,
 /// after the vectors went in without their index and before the index is built again.
+#[cfg(feature = "postgres")]
 fn before_index_hook() {
     crash_point("publish-before-index");
 }
 
+#[cfg(feature = "postgres")]
 fn crash_point(name: &str) {
     let named = patina_core::hooks::test_hook("PATINA_TEST_CRASH_AT")
         .is_some_and(|v| v.split(',').any(|p| p.trim() == name));

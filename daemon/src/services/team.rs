@@ -13,8 +13,8 @@ use anyhow::{Result, anyhow};
 use patina_core::ChunkMeta;
 use patina_core::UserError;
 use patina_team::{
-    Begun, Chunk, CommitHead, FileContent, Key, OrgHits, OrgQuery, Postgres, PublishReport,
-    Published, SharedStore, file_key, remote,
+    Begun, Chunk, CommitHead, FileContent, Key, OrgHits, OrgQuery, PublishReport, Published,
+    SharedStore, file_key, remote,
 };
 
 use crate::services::embedding::Semantic;
@@ -49,6 +49,32 @@ pub(crate) struct Team {
     quiet_until: Mutex<Option<std::time::Instant>>,
 }
 
+/// The engine behind `url` (not yet connected).
+#[cfg(feature = "team")]
+fn engine(url: &str, cfg: &TeamConfig) -> Result<Arc<dyn SharedStore>> {
+    let store = patina_team::Postgres::new(
+        url,
+        Duration::from_millis(cfg.timeout_ms.max(1)),
+        patina_embed::DIM,
+        Some(std::path::Path::new(&cfg.ca_file)).filter(|p| !p.as_os_str().is_empty()),
+    )?;
+    tracing::info!(store = %store.describe(), "team store configured");
+    Ok(Arc::new(store))
+}
+
+/// Built without the engine (`--features team`): a configured store is a setting this daemon
+/// cannot honour, refused at start like any other, with how to get a daemon that can.
+#[cfg(not(feature = "team"))]
+fn engine(_url: &str, _cfg: &TeamConfig) -> Result<Arc<dyn SharedStore>> {
+    Err(UserError::Invalid(
+        "config.toml sets [team] url, but this patinad was built without the team store: \
+         build it with `scripts/setup --team` (or `cargo build --release --features patinad/team`), \
+         or remove [team] url (docs/team.md)"
+            .into(),
+    )
+    .into())
+}
+
 /// How long the model's pass stops asking a store that failed.
 const QUIET_AFTER_FAILURE: Duration = Duration::from_secs(30);
 
@@ -59,15 +85,8 @@ impl Team {
         let Some(url) = cfg.url() else {
             return Ok(Team::off());
         };
-        let store = Postgres::new(
-            &url,
-            Duration::from_millis(cfg.timeout_ms.max(1)),
-            patina_embed::DIM,
-            Some(std::path::Path::new(&cfg.ca_file)).filter(|p| !p.as_os_str().is_empty()),
-        )?;
-        tracing::info!(store = %store.describe(), "team store configured");
         Ok(Team {
-            store: Some(Arc::new(store)),
+            store: Some(engine(&url, cfg)?),
             rt: Some(rt),
             trouble: Mutex::new(None),
             taken: AtomicU64::new(0),
@@ -437,5 +456,38 @@ pub(crate) fn origin(repo: &Repo) -> Result<String> {
             repo.root().display()
         ))
         .into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whichever way the daemon was built: with the store, a URL is a store (not yet connected);
+    /// without it, the same setting is refused, saying how to build a daemon that has it.
+    #[test]
+    fn a_configured_store_is_one_only_in_a_daemon_built_with_it() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let cfg = TeamConfig {
+            url: "host=/nonexistent port=5432 user=nobody dbname=none".into(),
+            ..TeamConfig::default()
+        };
+        let team = Team::from_config(&cfg, rt.handle().clone());
+        if cfg!(feature = "team") {
+            let team = team.expect("a store");
+            assert!(team.is_on());
+            assert!(team.describe().is_some_and(|d| d.contains("PostgreSQL")));
+        } else {
+            let why = format!("{:#}", team.err().expect("refused"));
+            assert!(why.contains("built without the team store"), "{why}");
+            assert!(why.contains("scripts/setup --team"), "{why}");
+        }
+        assert!(
+            !Team::from_config(&TeamConfig::default(), rt.handle().clone())
+                .unwrap()
+                .is_on()
+        );
     }
 }
