@@ -67,12 +67,12 @@ grep -q 'semantic#' "$fresh/answer.log" || { echo "FAILED: the first answer has 
 # Off the critical path: the two other clients, then the final static table, built and fitted
 # in the background (setup's logs); how long after the first answer each landed.
 waited=0
-until grep -q 'Finished\|error' "$target_dir/setup-clients.log" 2>/dev/null; do
+until grep -Eq '^ *Finished|^error' "$target_dir/setup-clients.log" 2>/dev/null; do
   sleep 1
   waited=$((waited + 1))
   if ((waited > 1200)); then echo "FAILED: patina-mcp and patina-lsp not built in 20 minutes" >&2; exit 1; fi
 done
-grep -q Finished "$target_dir/setup-clients.log" \
+grep -Eq '^ *Finished' "$target_dir/setup-clients.log" \
   || { echo "FAILED: building the clients:" >&2; tail -n 20 "$target_dir/setup-clients.log" >&2; exit 1; }
 echo "clients built ~${waited} s after the first answer"
 manifest=$fresh/.local/share/patina/models/all-MiniLM-L6-v2/MANIFEST.json
@@ -86,6 +86,6 @@ step install scripts/setup --install
 step doctor patina doctor
 sleep 4  # the daemon looks at the table's file every few seconds
 step again patina q "$question"
-head -n 4 "$fresh/answer.log" | sed 's/^/  first: /'
-head -n 4 "$fresh/again.log" | sed 's/^/  again: /'
+grep -m 3 -E "^[^ ].*:[0-9]+-[0-9]+ " "$fresh/answer.log" | sed 's/^/  first: /'
+grep -m 3 -E "^[^ ].*:[0-9]+-[0-9]+ " "$fresh/again.log" | sed 's/^/  again: /'
 echo "first run: green (doctor passed, $repo answered)"
