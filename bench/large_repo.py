@@ -25,6 +25,11 @@ none with --no-model), adds the repository and reports, with the release build:
 - save -> searchable; the far branch switch (with --old at prepare): until lexically fresh,
   until fully embedded, and how many chunks the model embedded for it (cache hits excluded);
 - `patina rm`: RSS and disk after.
+With the model, also (issue 65): `--coverage-at 600,1800,3600` asks the tree's questions
+(`questions/tree-coverage.txt`) at those times and counts how many of the semantic oracle's first
+ten hits the model has embedded (its report's `static_hits` are the rest); `--switch-during S`
+switches branches there and back S seconds after `add`, while the pass runs; RSS, vectors, the
+backlog and the index build under way are sampled every 20 s.
 
     bench/large_repo.py measure --repo /work/large/deno --work /work/large/deno-run \\
         --bin target/release [--no-model] [--precision int8] [--model-timeout 3600] [--json OUT]
@@ -181,6 +186,62 @@ def latency(p, oracle, queries, cwd, runs):
             "runs": len(times)}
 
 
+def coverage(p, questions, cwd):
+    """Each question's hybrid answer now: how many of the semantic oracle's first ten hits the
+    model has embedded (its report's `static_hits` are those it has not), and the whole-process
+    time. Asking is what a user does: the files the answers return go first in the pass after."""
+    out = []
+    for q in questions:
+        t0 = time.perf_counter()
+        r = p.run("q", q, "-n", "10", "--json", cwd=cwd, check=False)
+        ms = (time.perf_counter() - t0) * 1000
+        sem = None
+        for line in r.stdout.splitlines():
+            try:
+                v = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if v.get("type") == "summary":
+                sem = next((o for o in v.get("oracles", []) if o.get("oracle") == "semantic"), None)
+        leading = min(10, sem["hits"]) if sem else 0
+        static = sem.get("static_hits", 0) if sem else 0
+        out.append({"q": q, "leading": leading, "static": static, "ms": round(ms, 1)})
+    lead = sum(o["leading"] for o in out)
+    model = sum(o["leading"] - o["static"] for o in out)
+    return {"model_share": round(model / lead, 3) if lead else None, "leading": lead,
+            "p50_ms": round(pct([o["ms"] for o in out], 0.5), 1),
+            "max_ms": round(max((o["ms"] for o in out), default=0), 1), "questions": out}
+
+
+def switch_during(p, repo, sampler, timeout, log):
+    """The far branch switch there and back while the model's pass runs: until each side is
+    lexically fresh (the pass goes on meanwhile), the peak RSS over both."""
+    out = {"changed_files": len(git(repo, "diff", "--name-only", "-z", NEW_BRANCH, OLD_BRANCH)
+                                .split(b"\0")) - 1}
+    peak_before = sampler.peak
+    sampler.peak = 0
+    for label, branch in (("there", OLD_BRANCH), ("back", NEW_BRANCH)):
+        t2 = time.time()
+        git(repo, "checkout", "-q", "-f", branch)
+        head = git(repo, "rev-parse", "HEAD").decode().strip()
+        fresh = None
+        while time.time() - t2 < timeout:
+            r = p.repo()
+            f = r.get("freshness") or {}
+            if not r["indexing"] and f.get("indexed_commit") == head and f.get("pending_files", 1) == 0:
+                fresh = time.time() - t2
+                break
+            time.sleep(0.25)
+        r = p.repo()
+        out[label] = {"lexically_fresh_s": round(fresh, 1) if fresh else None,
+                      "embed_backlog_after": r["embed_backlog"], "chunks_after": r["chunks"]}
+        log(f"switch during the pass, {label}: lexically fresh in {fresh}s, "
+            f"{r['embed_backlog']} waiting")
+    out["peak_rss_bytes"] = sampler.peak
+    sampler.peak = max(peak_before, sampler.peak)
+    return out
+
+
 def stage_etas(r):
     """The ETAs status shows now, in seconds."""
     out = {}
@@ -251,6 +312,14 @@ def measure(args):
             time.sleep(0.05)
     source = res["source_bytes"]
     ident = args.probe or IDENTIFIERS[0]
+    checkpoints = sorted(float(x) for x in args.coverage_at.split(",")) if args.coverage_at else []
+    questions = []
+    if checkpoints:
+        with open(args.questions) as f:
+            questions = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    res.setdefault("coverage", [])
+    res.setdefault("samples", [])
+    sampled = 0.0
     added = lambda: add is None or add.poll() is not None
     saved = 0.0
     while True:
@@ -268,6 +337,26 @@ def measure(args):
         e = stage_etas(r)
         if e:
             etas.append({"t": round(el, 1), **e})
+        if time.time() - sampled >= 20:
+            # RSS, vectors, backlog and the index build under way (status names it), every 20 s.
+            mem = (p.status()["daemon"].get("memory") or {}) if model else {}
+            res["samples"].append({"t": round(el), "rss": rss_of(pid), "vectors": r["vectors"],
+                                   "backlog": r["embed_backlog"],
+                                   "build": (r.get("embed_eta") or {}).get("waiting"),
+                                   "memory": mem})
+            sampled = time.time()
+        done = {c["at_s"] for c in res["coverage"]}
+        due = [c for c in checkpoints if c not in done and el >= c]
+        if model and due and "round_s" in marks:
+            c = coverage(p, questions, repo)
+            c.update({"at_s": due[0], "asked_s": round(el), "vectors": r["vectors"],
+                      "backlog": r["embed_backlog"]})
+            res["coverage"].append(c)
+            log(f"coverage at {due[0]:.0f}s: model share {c['model_share']}, p50 {c['p50_ms']} ms")
+        if model and args.switch_during and "switch_during" not in res and "round_s" in marks \
+                and el >= args.switch_during and r["embed_backlog"] > 0:
+            res["switch_during"] = {"at_s": round(el), **switch_during(
+                p, repo, sampler, args.switch_timeout, log)}
         if time.time() - saved > 30:
             # What a resumed run needs, should this one be stopped before the pass ends.
             with open(progress_file + ".tmp", "w") as f:
@@ -434,6 +523,13 @@ def main():
     m.add_argument("--idle", type=float, default=390,
                    help="seconds without a request after the pass before `idle_rss` is read "
                         "(the daemon releases what is unused after 300 s)")
+    m.add_argument("--coverage-at", help="seconds from add (comma-separated) at which to ask "
+                   "--questions and count the semantic hits the model has embedded")
+    m.add_argument("--questions", default=os.path.join(os.path.dirname(__file__), "questions",
+                                                        "tree-coverage.txt"))
+    m.add_argument("--switch-during", type=float, default=0,
+                   help="seconds from add at which to switch branches there and back while the "
+                        "model's pass runs (and then go on)")
     m.add_argument("--json", help="also write the result here")
     args = ap.parse_args()
     prepare(args) if args.cmd == "prepare" else measure(args)

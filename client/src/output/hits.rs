@@ -121,7 +121,7 @@ fn print_hits_json(
     let oracles: Vec<_> = resp
         .oracles
         .iter()
-        .map(|o| json!({"oracle": kinds::oracle_name(o.oracle), "status": kinds::status_name(o.status), "hits": o.hits, "took_us": o.took_us, "message": o.message, "weight": o.weight}))
+        .map(|o| json!({"oracle": kinds::oracle_name(o.oracle), "status": kinds::status_name(o.status), "hits": o.hits, "took_us": o.took_us, "message": o.message, "weight": o.weight, "static_hits": o.static_hits}))
         .collect();
     let freshness: Vec<_> = resp.freshness.iter().map(freshness_json).collect();
     // The oracles this answer lacks (timed out or failed): best effort, named.

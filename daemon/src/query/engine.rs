@@ -478,6 +478,7 @@ impl QueryEngine {
                 hits: hits.len(),
                 took,
                 message,
+                static_hits: 0,
             });
             reexports.extend(hits.iter().filter(|h| h.reexport).map(|h| h.key));
             rankings.push(Ranking {
@@ -492,6 +493,9 @@ impl QueryEngine {
             0.0
         };
         let statics = static_hits(&rankings, &q);
+        if let Some(r) = reports.iter_mut().find(|r| r.oracle == OracleId::Semantic) {
+            r.static_hits = statics.0;
+        }
         Ok(Answers {
             rankings,
             reports,

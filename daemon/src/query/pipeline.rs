@@ -535,6 +535,7 @@ fn graph(run: &mut Run, s: &Settings, w: &mut dyn World) {
         hits: items.len(),
         took: t0.elapsed(),
         message,
+        static_hits: 0,
     });
     run.rankings.push(Ranking {
         oracle: OracleId::Graph,

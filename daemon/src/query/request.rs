@@ -101,6 +101,8 @@ pub(crate) struct OracleReport {
     pub hits: usize,
     pub took: Duration,
     pub message: String,
+    /// The semantic oracle's leading hits ranked by static vectors ([`super::engine::static_hits`]).
+    pub static_hits: usize,
 }
 
 pub(crate) struct SearchResponse {

@@ -184,6 +184,7 @@ pub(super) fn query_response(res: SearchResponse) -> pb::QueryResponse {
                 took_us: o.took.as_micros() as u64,
                 message: o.message,
                 weight: o.weight,
+                static_hits: o.static_hits as u32,
             })
             .collect(),
         took_us: res.took.as_micros() as u64,
