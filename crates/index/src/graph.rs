@@ -54,8 +54,11 @@ pub struct GraphTable {
     defs: HashMap<String, Vec<Def>>,
     /// The chunks of each file, by start line: (start, end, chunk id, symbol, parent, kind).
     chunks: HashMap<Arc<str>, Vec<Def>>,
-    /// References by name.
-    refs: HashMap<String, Vec<Site>>,
+    /// The files with facts, by path: what [`RefAt`] points into.
+    fact_files: Vec<(Arc<str>, Arc<FileFacts>)>,
+    /// References by name, each a place in a file's facts (a [`Site`] is made when asked for:
+    /// copying every site of a 100k-file tree, with its qualifier, took more heap than the facts).
+    refs: HashMap<String, Vec<RefAt>>,
     /// Every file with chunks or facts, sorted.
     paths: Vec<Arc<str>>,
     /// Re-exports naming an item, by its lowercased name and alias ([`GraphTable::reexports_of`]).
@@ -67,6 +70,13 @@ pub struct GraphTable {
     /// [`GraphTable::ties_its_folder`] answered so far, by path: every candidate of a question
     /// naming a folder asks it, and the answer depends on the table alone.
     ties: std::sync::Mutex<HashMap<Arc<str>, bool>>,
+}
+
+/// A reference in the facts: the file's index in `fact_files`, the reference's in its `refs`.
+#[derive(Clone, Copy, Debug)]
+struct RefAt {
+    file: u32,
+    at: u32,
 }
 
 type CallersMemo = HashMap<(u64, usize), Arc<[(Option<u64>, Resolution)]>>;
@@ -178,25 +188,41 @@ impl GraphTable {
                 (&a.path, a.start_line, a.chunk_id).cmp(&(&b.path, b.start_line, b.chunk_id))
             });
         }
-        let mut refs: HashMap<String, Vec<Site>> = HashMap::new();
-        for (path, f) in facts {
-            for r in &f.refs {
-                refs.entry(r.name.clone()).or_default().push(Site {
-                    path: path.clone(),
-                    line: r.line,
-                    call: r.call,
-                    qualifier: r.qualifier.clone(),
-                });
+        let mut fact_files: Vec<(Arc<str>, Arc<FileFacts>)> =
+            facts.iter().map(|(p, f)| (p.clone(), f.clone())).collect();
+        fact_files.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut refs: HashMap<String, Vec<RefAt>> = HashMap::new();
+        for (file, (_, f)) in fact_files.iter().enumerate() {
+            for (at, r) in f.refs.iter().enumerate() {
+                let at = RefAt {
+                    file: file as u32,
+                    at: at as u32,
+                };
+                match refs.get_mut(r.name.as_str()) {
+                    Some(list) => list.push(at),
+                    None => {
+                        refs.insert(r.name.clone(), vec![at]);
+                    }
+                }
             }
         }
+        // By path (the files are in path order), then line.
         for list in refs.values_mut() {
-            list.sort_by(|a, b| a.path.cmp(&b.path).then(a.line.cmp(&b.line)));
+            list.sort_by_key(|r| {
+                (
+                    r.file,
+                    fact_files[r.file as usize].1.refs[r.at as usize].line,
+                )
+            });
+            list.shrink_to_fit();
         }
+        refs.shrink_to_fit();
         let mut paths: Vec<Arc<str>> = interned.into_values().collect();
         paths.sort();
         let (reexports, star_reexports) = reexports::index(facts);
         GraphTable {
             facts: facts.clone(),
+            fact_files,
             languages,
             defs,
             chunks: by_path,
@@ -531,9 +557,9 @@ impl GraphTable {
     /// upper bound on its callers — what tells a hub (`new`, `poll`) from a function worth walking.
     pub fn call_sites(&self, symbol: &str) -> usize {
         let (_, name) = split_qualified(symbol);
-        self.refs
-            .get(name)
-            .map_or(0, |sites| sites.iter().filter(|s| s.call).count())
+        self.refs.get(name).map_or(0, |sites| {
+            sites.iter().filter(|&&r| self.reference(r).call).count()
+        })
     }
 
     /// The resolved callers of `def`, in the order of their call sites: the chunk around each
@@ -581,10 +607,11 @@ impl GraphTable {
         let Some(sites) = self.refs.get(name) else {
             return out;
         };
-        for site in sites {
-            if calls_only && !site.call {
+        for &at in sites {
+            if calls_only && !self.reference(at).call {
                 continue;
             }
+            let site = &self.site(at);
             let (cands, resolution) = self.resolve(name, site);
             // The edge goes to the best-ranked candidate among the targets.
             let Some(to) = cands.iter().find(|c| targets.contains(c)) else {
@@ -622,6 +649,20 @@ impl GraphTable {
             });
         }
         out
+    }
+
+    fn reference(&self, r: RefAt) -> &patina_core::Reference {
+        &self.fact_files[r.file as usize].1.refs[r.at as usize]
+    }
+
+    fn site(&self, r: RefAt) -> Site {
+        let reference = self.reference(r);
+        Site {
+            path: self.fact_files[r.file as usize].0.clone(),
+            line: reference.line,
+            call: reference.call,
+            qualifier: reference.qualifier.clone(),
+        }
     }
 
     /// The calls made inside `def`, resolved (unresolved calls — library functions — are left out).

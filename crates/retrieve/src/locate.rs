@@ -362,6 +362,48 @@ pub fn order_by(origins: &[Origin], prior: impl Fn(usize) -> f64) -> Vec<usize> 
     idx
 }
 
+/// The files to read whole: those whose whole text (`tokens[file]`, the sum of its located
+/// regions; 0 when it was not located in) fits in the share of the `budget` its prior earns among
+/// every file's, `prior / Σ priors`. When the search is sure of one file its share is most of the
+/// budget and a file of ordinary size is given whole, in line order, rather than its best
+/// regions by a question's words (pasting the top file whole beat the best regions on a third of
+/// the context sets: bench/RESULTS.md, forty-sixth session); when it is not sure, no file's share
+/// holds a whole file and each gives its best regions. No constant beyond the priors'.
+pub fn whole_files(priors: &[f64], tokens: &[usize], budget: usize) -> Vec<usize> {
+    let total: f64 = priors.iter().filter(|p| **p > 0.0).sum();
+    if total <= 0.0 {
+        return Vec::new();
+    }
+    (0..priors.len().min(tokens.len()))
+        .filter(|&f| {
+            tokens[f] > 0 && tokens[f] as f64 <= priors[f].max(0.0) / total * budget as f64
+        })
+        .collect()
+}
+
+/// Makes every located region of the `whole` files weigh as its file's best-located one, so
+/// [`order_by`] reads each such file whole at its best region's place, in the order its regions
+/// were given (line order).
+pub fn read_whole(origins: &mut [Origin], whole: &[usize]) {
+    for &f in whole {
+        let best = origins
+            .iter()
+            .filter_map(|o| match *o {
+                Origin::Located { file, score } if file == f => Some(score),
+                _ => None,
+            })
+            .fold(0.0, f64::max);
+        let v = if best > 0.0 { best } else { 1.0 };
+        for o in origins.iter_mut() {
+            if let Origin::Located { file, score } = o
+                && *file == f
+            {
+                *score = v;
+            }
+        }
+    }
+}
+
 /// `order` with the leading piece of each of the `kept` files moved to the front, in the files'
 /// rank order: every file the matched pieces alone would have shown keeps its best piece before
 /// any file is read in depth, so locating inside the likely file never costs the answer the
@@ -402,6 +444,57 @@ mod tests {
 
     fn region<'a>(text: &'a str, symbol: Option<&'a str>) -> Region<'a> {
         Region { text, symbol }
+    }
+
+    #[test]
+    fn a_file_is_read_whole_only_when_its_share_of_the_budget_holds_it() {
+        // Sure of file 0 (prior 1 against 0.1 and 0.1): its share is 1/1.2 of 1000 tokens.
+        assert_eq!(
+            whole_files(&[1.0, 0.1, 0.1], &[800, 50, 400], 1000),
+            vec![0, 1]
+        );
+        // The same file when the search is not sure (three files alike): a third is 333 tokens.
+        assert_eq!(
+            whole_files(&[1.0, 1.0, 1.0], &[800, 300, 400], 1000),
+            vec![1]
+        );
+        // Not located in (0 tokens): never whole; no priors: nothing.
+        assert!(whole_files(&[1.0], &[0], 1000).is_empty());
+        assert!(whole_files(&[0.0, 0.0], &[10, 10], 1000).is_empty());
+    }
+
+    #[test]
+    fn a_whole_file_is_read_in_line_order_at_its_best_regions_place() {
+        use Origin::*;
+        // File 0: a matched hit and three regions (the last best located); file 1: one hit.
+        let mut o = vec![
+            Matched {
+                file: 0,
+                score: 1.0,
+            },
+            Matched {
+                file: 1,
+                score: 0.9,
+            },
+            Located {
+                file: 0,
+                score: 0.1,
+            },
+            Located {
+                file: 0,
+                score: 0.0,
+            },
+            Located {
+                file: 0,
+                score: 2.0,
+            },
+        ];
+        let p = confidence_priors(&o, 1.0);
+        // In pieces: the best-located region before file 1's hit, the weak ones after it.
+        assert_eq!(order_by(&o, |f| p[f]), vec![0, 4, 1, 2, 3]);
+        read_whole(&mut o, &[0]);
+        // Whole: every region of file 0, in line order, before file 1.
+        assert_eq!(order_by(&o, |f| p[f]), vec![0, 2, 3, 4, 1]);
     }
 
     #[test]

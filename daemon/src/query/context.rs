@@ -106,6 +106,7 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
         code_names: engine.config().context.code_names,
         by_confidence: engine.config().context.by_confidence,
         keep_at_most: engine.config().context.keep_at_most,
+        whole_when_sure: engine.config().context.whole_when_sure,
         budget,
     };
     let (pieces, merged) = tokio::task::spawn_blocking(move || {
@@ -227,6 +228,9 @@ struct Locating {
     /// With `keep_files`, only this many files keep their best piece first (0: every one the
     /// matched pieces would show; [`locate::keep_at_most`]).
     keep_at_most: usize,
+    /// With `by_confidence`, files whose whole text fits their share of the budget are read
+    /// whole ([`locate::whole_files`]).
+    whole_when_sure: bool,
     budget: usize,
 }
 
@@ -285,6 +289,8 @@ fn with_located(
     }
     let mut pieces: Vec<Piece> = Vec::new();
     let mut origins: Vec<Origin> = Vec::new();
+    // Each located file's whole text in tokens (0: not located in).
+    let mut file_tokens = vec![0usize; files.len()];
     for (p, &file) in matched.into_iter().zip(&file_of) {
         origins.push(Origin::Matched {
             file,
@@ -336,6 +342,7 @@ fn with_located(
                 reading = locate::nearest_first(&spans, anchor);
             }
         }
+        file_tokens[f] = regions.iter().map(|(_, text)| tokens(text)).sum();
         for i in reading {
             let ((meta, text), score) = (&regions[i], scores[i]);
             origins.push(Origin::Located { file: f, score });
@@ -345,6 +352,10 @@ fn with_located(
     }
     let reading = if how.by_confidence {
         let priors = locate::confidence_priors(&origins, how.depth);
+        if how.whole_when_sure {
+            let whole = locate::whole_files(&priors, &file_tokens, how.budget);
+            locate::read_whole(&mut origins, &whole);
+        }
         locate::order_by(&origins, |f| priors.get(f).copied().unwrap_or(0.0))
     } else {
         locate::order(&origins, how.depth)

@@ -226,6 +226,9 @@ pub struct ContextConfig {
     /// With `keep_files`, only the best this many files keep their best piece first (0: every
     /// file the matched pieces alone would show; `patina_retrieve::locate::keep_at_most`).
     pub keep_at_most: usize,
+    /// With `by_confidence`, a located file whose whole text fits in the share of the budget its
+    /// prior earns is read whole, in line order (`patina_retrieve::locate::whole_files`).
+    pub whole_when_sure: bool,
 }
 
 impl Default for ContextConfig {
@@ -239,6 +242,7 @@ impl Default for ContextConfig {
             code_names: false,
             by_confidence: true,
             keep_at_most: 0,
+            whole_when_sure: false,
         }
     }
 }
