@@ -746,6 +746,12 @@ fn static_vectors_answer_for_waiting_chunks_until_the_model_replaces_them() {
         r.notices.iter().any(|n| n.contains("static vectors")) && !r.hits.is_empty(),
         "{r:?}"
     );
+    // The semantic oracle's report counts its leading hits that static vectors ranked: every one.
+    let sem = semantic_report(&r);
+    assert!(
+        sem.hits > 0 && sem.static_hits == sem.hits.min(10),
+        "{sem:?}"
+    );
     gate.open();
     let info = poll(
         Duration::from_secs(300),
@@ -767,6 +773,15 @@ fn static_vectors_answer_for_waiting_chunks_until_the_model_replaces_them() {
         "{:?}",
         r.notices
     );
+    let sem = semantic_report(&r);
+    assert!(sem.hits > 0 && sem.static_hits == 0, "{sem:?}");
+}
+
+fn semantic_report(r: &QueryResponse) -> &patina_proto::v1::OracleReport {
+    r.oracles
+        .iter()
+        .find(|o| o.oracle == patina_proto::v1::Oracle::Semantic as i32)
+        .unwrap_or_else(|| panic!("no semantic report: {r:?}"))
 }
 
 /// The first question after `add` already uses meaning: `Repos.Add` is done once every chunk of

@@ -58,7 +58,7 @@ pub struct GraphTable {
     fact_files: Vec<(Arc<str>, Arc<FileFacts>)>,
     /// References by name, each a place in a file's facts (a [`Site`] is made when asked for:
     /// copying every site of a 100k-file tree, with its qualifier, took more heap than the facts).
-    refs: HashMap<String, Vec<RefAt>>,
+    refs: HashMap<String, Vec<references::RefAt>>,
     /// Every file with chunks or facts, sorted.
     paths: Vec<Arc<str>>,
     /// Re-exports naming an item, by its lowercased name and alias ([`GraphTable::reexports_of`]).
@@ -70,13 +70,6 @@ pub struct GraphTable {
     /// [`GraphTable::ties_its_folder`] answered so far, by path: every candidate of a question
     /// naming a folder asks it, and the answer depends on the table alone.
     ties: std::sync::Mutex<HashMap<Arc<str>, bool>>,
-}
-
-/// A reference in the facts: the file's index in `fact_files`, the reference's in its `refs`.
-#[derive(Clone, Copy, Debug)]
-struct RefAt {
-    file: u32,
-    at: u32,
 }
 
 type CallersMemo = HashMap<(u64, usize), Arc<[(Option<u64>, Resolution)]>>;
@@ -191,32 +184,7 @@ impl GraphTable {
         let mut fact_files: Vec<(Arc<str>, Arc<FileFacts>)> =
             facts.iter().map(|(p, f)| (p.clone(), f.clone())).collect();
         fact_files.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut refs: HashMap<String, Vec<RefAt>> = HashMap::new();
-        for (file, (_, f)) in fact_files.iter().enumerate() {
-            for (at, r) in f.refs.iter().enumerate() {
-                let at = RefAt {
-                    file: file as u32,
-                    at: at as u32,
-                };
-                match refs.get_mut(r.name.as_str()) {
-                    Some(list) => list.push(at),
-                    None => {
-                        refs.insert(r.name.clone(), vec![at]);
-                    }
-                }
-            }
-        }
-        // By path (the files are in path order), then line.
-        for list in refs.values_mut() {
-            list.sort_by_key(|r| {
-                (
-                    r.file,
-                    fact_files[r.file as usize].1.refs[r.at as usize].line,
-                )
-            });
-            list.shrink_to_fit();
-        }
-        refs.shrink_to_fit();
+        let refs = references::index(&fact_files);
         let mut paths: Vec<Arc<str>> = interned.into_values().collect();
         paths.sort();
         let (reexports, star_reexports) = reexports::index(facts);
@@ -651,20 +619,6 @@ impl GraphTable {
         out
     }
 
-    fn reference(&self, r: RefAt) -> &patina_core::Reference {
-        &self.fact_files[r.file as usize].1.refs[r.at as usize]
-    }
-
-    fn site(&self, r: RefAt) -> Site {
-        let reference = self.reference(r);
-        Site {
-            path: self.fact_files[r.file as usize].0.clone(),
-            line: reference.line,
-            call: reference.call,
-            qualifier: reference.qualifier.clone(),
-        }
-    }
-
     /// The calls made inside `def`, resolved (unresolved calls — library functions — are left out).
     pub fn calls_in(&self, def: &Def) -> Vec<Edge> {
         let Some(f) = self.facts.get(&def.path) else {
@@ -796,6 +750,7 @@ fn common_prefix_segments(a: &str, b: &str) -> usize {
 
 mod modules;
 mod reexports;
+mod references;
 mod roots;
 
 pub use reexports::ReExport;

@@ -362,22 +362,33 @@ pub fn order_by(origins: &[Origin], prior: impl Fn(usize) -> f64) -> Vec<usize> 
     idx
 }
 
+/// What a file earns of the budget toward being read whole ([`whole_files`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WholeBy {
+    /// Its prior's share among every file's, `prior / Σ priors`: sure of one file, that file
+    /// earns most of the budget; unsure, none earns enough for a file of ordinary size.
+    Share,
+    /// Its prior itself, `prior × budget`: the best file earns the whole budget, a file half as
+    /// likely half of it.
+    Prior,
+}
+
 /// The files to read whole: those whose whole text (`tokens[file]`, the sum of its located
-/// regions; 0 when it was not located in) fits in the share of the `budget` its prior earns among
-/// every file's, `prior / Σ priors`. When the search is sure of one file its share is most of the
-/// budget and a file of ordinary size is given whole, in line order, rather than its best
-/// regions by a question's words (pasting the top file whole beat the best regions on a third of
-/// the context sets: bench/RESULTS.md, forty-sixth session); when it is not sure, no file's share
-/// holds a whole file and each gives its best regions. No constant beyond the priors'.
-pub fn whole_files(priors: &[f64], tokens: &[usize], budget: usize) -> Vec<usize> {
+/// regions; 0 when it was not located in) fits in what its prior earns of the `budget` (`by`).
+/// A file given whole comes in line order rather than by its regions' scores against the
+/// question's words (pasting the top files whole beat the best regions on a third of the context
+/// sets: bench/RESULTS.md, forty-sixth session). No constant beyond the priors'.
+pub fn whole_files(priors: &[f64], tokens: &[usize], budget: usize, by: WholeBy) -> Vec<usize> {
     let total: f64 = priors.iter().filter(|p| **p > 0.0).sum();
     if total <= 0.0 {
         return Vec::new();
     }
+    let earned = |f: usize| match by {
+        WholeBy::Share => priors[f].max(0.0) / total * budget as f64,
+        WholeBy::Prior => priors[f].clamp(0.0, 1.0) * budget as f64,
+    };
     (0..priors.len().min(tokens.len()))
-        .filter(|&f| {
-            tokens[f] > 0 && tokens[f] as f64 <= priors[f].max(0.0) / total * budget as f64
-        })
+        .filter(|&f| tokens[f] > 0 && tokens[f] as f64 <= earned(f))
         .collect()
 }
 
@@ -450,17 +461,22 @@ mod tests {
     fn a_file_is_read_whole_only_when_its_share_of_the_budget_holds_it() {
         // Sure of file 0 (prior 1 against 0.1 and 0.1): its share is 1/1.2 of 1000 tokens.
         assert_eq!(
-            whole_files(&[1.0, 0.1, 0.1], &[800, 50, 400], 1000),
+            whole_files(&[1.0, 0.1, 0.1], &[800, 50, 400], 1000, WholeBy::Share),
             vec![0, 1]
+        );
+        // By the prior itself: the best file earns the whole budget, the others a tenth.
+        assert_eq!(
+            whole_files(&[1.0, 0.1, 0.1], &[1000, 101, 400], 1000, WholeBy::Prior),
+            vec![0]
         );
         // The same file when the search is not sure (three files alike): a third is 333 tokens.
         assert_eq!(
-            whole_files(&[1.0, 1.0, 1.0], &[800, 300, 400], 1000),
+            whole_files(&[1.0, 1.0, 1.0], &[800, 300, 400], 1000, WholeBy::Share),
             vec![1]
         );
         // Not located in (0 tokens): never whole; no priors: nothing.
-        assert!(whole_files(&[1.0], &[0], 1000).is_empty());
-        assert!(whole_files(&[0.0, 0.0], &[10, 10], 1000).is_empty());
+        assert!(whole_files(&[1.0], &[0], 1000, WholeBy::Prior).is_empty());
+        assert!(whole_files(&[0.0, 0.0], &[10, 10], 1000, WholeBy::Share).is_empty());
     }
 
     #[test]

@@ -106,7 +106,7 @@ pub(crate) async fn assemble(engine: &QueryEngine, req: ContextRequest) -> Resul
         code_names: engine.config().context.code_names,
         by_confidence: engine.config().context.by_confidence,
         keep_at_most: engine.config().context.keep_at_most,
-        whole_when_sure: engine.config().context.whole_when_sure,
+        whole: engine.config().context.whole_files.by(),
         budget,
     };
     let (pieces, merged) = tokio::task::spawn_blocking(move || {
@@ -228,9 +228,9 @@ struct Locating {
     /// With `keep_files`, only this many files keep their best piece first (0: every one the
     /// matched pieces would show; [`locate::keep_at_most`]).
     keep_at_most: usize,
-    /// With `by_confidence`, files whose whole text fits their share of the budget are read
-    /// whole ([`locate::whole_files`]).
-    whole_when_sure: bool,
+    /// With `by_confidence`, files whose whole text fits what their prior earns of the budget
+    /// are read whole ([`locate::whole_files`]).
+    whole: Option<locate::WholeBy>,
     budget: usize,
 }
 
@@ -352,8 +352,8 @@ fn with_located(
     }
     let reading = if how.by_confidence {
         let priors = locate::confidence_priors(&origins, how.depth);
-        if how.whole_when_sure {
-            let whole = locate::whole_files(&priors, &file_tokens, how.budget);
+        if let Some(by) = how.whole {
+            let whole = locate::whole_files(&priors, &file_tokens, how.budget, by);
             locate::read_whole(&mut origins, &whole);
         }
         locate::order_by(&origins, |f| priors.get(f).copied().unwrap_or(0.0))
