@@ -277,10 +277,12 @@ impl<'a> Extractor<'a> {
             return;
         }
         self.refs.insert(Reference {
-            name: name.to_string(),
+            name: name.into(),
             line: line(node),
             call,
-            qualifier: qualifier.filter(|q| !q.is_empty() && q.len() <= 100),
+            qualifier: qualifier
+                .filter(|q| !q.is_empty() && q.len() <= 100)
+                .map(Into::into),
         });
     }
 

@@ -3,6 +3,8 @@
 //! data extracted by `patina-chunk`, stored per file by `patina-index`, resolved to definitions by
 //! the graph table there. Short serialized field names: one record per indexed file.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 /// The graph facts of one file.
@@ -17,10 +19,12 @@ pub struct FileFacts {
 }
 
 /// A use of a name: a call site (`call`) or any other reference (a type, a value, an argument).
+/// The names are shared: a file names the same few dozen things over and over, and a graph keeps
+/// every file's references (as owned strings, one allocation each, they were most of its heap).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Reference {
     #[serde(rename = "n")]
-    pub name: String,
+    pub name: Arc<str>,
     /// 1-based line.
     #[serde(rename = "l")]
     pub line: u32,
@@ -29,7 +33,7 @@ pub struct Reference {
     /// What the name was reached through: `pkg` of Go's `pkg.Func`, `os.path` of Python's
     /// `os.path.join`, `Type` of Rust's `Type::new`, `self`/`this` for members.
     #[serde(rename = "q", default, skip_serializing_if = "Option::is_none")]
-    pub qualifier: Option<String>,
+    pub qualifier: Option<Arc<str>>,
 }
 
 /// An import, use or include. `module` is spelled as the language spells it (`a.b`, `..pkg`,
@@ -239,25 +243,27 @@ fn decode_binary(bytes: &[u8], import_flags: u32) -> Result<FileFacts, String> {
         let s = std::str::from_utf8(&bytes[r.at..r.at + len])
             .map_err(|_| "graph facts: a name is not UTF-8")?;
         r.at += len;
-        strings.push(s.to_string());
+        strings.push(Arc::<str>::from(s));
     }
-    let string = |r: &mut Reader| -> Result<String, String> {
+    // A reference's names share the file's one copy; the rest own theirs.
+    let shared = |r: &mut Reader| -> Result<Arc<str>, String> {
         let i = r.varint()?;
         strings
             .get(i as usize)
             .cloned()
             .ok_or_else(|| "graph facts: name index out of range".to_string())
     };
+    let string = |r: &mut Reader| -> Result<String, String> { Ok(shared(r)?.to_string()) };
     // Each list at its exact length: grown by pushes, a file's references held up to twice the
     // room they need, for as long as a graph keeps the facts.
     let mut facts = FileFacts::default();
     let n = r.count()?;
     facts.refs.reserve_exact(n);
     for _ in 0..n {
-        let name = string(&mut r)?;
+        let name = shared(&mut r)?;
         let packed = r.varint()?;
         let qualifier = if packed & 2 != 0 {
-            Some(string(&mut r)?)
+            Some(shared(&mut r)?)
         } else {
             None
         };

@@ -169,7 +169,7 @@ fn imports_used(
                 .qualifier
                 .as_deref()
                 .and_then(|q| q.split(['.', ':', '/', '-', '>']).find(|s| !s.is_empty()));
-            std::iter::once(r.name.as_str()).chain(q)
+            std::iter::once(&*r.name).chain(q)
         })
         .collect();
     let mut out: Vec<Related> = Vec::new();

@@ -29,7 +29,7 @@ pub struct Site {
     pub path: Arc<str>,
     pub line: u32,
     pub call: bool,
-    pub qualifier: Option<String>,
+    pub qualifier: Option<Arc<str>>,
 }
 
 /// A reference with what it was resolved to.

@@ -12,14 +12,14 @@ fn calls(f: &FileFacts) -> Vec<(String, u32)> {
     f.refs
         .iter()
         .filter(|r| r.call)
-        .map(|r| (r.name.clone(), r.line))
+        .map(|r| (r.name.to_string(), r.line))
         .collect()
 }
 
 fn has_call(f: &FileFacts, name: &str, line: u32) -> bool {
     f.refs
         .iter()
-        .any(|r| r.call && r.name == name && r.line == line)
+        .any(|r| r.call && &*r.name == name && r.line == line)
 }
 
 fn has_import(f: &FileFacts, module: &str, name: Option<&str>, alias: Option<&str>) -> bool {
@@ -44,12 +44,12 @@ fn python_calls_imports_and_bases() {
     assert!(has_call(&f, "validate", 10), "{:?}", calls(&f));
     assert!(has_relation(&f, "App", "Model"), "{:?}", f.relations);
     assert!(has_relation(&f, "App", "Mixin"));
-    let join = f.refs.iter().find(|r| r.name == "join").unwrap();
+    let join = f.refs.iter().find(|r| &*r.name == "join").unwrap();
     assert_eq!(join.qualifier.as_deref(), Some("os.path"));
     // Definition names are not references of themselves.
-    assert!(!f.refs.iter().any(|r| r.name == "run" && r.line == 8));
+    assert!(!f.refs.iter().any(|r| &*r.name == "run" && r.line == 8));
     // Imports are not references either.
-    assert!(!f.refs.iter().any(|r| r.name == "helper"));
+    assert!(!f.refs.iter().any(|r| &*r.name == "helper"));
 }
 
 #[test]
@@ -69,13 +69,13 @@ fn ruby_calls_requires_and_superclasses() {
     assert!(has_relation(&f, "Checkout", "Service"), "{:?}", f.relations);
     assert!(has_call(&f, "lookup", 7), "{:?}", calls(&f));
     assert!(has_call(&f, "apply_discount", 8), "{:?}", calls(&f));
-    let lookup = f.refs.iter().find(|r| r.name == "lookup").unwrap();
+    let lookup = f.refs.iter().find(|r| &*r.name == "lookup").unwrap();
     assert_eq!(lookup.qualifier.as_deref(), Some("Pricing"));
     // `require` is an import, not a call; a definition's name is not a reference.
     assert!(
         !f.refs
             .iter()
-            .any(|r| r.name == "require" || r.name == "total")
+            .any(|r| &*r.name == "require" || &*r.name == "total")
     );
 }
 
@@ -112,19 +112,20 @@ fn php_calls_uses_and_parents() {
     assert!(has_call(&f, "format_amount", 16), "{:?}", calls(&f));
     assert!(has_call(&f, "of", 17), "{:?}", calls(&f));
     assert!(has_call(&f, "Currency", 17), "{:?}", calls(&f));
-    let of = f.refs.iter().find(|r| r.name == "of").unwrap();
+    let of = f.refs.iter().find(|r| &*r.name == "of").unwrap();
     assert_eq!(of.qualifier.as_deref(), Some("Money"));
-    let sum = f.refs.iter().find(|r| r.name == "sum").unwrap();
+    let sum = f.refs.iter().find(|r| &*r.name == "sum").unwrap();
     assert_eq!(sum.qualifier.as_deref(), Some("lines"));
     // Types named in signatures are references; variables, namespaces and definitions are not.
-    assert!(f.refs.iter().any(|r| r.name == "Customer" && r.line == 13));
+    assert!(
+        f.refs
+            .iter()
+            .any(|r| &*r.name == "Customer" && r.line == 13)
+    );
     assert!(
         !f.refs
             .iter()
-            .any(
-                |r| ["sum", "customer", "App", "Billing", "total"].contains(&r.name.as_str())
-                    && !r.call
-            ),
+            .any(|r| ["sum", "customer", "App", "Billing", "total"].contains(&&*r.name) && !r.call),
         "{:?}",
         f.refs
     );
@@ -164,18 +165,18 @@ fn csharp_calls_usings_and_bases() {
     assert!(has_call(&f, "Round", 14), "{:?}", calls(&f));
     assert!(has_call(&f, "Of", 14), "{:?}", calls(&f));
     assert!(has_call(&f, "Currency", 14), "{:?}", calls(&f));
-    let of = f.refs.iter().find(|r| r.name == "Of").unwrap();
+    let of = f.refs.iter().find(|r| &*r.name == "Of").unwrap();
     assert_eq!(of.qualifier.as_deref(), Some("Money"));
     // Types in signatures are references; namespaces, usings and definitions are not.
     assert!(
         f.refs
             .iter()
-            .any(|r| r.name == "Money" && r.line == 10 && !r.call)
+            .any(|r| &*r.name == "Money" && r.line == 10 && !r.call)
     );
     assert!(
         !f.refs
             .iter()
-            .any(|r| ["Acme", "Billing", "Support", "Total", "Math"].contains(&r.name.as_str())),
+            .any(|r| ["Acme", "Billing", "Support", "Total", "Math"].contains(&&*r.name)),
         "{:?}",
         f.refs
     );
@@ -217,14 +218,13 @@ fn kotlin_calls_imports_and_supertypes() {
     assert!(has_call(&f, "now", 10), "{:?}", calls(&f));
     assert!(has_call(&f, "Currency", 11), "{:?}", calls(&f));
     assert!(has_call(&f, "convert", 11), "{:?}", calls(&f));
-    let sum = f.refs.iter().find(|r| r.name == "sum" && r.call).unwrap();
+    let sum = f.refs.iter().find(|r| &*r.name == "sum" && r.call).unwrap();
     assert_eq!(sum.qualifier.as_deref(), Some("Money"));
     // Packages, imports and definitions are not references.
     assert!(
         !f.refs
             .iter()
-            .any(|r| ["acme", "billing", "support", "total", "coroutines"]
-                .contains(&r.name.as_str())),
+            .any(|r| ["acme", "billing", "support", "total", "coroutines"].contains(&&*r.name)),
         "{:?}",
         f.refs
     );
@@ -247,12 +247,12 @@ fn lua_calls_and_requires() {
     assert!(has_call(&f, "encode", 5), "{:?}", calls(&f));
     assert!(has_call(&f, "touch", 6), "{:?}", calls(&f));
     assert!(has_call(&f, "log", 7), "{:?}", calls(&f));
-    let insert = f.refs.iter().find(|r| r.name == "insert").unwrap();
+    let insert = f.refs.iter().find(|r| &*r.name == "insert").unwrap();
     assert_eq!(insert.qualifier.as_deref(), Some("table"));
     assert!(
         !f.refs
             .iter()
-            .any(|r| ["require", "add", "Cart"].contains(&r.name.as_str())),
+            .any(|r| ["require", "add", "Cart"].contains(&&*r.name)),
         "{:?}",
         f.refs
     );
@@ -284,7 +284,7 @@ fn shell_commands_and_sources() {
     // A variable-built path is not an import; a definition is not a call.
     let f = extract_facts(Language::Bash, "source \"$DIR/x.sh\"\nf() { :; }\n");
     assert!(f.imports.is_empty(), "{:?}", f.imports);
-    assert!(!f.refs.iter().any(|r| r.name == "f"), "{:?}", f.refs);
+    assert!(!f.refs.iter().any(|r| &*r.name == "f"), "{:?}", f.refs);
 }
 
 #[test]
@@ -331,12 +331,12 @@ fn scala_calls_imports_and_parents() {
     assert!(has_call(&f, "println", 9), "{:?}", calls(&f));
     assert!(has_call(&f, "now", 9), "{:?}", calls(&f));
     assert!(has_call(&f, "Invoice", 10), "{:?}", calls(&f));
-    let sum = f.refs.iter().find(|r| r.name == "sum").unwrap();
+    let sum = f.refs.iter().find(|r| &*r.name == "sum").unwrap();
     assert_eq!(sum.qualifier.as_deref(), Some("Money"));
     assert!(
         !f.refs
             .iter()
-            .any(|r| ["acme", "billing", "mutable", "total"].contains(&r.name.as_str())),
+            .any(|r| ["acme", "billing", "mutable", "total"].contains(&&*r.name)),
         "{:?}",
         f.refs
     );
@@ -371,14 +371,14 @@ fn elixir_calls_aliases_and_impls() {
     assert!(has_call(&f, "cents", 21), "{:?}", calls(&f));
     assert!(has_call(&f, "total", 21), "{:?}", calls(&f));
     assert!(has_call(&f, "total", 34), "{:?}", calls(&f));
-    let sum = f.refs.iter().find(|r| r.name == "sum").unwrap();
+    let sum = f.refs.iter().find(|r| &*r.name == "sum").unwrap();
     assert_eq!(sum.qualifier.as_deref(), Some("Money"));
     // Definitions' heads, special forms and the definers are no calls.
     assert!(!has_call(&f, "total", 14), "{:?}", calls(&f));
     assert!(
         !f.refs
             .iter()
-            .any(|r| ["def", "defmodule", "quote", "alias", "log"].contains(&r.name.as_str())),
+            .any(|r| ["def", "defmodule", "quote", "alias", "log"].contains(&&*r.name)),
         "{:?}",
         f.refs
     );
@@ -421,13 +421,13 @@ fn swift_calls_imports_and_inheritance() {
     assert!(has_call(&f, "Currency", 9), "{:?}", calls(&f));
     assert!(has_call(&f, "convert", 9), "{:?}", calls(&f));
     assert!(has_call(&f, "format", 14), "{:?}", calls(&f));
-    let sum = f.refs.iter().find(|r| r.name == "sum" && r.call).unwrap();
+    let sum = f.refs.iter().find(|r| &*r.name == "sum" && r.call).unwrap();
     assert_eq!(sum.qualifier.as_deref(), Some("Money"));
     // Imports and definitions are not references.
     assert!(
         !f.refs
             .iter()
-            .any(|r| ["Foundation", "Support", "UIKit", "total"].contains(&r.name.as_str())),
+            .any(|r| ["Foundation", "Support", "UIKit", "total"].contains(&&*r.name)),
         "{:?}",
         f.refs
     );
@@ -454,16 +454,16 @@ fn haskell_applications_imports_and_instances() {
     assert!(has_call(&f, "sumMoney", 12), "{:?}", calls(&f));
     assert!(has_call(&f, "lines", 12), "{:?}", calls(&f));
     assert!(has_call(&f, "lookup", 15), "{:?}", calls(&f));
-    let lookup = f.refs.iter().find(|r| r.name == "lookup").unwrap();
+    let lookup = f.refs.iter().find(|r| &*r.name == "lookup").unwrap();
     assert_eq!(lookup.qualifier.as_deref(), Some("Map"));
     // Type names in signatures are references; definitions, imports and exports are not.
-    assert!(f.refs.iter().any(|r| r.name == "Money" && r.line == 11));
+    assert!(f.refs.iter().any(|r| &*r.name == "Money" && r.line == 11));
     assert!(
         !f.refs
             .iter()
-            .any(|r| ["Acme", "foldl'", "bill"].contains(&r.name.as_str())
-                || r.name == "total" && r.line != 9
-                || r.name == "lookupRate"),
+            .any(|r| ["Acme", "foldl'", "bill"].contains(&&*r.name)
+                || &*r.name == "total" && r.line != 9
+                || &*r.name == "lookupRate"),
         "{:?}",
         f.refs
     );
@@ -481,13 +481,17 @@ fn zig_calls_and_imports() {
     assert!(has_call(&f, "sum", 7), "{:?}", calls(&f));
     assert!(has_call(&f, "print", 13), "{:?}", calls(&f));
     assert!(has_call(&f, "total", 13), "{:?}", calls(&f));
-    let sum = f.refs.iter().find(|r| r.name == "sum" && r.call).unwrap();
+    let sum = f.refs.iter().find(|r| &*r.name == "sum" && r.call).unwrap();
     assert_eq!(sum.qualifier.as_deref(), Some("money"));
-    let print = f.refs.iter().find(|r| r.name == "print" && r.call).unwrap();
+    let print = f
+        .refs
+        .iter()
+        .find(|r| &*r.name == "print" && r.call)
+        .unwrap();
     assert_eq!(print.qualifier.as_deref(), Some("std.debug"));
     // A constant's own name is no reference; a use of it is.
-    assert!(!f.refs.iter().any(|r| r.name == "Invoice" && r.line == 4));
-    assert!(f.refs.iter().any(|r| r.name == "Invoice" && r.line == 12));
+    assert!(!f.refs.iter().any(|r| &*r.name == "Invoice" && r.line == 4));
+    assert!(f.refs.iter().any(|r| &*r.name == "Invoice" && r.line == 12));
 }
 
 #[test]
@@ -519,13 +523,13 @@ fn dart_calls_imports_and_parents() {
     assert!(has_call(&f, "helper", 10), "{:?}", calls(&f));
     assert!(has_call(&f, "max", 10), "{:?}", calls(&f));
     assert!(has_call(&f, "Invoice", 15), "{:?}", calls(&f));
-    let sum = f.refs.iter().find(|r| r.name == "sum" && r.call).unwrap();
+    let sum = f.refs.iter().find(|r| &*r.name == "sum" && r.call).unwrap();
     assert_eq!(sum.qualifier.as_deref(), Some("Money"));
     // Imports and definitions are not references.
     assert!(
         !f.refs
             .iter()
-            .any(|r| r.name == "total" && !r.call || r.name.contains("dart")),
+            .any(|r| &*r.name == "total" && !r.call || r.name.contains("dart")),
         "{:?}",
         f.refs
     );
@@ -539,18 +543,18 @@ fn protobuf_types_and_imports() {
         "{:?}",
         f.imports
     );
-    let money = f.refs.iter().find(|r| r.name == "Money").unwrap();
+    let money = f.refs.iter().find(|r| &*r.name == "Money").unwrap();
     assert_eq!((money.line, money.call), (7, false));
     let req = f
         .refs
         .iter()
-        .find(|r| r.name == "GetInvoiceRequest")
+        .find(|r| &*r.name == "GetInvoiceRequest")
         .unwrap();
     assert_eq!(req.line, 12);
     // What an rpc returns is a reference too.
-    assert!(f.refs.iter().any(|r| r.name == "Invoice" && r.line == 12));
+    assert!(f.refs.iter().any(|r| &*r.name == "Invoice" && r.line == 12));
     // A package-qualified type is the type's name.
-    let ts = f.refs.iter().find(|r| r.name == "Timestamp").unwrap();
+    let ts = f.refs.iter().find(|r| &*r.name == "Timestamp").unwrap();
     assert_eq!((ts.line, ts.qualifier.as_deref()), (8, None));
     // Names of definitions and fields, packages and options are no references.
     assert!(
@@ -562,8 +566,8 @@ fn protobuf_types_and_imports() {
             "GetInvoice",
             "java_package"
         ]
-        .contains(&r.name.as_str())
-            || r.name == "Invoice" && r.line == 6
+        .contains(&&*r.name)
+            || &*r.name == "Invoice" && r.line == 6
             || r.call),
         "{:?}",
         f.refs
@@ -593,7 +597,7 @@ fn hcl_addresses_and_function_calls() {
     );
     let addressed = |name: &str, q: &str, line: u32| {
         f.refs.iter().any(|r| {
-            r.name == name && r.qualifier.as_deref() == Some(q) && r.line == line && !r.call
+            &*r.name == name && r.qualifier.as_deref() == Some(q) && r.line == line && !r.call
         })
     };
     assert!(addressed("bucket_name", "var", 2), "{:?}", f.refs);
@@ -606,7 +610,7 @@ fn hcl_addresses_and_function_calls() {
         !f.refs.iter().any(|r| [
             "resource", "bucket", "policy", "tags", "local", "value", "arn", "vpc_id", "id"
         ]
-        .contains(&r.name.as_str())),
+        .contains(&&*r.name)),
         "{:?}",
         f.refs
     );
@@ -633,7 +637,7 @@ fn rust_calls_uses_and_impls() {
     assert!(has_call(&f, "flush", 11));
     assert!(!calls(&f).iter().any(|(n, _)| n == "println"));
     assert!(has_relation(&f, "Index", "Display"), "{:?}", f.relations);
-    let open = f.refs.iter().find(|r| r.name == "open").unwrap();
+    let open = f.refs.iter().find(|r| &*r.name == "open").unwrap();
     assert_eq!(open.qualifier.as_deref(), Some("Store"));
 }
 
@@ -673,7 +677,7 @@ fn go_packages_calls_and_embedding() {
     );
     assert!(has_import(&f, "fmt", None, Some("f")));
     assert!(has_call(&f, "Parse", 13), "{:?}", calls(&f));
-    let parse = f.refs.iter().find(|r| r.name == "Parse").unwrap();
+    let parse = f.refs.iter().find(|r| &*r.name == "Parse").unwrap();
     assert_eq!(parse.qualifier.as_deref(), Some("util"));
     assert!(has_call(&f, "run", 14));
     assert!(has_relation(&f, "Command", "Base"), "{:?}", f.relations);
@@ -772,7 +776,7 @@ fn javascript_export_from_and_names_exported_again_are_reexports() {
     );
     assert!(has_import(&f, "./helper", Some("helper"), None));
     // The names of an `export … from` are not references of the file.
-    assert!(!f.refs.iter().any(|r| r.name == "Parser"), "{:?}", f.refs);
+    assert!(!f.refs.iter().any(|r| &*r.name == "Parser"), "{:?}", f.refs);
     let t = extract_facts(
         Language::TypeScript,
         "export { Shape } from './base';\nexport type { Named } from './named';\n",
@@ -914,7 +918,7 @@ fn objc_message_sends_imports_and_protocols() {
     );
     // A message send calls its selector's first keyword, through its receiver.
     assert!(has_call(&f, "addObject", 36), "{:?}", calls(&f));
-    let paid = f.refs.iter().find(|r| r.name == "markPaid").unwrap();
+    let paid = f.refs.iter().find(|r| &*r.name == "markPaid").unwrap();
     assert_eq!((paid.line, paid.call), (37, true));
     assert_eq!(paid.qualifier.as_deref(), Some("invoice"));
     assert!(has_call(&f, "stringWithFormat", 46), "{:?}", calls(&f));
@@ -930,9 +934,9 @@ fn objc_message_sends_imports_and_protocols() {
             "sharedLedger",
             "name"
         ]
-        .contains(&r.name.as_str())
-            || r.name == "addInvoice"
-            || r.name == "Ledger" && r.line == 16),
+        .contains(&&*r.name)
+            || &*r.name == "addInvoice"
+            || &*r.name == "Ledger" && r.line == 16),
         "{:?}",
         f.refs
     );
@@ -957,7 +961,7 @@ fn r_calls_packages_sources_and_class_parents() {
     assert!(has_call(&f, "shipping_fee", 9), "{:?}", calls(&f));
     assert!(has_call(&f, "standardGeneric", 28), "{:?}", calls(&f));
     // `R6::R6Class(…)` calls `R6Class` through the package.
-    let r6 = f.refs.iter().find(|r| r.name == "R6Class").unwrap();
+    let r6 = f.refs.iter().find(|r| &*r.name == "R6Class").unwrap();
     assert_eq!(
         (r6.line, r6.call, r6.qualifier.as_deref()),
         (16, true, Some("R6"))
@@ -967,9 +971,9 @@ fn r_calls_packages_sources_and_class_parents() {
         !f.refs
             .iter()
             .any(
-                |r| ["invoice_total", "jsonlite", "R6", "MAX_LINES"].contains(&r.name.as_str())
-                    || r.name == "shipping_fee" && r.line == 12
-                    || r.name == "Ledger" && r.line == 16
+                |r| ["invoice_total", "jsonlite", "R6", "MAX_LINES"].contains(&&*r.name)
+                    || &*r.name == "shipping_fee" && r.line == 12
+                    || &*r.name == "Ledger" && r.line == 16
             ),
         "{:?}",
         f.refs
@@ -997,13 +1001,13 @@ fn erlang_calls_remote_calls_records_macros_and_attributes() {
     assert!(has_call(&f, "add", 17), "{:?}", calls(&f));
     assert!(has_call(&f, "total", 17), "{:?}", calls(&f));
     // `ledger:record(…)` calls `record` through module `ledger`.
-    let record = f.refs.iter().find(|r| r.name == "record").unwrap();
+    let record = f.refs.iter().find(|r| &*r.name == "record").unwrap();
     assert_eq!(
         (record.line, record.call, record.qualifier.as_deref()),
         (20, true, Some("ledger"))
     );
     // A macro and a record are referred to, not called; so are the types of a `-spec`.
-    let find = |name: &str, line: u32| f.refs.iter().find(|r| r.name == name && r.line == line);
+    let find = |name: &str, line: u32| f.refs.iter().find(|r| &*r.name == name && r.line == line);
     assert!(
         find("SHIPPING", 15).is_some_and(|r| !r.call),
         "{:?}",
@@ -1023,7 +1027,7 @@ fn erlang_calls_remote_calls_records_macros_and_attributes() {
             "Invoice",
             "Rest"
         ]
-        .contains(&r.name.as_str())),
+        .contains(&&*r.name)),
         "{:?}",
         f.refs
     );
@@ -1032,7 +1036,7 @@ fn erlang_calls_remote_calls_records_macros_and_attributes() {
 #[test]
 fn sql_tables_views_and_functions_named() {
     let f = extract_facts(Language::Sql, include_str!("../../testdata/sql.sql"));
-    let find = |name: &str, line: u32| f.refs.iter().find(|r| r.name == name && r.line == line);
+    let find = |name: &str, line: u32| f.refs.iter().find(|r| &*r.name == name && r.line == line);
     // A foreign key, a view's FROM and JOIN, a function's body, ALTER and INSERT name tables.
     for (name, line) in [
         ("customers", 9),
@@ -1054,10 +1058,11 @@ fn sql_tables_views_and_functions_named() {
     assert!(
         !f.refs
             .iter()
-            .any(|r| ["email", "total_cents", "c", "i", "owed", "balances"]
-                .contains(&r.name.as_str())
-                || r.name == "customers" && r.line == 2
-                || r.name == "invoices" && r.line == 7),
+            .any(
+                |r| ["email", "total_cents", "c", "i", "owed", "balances"].contains(&&*r.name)
+                    || &*r.name == "customers" && r.line == 2
+                    || &*r.name == "invoices" && r.line == 7
+            ),
         "{:?}",
         f.refs
     );
@@ -1095,13 +1100,13 @@ fn julia_calls_imports_includes_and_supertypes() {
     assert!(has_call(&f, "test", 42), "{:?}", calls(&f));
     // Definitions' own names are no references.
     assert!(
-        !f.refs.iter().any(|r| (r.name == "total" && r.line == 25)
-            || (r.name == "shipping" && r.line == 29)
-            || (r.name == "show" && r.line == 31)
-            || (r.name == "cents" && r.line == 33)
-            || (r.name == "Invoice" && r.line == 14)
-            || r.name == "Ledger"
-            || r.name == "include"),
+        !f.refs.iter().any(|r| (&*r.name == "total" && r.line == 25)
+            || (&*r.name == "shipping" && r.line == 29)
+            || (&*r.name == "show" && r.line == 31)
+            || (&*r.name == "cents" && r.line == 33)
+            || (&*r.name == "Invoice" && r.line == 14)
+            || &*r.name == "Ledger"
+            || &*r.name == "include"),
         "{:?}",
         f.refs
     );
@@ -1125,29 +1130,29 @@ fn ocaml_applications_types_opens_and_inheritance() {
     assert!(has_call(&f, "odd", 17), "{:?}", calls(&f));
     assert!(has_call(&f, "printf", 36), "{:?}", calls(&f));
     // `List.fold_left …` calls `fold_left` through `List`; `S.zero` through the alias.
-    let fold = f.refs.iter().find(|r| r.name == "fold_left").unwrap();
+    let fold = f.refs.iter().find(|r| &*r.name == "fold_left").unwrap();
     assert_eq!(
         (fold.line, fold.call, fold.qualifier.as_deref()),
         (15, true, Some("List"))
     );
-    let zero = f.refs.iter().find(|r| r.name == "zero").unwrap();
+    let zero = f.refs.iter().find(|r| &*r.name == "zero").unwrap();
     assert_eq!(zero.qualifier.as_deref(), Some("S"));
     // A type named is a reference, not a call.
     assert!(
         f.refs
             .iter()
-            .any(|r| r.name == "invoice" && r.line == 23 && !r.call),
+            .any(|r| &*r.name == "invoice" && r.line == 23 && !r.call),
         "{:?}",
         f.refs
     );
     // What bindings, types, modules and classes define are no references.
     assert!(
-        !f.refs.iter().any(|r| (r.name == "total" && r.line == 14)
-            || (r.name == "shipping" && r.line == 11)
-            || r.name == "max_lines"
-            || r.name == "Ledger"
-            || r.name == "Printf"
-            || (r.name == "invoice" && r.line == 5)),
+        !f.refs.iter().any(|r| (&*r.name == "total" && r.line == 14)
+            || (&*r.name == "shipping" && r.line == 11)
+            || &*r.name == "max_lines"
+            || &*r.name == "Ledger"
+            || &*r.name == "Printf"
+            || (&*r.name == "invoice" && r.line == 5)),
         "{:?}",
         f.refs
     );

@@ -27,10 +27,10 @@ pub(super) fn index(fact_files: &[(Arc<str>, Arc<FileFacts>)]) -> HashMap<String
                 file: file as u32,
                 at: at as u32,
             };
-            match refs.get_mut(r.name.as_str()) {
+            match refs.get_mut(&*r.name) {
                 Some(list) => list.push(at),
                 None => {
-                    refs.insert(r.name.clone(), vec![at]);
+                    refs.insert(r.name.to_string(), vec![at]);
                 }
             }
         }

@@ -734,7 +734,7 @@ fn dart_imports_reach_package_libraries_and_relative_files() {
         path: "lib/src/invoice.dart".into(),
         line: 5,
         call: true,
-        qualifier: q.map(str::to_string),
+        qualifier: q.map(Into::into),
     };
     let (c, how) = t.resolve("helper", &site(None));
     assert_eq!(
