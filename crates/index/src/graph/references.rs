@@ -1,7 +1,7 @@
 //! The graph's index of references by name. Each entry is a place in a file's facts, which the
 //! graph keeps anyway; a [`Site`] is made when one is asked for. Copying every site of a
 //! 100k-file tree, each with its qualifier as an owned string, took a quarter of its graph's heap
-//! (deno's graph 262 → 200 MiB without the copies: bench/RESULTS.md, fifty-first session).
+//! (deno: 262 → 200 MiB without the copies, one run; bench/RESULTS.md, fifty-first session).
 
 use std::collections::HashMap;
 use std::sync::Arc;
