@@ -70,6 +70,9 @@ pub struct GraphTable {
     /// [`GraphTable::ties_its_folder`] answered so far, by path: every candidate of a question
     /// naming a folder asks it, and the answer depends on the table alone.
     ties: std::sync::Mutex<HashMap<Arc<str>, bool>>,
+    /// The paths by file name, folder name and stem, made when an import is first followed
+    /// (`modules::PathIndex`).
+    path_index: std::sync::OnceLock<modules::PathIndex>,
 }
 
 type CallersMemo = HashMap<(u64, usize), Arc<[(Option<u64>, Resolution)]>>;
@@ -200,6 +203,7 @@ impl GraphTable {
             star_reexports,
             callers: Default::default(),
             ties: Default::default(),
+            path_index: Default::default(),
         }
     }
 

@@ -1,7 +1,7 @@
 //! Where an import leads: the files of the repository a module path may name, by the rules of
 //! the importing file's language.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use patina_core::{Import, Language};
@@ -104,11 +104,21 @@ impl GraphTable {
 
     fn files_of_module(&self, from: &str, imp: &Import, item_path: bool) -> HashSet<Arc<str>> {
         let reach = self.reach(from, imp, item_path);
-        self.paths
-            .iter()
-            .filter(|p| reach.reaches(p))
-            .cloned()
-            .collect()
+        let index = self.path_index.get_or_init(|| PathIndex::of(&self.paths));
+        match index.candidates(&reach) {
+            Some(candidates) => candidates
+                .into_iter()
+                .map(|i| &self.paths[i as usize])
+                .filter(|p| reach.reaches(p))
+                .cloned()
+                .collect(),
+            None => self
+                .paths
+                .iter()
+                .filter(|p| reach.reaches(p))
+                .cloned()
+                .collect(),
+        }
     }
 
     /// Whether one of `from`'s imports may reach the file `path` (what
@@ -383,6 +393,75 @@ impl GraphTable {
             go_package,
             header,
         }
+    }
+}
+
+/// The repository's paths (their places in the graph's sorted `paths`) by file name, by the name
+/// of their folder (`""` for the root's files) and by stem: every pattern of a [`Reach`] but a
+/// folder tree names one of these, so an import is tested against the few paths that can match
+/// instead of every path — walking all 100k paths of a tree for each import of each candidate
+/// took the tree's questions 0.5–1.9 s (bench/RESULTS.md, fifty-first session).
+pub(super) struct PathIndex {
+    by_name: HashMap<Box<str>, Vec<u32>>,
+    by_dir: HashMap<Box<str>, Vec<u32>>,
+    by_stem: HashMap<Box<str>, Vec<u32>>,
+}
+
+fn last_segment(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+impl PathIndex {
+    fn of(paths: &[Arc<str>]) -> PathIndex {
+        let mut index = PathIndex {
+            by_name: HashMap::new(),
+            by_dir: HashMap::new(),
+            by_stem: HashMap::new(),
+        };
+        for (i, p) in paths.iter().enumerate() {
+            let i = i as u32;
+            index
+                .by_name
+                .entry(last_segment(p).into())
+                .or_default()
+                .push(i);
+            index
+                .by_dir
+                .entry(last_segment(dir_of(p)).into())
+                .or_default()
+                .push(i);
+            index.by_stem.entry(stem(p).into()).or_default().push(i);
+        }
+        index
+    }
+
+    /// The paths that may match `reach`, sorted and distinct; `None` when a folder tree is among
+    /// its patterns (every path below it matches: test them all).
+    fn candidates(&self, reach: &Reach) -> Option<Vec<u32>> {
+        if !reach.trees.is_empty() {
+            return None;
+        }
+        let mut out: Vec<u32> = Vec::new();
+        let mut take = |map: &HashMap<Box<str>, Vec<u32>>, key: &str| {
+            if let Some(ids) = map.get(key) {
+                out.extend_from_slice(ids);
+            }
+        };
+        for e in reach.exact.iter().chain(&reach.suffixes) {
+            take(&self.by_name, last_segment(e));
+        }
+        for d in &reach.dirs {
+            take(&self.by_dir, last_segment(d));
+        }
+        if let Some(m) = reach.go_package {
+            take(&self.by_dir, last_segment(m));
+        }
+        if let Some(module) = reach.header {
+            take(&self.by_stem, stem(module));
+        }
+        out.sort_unstable();
+        out.dedup();
+        Some(out)
     }
 }
 
