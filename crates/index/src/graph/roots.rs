@@ -49,14 +49,24 @@ impl GraphTable {
 
     fn compute_ties_its_folder(&self, path: &str) -> bool {
         let dir = dir_of(path);
-        let members: Vec<&Arc<str>> = self
-            .paths
+        // Every member lies under the folder, a contiguous run of the sorted paths: walking every
+        // path (and hashing each into the facts) for each candidate cost the 100k-file tree's
+        // questions ~40 % of their time (bench/RESULTS.md, fifty-first session).
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        let start = self.paths.partition_point(|p| **p < *prefix);
+        let members: Vec<&Arc<str>> = self.paths[start..]
             .iter()
-            .filter(|p| ***p != *path && self.facts.contains_key(&***p))
+            .take_while(|p| p.starts_with(prefix.as_str()))
+            .filter(|p| ***p != *path)
             .filter(|p| {
                 let d = dir_of(p);
                 d == dir || (dir_of(d) == dir && !d.is_empty() && conventional_root(p))
             })
+            .filter(|p| self.facts.contains_key(&***p))
             .collect();
         let enough = |n: usize| n >= MIN_TIES && 2 * n >= members.len();
         if !enough(members.len()) {
