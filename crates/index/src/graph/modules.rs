@@ -511,3 +511,83 @@ impl Reach<'_> {
             })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reach<'a>(
+        exact: &[&str],
+        suffixes: &[&str],
+        dirs: &[&str],
+        go_package: Option<&'a str>,
+        header: Option<&'a str>,
+    ) -> Reach<'a> {
+        let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let slashed = |v: &[String]| v.iter().map(|s| format!("/{s}")).collect::<Vec<_>>();
+        let (suffixes, dirs) = (owned(suffixes), owned(dirs));
+        Reach {
+            slashed_suffixes: slashed(&suffixes),
+            slashed_trees: Vec::new(),
+            slashed_dirs: slashed(&dirs),
+            exact: owned(exact),
+            suffixes,
+            trees: Vec::new(),
+            dirs,
+            go_package,
+            header,
+        }
+    }
+
+    #[test]
+    fn the_path_index_finds_every_path_a_walk_of_all_of_them_finds() {
+        let paths: Vec<Arc<str>> = [
+            "README.md",
+            "setup.py",
+            "pkg/__init__.py",
+            "pkg/util.py",
+            "pkg/sub/util.py",
+            "vendor/pkg/util.py",
+            "cmd/tool/main.go",
+            "internal/util/strings.go",
+            "internal/util/numbers.go",
+            "src/util/strings.c",
+            "include/util/strings.h",
+            "lib/util.rb",
+        ]
+        .into_iter()
+        .map(Arc::from)
+        .collect::<Vec<_>>();
+        let index = PathIndex::of(&paths);
+        let cases = [
+            reach(
+                &["pkg/util.py", "pkg/util/__init__.py"],
+                &[],
+                &[],
+                None,
+                None,
+            ),
+            reach(&[], &["util.py", "sub/util.py"], &[], None, None),
+            reach(&[], &[], &["pkg", ""], None, None),
+            reach(&[], &[], &[], Some("github.com/o/r/internal/util"), None),
+            reach(&[], &[], &[], None, Some("util/strings.h")),
+            reach(&["nowhere.py"], &["lib/util.rb"], &["cmd/tool"], None, None),
+        ];
+        for (i, r) in cases.iter().enumerate() {
+            let walked: Vec<&str> = paths
+                .iter()
+                .filter(|p| r.reaches(p))
+                .map(|p| &**p)
+                .collect();
+            let indexed: Vec<&str> = index
+                .candidates(r)
+                .expect("no folder tree")
+                .into_iter()
+                .map(|j| &*paths[j as usize])
+                .filter(|p| r.reaches(p))
+                .collect();
+            assert_eq!(indexed, walked, "case {i}");
+            assert!(!walked.is_empty() || i == 5, "case {i} reaches something");
+        }
+    }
+}
