@@ -56,9 +56,9 @@ pub struct GraphTable {
     chunks: HashMap<Arc<str>, Vec<Def>>,
     /// The files with facts, by path: what [`RefAt`] points into.
     fact_files: Vec<(Arc<str>, Arc<FileFacts>)>,
-    /// References by name, each a place in a file's facts (a [`Site`] is made when asked for:
-    /// copying every site of a 100k-file tree, with its qualifier, took more heap than the facts).
-    refs: HashMap<String, Vec<references::RefAt>>,
+    /// References by name (the name shared with the facts), each a place in a file's facts; a
+    /// [`Site`] is made when asked for (`graph/references.rs`).
+    refs: HashMap<Arc<str>, Vec<references::RefAt>>,
     /// Every file with chunks or facts, sorted.
     paths: Vec<Arc<str>>,
     /// Re-exports naming an item, by its lowercased name and alias ([`GraphTable::reexports_of`]).

@@ -19,8 +19,8 @@ pub(super) struct RefAt {
 }
 
 /// Every reference of `fact_files` (sorted by path) by name, each name's in path and line order.
-pub(super) fn index(fact_files: &[(Arc<str>, Arc<FileFacts>)]) -> HashMap<String, Vec<RefAt>> {
-    let mut refs: HashMap<String, Vec<RefAt>> = HashMap::new();
+pub(super) fn index(fact_files: &[(Arc<str>, Arc<FileFacts>)]) -> HashMap<Arc<str>, Vec<RefAt>> {
+    let mut refs: HashMap<Arc<str>, Vec<RefAt>> = HashMap::new();
     for (file, (_, f)) in fact_files.iter().enumerate() {
         for (at, r) in f.refs.iter().enumerate() {
             let at = RefAt {
@@ -30,7 +30,7 @@ pub(super) fn index(fact_files: &[(Arc<str>, Arc<FileFacts>)]) -> HashMap<String
             match refs.get_mut(&*r.name) {
                 Some(list) => list.push(at),
                 None => {
-                    refs.insert(r.name.to_string(), vec![at]);
+                    refs.insert(r.name.clone(), vec![at]);
                 }
             }
         }
