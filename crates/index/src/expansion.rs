@@ -43,8 +43,8 @@ pub fn surroundings(
         path: meta.path.clone(),
         start_line: meta.start_line,
         end_line: meta.end_line,
-        symbol: meta.symbol.clone().unwrap_or_default(),
-        parent: meta.parent.clone(),
+        symbol: Arc::from(meta.symbol.as_deref().unwrap_or_default()),
+        parent: meta.parent.as_deref().map(Arc::from),
         kind: meta.kind,
     });
     let mut out = Vec::new();
@@ -93,7 +93,7 @@ fn container(
         .filter(|c| {
             is_container(c.kind)
                 && c.start_line <= def.start_line
-                && (c.symbol == parent || c.symbol.ends_with(&format!(" for {parent}")))
+                && (*c.symbol == *parent || c.symbol.ends_with(&format!(" for {parent}")))
         })
         .max_by_key(|c| c.start_line)?;
     let text = text_of(c.chunk_id)?;
@@ -104,7 +104,7 @@ fn container(
         path: c.path.clone(),
         start_line: c.start_line,
         end_line: end,
-        symbol: c.symbol.clone(),
+        symbol: c.symbol.to_string(),
         text: lines_of(&text, c.start_line, c.start_line, end),
     })
 }
@@ -160,16 +160,16 @@ fn imports_used(
     let Some(facts) = graph.facts(&def.path) else {
         return Vec::new();
     };
-    let used: Vec<&str> = facts
-        .refs
-        .iter()
+    let used: Vec<&str> = graph
+        .refs_in(&def.path)
         .filter(|r| def.start_line <= r.line && r.line <= def.end_line)
         .flat_map(|r| {
-            let q = r
-                .qualifier
-                .as_deref()
-                .and_then(|q| q.split(['.', ':', '/', '-', '>']).find(|s| !s.is_empty()));
-            std::iter::once(&*r.name).chain(q)
+            let name: &str = r.name;
+            let q = r.qualifier.and_then(|q| {
+                let q: &str = q;
+                q.split(['.', ':', '/', '-', '>']).find(|s| !s.is_empty())
+            });
+            std::iter::once(name).chain(q)
         })
         .collect();
     let mut out: Vec<Related> = Vec::new();
@@ -238,7 +238,7 @@ fn signature_of(
         end_line: e,
         symbol: match &d.parent {
             Some(p) => format!("{p}.{}", d.symbol),
-            None => d.symbol.clone(),
+            None => d.symbol.to_string(),
         },
         text: sig,
     })
@@ -302,7 +302,7 @@ fn siblings(
         if out.len() >= MAX_SIBLINGS {
             break;
         }
-        if out.iter().any(|r| r.symbol.ends_with(&c.symbol)) {
+        if out.iter().any(|r| r.symbol.ends_with(&*c.symbol)) {
             continue; // a piece of a split definition already taken
         }
         out.extend(signature_of(c, RelatedKind::Sibling, text_of));
@@ -326,8 +326,8 @@ fn headings(graph: &GraphTable, path: &str) -> Vec<Heading> {
             continue;
         }
         if let Some(h) = out.last_mut()
-            && h.symbol == c.symbol
-            && h.parent == c.parent
+            && *h.symbol == *c.symbol
+            && h.parent.as_deref() == c.parent.as_deref()
             && c.start_line <= h.end_line + 1
         {
             h.end_line = h.end_line.max(c.end_line);
@@ -337,8 +337,8 @@ fn headings(graph: &GraphTable, path: &str) -> Vec<Heading> {
             chunk_id: c.chunk_id,
             start_line: c.start_line,
             end_line: c.end_line,
-            symbol: c.symbol.clone(),
-            parent: c.parent.clone(),
+            symbol: c.symbol.to_string(),
+            parent: c.parent.as_deref().map(str::to_string),
         });
     }
     out
@@ -458,7 +458,7 @@ mod tests {
                     Arc::new(patina_chunk::extract_facts(lang, text)),
                 );
             }
-            let graph = GraphTable::build(metas.iter(), &facts);
+            let graph = GraphTable::build(metas.iter(), facts);
             Repo {
                 graph,
                 metas,

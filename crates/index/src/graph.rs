@@ -11,15 +11,20 @@ use std::sync::Arc;
 
 use patina_core::{ChunkKind, ChunkMeta, FileFacts, Import, Language, Resolution};
 
-/// A definition: a named chunk (the pieces of a split definition are one).
+pub use references::RefView;
+
+/// A definition: a named chunk (the pieces of a split definition are one). Its names are shared
+/// by every copy the graph holds (by file, by name) and every namesake: as owned strings they were
+/// a tenth of a 100k-file tree's graph.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Def {
     pub chunk_id: u64,
     pub path: Arc<str>,
     pub start_line: u32,
     pub end_line: u32,
-    pub symbol: String,
-    pub parent: Option<String>,
+    /// Empty for a chunk without a name.
+    pub symbol: Arc<str>,
+    pub parent: Option<Arc<str>>,
     pub kind: ChunkKind,
 }
 
@@ -48,17 +53,18 @@ pub struct Edge {
 
 #[derive(Default)]
 pub struct GraphTable {
+    /// Every file's imports and type relations; its references are in `references`.
     facts: HashMap<Arc<str>, Arc<FileFacts>>,
     languages: HashMap<Arc<str>, Language>,
     /// Definitions by name.
-    defs: HashMap<String, Vec<Def>>,
+    defs: HashMap<Arc<str>, Vec<Def>>,
     /// The chunks of each file, by start line: (start, end, chunk id, symbol, parent, kind).
     chunks: HashMap<Arc<str>, Vec<Def>>,
-    /// The files with facts, by path: what [`RefAt`] points into.
-    fact_files: Vec<(Arc<str>, Arc<FileFacts>)>,
-    /// References by name (the name shared with the facts), each a place in a file's facts; a
-    /// [`Site`] is made when asked for (`graph/references.rs`).
-    refs: HashMap<Arc<str>, Vec<references::RefAt>>,
+    /// The files with facts, sorted: what a reference's file index points into.
+    fact_paths: Vec<Arc<str>>,
+    /// Every file's references, and each name's (`graph/references.rs`); a [`Site`] is made
+    /// when one is asked for.
+    references: references::References,
     /// Every file with chunks or facts, sorted.
     paths: Vec<Arc<str>>,
     /// Re-exports naming an item, by its lowercased name and alias ([`GraphTable::reexports_of`]).
@@ -121,36 +127,63 @@ fn join(dir: &str, rest: &str) -> String {
 
 const SELF_NAMES: &[&str] = &["self", "this", "cls", "Self"];
 
+/// A graph half built: the chunk table's part, made under its lock ([`GraphTable::of_chunks`]);
+/// [`Chunked::with_facts`] adds the facts, read without it.
+pub struct Chunked {
+    paths: HashSet<Arc<str>>,
+    languages: HashMap<Arc<str>, Language>,
+    defs: HashMap<Arc<str>, Vec<Def>>,
+    chunks: HashMap<Arc<str>, Vec<Def>>,
+}
+
 impl GraphTable {
     pub fn build<'a>(
         chunks: impl Iterator<Item = (&'a u64, &'a ChunkMeta)>,
-        facts: &HashMap<Arc<str>, Arc<FileFacts>>,
+        facts: impl IntoIterator<Item = (Arc<str>, Arc<FileFacts>)>,
     ) -> GraphTable {
-        let mut interned: HashMap<String, Arc<str>> = HashMap::new();
+        GraphTable::of_chunks(chunks).with_facts(facts)
+    }
+
+    /// The definitions and chunks of the chunk table, by name and by file.
+    pub fn of_chunks<'a>(chunks: impl Iterator<Item = (&'a u64, &'a ChunkMeta)>) -> Chunked {
+        let mut paths: HashSet<Arc<str>> = HashSet::new();
+        let mut names: HashSet<Arc<str>> = HashSet::new();
+        let mut name = |s: &str| -> Arc<str> {
+            match names.get(s) {
+                Some(n) => n.clone(),
+                None => {
+                    let n: Arc<str> = Arc::from(s);
+                    names.insert(n.clone());
+                    n
+                }
+            }
+        };
         let mut by_path: HashMap<Arc<str>, Vec<Def>> = HashMap::new();
         let mut languages = HashMap::new();
-        for (path, _) in facts.iter() {
-            interned.insert(path.to_string(), path.clone());
-        }
         for (&id, m) in chunks {
-            let path = interned
-                .entry(m.path.to_string())
-                .or_insert_with(|| m.path.clone())
-                .clone();
+            let path = match paths.get(&*m.path) {
+                Some(p) => p.clone(),
+                None => {
+                    paths.insert(m.path.clone());
+                    m.path.clone()
+                }
+            };
             languages.entry(path.clone()).or_insert(m.language);
             by_path.entry(path.clone()).or_default().push(Def {
                 chunk_id: id,
                 path,
                 start_line: m.start_line,
                 end_line: m.end_line,
-                symbol: m.symbol.clone().unwrap_or_default(),
-                parent: m.parent.clone(),
+                symbol: name(m.symbol.as_deref().unwrap_or_default()),
+                parent: m.parent.as_deref().map(&mut name),
                 kind: m.kind,
             });
         }
-        let mut defs: HashMap<String, Vec<Def>> = HashMap::new();
+        drop(names);
+        let mut defs: HashMap<Arc<str>, Vec<Def>> = HashMap::new();
         for list in by_path.values_mut() {
             list.sort_by_key(|d| (d.start_line, d.end_line, d.chunk_id));
+            list.shrink_to_fit();
             // The pieces of a split definition are one definition: the first piece, widened.
             let mut last: Option<Def> = None;
             for d in list.iter() {
@@ -183,21 +216,55 @@ impl GraphTable {
             list.sort_by(|a, b| {
                 (&a.path, a.start_line, a.chunk_id).cmp(&(&b.path, b.start_line, b.chunk_id))
             });
+            list.shrink_to_fit();
         }
-        let mut fact_files: Vec<(Arc<str>, Arc<FileFacts>)> =
-            facts.iter().map(|(p, f)| (p.clone(), f.clone())).collect();
-        fact_files.sort_by(|a, b| a.0.cmp(&b.0));
-        let refs = references::index(&fact_files);
-        let mut paths: Vec<Arc<str>> = interned.into_values().collect();
-        paths.sort();
-        let (reexports, star_reexports) = reexports::index(facts);
-        GraphTable {
-            facts: facts.clone(),
-            fact_files,
+        Chunked {
+            paths,
             languages,
             defs,
             chunks: by_path,
-            refs,
+        }
+    }
+}
+
+impl Chunked {
+    /// The graph: these chunks with every file's facts (each file once, in any order). Each
+    /// file's references go to the compact table as it comes, and its facts keep the rest.
+    pub fn with_facts(
+        self,
+        facts: impl IntoIterator<Item = (Arc<str>, Arc<FileFacts>)>,
+    ) -> GraphTable {
+        let Chunked {
+            mut paths,
+            languages,
+            defs,
+            chunks,
+        } = self;
+        let mut refs = references::Builder::default();
+        let mut kept: HashMap<Arc<str>, Arc<FileFacts>> = HashMap::new();
+        for (path, f) in facts {
+            let path = match paths.get(&*path) {
+                Some(p) => p.clone(),
+                None => {
+                    paths.insert(path.clone());
+                    path
+                }
+            };
+            let mut f = Arc::unwrap_or_clone(f);
+            refs.add(path.clone(), &std::mem::take(&mut f.refs));
+            kept.insert(path, Arc::new(f));
+        }
+        let (references, fact_paths) = refs.finish();
+        let mut paths: Vec<Arc<str>> = paths.into_iter().collect();
+        paths.sort();
+        let (reexports, star_reexports) = reexports::index(&kept);
+        GraphTable {
+            facts: kept,
+            fact_paths,
+            languages,
+            defs,
+            chunks,
+            references,
             paths,
             reexports,
             star_reexports,
@@ -206,14 +273,33 @@ impl GraphTable {
             path_index: Default::default(),
         }
     }
+}
 
-    /// Every file's facts the table was built from, by path.
-    pub fn all_facts(&self) -> &HashMap<Arc<str>, Arc<FileFacts>> {
-        &self.facts
-    }
-
+impl GraphTable {
+    /// The imports and type relations of `path` (its references are [`GraphTable::refs_in`]:
+    /// these facts' `refs` are empty).
     pub fn facts(&self, path: &str) -> Option<&Arc<FileFacts>> {
         self.facts.get(path)
+    }
+
+    /// The place of a reference, for resolving it.
+    fn site(&self, r: references::RefAt) -> Site {
+        let v = self.references.at(r);
+        Site {
+            path: self.fact_paths[r.file as usize].clone(),
+            line: v.line,
+            call: v.call,
+            qualifier: v.qualifier.cloned(),
+        }
+    }
+
+    /// The references made in `path`, in its facts' order.
+    pub fn refs_in(&self, path: &str) -> impl Iterator<Item = RefView<'_>> + '_ {
+        let file = self
+            .fact_paths
+            .binary_search_by(|p| (**p).cmp(path))
+            .map_or(usize::MAX, |i| i);
+        self.references.of_file(file)
     }
 
     /// Definitions called `name` (exact; else case- and style-insensitive), nearest to nothing in
@@ -529,9 +615,11 @@ impl GraphTable {
     /// upper bound on its callers — what tells a hub (`new`, `poll`) from a function worth walking.
     pub fn call_sites(&self, symbol: &str) -> usize {
         let (_, name) = split_qualified(symbol);
-        self.refs.get(name).map_or(0, |sites| {
-            sites.iter().filter(|&&r| self.reference(r).call).count()
-        })
+        self.references
+            .named(name)
+            .iter()
+            .filter(|&&r| self.references.at(r).call)
+            .count()
     }
 
     /// The resolved callers of `def`, in the order of their call sites: the chunk around each
@@ -576,11 +664,8 @@ impl GraphTable {
         let targets = self.defs(symbol);
         let (_, name) = split_qualified(symbol);
         let mut out = Vec::new();
-        let Some(sites) = self.refs.get(name) else {
-            return out;
-        };
-        for &at in sites {
-            if calls_only && !self.reference(at).call {
+        for &at in self.references.named(name) {
+            if calls_only && !self.references.at(at).call {
                 continue;
             }
             let site = &self.site(at);
@@ -625,21 +710,17 @@ impl GraphTable {
 
     /// The calls made inside `def`, resolved (unresolved calls — library functions — are left out).
     pub fn calls_in(&self, def: &Def) -> Vec<Edge> {
-        let Some(f) = self.facts.get(&def.path) else {
-            return Vec::new();
-        };
-        let mut out: Vec<Edge> = f
-            .refs
-            .iter()
+        let mut out: Vec<Edge> = self
+            .refs_in(&def.path)
             .filter(|r| r.call && def.start_line <= r.line && r.line <= def.end_line)
             .filter_map(|r| {
                 let site = Site {
                     path: def.path.clone(),
                     line: r.line,
                     call: true,
-                    qualifier: r.qualifier.clone(),
+                    qualifier: r.qualifier.cloned(),
                 };
-                self.edge(&r.name, &site)
+                self.edge(r.name, &site)
             })
             .filter(|e| e.to != *def)
             .collect();
@@ -700,18 +781,15 @@ impl GraphTable {
     /// nothing in the repository are left out), by path and line.
     pub fn all_edges(&self) -> Vec<Edge> {
         let mut out = Vec::new();
-        for path in &self.paths {
-            let Some(f) = self.facts.get(path) else {
-                continue;
-            };
-            for r in &f.refs {
+        for (file, path) in self.fact_paths.iter().enumerate() {
+            for r in self.references.of_file(file) {
                 let site = Site {
                     path: path.clone(),
                     line: r.line,
                     call: r.call,
-                    qualifier: r.qualifier.clone(),
+                    qualifier: r.qualifier.cloned(),
                 };
-                out.extend(self.edge(&r.name, &site));
+                out.extend(self.edge(r.name, &site));
             }
         }
         out

@@ -68,7 +68,7 @@ pub fn navigate(graph: &GraphTable, what: Navigation, symbol: &str) -> Result<Ve
                     end_line: d.end_line,
                     symbol: match &d.parent {
                         Some(p) => format!("{p}.{}", d.symbol),
-                        None => d.symbol.clone(),
+                        None => d.symbol.to_string(),
                     },
                     kind: d.kind.name().to_string(),
                     resolution: String::new(),
@@ -86,7 +86,7 @@ pub fn navigate(graph: &GraphTable, what: Navigation, symbol: &str) -> Result<Ve
                     symbol: e
                         .from
                         .as_ref()
-                        .map(|f| f.symbol.clone())
+                        .map(|f| f.symbol.to_string())
                         .unwrap_or_default(),
                     kind: e
                         .from
@@ -106,7 +106,7 @@ pub fn navigate(graph: &GraphTable, what: Navigation, symbol: &str) -> Result<Ve
                         path: e.site.path.to_string(),
                         line: e.site.line,
                         end_line: e.site.line,
-                        symbol: e.to.symbol.clone(),
+                        symbol: e.to.symbol.to_string(),
                         kind: e.to.kind.name().to_string(),
                         resolution: e.resolution.name().to_string(),
                         target: target_of(&e.to),

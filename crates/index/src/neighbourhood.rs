@@ -109,7 +109,7 @@ fn def_node(d: &Def, depth: u32) -> Node {
             kind: d.kind.name(),
             symbol: match &d.parent {
                 Some(p) => format!("{p}.{}", d.symbol),
-                None => d.symbol.clone(),
+                None => d.symbol.to_string(),
             },
         },
         path: d.path.clone(),

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use patina_core::{ChunkMeta, ChunkTable, FileFacts, FileRecord};
+use patina_core::{ChunkMeta, ChunkTable, FileRecord};
 
 use crate::graph::GraphTable;
 use crate::lexical::LexicalIndex;
@@ -220,22 +220,31 @@ impl RepoIndex {
         if let Some(g) = self.graph.read().expect("graph lock").clone() {
             return g;
         }
-        let facts: HashMap<Arc<str>, Arc<FileFacts>> = match self.trees.all_facts() {
-            Ok(all) => all
-                .into_iter()
-                .map(|(p, f)| (Arc::from(p.as_str()), Arc::new(f)))
-                .collect(),
-            Err(e) => {
-                tracing::warn!(root = %self.root.display(), "graph facts unreadable: {e:#}");
-                HashMap::new()
-            }
-        };
-        let graph = {
-            let chunks = self.chunks.read().expect("chunks lock");
-            Arc::new(GraphTable::build(chunks.iter(), &facts))
-        };
+        let graph = Arc::new(self.build_graph());
         *self.graph.write().expect("graph lock") = Some(graph.clone());
         graph
+    }
+
+    /// A graph of the chunk table (under its lock) and the stored facts (read after it, one file
+    /// at a time); a store that cannot be read gives an empty graph, logged.
+    fn build_graph(&self) -> GraphTable {
+        let chunked = GraphTable::of_chunks(self.chunks.read().expect("chunks lock").iter());
+        let mut failed = None;
+        let facts = self.trees.each_facts().map_while(|item| match item {
+            Ok((p, f)) => Some((Arc::<str>::from(p), Arc::new(f))),
+            Err(e) => {
+                failed = Some(e);
+                None
+            }
+        });
+        let graph = chunked.with_facts(facts);
+        match failed {
+            Some(e) => {
+                tracing::warn!(root = %self.root.display(), "graph facts unreadable: {e:#}");
+                GraphTable::default()
+            }
+            None => graph,
+        }
     }
 
     /// Whether the graph table is in memory now.
@@ -358,7 +367,7 @@ impl RepoIndex {
                 .apply(Vec::new(), &removed);
         }
         self.rebuild_symbols();
-        self.update_graph(batch);
+        self.update_graph();
         Ok(Delta {
             added: batch.added_chunks.iter().map(|c| c.0).collect(),
             removed: batch.removed_chunks.clone(),
@@ -411,12 +420,13 @@ impl RepoIndex {
         *self.symbols.write().expect("symbols lock") = Arc::new(table);
     }
 
-    /// A resident graph is rebuilt with the batch's facts (the store has them already); one not
+    /// A resident graph is rebuilt from the stored facts (the batch's are in the store already:
+    /// the graph keeps its references compact, not as facts it could patch); one not
     /// in memory stays out until it is asked for. A large one is dropped instead (the next query
     /// after the round builds it afresh, in the background): rebuilding it at every commit held
     /// two graphs and their facts at once, over and over — 2.9 GiB during the 100k-file tree's
     /// round, 18 s from a save to its answer there (bench/RESULTS.md, twenty-second session).
-    fn update_graph(&self, batch: &StoreBatch) {
+    fn update_graph(&self) {
         let _build = self.graph_build.lock().expect("graph build lock");
         let Some(old) = self.graph.read().expect("graph lock").clone() else {
             return;
@@ -425,18 +435,8 @@ impl RepoIndex {
             self.graph.write().expect("graph lock").take();
             return;
         }
-        let mut facts = old.all_facts().clone();
         drop(old);
-        for (path, f) in &batch.facts {
-            match f {
-                Some(f) => facts.insert(Arc::from(path.as_str()), f.clone()),
-                None => facts.remove(path.as_str()),
-            };
-        }
-        let graph = {
-            let chunks = self.chunks.read().expect("chunks lock");
-            GraphTable::build(chunks.iter(), &facts)
-        };
+        let graph = self.build_graph();
         *self.graph.write().expect("graph lock") = Some(Arc::new(graph));
     }
 }

@@ -65,7 +65,7 @@ pub struct RepoMap {
 fn label(d: &Def) -> String {
     match &d.parent {
         Some(p) => format!("{p}.{}", d.symbol),
-        None => d.symbol.clone(),
+        None => d.symbol.to_string(),
     }
 }
 

@@ -337,13 +337,17 @@ pub struct RepoTrees {
 impl RepoTrees {
     /// Every file's graph facts, by path.
     pub fn all_facts(&self) -> Result<Vec<(String, FileFacts)>> {
-        let mut out = Vec::new();
-        for item in self.facts.iter() {
+        self.each_facts().collect()
+    }
+
+    /// Every file's graph facts in path order, decoded one at a time (a graph build holds its
+    /// compact form, never every file's decoded facts at once).
+    pub fn each_facts(&self) -> impl Iterator<Item = Result<(String, FileFacts)>> + '_ {
+        self.facts.iter().map(|item| {
             let (k, v) = item?;
             let path = String::from_utf8(k.to_vec()).context("facts key is not UTF-8")?;
-            out.push((path, FileFacts::decode(&v).map_err(anyhow::Error::msg)?));
-        }
-        Ok(out)
+            Ok((path, FileFacts::decode(&v).map_err(anyhow::Error::msg)?))
+        })
     }
 
     /// One file's graph facts (`None`: it has none).

@@ -30,6 +30,8 @@ pub(crate) fn spawn(registered: Weak<Repos>) {
                 tokio::task::spawn_blocking(move || {
                     let started = std::time::Instant::now();
                     repo.index().graph();
+                    // The facts were decoded file by file and dropped: their pages go back.
+                    crate::process::memory::release_free_heap();
                     tracing::info!(
                         repo = %repo.id(),
                         ms = started.elapsed().as_millis() as u64,

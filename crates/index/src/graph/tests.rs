@@ -30,7 +30,7 @@ pub(crate) fn table(files: &[(&str, &str)]) -> GraphTable {
         patina_chunk::mark_package_reexports(path, &mut f);
         facts.insert(Arc::<str>::from(*path), Arc::new(f));
     }
-    GraphTable::build(chunks.iter(), &facts)
+    GraphTable::build(chunks.iter(), facts)
 }
 
 fn refs(t: &GraphTable, sym: &str) -> Vec<(String, u32, Resolution)> {
@@ -180,7 +180,11 @@ fn rust_use_paths_and_go_packages() {
         vec![("cmd/root.go".into(), 7, Resolution::Exact)]
     );
     let run = t.defs("Run").remove(0);
-    let callees: Vec<_> = t.calls_in(&run).into_iter().map(|e| e.to.symbol).collect();
+    let callees: Vec<_> = t
+        .calls_in(&run)
+        .into_iter()
+        .map(|e| e.to.symbol.to_string())
+        .collect();
     assert_eq!(callees, vec!["Parse", "local"]);
 }
 
@@ -207,7 +211,7 @@ fn javascript_relative_imports_and_inheritance() {
     let n: Vec<_> = t
         .type_neighbours(&app)
         .into_iter()
-        .map(|(d, _)| d.symbol)
+        .map(|(d, _)| d.symbol.to_string())
         .collect();
     assert_eq!(n, vec!["Base"]);
 }
@@ -890,7 +894,7 @@ fn callers_are_the_resolved_call_sites_and_a_hub_has_none() {
                 t.chunks_in("app/use.py")
                     .iter()
                     .find(|d| d.chunk_id == id)
-                    .map(|d| d.symbol.clone())
+                    .map(|d| d.symbol.to_string())
             })
         })
         .collect();

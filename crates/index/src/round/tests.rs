@@ -248,7 +248,7 @@ fn rounds_hand_over_exactly_what_they_change() {
         .graph()
         .references("beta", true)
         .into_iter()
-        .map(|e| (e.from.unwrap().symbol, e.site.line))
+        .map(|e| (e.from.unwrap().symbol.to_string(), e.site.line))
         .collect();
     assert_eq!(callers, vec![("alpha".to_string(), 2)]);
 
@@ -276,7 +276,7 @@ fn rounds_hand_over_exactly_what_they_change() {
     let callees: Vec<String> = graph
         .calls_in(&alpha)
         .into_iter()
-        .map(|e| e.to.symbol)
+        .map(|e| e.to.symbol.to_string())
         .collect();
     assert_eq!(callees, vec!["gamma_function"]);
     assert_eq!(chunks_named(&index, "alpha").len(), 1);
@@ -322,7 +322,7 @@ fn callers(index: &RepoIndex, name: &str) -> Vec<String> {
         .graph()
         .references(name, true)
         .into_iter()
-        .map(|e| e.from.unwrap().symbol)
+        .map(|e| e.from.unwrap().symbol.to_string())
         .collect()
 }
 

@@ -125,8 +125,8 @@ impl GraphOracle {
                 path: meta.path.clone(),
                 start_line: meta.start_line,
                 end_line: meta.end_line,
-                symbol: String::new(),
-                parent: meta.parent.clone(),
+                symbol: "".into(),
+                parent: meta.parent.as_deref().map(Into::into),
                 kind: meta.kind,
             });
             let mut seen = std::collections::HashSet::new();
