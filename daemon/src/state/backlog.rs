@@ -79,6 +79,8 @@ pub(crate) fn urgency(role: Option<FileRole>, want: Want) -> u8 {
 pub(crate) struct Answered {
     order: VecDeque<Arc<str>>,
     set: HashSet<Arc<str>>,
+    /// Counts the notes: a [`Floor`] learned before one no longer holds.
+    generation: u64,
 }
 
 impl Answered {
@@ -87,6 +89,7 @@ impl Answered {
 
     /// Note that an answer returned `path` (again: it becomes the newest).
     pub fn note(&mut self, path: &str) {
+        self.generation += 1;
         if let Some(p) = self.set.get(path).cloned() {
             self.order.retain(|q| *q != p);
             self.order.push_back(p);
@@ -102,9 +105,43 @@ impl Answered {
         }
     }
 
-    /// The files, to look up without the lock (at most [`Answered::CAP`] shared names).
-    pub fn files(&self) -> HashSet<Arc<str>> {
-        self.set.clone()
+    /// The files, to look up without the lock (at most [`Answered::CAP`] shared names), and the
+    /// notes' count.
+    pub fn files(&self) -> (HashSet<Arc<str>>, u64) {
+        (self.set.clone(), self.generation)
+    }
+}
+
+/// The most urgent level a backlog still holds, as its last scan found it ([`pick_batch`]'s
+/// batch begins with a chunk of it), while `K` — what could make a chunk more urgent: a chunk
+/// joining the backlog, an answer naming a new file, new commits — stays the same. Chunks leaving
+/// only make a backlog less urgent. Without it, once the files answers returned were embedded,
+/// every batch of a 100k-file tree's pass scanned all its pending chunks under the chunk table's
+/// lock, looking for the answered files' chunks that were no longer there.
+#[derive(Debug)]
+pub(crate) struct Floor<K> {
+    learned: Option<(K, u8)>,
+}
+
+impl<K> Default for Floor<K> {
+    fn default() -> Self {
+        Floor { learned: None }
+    }
+}
+
+impl<K: PartialEq> Floor<K> {
+    /// The level a scan may stop at: `known` (what is known of the files), or the level the last
+    /// scan found when nothing has changed since.
+    pub fn best(&self, key: &K, known: u8) -> u8 {
+        match &self.learned {
+            Some((k, level)) if k == key => known.max(*level),
+            _ => known,
+        }
+    }
+
+    /// What a scan under `key` found: its batch (most urgent first; empty when the backlog is).
+    pub fn learn(&mut self, key: K, batch: &[(u64, u8)]) {
+        self.learned = Some((key, batch.first().map_or(LAST, |c| c.1)));
     }
 }
 
@@ -265,14 +302,53 @@ mod tests {
     }
 
     #[test]
+    fn a_scan_stops_at_the_level_the_last_one_found_until_something_could_make_a_chunk_more_urgent()
+    {
+        use FileRole::*;
+        // The answered file's chunks are embedded; what is left is source and tests, in order.
+        let pending: Vec<(u64, u8)> = (1..=1000)
+            .map(|id| {
+                let role = if id % 2 == 0 { Test } else { Source };
+                (id, urgency(Some(role), Want::Later))
+            })
+            .collect();
+        let answered = urgency(None, Want::Answered);
+        let mut floor = Floor::default();
+        // Nothing learned yet: the scan may only stop at what answers could name, and so reads
+        // every chunk.
+        let best = floor.best(&1, answered);
+        assert_eq!(best, answered);
+        let mut read = 0;
+        let batch = pick_batch(pending.iter().inspect(|_| read += 1).copied(), 4, best);
+        assert_eq!(read, 1000);
+        assert_eq!(
+            batch.iter().map(|c| c.0).collect::<Vec<_>>(),
+            vec![1, 3, 5, 7]
+        );
+        floor.learn(1, &batch);
+        // The same key: the next scan stops once it has a batch of source chunks, the same batch.
+        let best = floor.best(&1, answered);
+        assert_eq!(best, urgency(Some(Source), Want::Later));
+        let mut read = 0;
+        let again = pick_batch(pending.iter().inspect(|_| read += 1).copied(), 4, best);
+        assert_eq!((again, read), (batch.clone(), 7));
+        // Another key (a chunk joined, a new answer, new commits): back to what is known.
+        assert_eq!(floor.best(&2, answered), answered);
+        // A level known to be better than the floor is never lowered by it, nor an empty backlog's.
+        floor.learn(3, &[]);
+        assert_eq!(floor.best(&3, answered), LAST);
+        assert_eq!(floor.best(&3, LAST + 1), LAST + 1);
+    }
+
+    #[test]
     fn the_answered_files_keep_the_newest_within_their_cap() {
         let mut a = Answered::default();
-        assert!(a.files().is_empty());
+        assert!(a.files().0.is_empty());
         for i in 0..Answered::CAP + 10 {
             a.note(&format!("f{i}.rs"));
         }
-        let has = |a: &Answered, p: &str| a.files().contains(p);
-        assert_eq!(a.files().len(), Answered::CAP);
+        let has = |a: &Answered, p: &str| a.files().0.contains(p);
+        assert_eq!(a.files().0.len(), Answered::CAP);
         assert!(!has(&a, "f0.rs") && !has(&a, "f9.rs"));
         assert!(has(&a, "f10.rs") && has(&a, &format!("f{}.rs", Answered::CAP + 9)));
         // Noted again, an old file becomes the newest: the next ones push out others.

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use anyhow::Result;
@@ -75,7 +75,7 @@ struct Dirty {
 /// 5. `pending` — the embedding backlog.
 /// 6. `provisional` — static vectors of backlog chunks (a subset of `pending`).
 ///
-/// `record`, `watch_error`, `stale` and `answered` are leaves: held alone, never while taking another lock. The
+/// `record`, `watch_error`, `stale` and `answered` are leaves: held alone, never while taking another lock. `floor` is taken last, under `chunks` and `pending`, and nothing under it. The
 /// commit history ([`HistoryStore`]) has its own locks, never held while taking one of these.
 pub(crate) struct Repo {
     id: String,
@@ -116,6 +116,27 @@ pub(crate) struct Repo {
     graph_wanted: std::sync::atomic::AtomicBool,
     /// The files answers returned lately: the model's pass embeds them first (a leaf lock).
     answered: Mutex<crate::state::backlog::Answered>,
+    /// How many times chunks joined the backlog (under `pending`'s lock).
+    joined: AtomicU64,
+    /// The backlog's most urgent level as the last batch's scan found it (a leaf lock).
+    floor: Mutex<crate::state::backlog::Floor<FloorKey>>,
+}
+
+/// What a [`crate::state::backlog::Floor`] holds for: the times chunks joined the backlog, the
+/// answered files' notes, and the history as it was.
+#[derive(Debug)]
+struct FloorKey {
+    joined: u64,
+    answered: u64,
+    history: Arc<patina_index::history::HistoryView>,
+}
+
+impl PartialEq for FloorKey {
+    fn eq(&self, other: &FloorKey) -> bool {
+        self.joined == other.joined
+            && self.answered == other.answered
+            && Arc::ptr_eq(&self.history, &other.history)
+    }
 }
 
 impl Repo {
@@ -162,6 +183,8 @@ impl Repo {
             vector_builds: Mutex::default(),
             graph_wanted: std::sync::atomic::AtomicBool::new(false),
             answered: Mutex::new(Default::default()),
+            joined: AtomicU64::new(0),
+            floor: Mutex::new(Default::default()),
         })
     }
 
@@ -383,6 +406,7 @@ impl Repo {
                     Some(v) => vectors.insert(*id, v),
                     None => {
                         pending.insert(*id);
+                        self.joined.fetch_add(1, Ordering::Relaxed);
                         queued = true;
                     }
                 }
@@ -661,7 +685,7 @@ impl Repo {
     /// the answered files (copied, released), chunks, then pending.
     pub fn backlog_batch(&self, n: usize) -> Vec<(u64, u8)> {
         use crate::state::backlog::{Want, pick_batch, urgency};
-        let answered = self.answered.lock().expect("answered lock").files();
+        let (answered, notes) = self.answered.lock().expect("answered lock").files();
         // The history as it is (not synced here): empty until the first round has read it.
         let view = self.history.view();
         let changed: std::collections::HashSet<&str> = view
@@ -678,8 +702,18 @@ impl Repo {
         } else {
             Want::Later
         };
-        self.index.with_chunks(|chunks| {
+        let batch = self.index.with_chunks(|chunks| {
             let pending = self.pending.lock().expect("pending lock");
+            let key = FloorKey {
+                joined: self.joined.load(Ordering::Relaxed),
+                answered: notes,
+                history: view.clone(),
+            };
+            let best = self
+                .floor
+                .lock()
+                .expect("floor lock")
+                .best(&key, urgency(None, best));
             let levels = pending.iter().map(|id| {
                 let meta = chunks.get(id);
                 let want = match meta {
@@ -689,8 +723,11 @@ impl Repo {
                 };
                 (*id, urgency(meta.map(|m| m.role()), want))
             });
-            pick_batch(levels, n, urgency(None, best))
-        })
+            let batch = pick_batch(levels, n, best);
+            self.floor.lock().expect("floor lock").learn(key, &batch);
+            batch
+        });
+        batch
     }
 
     /// Note the files an answer returned: the model's pass embeds their chunks first.
