@@ -145,6 +145,23 @@ impl<K: PartialEq> Floor<K> {
     }
 }
 
+/// What a [`Floor`] of a repository's backlog holds for: the times chunks joined the backlog, the
+/// answered files' notes, and the history as it was.
+#[derive(Debug)]
+pub(crate) struct FloorKey {
+    pub joined: u64,
+    pub answered: u64,
+    pub history: Arc<patina_index::history::HistoryView>,
+}
+
+impl PartialEq for FloorKey {
+    fn eq(&self, other: &FloorKey) -> bool {
+        self.joined == other.joined
+            && self.answered == other.answered
+            && Arc::ptr_eq(&self.history, &other.history)
+    }
+}
+
 /// Up to `n` of the `pending` chunks (id, [`urgency`]), most urgent first; within a level in the
 /// backlog's order. `best` is the most urgent level any of them can have (what is known of the
 /// files: 0 when answers named some): scanning stops once `n` chunks of that level are found.

@@ -119,24 +119,7 @@ pub(crate) struct Repo {
     /// How many times chunks joined the backlog (under `pending`'s lock).
     joined: AtomicU64,
     /// The backlog's most urgent level as the last batch's scan found it (a leaf lock).
-    floor: Mutex<crate::state::backlog::Floor<FloorKey>>,
-}
-
-/// What a [`crate::state::backlog::Floor`] holds for: the times chunks joined the backlog, the
-/// answered files' notes, and the history as it was.
-#[derive(Debug)]
-struct FloorKey {
-    joined: u64,
-    answered: u64,
-    history: Arc<patina_index::history::HistoryView>,
-}
-
-impl PartialEq for FloorKey {
-    fn eq(&self, other: &FloorKey) -> bool {
-        self.joined == other.joined
-            && self.answered == other.answered
-            && Arc::ptr_eq(&self.history, &other.history)
-    }
+    floor: Mutex<crate::state::backlog::Floor<crate::state::backlog::FloorKey>>,
 }
 
 impl Repo {
@@ -704,7 +687,7 @@ impl Repo {
         };
         let batch = self.index.with_chunks(|chunks| {
             let pending = self.pending.lock().expect("pending lock");
-            let key = FloorKey {
+            let key = crate::state::backlog::FloorKey {
                 joined: self.joined.load(Ordering::Relaxed),
                 answered: notes,
                 history: view.clone(),
