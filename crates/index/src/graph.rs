@@ -61,8 +61,6 @@ pub struct GraphTable {
     defs: HashMap<Arc<str>, Vec<Def>>,
     /// The chunks of each file, by start line: (start, end, chunk id, symbol, parent, kind).
     chunks: HashMap<Arc<str>, Vec<Def>>,
-    /// The files with facts, sorted: what a reference's file index points into.
-    fact_paths: Vec<Arc<str>>,
     /// Every file's references, and each name's (`graph/references.rs`); a [`Site`] is made
     /// when one is asked for.
     references: references::References,
@@ -139,7 +137,7 @@ impl GraphTable {
     fn site(&self, r: references::RefAt) -> Site {
         let v = self.references.at(r);
         Site {
-            path: self.fact_paths[r.file as usize].clone(),
+            path: self.references.path_of(r).clone(),
             line: v.line,
             call: v.call,
             qualifier: v.qualifier.cloned(),
@@ -148,11 +146,7 @@ impl GraphTable {
 
     /// The references made in `path`, in its facts' order.
     pub fn refs_in(&self, path: &str) -> impl Iterator<Item = RefView<'_>> + '_ {
-        let file = self
-            .fact_paths
-            .binary_search_by(|p| (**p).cmp(path))
-            .map_or(usize::MAX, |i| i);
-        self.references.of_file(file)
+        self.references.of_path(path)
     }
 
     /// Definitions called `name` (exact; else case- and style-insensitive), nearest to nothing in
@@ -634,8 +628,8 @@ impl GraphTable {
     /// nothing in the repository are left out), by path and line.
     pub fn all_edges(&self) -> Vec<Edge> {
         let mut out = Vec::new();
-        for (file, path) in self.fact_paths.iter().enumerate() {
-            for r in self.references.of_file(file) {
+        for (path, refs) in self.references.by_file() {
+            for r in refs {
                 let site = Site {
                     path: path.clone(),
                     line: r.line,

@@ -137,13 +137,12 @@ impl Chunked {
             refs.add(path.clone(), &std::mem::take(&mut f.refs));
             kept.insert(path, Arc::new(f));
         }
-        let (references, fact_paths) = refs.finish();
+        let references = refs.finish();
         let mut paths: Vec<Arc<str>> = paths.into_iter().collect();
         paths.sort();
         let (reexports, star_reexports) = reexports::index(&kept);
         GraphTable {
             facts: kept,
-            fact_paths,
             languages,
             defs,
             chunks,

@@ -33,13 +33,9 @@ impl Ref {
     }
 }
 
-/// A reference in a file: the file's index among the graph's files with facts (in path order),
-/// the reference's in that file's list.
+/// A reference: its place in the table's one array of every file's references.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct RefAt {
-    pub(super) file: u32,
-    at: u32,
-}
+pub(super) struct RefAt(u32);
 
 /// A reference as the graph hands it out: what [`Reference`] says, borrowed from the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,11 +54,18 @@ pub(super) struct References {
     names: Vec<Arc<str>>,
     /// The id of each of `names`.
     ids: HashMap<Arc<str>, u32>,
-    /// Each file's references, in its facts' order; files in the order they were given.
-    files: Vec<Box<[Ref]>>,
+    /// Every file's references, file after file in the order they were added, each file's in its
+    /// facts' order: one allocation, not one per file.
+    refs: Vec<Ref>,
+    /// The files, in the order they were added, and where each one's references begin in
+    /// `refs` (one more entry than files).
+    paths: Vec<Arc<str>>,
+    file_starts: Vec<u32>,
+    /// The files' numbers in path order.
+    by_path: Vec<u32>,
     /// Where each name's references begin in `by_name` (by name id; one more than `names`).
-    starts: Vec<u32>,
-    /// The references of every name, name after name, each name's in file and line order.
+    name_starts: Vec<u32>,
+    /// The references of every name, name after name, each name's in path and line order.
     by_name: Vec<RefAt>,
 }
 
@@ -70,80 +73,84 @@ pub(super) struct References {
 /// facts are never all decoded at once.
 #[derive(Default)]
 pub(super) struct Builder {
-    names: Vec<Arc<str>>,
-    ids: HashMap<Arc<str>, u32>,
-    files: Vec<(Arc<str>, Box<[Ref]>)>,
+    table: References,
 }
 
 impl Builder {
     fn id(&mut self, name: &Arc<str>) -> u32 {
-        if let Some(&id) = self.ids.get(&**name) {
+        let t = &mut self.table;
+        if let Some(&id) = t.ids.get(&**name) {
             return id;
         }
-        let id = self.names.len() as u32;
-        self.names.push(name.clone());
-        self.ids.insert(name.clone(), id);
+        let id = t.names.len() as u32;
+        t.names.push(name.clone());
+        t.ids.insert(name.clone(), id);
         id
     }
 
-    /// The references of the file at `path` (each file once).
+    /// The references of the file at `path` (each file once, in any order).
     pub(super) fn add(&mut self, path: Arc<str>, refs: &[Reference]) {
-        let compact: Box<[Ref]> = refs
-            .iter()
-            .map(|r| Ref {
+        if self.table.file_starts.is_empty() {
+            self.table.file_starts.push(0);
+        }
+        for r in refs {
+            let compact = Ref {
                 name: self.id(&r.name),
                 qualifier: r.qualifier.as_ref().map_or(NONE, |q| self.id(q)),
                 line_call: (r.line.min(u32::MAX >> 1) << 1) | u32::from(r.call),
-            })
-            .collect();
-        self.files.push((path, compact));
+            };
+            self.table.refs.push(compact);
+        }
+        self.table.paths.push(path);
+        self.table.file_starts.push(self.table.refs.len() as u32);
     }
 
-    /// The table, and the paths of the files added, sorted: [`RefAt::file`] numbers them.
-    pub(super) fn finish(mut self) -> (References, Vec<Arc<str>>) {
-        self.files.sort_by(|a, b| a.0.cmp(&b.0));
-        let (paths, files): (Vec<Arc<str>>, Vec<Box<[Ref]>>) = self.files.into_iter().unzip();
-        let mut table = References {
-            names: self.names,
-            ids: self.ids,
-            files,
-            starts: Vec::new(),
-            by_name: Vec::new(),
-        };
-        table.names.shrink_to_fit();
-        table.ids.shrink_to_fit();
-        // Counting sort by name: each name's references in file order, then by line within a
-        // file (a file's facts list them in the order the extractor met them).
-        let mut counts = vec![0u32; table.names.len() + 1];
-        for refs in &table.files {
-            for r in refs.iter() {
-                counts[r.name as usize + 1] += 1;
-            }
+    /// The table: files by path, and each name's references in path and line order.
+    pub(super) fn finish(self) -> References {
+        let mut t = self.table;
+        if t.file_starts.is_empty() {
+            t.file_starts.push(0);
+        }
+        t.file_starts.shrink_to_fit();
+        t.refs.shrink_to_fit();
+        t.names.shrink_to_fit();
+        t.ids.shrink_to_fit();
+        t.paths.shrink_to_fit();
+        let mut by_path: Vec<u32> = (0..t.paths.len() as u32).collect();
+        by_path.sort_by(|&a, &b| t.paths[a as usize].cmp(&t.paths[b as usize]));
+        // Counting sort by name, the files visited in path order: each name's references come
+        // out in path order, each file's in its facts' order, sorted by line below.
+        let mut counts = vec![0u32; t.names.len() + 1];
+        for r in &t.refs {
+            counts[r.name as usize + 1] += 1;
         }
         for i in 1..counts.len() {
             counts[i] += counts[i - 1];
         }
         let mut next = counts.clone();
-        let total = *counts.last().unwrap_or(&0) as usize;
-        let mut by_name = vec![RefAt { file: 0, at: 0 }; total];
-        for (file, refs) in table.files.iter().enumerate() {
-            for (at, r) in refs.iter().enumerate() {
-                let slot = &mut next[r.name as usize];
-                by_name[*slot as usize] = RefAt {
-                    file: file as u32,
-                    at: at as u32,
-                };
+        let mut by_name = vec![RefAt(0); t.refs.len()];
+        let mut rank = vec![0u32; t.paths.len()];
+        for (k, &file) in by_path.iter().enumerate() {
+            rank[file as usize] = k as u32;
+            let (a, b) = (
+                t.file_starts[file as usize],
+                t.file_starts[file as usize + 1],
+            );
+            for i in a..b {
+                let slot = &mut next[t.refs[i as usize].name as usize];
+                by_name[*slot as usize] = RefAt(i);
                 *slot += 1;
             }
         }
         drop(next);
         for w in counts.windows(2) {
             by_name[w[0] as usize..w[1] as usize]
-                .sort_by_key(|r| (r.file, table.files[r.file as usize][r.at as usize].line()));
+                .sort_by_key(|&r| (rank[t.file_of(r) as usize], t.refs[r.0 as usize].line()));
         }
-        table.starts = counts;
-        table.by_name = by_name;
-        (table, paths)
+        t.by_path = by_path;
+        t.name_starts = counts;
+        t.by_name = by_name;
+        t
     }
 }
 
@@ -157,27 +164,60 @@ impl References {
         }
     }
 
-    /// The references named `name`, in file and line order (empty for a name nothing uses).
+    fn file_of(&self, r: RefAt) -> u32 {
+        // The last file beginning at or before it (files without references begin where the
+        // next one does, and hold none).
+        (self.file_starts.partition_point(|&s| s <= r.0) - 1) as u32
+    }
+
+    /// The references named `name`, in path and line order (empty for a name nothing uses).
     pub(super) fn named(&self, name: &str) -> &[RefAt] {
         match self.ids.get(name) {
             Some(&id) => {
-                &self.by_name
-                    [self.starts[id as usize] as usize..self.starts[id as usize + 1] as usize]
+                let (a, b) = (
+                    self.name_starts[id as usize],
+                    self.name_starts[id as usize + 1],
+                );
+                &self.by_name[a as usize..b as usize]
             }
             None => &[],
         }
     }
 
     pub(super) fn at(&self, r: RefAt) -> RefView<'_> {
-        self.view(self.files[r.file as usize][r.at as usize])
+        self.view(self.refs[r.0 as usize])
     }
 
-    /// The references of the `file`th file, in its facts' order.
-    pub(super) fn of_file(&self, file: usize) -> impl Iterator<Item = RefView<'_>> + '_ {
-        self.files
-            .get(file)
-            .into_iter()
-            .flat_map(|refs| refs.iter().map(|&r| self.view(r)))
+    /// The path of the file a reference is in.
+    pub(super) fn path_of(&self, r: RefAt) -> &Arc<str> {
+        &self.paths[self.file_of(r) as usize]
+    }
+
+    fn of_file(&self, file: usize) -> impl Iterator<Item = RefView<'_>> + '_ {
+        let end = file.checked_add(1).and_then(|n| self.file_starts.get(n));
+        let (a, b) = match (self.file_starts.get(file), end) {
+            (Some(&a), Some(&b)) => (a as usize, b as usize),
+            _ => (0, 0),
+        };
+        self.refs[a..b].iter().map(|&r| self.view(r))
+    }
+
+    /// The references made in `path`, in its facts' order.
+    pub(super) fn of_path(&self, path: &str) -> impl Iterator<Item = RefView<'_>> + '_ {
+        let file = self
+            .by_path
+            .binary_search_by(|&f| (*self.paths[f as usize]).cmp(path))
+            .map_or(usize::MAX, |k| self.by_path[k] as usize);
+        self.of_file(file)
+    }
+
+    /// Every file with its references, in path order.
+    pub(super) fn by_file(
+        &self,
+    ) -> impl Iterator<Item = (&Arc<str>, impl Iterator<Item = RefView<'_>> + '_)> + '_ {
+        self.by_path
+            .iter()
+            .map(|&f| (&self.paths[f as usize], self.of_file(f as usize)))
     }
 }
 
@@ -194,17 +234,23 @@ mod tests {
         }
     }
 
-    /// The table of `files`, named `f0`, `f1`, … (so path order is the given order below ten).
+    /// The table of `files`, named `f0`, `f1`, … (path order is the given order below ten),
+    /// added in reverse: the table orders files by path whatever order they came in.
     fn table(files: &[Vec<Reference>]) -> References {
         let mut b = Builder::default();
-        // Added out of order: the table numbers files by path whatever the order they came in.
         for (i, refs) in files.iter().enumerate().rev() {
             b.add(format!("f{i}").into(), refs);
         }
-        let (table, paths) = b.finish();
-        let want: Vec<Arc<str>> = (0..files.len()).map(|i| format!("f{i}").into()).collect();
-        assert_eq!(paths, want);
-        table
+        b.finish()
+    }
+
+    fn owned(v: RefView<'_>) -> Reference {
+        Reference {
+            name: v.name.clone(),
+            line: v.line,
+            call: v.call,
+            qualifier: v.qualifier.cloned(),
+        }
     }
 
     #[test]
@@ -222,25 +268,29 @@ mod tests {
             ],
         ];
         let table = table(&files);
-        for (file, refs) in files.iter().enumerate() {
-            let back: Vec<Reference> = table
-                .of_file(file)
-                .map(|v| Reference {
-                    name: v.name.clone(),
-                    line: v.line,
-                    call: v.call,
-                    qualifier: v.qualifier.cloned(),
-                })
-                .collect();
+        for (i, refs) in files.iter().enumerate() {
+            let back: Vec<Reference> = table.of_path(&format!("f{i}")).map(owned).collect();
             assert_eq!(&back, refs);
         }
-        // By name: file order, then line order within a file; a qualifier is not a use.
-        let open: Vec<(u32, u32)> = table
+        // Every file in path order, the empty one too.
+        let by_file: Vec<(String, usize)> = table
+            .by_file()
+            .map(|(p, refs)| (p.to_string(), refs.count()))
+            .collect();
+        assert_eq!(
+            by_file,
+            vec![("f0".into(), 3), ("f1".into(), 0), ("f2".into(), 2)]
+        );
+        // By name: path order, then line order within a file; a qualifier is not a use.
+        let open: Vec<(String, u32)> = table
             .named("open")
             .iter()
-            .map(|&r| (r.file, table.at(r).line))
+            .map(|&r| (table.path_of(r).to_string(), table.at(r).line))
             .collect();
-        assert_eq!(open, vec![(0, 2), (0, 9), (2, 7)]);
+        assert_eq!(
+            open,
+            vec![("f0".into(), 2), ("f0".into(), 9), ("f2".into(), 7)]
+        );
         let os: Vec<u32> = table
             .named("os")
             .iter()
@@ -249,13 +299,21 @@ mod tests {
         assert_eq!(os, vec![1]);
         assert!(table.named("self").is_empty());
         assert!(table.named("missing").is_empty());
-        assert_eq!(table.of_file(7).count(), 0);
+        assert_eq!(table.of_path("f9").count(), 0);
+    }
+
+    #[test]
+    fn a_table_of_no_files_answers_nothing() {
+        let table = Builder::default().finish();
+        assert!(table.named("x").is_empty());
+        assert_eq!(table.of_path("a.rs").count(), 0);
+        assert_eq!(table.by_file().count(), 0);
     }
 
     #[test]
     fn a_line_beyond_what_the_record_holds_is_clamped_not_wrapped() {
         let table = table(&[vec![reference("x", u32::MAX, true, None)]]);
-        let r = table.of_file(0).next().unwrap();
+        let r = table.of_path("f0").next().unwrap();
         assert_eq!((r.line, r.call), (u32::MAX >> 1, true));
     }
 }
