@@ -151,14 +151,16 @@ impl<K: PartialEq> Floor<K> {
 pub(crate) struct FloorKey {
     pub joined: u64,
     pub answered: u64,
-    pub history: Arc<patina_index::history::HistoryView>,
+    /// Weak: a floor must not keep an old history's commits alive (its allocation, kept by the
+    /// weak count, is what makes the identity safe to compare).
+    pub history: std::sync::Weak<patina_index::history::HistoryView>,
 }
 
 impl PartialEq for FloorKey {
     fn eq(&self, other: &FloorKey) -> bool {
         self.joined == other.joined
             && self.answered == other.answered
-            && Arc::ptr_eq(&self.history, &other.history)
+            && std::sync::Weak::ptr_eq(&self.history, &other.history)
     }
 }
 

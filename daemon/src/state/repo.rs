@@ -118,7 +118,7 @@ pub(crate) struct Repo {
     answered: Mutex<crate::state::backlog::Answered>,
     /// How many times chunks joined the backlog (under `pending`'s lock).
     joined: AtomicU64,
-    /// The backlog's most urgent level as the last batch's scan found it (a leaf lock).
+    /// The backlog's most urgent level as the last batch's scan found it (taken last).
     floor: Mutex<crate::state::backlog::Floor<crate::state::backlog::FloorKey>>,
 }
 
@@ -690,7 +690,7 @@ impl Repo {
             let key = crate::state::backlog::FloorKey {
                 joined: self.joined.load(Ordering::Relaxed),
                 answered: notes,
-                history: view.clone(),
+                history: Arc::downgrade(&view),
             };
             let best = self
                 .floor
