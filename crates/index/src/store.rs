@@ -335,11 +335,6 @@ pub struct RepoTrees {
 }
 
 impl RepoTrees {
-    /// Every file's graph facts, by path.
-    pub fn all_facts(&self) -> Result<Vec<(String, FileFacts)>> {
-        self.each_facts().collect()
-    }
-
     /// Every file's graph facts in path order, decoded one at a time (a graph build holds its
     /// compact form, never every file's decoded facts at once).
     pub fn each_facts(&self) -> impl Iterator<Item = Result<(String, FileFacts)>> + '_ {

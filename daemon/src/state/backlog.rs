@@ -79,7 +79,7 @@ pub(crate) fn urgency(role: Option<FileRole>, want: Want) -> u8 {
 pub(crate) struct Answered {
     order: VecDeque<Arc<str>>,
     set: HashSet<Arc<str>>,
-    /// Counts the notes: a [`Floor`] learned before one no longer holds.
+    /// Counts the files noted anew: a [`Floor`] learned before one no longer holds.
     generation: u64,
 }
 
@@ -89,12 +89,13 @@ impl Answered {
 
     /// Note that an answer returned `path` (again: it becomes the newest).
     pub fn note(&mut self, path: &str) {
-        self.generation += 1;
         if let Some(p) = self.set.get(path).cloned() {
             self.order.retain(|q| *q != p);
             self.order.push_back(p);
             return;
         }
+        // A new file may make chunks more urgent; one noted again, or one forgotten, does not.
+        self.generation += 1;
         let p: Arc<str> = Arc::from(path);
         self.set.insert(p.clone());
         self.order.push_back(p);
@@ -105,8 +106,8 @@ impl Answered {
         }
     }
 
-    /// The files, to look up without the lock (at most [`Answered::CAP`] shared names), and the
-    /// notes' count.
+    /// The files, to look up without the lock (at most [`Answered::CAP`] shared names), and how
+    /// many were noted anew so far.
     pub fn files(&self) -> (HashSet<Arc<str>>, u64) {
         (self.set.clone(), self.generation)
     }

@@ -19,6 +19,18 @@ pub struct Chunked {
     chunks: HashMap<Arc<str>, Vec<Def>>,
 }
 
+/// The copy of `s` in `set`, or the one `make` gives, kept there for the next.
+fn shared(set: &mut HashSet<Arc<str>>, s: &str, make: impl FnOnce() -> Arc<str>) -> Arc<str> {
+    match set.get(s) {
+        Some(found) => found.clone(),
+        None => {
+            let made = make();
+            set.insert(made.clone());
+            made
+        }
+    }
+}
+
 impl GraphTable {
     pub fn build<'a>(
         chunks: impl Iterator<Item = (&'a u64, &'a ChunkMeta)>,
@@ -31,26 +43,11 @@ impl GraphTable {
     pub fn of_chunks<'a>(chunks: impl Iterator<Item = (&'a u64, &'a ChunkMeta)>) -> Chunked {
         let mut paths: HashSet<Arc<str>> = HashSet::new();
         let mut names: HashSet<Arc<str>> = HashSet::new();
-        let mut name = |s: &str| -> Arc<str> {
-            match names.get(s) {
-                Some(n) => n.clone(),
-                None => {
-                    let n: Arc<str> = Arc::from(s);
-                    names.insert(n.clone());
-                    n
-                }
-            }
-        };
+        let mut name = |s: &str| shared(&mut names, s, || Arc::from(s));
         let mut by_path: HashMap<Arc<str>, Vec<Def>> = HashMap::new();
         let mut languages = HashMap::new();
         for (&id, m) in chunks {
-            let path = match paths.get(&*m.path) {
-                Some(p) => p.clone(),
-                None => {
-                    paths.insert(m.path.clone());
-                    m.path.clone()
-                }
-            };
+            let path = shared(&mut paths, &m.path, || m.path.clone());
             languages.entry(path.clone()).or_insert(m.language);
             by_path.entry(path.clone()).or_default().push(Def {
                 chunk_id: id,
@@ -126,13 +123,7 @@ impl Chunked {
         let mut refs = references::Builder::default();
         let mut kept: HashMap<Arc<str>, Arc<FileFacts>> = HashMap::new();
         for (path, f) in facts {
-            let path = match paths.get(&*path) {
-                Some(p) => p.clone(),
-                None => {
-                    paths.insert(path.clone());
-                    path
-                }
-            };
+            let path = shared(&mut paths, &path.clone(), || path);
             let mut f = Arc::unwrap_or_clone(f);
             refs.add(path.clone(), &std::mem::take(&mut f.refs));
             kept.insert(path, Arc::new(f));
